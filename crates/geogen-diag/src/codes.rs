@@ -1,0 +1,209 @@
+//! The one table of GGE error codes.
+//!
+//! Codes of the original GeoGen keep their numbers (1xxx compiler, 2xxx runtime, 3xxx renderer, 4xxx
+//! API and host, 5xxx internal, 6000 user error, 9000 test assertion). Conditions the original did not
+//! have get new numbers in the same families; they are marked `new` in the table.
+
+use std::fmt;
+
+/// Which stage of the pipeline reports the code.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Lexer,
+    Parser,
+    Compiler,
+    Metadata,
+    Runtime,
+    Renderer,
+    Host,
+    Internal,
+    User,
+    Test,
+}
+
+/// A GGE error code, e.g. `GGE2202`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ErrorCode(pub u16);
+
+/// The row of the table for one code.
+#[derive(Copy, Clone, Debug)]
+pub struct ErrorInfo {
+    pub code: ErrorCode,
+    /// A short CamelCase name (the original's exception class where there was one).
+    pub name: &'static str,
+    pub stage: Stage,
+    /// What the code means, one sentence.
+    pub summary: &'static str,
+    /// True for codes geogen added.
+    pub new: bool,
+}
+
+impl ErrorCode {
+    pub fn number(self) -> u16 {
+        self.0
+    }
+
+    pub fn info(self) -> Option<&'static ErrorInfo> {
+        TABLE.iter().find(|i| i.code == self)
+    }
+
+    /// Parses `GGE2202` or `2202`.
+    pub fn parse(text: &str) -> Option<ErrorCode> {
+        let digits = text.strip_prefix("GGE").unwrap_or(text);
+        let n: u16 = digits.parse().ok()?;
+        let code = ErrorCode(n);
+        code.info().map(|_| code)
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "GGE{:04}", self.0)
+    }
+}
+
+macro_rules! codes {
+    ($( $ident:ident = $num:literal, $name:literal, $stage:ident, $new:literal, $summary:literal; )*) => {
+        $( pub const $ident: ErrorCode = ErrorCode($num); )*
+        /// Every code, in numeric order.
+        pub const TABLE: &[ErrorInfo] = &[
+            $( ErrorInfo { code: ErrorCode($num), name: $name, stage: Stage::$stage, summary: $summary, new: $new }, )*
+        ];
+    };
+}
+
+codes! {
+    GGE1101 = 1101, "UnexpectedCharacter", Lexer, false, "A character that cannot start any token (identifiers are ASCII only).";
+    GGE1102 = 1102, "InvalidEscapeSequence", Lexer, false, "A backslash in a string followed by something other than \\\\, \\\", n or t.";
+    GGE1103 = 1103, "UnterminatedString", Lexer, true, "A string literal that is not closed before the end of the file.";
+    GGE1104 = 1104, "UnterminatedComment", Lexer, true, "A /* block comment */ that is not closed before the end of the file.";
+    GGE1105 = 1105, "NumberLiteralOutOfRange", Lexer, true, "A number literal too large to be represented (it would be infinite).";
+    GGE1201 = 1201, "UnexpectedToken", Parser, false, "A syntax error: the parser met a token it did not expect.";
+    GGE1301 = 1301, "InvalidBreak", Compiler, false, "`break` outside a loop or switch.";
+    GGE1303 = 1303, "InvalidContinue", Compiler, false, "`continue` outside a loop.";
+    GGE1304 = 1304, "InvalidReturn", Compiler, false, "`return` outside a function.";
+    GGE1306 = 1306, "FunctionRedefinition", Compiler, false, "A function whose name is already taken by another function, native or script.";
+    GGE1307 = 1307, "ReadOnlyExpressionWrite", Compiler, false, "An assignment, `++` or `--` applied to something that is not a variable, member or array item.";
+    GGE1308 = 1308, "TypeRedefinition", Compiler, false, "An enum whose name is already taken by a type.";
+    GGE1309 = 1309, "EnumItemRedefinition", Compiler, false, "Two items of one enum with the same name.";
+    GGE1310 = 1310, "InvalidEnumValue", Compiler, false, "An enum item value that is not an integer.";
+    GGE1311 = 1311, "ReservedTypeName", Compiler, false, "An enum named `Type`, which is reserved.";
+    GGE1312 = 1312, "MainMapNotSupported", Compiler, false, "The script has no `yield` of the map \"main\".";
+    GGE1313 = 1313, "DuplicateSwitchDefault", Compiler, true, "A `switch` with more than one `default` label.";
+    GGE1314 = 1314, "InvalidDeclarationPlace", Compiler, true, "A declaration where it is not allowed (a statement or second metadata block before `metadata`).";
+    GGE1401 = 1401, "MetadataKeyRedefinition", Metadata, false, "The same key twice in one metadata collection.";
+    GGE1402 = 1402, "IncorrectParametersType", Metadata, false, "`Parameters` in metadata is not a key-value collection.";
+    GGE1403 = 1403, "IncorrectParameterType", Metadata, false, "A script parameter's definition is not a key-value collection.";
+    GGE1405 = 1405, "ScriptParameterTypeNotSpecified", Metadata, false, "A parameter whose type is not given and cannot be inferred, or whose name is reserved.";
+    GGE1406 = 1406, "IncorrectParameterAttributeType", Metadata, false, "A parameter attribute (or Width/Height Default/Min/Max) of the wrong kind of value.";
+    GGE1407 = 1407, "IncorrectParameterRestriction", Metadata, false, "An unknown `Restriction` (use Unrestricted, Integers, PowersOf2 or PowersOf10).";
+    GGE1408 = 1408, "IncorrectWidthType", Metadata, false, "`Width` is neither Finite, Infinite nor a key-value collection.";
+    GGE1409 = 1409, "IncorrectHeightType", Metadata, false, "`Height` is neither Finite, Infinite nor a key-value collection.";
+    GGE1410 = 1410, "UndefinedMetadataIdentifier", Metadata, false, "An identifier in metadata that names nothing (an unknown enum item, or Width/Height other than Finite/Infinite).";
+    GGE1411 = 1411, "IncorrectMapSizeValue", Metadata, false, "A map size Default/Min/Max that is not an integer in [1, 4294967293].";
+    GGE1412 = 1412, "MinGreaterThanMaxSize", Metadata, false, "A map size Min greater than its Max.";
+    GGE1413 = 1413, "IncorrectEnumParameterType", Metadata, false, "A parameter `Type` that names no enum type.";
+    GGE1414 = 1414, "InvalidParameterRange", Metadata, true, "A Number parameter whose Min, Max and Default are inconsistent (Min > Max, a Default outside the range, or values that break the Restriction).";
+    GGE2101 = 2101, "IncorrectArgumentType", Runtime, false, "A function was called with an argument of the wrong type.";
+    GGE2102 = 2102, "IncorrectOperandType", Runtime, false, "An operator was applied to an operand of the wrong type.";
+    GGE2103 = 2103, "NumberOfArguments", Runtime, false, "A function was called with the wrong number of arguments.";
+    GGE2104 = 2104, "IncorrectConditionType", Runtime, false, "A condition (if, while, for, ?:, &&, ||) is not a Boolean.";
+    GGE2106 = 2106, "NullReference", Runtime, false, "A member of null was read or called.";
+    GGE2107 = 2107, "IncorrectYieldType", Runtime, false, "`yield` of something that is not a HeightMap.";
+    GGE2108 = 2108, "ReadOnlyWrite", Runtime, false, "A write to a read-only variable or member (types, enum items, Parameters, Point.X).";
+    GGE2201 = 2201, "UndefinedFunction", Runtime, false, "A call of a function or method that does not exist.";
+    GGE2202 = 2202, "UndefinedVariable", Runtime, false, "A read or write of a variable or member that does not exist.";
+    GGE2204 = 2204, "VariableRedefinition", Runtime, false, "A variable declared twice in one scope, or a global declared twice.";
+    GGE2301 = 2301, "DivisionByZero", Runtime, false, "Division or remainder by zero.";
+    GGE2302 = 2302, "NumberOverflow", Runtime, false, "An arithmetic result that is infinite, or an integer operand out of the 32-bit range.";
+    GGE2303 = 2303, "HeightOverflow", Runtime, false, "A height outside [-1, 1], or a noise amplitude above 1.";
+    GGE2304 = 2304, "CoordinateOverflow", Runtime, false, "A coordinate outside the 32-bit integer range once resolved.";
+    GGE2305 = 2305, "AsinAcosDomain", Runtime, false, "Asin or Acos of a value outside [-1, 1].";
+    GGE2306 = 2306, "LogDomain", Runtime, false, "Log of a non-positive number or with a non-positive base (or base 1).";
+    GGE2307 = 2307, "SqrtDomain", Runtime, false, "Sqrt of a negative number.";
+    GGE2308 = 2308, "NumberUnderflow", Runtime, false, "A computation with non-zero operands that underflowed to zero.";
+    GGE2309 = 2309, "SizeOverflow", Runtime, false, "A size, radius, distance or count that is negative or too large.";
+    GGE2501 = 2501, "CallStackOverflow", Runtime, false, "Too many nested function calls (call depth limit).";
+    GGE2502 = 2502, "CodeBlockStackOverflow", Runtime, false, "Too many nested code blocks in one call.";
+    GGE2503 = 2503, "ObjectStackOverflow", Runtime, false, "Too many values on the object stack.";
+    GGE2504 = 2504, "RenderingSequenceTooLong", Runtime, false, "The script recorded more rendering steps than the limit.";
+    GGE2505 = 2505, "ExecutionBudgetExceeded", Runtime, true, "The script executed more instructions than its budget (an endless loop?).";
+    GGE2506 = 2506, "ArrayTooLarge", Runtime, true, "An array would grow past the array size limit.";
+    GGE2601 = 2601, "EmptyArray", Runtime, false, "Front, Back or Pop of an empty array.";
+    GGE2602 = 2602, "ArrayKeyNotFound", Runtime, false, "Reading or removing an array key that does not exist.";
+    GGE2603 = 2603, "NullKey", Runtime, false, "`null` used as an array key.";
+    GGE2604 = 2604, "ArrayIndexNotFound", Runtime, false, "An array position outside [0, Count()).";
+    GGE2701 = 2701, "StringFormat", Runtime, false, "A bad `{n}` placeholder in a Print or TriggerError template.";
+    GGE2702 = 2702, "InvalidEnumValue", Runtime, false, "`FromNumber` of a number that is no item of the enum.";
+    GGE2703 = 2703, "UnknownRelativeCoordinateDirection", Runtime, false, "A relative coordinate where its direction (horizontal or vertical) cannot be known.";
+    GGE2704 = 2704, "RelativeCoordinateInInfiniteDimension", Runtime, false, "A relative coordinate in a dimension where the map is infinite.";
+    GGE2705 = 2705, "MaxLessThanMin", Runtime, false, "A range whose maximum is less than its minimum.";
+    GGE2706 = 2706, "IncorrectProfileKeyType", Runtime, false, "A HeightProfile.FromArray key that is not a Number or Coordinate.";
+    GGE2707 = 2707, "IncorrectProfileValueType", Runtime, false, "A HeightProfile.FromArray value that is not a Number.";
+    GGE2708 = 2708, "IncorrectNoiseLayerKeyType", Runtime, false, "A noise layer wavelength (array key) that is not a Number.";
+    GGE2709 = 2709, "IncorrectNoiseLayerValueType", Runtime, false, "A noise layer amplitude (array value) that is not a Number.";
+    GGE2710 = 2710, "NonpositiveNoiseLayerWaveLength", Runtime, false, "A noise layer wavelength that is not positive.";
+    GGE2711 = 2711, "NonpositiveNoiseLayerAmplitude", Runtime, false, "A noise layer amplitude that is not positive.";
+    GGE2712 = 2712, "InvalidTransformationMatrix", Runtime, false, "A transformation whose matrix cannot be inverted (determinant 0).";
+    GGE2713 = 2713, "InvalidPersistence", Runtime, false, "A noise persistence outside [0.1, 0.9].";
+    GGE2714 = 2714, "InvalidScale", Runtime, false, "A scale factor outside [0.1, 10].";
+    GGE2715 = 2715, "InvalidStrength", Runtime, false, "A strength, steepness or smoothness outside [0, 1].";
+    GGE2716 = 2716, "InvalidNumberOfStrata", Runtime, false, "A number of strata outside [1, 100].";
+    GGE2801 = 2801, "MainMapNotGenerated", Runtime, false, "The script finished without yielding the map \"main\".";
+    GGE2802 = 2802, "DuplicateYieldName", Runtime, true, "The same map name was yielded twice.";
+    GGE3001 = 3001, "MemoryLimit", Renderer, false, "Rendering would need more memory than the limit allows.";
+    GGE4000 = 4000, "ApiUsage", Host, false, "The host (CLI or library caller) used the API incorrectly.";
+    GGE4001 = 4001, "UnknownScriptParameter", Host, true, "A parameter was set that the script does not declare.";
+    GGE4002 = 4002, "InvalidScriptParameterValue", Host, true, "A parameter value that cannot be read as the parameter's type.";
+    GGE4003 = 4003, "InvalidMapSize", Host, true, "A map or render size, origin or scale outside what the script or geogen allows.";
+    GGE5000 = 5000, "InternalError", Internal, false, "An internal error in geogen (a bug: please report it).";
+    GGE5001 = 5001, "IntermediateCode", Internal, false, "Inconsistent intermediate code (a compiler bug: please report it).";
+    GGE6000 = 6000, "UserError", User, false, "The script called TriggerError.";
+    GGE9000 = 9000, "AssertionFailed", Test, false, "An AssertEquals in a test script failed.";
+}
+
+/// The table as Markdown, for `docs/error-codes.md`.
+pub fn markdown_table() -> String {
+    let mut out = String::from("| Code | Name | Stage | Meaning |\n|---|---|---|---|\n");
+    for info in TABLE {
+        let new = if info.new { " (new in geogen)" } else { "" };
+        out.push_str(&format!(
+            "| {} | {} | {:?} | {}{} |\n",
+            info.code,
+            info.name,
+            info.stage,
+            info.summary.replace('|', "\\|"),
+            new
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_sorted_and_unique() {
+        for pair in TABLE.windows(2) {
+            assert!(pair[0].code < pair[1].code, "{} then {}", pair[0].code, pair[1].code);
+        }
+    }
+
+    #[test]
+    fn display_and_parse_round_trip() {
+        assert_eq!(GGE2202.to_string(), "GGE2202");
+        assert_eq!(ErrorCode::parse("GGE2202"), Some(GGE2202));
+        assert_eq!(ErrorCode::parse("1404"), None);
+        assert_eq!(GGE1101.info().map(|i| i.name), Some("UnexpectedCharacter"));
+    }
+
+    #[test]
+    fn docs_table_is_current() {
+        let doc = include_str!("../../../docs/error-codes.md");
+        assert!(
+            doc.contains(&markdown_table()),
+            "docs/error-codes.md is out of date: regenerate it with `cargo run -p geogen-diag --example error_codes_doc > docs/error-codes.md`"
+        );
+    }
+}

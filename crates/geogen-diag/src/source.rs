@@ -1,0 +1,84 @@
+use crate::Span;
+
+/// A 1-based line and column (columns count Unicode scalar values).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LineCol {
+    pub line: u32,
+    pub column: u32,
+}
+
+impl std::fmt::Display for LineCol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+/// A named source text with a line index, for turning spans into line:column and snippets.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    name: String,
+    text: String,
+    line_starts: Vec<u32>,
+}
+
+impl SourceFile {
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> SourceFile {
+        let text = text.into();
+        let mut line_starts = vec![0u32];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(i as u32 + 1);
+            }
+        }
+        SourceFile { name: name.into(), text, line_starts }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The line and column of a byte offset; offsets past the end clamp to the end.
+    pub fn line_col(&self, offset: u32) -> LineCol {
+        let offset = offset.min(self.text.len() as u32);
+        let line_index = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let line_start = self.line_starts[line_index] as usize;
+        let mut end = offset as usize;
+        while !self.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let column = self.text[line_start..end].chars().count() as u32 + 1;
+        LineCol { line: line_index as u32 + 1, column }
+    }
+
+    pub fn span_start(&self, span: Span) -> LineCol {
+        self.line_col(span.start)
+    }
+
+    pub fn snippet(&self, span: Span) -> &str {
+        let end = (span.end as usize).min(self.text.len());
+        let start = (span.start as usize).min(end);
+        self.text.get(start..end).unwrap_or("")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_from_one_and_handles_unicode() {
+        let f = SourceFile::new("t", "ab\ncž d\n");
+        assert_eq!(f.line_col(0), LineCol { line: 1, column: 1 });
+        assert_eq!(f.line_col(3), LineCol { line: 2, column: 1 });
+        // 'ž' is two bytes: the space after it is column 3.
+        assert_eq!(f.line_col(6), LineCol { line: 2, column: 3 });
+        assert_eq!(f.line_col(1000), LineCol { line: 3, column: 1 });
+    }
+}

@@ -1,0 +1,1 @@
+pub fn core_library() -> geogen_vm::Library { geogen_vm::Library::new() }

@@ -1,0 +1,42 @@
+use geogen_diag::{codes, ErrorCode};
+
+/// An error raised while running a script. The VM adds the location of the failing instruction
+/// and the call stack when it turns it into a [`geogen_diag::Diagnostic`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuntimeError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl RuntimeError {
+    pub fn new(code: ErrorCode, message: String) -> RuntimeError {
+        RuntimeError { code, message, hint: None }
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> RuntimeError {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn undefined_variable(name: &str) -> RuntimeError {
+        RuntimeError::new(codes::GGE2202, format!("undefined variable `{name}`"))
+            .with_hint("declare it first with `var` (local) or `global`")
+    }
+
+    pub fn read_only(name: &str) -> RuntimeError {
+        RuntimeError::new(codes::GGE2108, format!("`{name}` is read-only"))
+    }
+
+    pub fn internal(message: impl Into<String>) -> RuntimeError {
+        RuntimeError::new(codes::GGE5000, message.into())
+    }
+}
+
+impl std::fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for RuntimeError {}

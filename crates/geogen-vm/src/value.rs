@@ -1,0 +1,251 @@
+//! Script values.
+//!
+//! Immutable values (null, Boolean, Number, String, Coordinate, Point, enum items, type objects) are
+//! plain data. Mutable objects (Array, RandomSequence2D) and map handles are shared references:
+//! `var b = a;` makes `b` alias `a`, as in the original. Every shared object has an [`ObjectId`],
+//! given in creation order, so that ordering objects "by identity" is deterministic.
+
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::array::Array;
+use crate::types::{TypeId, TypeRegistry};
+
+/// Names of variables, members and functions. `Arc` because compiled code is shared across threads.
+pub type Name = Arc<str>;
+
+/// An object's identity within one VM run, increasing in creation order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectId(pub u64);
+
+#[derive(Clone, Debug)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Number(f64),
+    String(Rc<str>),
+    Coordinate(Coordinate),
+    Point(Point),
+    /// An item of a built-in (`Direction`) or script enum.
+    Enum(EnumValue),
+    /// The static object of a type, bound to a global of the type's name (`HeightMap`, `Array`,
+    /// `Direction`, `Parameters`, a script enum...). Member calls on it call static methods.
+    Type(TypeId),
+    Array(ArrayRef),
+    RandomSequence2D(Rc<RefCell<RandomSequence2D>>),
+    /// A script-side handle to a height map; its pixels live in the renderer (see `MapHandle`).
+    HeightMap(Rc<MapHandle>),
+    HeightProfile(Rc<MapHandle>),
+    /// Internal: a writable place, produced for `++`, `--` and `op=`.
+    Reference(Rc<Reference>),
+}
+
+/// A Number that may be relative to the map size (`@0.5`).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Coordinate {
+    pub value: f64,
+    pub relative: bool,
+}
+
+impl Coordinate {
+    pub fn absolute(value: f64) -> Coordinate {
+        Coordinate { value, relative: false }
+    }
+    pub fn relative(value: f64) -> Coordinate {
+        Coordinate { value, relative: true }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Point {
+    pub x: Coordinate,
+    pub y: Coordinate,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct EnumValue {
+    pub ty: TypeId,
+    /// Always an integer.
+    pub value: f64,
+}
+
+pub type ArrayRef = Rc<ArrayObject>;
+
+/// An array with its identity.
+#[derive(Debug)]
+pub struct ArrayObject {
+    pub id: ObjectId,
+    pub items: RefCell<Array>,
+}
+
+/// `RandomSequence2D`: a stateless per-point field selected by `current`, advanced by MT19937.
+#[derive(Clone, Debug)]
+pub struct RandomSequence2D {
+    pub id: ObjectId,
+    pub generator: geogen_random::Mt19937,
+    pub current: u32,
+}
+
+/// A script-side HeightMap or HeightProfile. The handle names a renderer object slot; in-place
+/// methods record steps that write the same slot, so aliases see each other's changes.
+#[derive(Debug)]
+pub struct MapHandle {
+    pub id: ObjectId,
+    pub slot: u32,
+}
+
+/// A variable scope: one code block's locals, or the globals.
+pub type ScopeRef = Rc<RefCell<Scope>>;
+
+#[derive(Debug, Default)]
+pub struct Scope {
+    pub vars: indexmap::IndexMap<Name, Variable>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Variable {
+    pub value: Value,
+    pub read_only: bool,
+}
+
+/// A writable place.
+#[derive(Debug)]
+pub enum Reference {
+    Variable { scope: ScopeRef, name: Name },
+    ArrayItem { array: ArrayRef, key: Value },
+}
+
+impl Reference {
+    /// The current value of the place. A missing array key is GGE2602.
+    pub fn get(&self) -> Result<Value, crate::RuntimeError> {
+        match self {
+            Reference::Variable { scope, name } => scope
+                .borrow()
+                .vars
+                .get(name)
+                .map(|v| v.value.clone())
+                .ok_or_else(|| crate::RuntimeError::undefined_variable(name)),
+            Reference::ArrayItem { array, key } => array.items.borrow().get(key).cloned().ok_or_else(|| {
+                crate::RuntimeError::new(geogen_diag::codes::GGE2602, "the array has no such key".to_string())
+            }),
+        }
+    }
+
+    /// Stores a value into the place. Read-only variables give GGE2108.
+    pub fn set(&self, value: Value) -> Result<(), crate::RuntimeError> {
+        match self {
+            Reference::Variable { scope, name } => {
+                let mut scope = scope.borrow_mut();
+                let var = scope.vars.get_mut(name).ok_or_else(|| crate::RuntimeError::undefined_variable(name))?;
+                if var.read_only {
+                    return Err(crate::RuntimeError::read_only(name));
+                }
+                var.value = value;
+                Ok(())
+            }
+            Reference::ArrayItem { array, key } => array.items.borrow_mut().set(key.clone(), value),
+        }
+    }
+}
+
+impl Value {
+    pub fn number(n: f64) -> Value {
+        Value::Number(n)
+    }
+
+    pub fn string(s: &str) -> Value {
+        Value::String(Rc::from(s))
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// The type name used in messages and for ordering values of different types.
+    pub fn type_name<'a>(&self, types: &'a TypeRegistry) -> &'a str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "Boolean",
+            Value::Number(_) => "Number",
+            Value::String(_) => "String",
+            Value::Coordinate(_) => "Coordinate",
+            Value::Point(_) => "Point",
+            Value::Enum(e) => types.get(e.ty).name(),
+            Value::Type(_) => "Type",
+            Value::Array(_) => "Array",
+            Value::RandomSequence2D(_) => "RandomSequence2D",
+            Value::HeightMap(_) => "HeightMap",
+            Value::HeightProfile(_) => "HeightProfile",
+            Value::Reference(_) => "<Reference>",
+        }
+    }
+
+    /// The identity of a shared object, if this is one.
+    pub fn object_id(&self) -> Option<ObjectId> {
+        match self {
+            Value::Array(a) => Some(a.id),
+            Value::RandomSequence2D(r) => Some(r.borrow().id),
+            Value::HeightMap(m) | Value::HeightProfile(m) => Some(m.id),
+            _ => None,
+        }
+    }
+
+    /// `==` of the language: values of different types are never equal; primitives, coordinates
+    /// (value only, the relative flag is ignored), points (both values and both flags) and enum items
+    /// (same enum, same value) compare by value; type objects by type; objects by identity.
+    pub fn script_eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Number(a), Value::Number(b)) => a == b,
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::Coordinate(a), Value::Coordinate(b)) => a.value == b.value,
+            (Value::Point(a), Value::Point(b)) => a == b,
+            (Value::Enum(a), Value::Enum(b)) => a.ty == b.ty && a.value == b.value,
+            (Value::Type(a), Value::Type(b)) => a == b,
+            (Value::Reference(a), Value::Reference(b)) => Rc::ptr_eq(a, b),
+            _ => match (self.object_id(), other.object_id()) {
+                (Some(a), Some(b)) => a == b && self.type_rank() == other.type_rank(),
+                _ => false,
+            },
+        }
+    }
+
+    /// The total order used by array keys and `SortByValues`: values of different types are ordered
+    /// by type name; within a type by value (numbers, strings, booleans false < true, coordinates,
+    /// points by x then y, enum items) or by identity (objects, in creation order).
+    pub fn total_cmp(&self, other: &Value, types: &TypeRegistry) -> Ordering {
+        let (ta, tb) = (self.type_name(types), other.type_name(types));
+        if ta != tb {
+            return ta.cmp(tb);
+        }
+        match (self, other) {
+            (Value::Bool(a), Value::Bool(b)) => a.cmp(b),
+            (Value::Number(a), Value::Number(b)) => a.total_cmp(b),
+            (Value::String(a), Value::String(b)) => a.cmp(b),
+            (Value::Coordinate(a), Value::Coordinate(b)) => a.value.total_cmp(&b.value),
+            (Value::Point(a), Value::Point(b)) => a
+                .x
+                .value
+                .total_cmp(&b.x.value)
+                .then(a.y.value.total_cmp(&b.y.value))
+                .then(a.x.relative.cmp(&b.x.relative))
+                .then(a.y.relative.cmp(&b.y.relative)),
+            (Value::Enum(a), Value::Enum(b)) => a.value.total_cmp(&b.value),
+            (Value::Type(a), Value::Type(b)) => a.0.cmp(&b.0),
+            _ => self.object_id().cmp(&other.object_id()),
+        }
+    }
+
+    fn type_rank(&self) -> u8 {
+        match self {
+            Value::HeightMap(_) => 1,
+            Value::HeightProfile(_) => 2,
+            Value::Array(_) => 3,
+            Value::RandomSequence2D(_) => 4,
+            _ => 0,
+        }
+    }
+}
