@@ -19,11 +19,7 @@ pub fn render_diagnostic(diagnostic: &Diagnostic, file: &SourceFile, options: Re
 pub fn render_diagnostics(diagnostics: &[Diagnostic], file: &SourceFile, options: RenderOptions) -> String {
     let simple = SimpleFile::new(file.name(), file.text());
     let config = term::Config::default();
-    let mut buffer = if options.color {
-        termcolor::Buffer::ansi()
-    } else {
-        termcolor::Buffer::no_color()
-    };
+    let mut buffer = if options.color { termcolor::Buffer::ansi() } else { termcolor::Buffer::no_color() };
     for d in diagnostics {
         let mut cs = CsDiagnostic::error().with_code(d.code.to_string()).with_message(&d.message);
         let mut labels = Vec::new();

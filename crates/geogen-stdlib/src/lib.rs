@@ -1,1 +1,3 @@
-pub fn core_library() -> geogen_vm::Library { geogen_vm::Library::new() }
+pub fn core_library() -> geogen_vm::Library {
+    geogen_vm::Library::new()
+}

@@ -130,20 +130,44 @@ pub struct Stmt {
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
     /// `var x;` / `var x = e;`
-    Var { name: Ident, init: Option<Expr> },
+    Var {
+        name: Ident,
+        init: Option<Expr>,
+    },
     /// `global x;` / `global x = e;`
-    Global { name: Ident, init: Option<Expr> },
+    Global {
+        name: Ident,
+        init: Option<Expr>,
+    },
     /// `e;`
     Expr(Expr),
     /// `yield e;` / `yield e as "name";` (the name's span is the string literal's).
-    Yield { value: Expr, name: Option<(String, Span)> },
+    Yield {
+        value: Expr,
+        name: Option<(String, Span)>,
+    },
     Return(Option<Expr>),
     Break,
     Continue,
-    While { cond: Expr, body: Box<Stmt> },
-    For { init: Option<ForInit>, cond: Option<Expr>, step: Option<Expr>, body: Box<Stmt> },
-    If { cond: Expr, then_branch: Box<Stmt>, else_branch: Option<Box<Stmt>> },
-    Switch { scrutinee: Expr, cases: Vec<SwitchCase> },
+    While {
+        cond: Expr,
+        body: Box<Stmt>,
+    },
+    For {
+        init: Option<ForInit>,
+        cond: Option<Expr>,
+        step: Option<Expr>,
+        body: Box<Stmt>,
+    },
+    If {
+        cond: Expr,
+        then_branch: Box<Stmt>,
+        else_branch: Option<Box<Stmt>>,
+    },
+    Switch {
+        scrutinee: Expr,
+        cases: Vec<SwitchCase>,
+    },
     Block(Block),
     /// `;`
     Empty,
@@ -154,7 +178,10 @@ pub enum StmtKind {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ForInit {
     /// `for (var i = 0; ...)` (the initialiser is optional, as in `var i`).
-    Var { name: Ident, init: Option<Expr> },
+    Var {
+        name: Ident,
+        init: Option<Expr>,
+    },
     Expr(Expr),
 }
 
@@ -182,21 +209,52 @@ pub enum ExprKind {
     /// A variable (or a type, or `null`, which are globals).
     Ident(String),
     /// `object.name`
-    Member { object: Box<Expr>, name: Ident },
+    Member {
+        object: Box<Expr>,
+        name: Ident,
+    },
     /// `name(args)`: a global function (native or script).
-    Call { name: Ident, args: Vec<Expr> },
+    Call {
+        name: Ident,
+        args: Vec<Expr>,
+    },
     /// `object.name(args)`: a method (instance or static, decided at run time).
-    MethodCall { object: Box<Expr>, name: Ident, args: Vec<Expr> },
+    MethodCall {
+        object: Box<Expr>,
+        name: Ident,
+        args: Vec<Expr>,
+    },
     /// `object[i, ...]`; `object[]` (no index) is only valid as the target of `=` (push back).
-    Index { object: Box<Expr>, indices: Vec<Expr> },
-    Unary { op: UnaryOp, operand: Box<Expr> },
+    Index {
+        object: Box<Expr>,
+        indices: Vec<Expr>,
+    },
+    Unary {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
     /// `x++` / `x--`
-    Postfix { op: PostfixOp, operand: Box<Expr> },
-    Binary { op: BinaryOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    Postfix {
+        op: PostfixOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `target op= value`, right-associative (`a = b = c`).
-    Assign { op: AssignOp, target: Box<Expr>, value: Box<Expr> },
+    Assign {
+        op: AssignOp,
+        target: Box<Expr>,
+        value: Box<Expr>,
+    },
     /// `cond ? a : b`
-    Conditional { cond: Box<Expr>, then_value: Box<Expr>, else_value: Box<Expr> },
+    Conditional {
+        cond: Box<Expr>,
+        then_value: Box<Expr>,
+        else_value: Box<Expr>,
+    },
     /// `{ v, k: v, ... }`
     Array(Vec<ArrayItem>),
     /// `[x]` (a coordinate) or `[x, y]` (a point). The parser reports other counts and keeps them.

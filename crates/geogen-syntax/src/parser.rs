@@ -1,1 +1,3 @@
-pub(crate) fn parse(_s:&str)->crate::Parsed{crate::Parsed{script:Default::default(),diagnostics:vec![]}}
+pub(crate) fn parse(_s: &str) -> crate::Parsed {
+    crate::Parsed { script: Default::default(), diagnostics: vec![] }
+}

@@ -34,9 +34,7 @@ impl KeyRepr {
     /// The key form of a value; `null` cannot be a key (GGE2603), nor can internal references.
     pub fn of(value: &Value) -> Result<KeyRepr, RuntimeError> {
         Ok(match value {
-            Value::Null => {
-                return Err(RuntimeError::new(codes::GGE2603, "null cannot be an array key".to_string()))
-            }
+            Value::Null => return Err(RuntimeError::new(codes::GGE2603, "null cannot be an array key".to_string())),
             Value::Bool(b) => KeyRepr::Bool(*b),
             Value::Number(n) => KeyRepr::Number(bits(*n)),
             Value::String(s) => KeyRepr::String(s.clone()),

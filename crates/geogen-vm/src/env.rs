@@ -87,7 +87,14 @@ pub struct Env {
 
 impl Env {
     pub fn new(script_seed: u32, geometry: MapGeometry, limits: Limits) -> Env {
-        Env { script_seed, random: Mt19937::new(script_seed), geometry, limits, messages: Vec::new(), next_object_id: 1 }
+        Env {
+            script_seed,
+            random: Mt19937::new(script_seed),
+            geometry,
+            limits,
+            messages: Vec::new(),
+            next_object_id: 1,
+        }
     }
 
     /// A fresh identity for a new shared object.

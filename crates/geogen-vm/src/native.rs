@@ -39,7 +39,13 @@ impl std::fmt::Debug for Native {
 }
 
 impl Native {
-    pub const fn function(name: &'static str, signature: &'static str, min_args: usize, max_args: Option<usize>, f: NativeFn) -> Native {
+    pub const fn function(
+        name: &'static str,
+        signature: &'static str,
+        min_args: usize,
+        max_args: Option<usize>,
+        f: NativeFn,
+    ) -> Native {
         Native { name, signature, min_args, max_args, operator: false, f }
     }
 
@@ -117,7 +123,9 @@ impl<'a> Args<'a> {
 
     /// The argument, which the arity check guarantees exists.
     pub fn value(&self, i: usize) -> Result<&'a Value, RuntimeError> {
-        self.values.get(i).ok_or_else(|| RuntimeError::internal(format!("`{}` read a missing argument {}", self.native.name, i + 1)))
+        self.values
+            .get(i)
+            .ok_or_else(|| RuntimeError::internal(format!("`{}` read a missing argument {}", self.native.name, i + 1)))
     }
 
     /// GGE2101/GGE2102: argument `i` should have been `expected`.

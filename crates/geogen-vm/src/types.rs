@@ -56,7 +56,9 @@ pub struct TypeMethods {
 pub enum TypeKind {
     Builtin,
     /// `Direction` or a script enum: its items in declaration order (names may repeat values).
-    Enum { items: Vec<(Name, f64)> },
+    Enum {
+        items: Vec<(Name, f64)>,
+    },
     /// The per-script `Parameters` type; its members are held by the VM.
     Parameters,
 }

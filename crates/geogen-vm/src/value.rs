@@ -226,13 +226,13 @@ impl Value {
             (Value::Number(a), Value::Number(b)) => a.total_cmp(b),
             (Value::String(a), Value::String(b)) => a.cmp(b),
             (Value::Coordinate(a), Value::Coordinate(b)) => a.value.total_cmp(&b.value),
-            (Value::Point(a), Value::Point(b)) => a
-                .x
-                .value
-                .total_cmp(&b.x.value)
-                .then(a.y.value.total_cmp(&b.y.value))
-                .then(a.x.relative.cmp(&b.x.relative))
-                .then(a.y.relative.cmp(&b.y.relative)),
+            (Value::Point(a), Value::Point(b)) => {
+                a.x.value
+                    .total_cmp(&b.x.value)
+                    .then(a.y.value.total_cmp(&b.y.value))
+                    .then(a.x.relative.cmp(&b.x.relative))
+                    .then(a.y.relative.cmp(&b.y.relative))
+            }
             (Value::Enum(a), Value::Enum(b)) => a.value.total_cmp(&b.value),
             (Value::Type(a), Value::Type(b)) => a.0.cmp(&b.0),
             _ => self.object_id().cmp(&other.object_id()),
