@@ -63,15 +63,24 @@ pub enum Op {
     StoreMember(Name),
     /// Stack `[.., a0, .., a(n-1)]`: call a global function (script or native) with `argc`
     /// arguments and push its result. Unknown: GGE2201; wrong count: GGE2103.
-    CallGlobal { name: Name, argc: u32 },
+    CallGlobal {
+        name: Name,
+        argc: u32,
+    },
     /// Stack `[.., object, a0, .., a(n-1)]`: call a method. On a type object (`HeightMap`,
     /// `Array`, an enum) the type's static methods are searched, otherwise the instance methods of
     /// the value's type. Null: GGE2106; unknown: GGE2201.
-    CallMember { name: Name, argc: u32 },
+    CallMember {
+        name: Name,
+        argc: u32,
+    },
     /// Enter a block (a new scope).
     CallBlock(BlockId),
     /// Pop a Boolean (else GGE2104) and enter `then` if true, `otherwise` (if any) if false.
-    If { then: BlockId, otherwise: Option<BlockId> },
+    If {
+        then: BlockId,
+        otherwise: Option<BlockId>,
+    },
     /// Enter `body` in looping mode: each time it finishes it starts again with a fresh scope.
     While(BlockId),
     /// Leave `n` blocks: the innermost and the `n - 1` enclosing ones. A looping block left this way

@@ -43,10 +43,21 @@ pub struct ScriptParameter {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParameterKind {
-    Boolean { default: bool },
-    Number { default: f64, min: f64, max: f64, restriction: Restriction },
+    Boolean {
+        default: bool,
+    },
+    Number {
+        default: f64,
+        min: f64,
+        max: f64,
+        restriction: Restriction,
+    },
     /// `Direction` or a script enum.
-    Enum { type_name: Name, items: Vec<(Name, f64)>, default: Name },
+    Enum {
+        type_name: Name,
+        items: Vec<(Name, f64)>,
+        default: Name,
+    },
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
