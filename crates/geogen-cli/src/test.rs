@@ -1,0 +1,98 @@
+//! `geogen test`: runs test scripts with the test library and reports each as passed or failed.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use geogen::{CompileOptions, Failure, RunSettings, Script};
+use serde_json::json;
+
+use crate::report;
+
+/// The outcome of one test file.
+struct Outcome {
+    file: String,
+    messages: Vec<String>,
+    error: Option<ErrorReport>,
+}
+
+struct ErrorReport {
+    code: String,
+    message: String,
+    line: Option<u32>,
+    column: Option<u32>,
+    rendered: String,
+}
+
+fn error_report(failure: &Failure) -> ErrorReport {
+    let first = failure.first();
+    let position = first.span.map(|s| failure.source.line_col(s.start));
+    ErrorReport {
+        code: first.code.to_string(),
+        message: first.message.clone(),
+        line: position.map(|p| p.line),
+        column: position.map(|p| p.column),
+        rendered: failure.render(geogen_diag::RenderOptions { color: report::color_stderr() }),
+    }
+}
+
+fn run_one(path: &Path) -> Outcome {
+    let file = path.display().to_string();
+    let source = match std::fs::read_to_string(path) {
+        Ok(s) => s,
+        Err(e) => {
+            return Outcome {
+                file,
+                messages: Vec::new(),
+                error: Some(ErrorReport {
+                    code: "GGE4000".to_string(),
+                    message: format!("cannot read the file: {e}"),
+                    line: None,
+                    column: None,
+                    rendered: format!("error: cannot read `{}`: {e}\n", path.display()),
+                }),
+            }
+        }
+    };
+    let options = CompileOptions { test_library: true, main_map_mandatory: false };
+    let result = Script::compile(&file, &source, &options).and_then(|script| script.run(&RunSettings::default()));
+    match result {
+        Ok(output) => Outcome { file, messages: output.messages, error: None },
+        Err(failure) => Outcome { file, messages: failure.messages.clone(), error: Some(error_report(&failure)) },
+    }
+}
+
+pub fn test(files: &[PathBuf], as_json: bool) -> Result<ExitCode, String> {
+    let outcomes: Vec<Outcome> = files.iter().map(|f| run_one(f)).collect();
+    let failed = outcomes.iter().filter(|o| o.error.is_some()).count();
+    if as_json {
+        let array: Vec<_> = outcomes
+            .iter()
+            .map(|o| {
+                json!({
+                    "file": o.file,
+                    "passed": o.error.is_none(),
+                    "error": o.error.as_ref().map(|e| json!({
+                        "code": e.code,
+                        "message": e.message,
+                        "line": e.line,
+                        "column": e.column,
+                    })),
+                    "messages": o.messages,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::Value::Array(array));
+    } else {
+        for o in &outcomes {
+            match &o.error {
+                None => println!("PASS {}", o.file),
+                Some(e) => {
+                    println!("FAIL {}", o.file);
+                    eprint!("{}", e.rendered);
+                }
+            }
+        }
+        println!("{} passed, {} failed", outcomes.len() - failed, failed);
+    }
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(report::EXIT_SCRIPT) })
+}
