@@ -144,3 +144,11 @@ impl Array {
         }
     }
 }
+
+impl Array {
+    /// Removes and returns every pair, leaving the array empty (used to drop nested arrays
+    /// without recursion).
+    pub(crate) fn take_pairs(&mut self) -> Vec<(Value, Value)> {
+        self.entries.drain(..).map(|(_, kv)| kv).collect()
+    }
+}

@@ -3,18 +3,30 @@
 //! It runs compiled intermediate code one instruction at a time ([`Vm::step`]); natives (operators,
 //! the core library, map operations) are supplied by a [`Library`]. It knows nothing of pixels: map
 //! operations only record rendering steps.
+//!
+//! ```text
+//! let mut vm = Vm::new(Arc::new(compiled), Arc::new(library), VmConfig::default())?;
+//! vm.run()?;                  // or vm.step() in a debugger, inspecting vm.call_stack(), vm.scopes()...
+//! for (name, map) in vm.yielded() { ... }
+//! ```
 
 pub mod array;
+mod describe;
 pub mod env;
 mod error;
 pub mod library;
+pub mod machine;
 pub mod native;
+mod suggest;
 pub mod types;
 pub mod value;
 
+pub use describe::{describe_number, describe_value};
 pub use env::{Env, Limits, MapGeometry, Message};
 pub use error::RuntimeError;
 pub use library::Library;
+pub use machine::{BlockInfo, FrameInfo, ScopeInfo, VariableInfo, Vm, VmConfig, VmStatus, MAIN_FUNCTION, MAIN_MAP};
 pub use native::{Args, Ctx, Native, NativeFn};
+pub use suggest::{close_names, did_you_mean};
 pub use types::{TypeId, TypeInfo, TypeKind, TypeMethods, TypeRegistry};
 pub use value::{Coordinate, EnumValue, Name, ObjectId, Point, Value};

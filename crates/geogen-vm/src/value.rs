@@ -80,6 +80,35 @@ pub struct ArrayObject {
     pub items: RefCell<Array>,
 }
 
+impl Drop for ArrayObject {
+    /// Drops nested arrays from the outside in, with an explicit worklist: a script can nest arrays
+    /// a million deep (`a = {a};` in a loop), and the default recursive drop would overflow the
+    /// Rust stack.
+    fn drop(&mut self) {
+        let mut pending: Vec<ArrayRef> = Vec::new();
+        collect_arrays(self.items.get_mut(), &mut pending);
+        while let Some(array) = pending.pop() {
+            // Only arrays this drop owns alone are emptied; shared ones stay intact.
+            if let Ok(mut owned) = Rc::try_unwrap(array) {
+                collect_arrays(owned.items.get_mut(), &mut pending);
+            }
+        }
+    }
+}
+
+fn collect_arrays(array: &mut Array, pending: &mut Vec<ArrayRef>) {
+    if array.is_empty() {
+        return;
+    }
+    for (key, value) in array.take_pairs() {
+        for v in [key, value] {
+            if let Value::Array(a) = v {
+                pending.push(a);
+            }
+        }
+    }
+}
+
 /// `RandomSequence2D`: a stateless per-point field selected by `current`, advanced by MT19937.
 #[derive(Clone, Debug)]
 pub struct RandomSequence2D {
