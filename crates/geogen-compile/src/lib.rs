@@ -25,3 +25,8 @@ pub use ir::{BlockId, CodeBlock, CompiledScript, EnumDef, Instruction, Name, Op,
 pub use metadata::{Dimension, ParameterKind, ParameterValue, Restriction, ScriptMetadata, ScriptParameter};
 pub use options::{CompileOptions, CORE_TYPE_NAMES};
 pub use params::{default_value, parse_parameter_value};
+
+#[cfg(test)]
+mod test_ast;
+#[cfg(test)]
+mod tests;

@@ -584,15 +584,24 @@ impl<'d> Lowerer<'d> {
         self.lower_expr(lhs);
         // The branch that needs the right operand, which must itself be a Boolean: re-checking
         // it with an `If` gives GGE2104 for a non-Boolean, like the left operand.
-        let evaluate_rhs = self.block(|l| {
-            l.lower_expr(rhs);
-            let yes = l.block(|l| l.emit(Op::LoadBool(true), span));
-            let no = l.block(|l| l.emit(Op::LoadBool(false), span));
-            l.emit(Op::If { then: yes, otherwise: Some(no) }, span);
-        });
-        // `false && _` is false; `true || _` is true.
-        let decided = self.block(|l| l.emit(Op::LoadBool(!is_and), span));
-        let (then, otherwise) = if is_and { (evaluate_rhs, decided) } else { (decided, evaluate_rhs) };
+        let evaluate_rhs = |l: &mut Self| {
+            l.block(|l| {
+                l.lower_expr(rhs);
+                let yes = l.block(|l| l.emit(Op::LoadBool(true), span));
+                let no = l.block(|l| l.emit(Op::LoadBool(false), span));
+                l.emit(Op::If { then: yes, otherwise: Some(no) }, span);
+            })
+        };
+        // `false && _` is false; `true || _` is true. (Blocks are built in branch order so that
+        // their ids read in order.)
+        let decided = |l: &mut Self| l.block(|l| l.emit(Op::LoadBool(!is_and), span));
+        let (then, otherwise) = if is_and {
+            let then = evaluate_rhs(self);
+            (then, decided(self))
+        } else {
+            let then = decided(self);
+            (then, evaluate_rhs(self))
+        };
         self.emit(Op::If { then, otherwise: Some(otherwise) }, span);
     }
 
