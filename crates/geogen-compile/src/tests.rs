@@ -676,3 +676,444 @@ fn instructions_carry_their_source_spans() {
     let listing = c.disassemble(Some(&source));
     assert!(listing.lines().any(|l| l.starts_with("1:5 ") && l.ends_with(" LoadNumber 2")), "{listing}");
 }
+
+// ----- checks -----------------------------------------------------------------------------
+
+fn sp(start: u32, end: u32) -> Span {
+    Span::new(start, end)
+}
+
+#[test]
+fn break_continue_and_return_outside_their_constructs() {
+    let found = codes_and_spans(&stmts(vec![brk().at(0, 6), cont().at(10, 19), ret(Some(n(1.0))).at(20, 29)]));
+    assert_eq!(found, [(codes::GGE1301, sp(0, 6)), (codes::GGE1303, sp(10, 19)), (codes::GGE1304, sp(20, 29))]);
+    // In a function, outside a loop.
+    let found = codes_and_spans(&script(vec![function(ident("f"), &[], vec![brk().at(3, 9), cont().at(11, 20)])]));
+    assert_eq!(found, [(codes::GGE1301, sp(3, 9)), (codes::GGE1303, sp(11, 20))]);
+    // A switch takes `break` but not `continue`.
+    let found = codes_and_spans(&stmts(vec![switch(id("x"), vec![(None, vec![brk(), cont().at(5, 14)])])]));
+    assert_eq!(found, [(codes::GGE1303, sp(5, 14))]);
+}
+
+#[test]
+fn break_and_continue_in_loops_compile() {
+    compiled(&stmts(vec![while_(b(true), block(vec![brk(), cont()]))]));
+    compiled(&script(vec![function(ident("f"), &[], vec![ret(None), for_(None, None, None, cont())])]));
+}
+
+#[test]
+fn function_redefinitions() {
+    let found = errors(&script(vec![
+        function(ident("Sin").at(9, 12), &[], vec![]),
+        function(ident("f").at(20, 21), &[], vec![]),
+        function(ident("f").at(40, 41), &["x"], vec![]),
+    ]));
+    assert_eq!(found.len(), 2);
+    assert_eq!((found[0].code, found[0].span), (codes::GGE1306, Some(sp(9, 12))));
+    assert!(found[0].message.contains("standard library"), "{}", found[0].message);
+    assert_eq!((found[1].code, found[1].span), (codes::GGE1306, Some(sp(40, 41))));
+    assert_eq!(found[1].labels, [(sp(20, 21), "first defined here".to_string())]);
+}
+
+#[test]
+fn enum_checks() {
+    let found = errors(&script(vec![
+        enum_(ident("Type").at(5, 9), vec![(ident("A"), None)]),
+        enum_(ident("HeightMap").at(20, 29), vec![(ident("A"), None)]),
+        enum_(ident("E").at(40, 41), vec![(ident("A"), None)]),
+        enum_(ident("E").at(50, 51), vec![(ident("B"), None)]),
+        enum_(
+            ident("F"),
+            vec![(ident("A").at(60, 61), None), (ident("B"), Some((1.5, sp(66, 69)))), (ident("A").at(70, 71), None)],
+        ),
+    ]));
+    let got: Vec<(ErrorCode, Option<Span>)> = found.iter().map(|d| (d.code, d.span)).collect();
+    assert_eq!(
+        got,
+        [
+            (codes::GGE1311, Some(sp(5, 9))),
+            (codes::GGE1308, Some(sp(20, 29))),
+            (codes::GGE1308, Some(sp(50, 51))),
+            (codes::GGE1310, Some(sp(66, 69))),
+            (codes::GGE1309, Some(sp(70, 71))),
+        ]
+    );
+    assert_eq!(found[2].labels, [(sp(40, 41), "first defined here".to_string())]);
+    assert_eq!(found[4].labels, [(sp(60, 61), "first defined here".to_string())]);
+}
+
+#[test]
+fn enum_values_are_explicit_or_previous_plus_one() {
+    let c = compiled(&script(vec![enum_(
+        ident("E"),
+        vec![
+            (ident("A"), None),
+            (ident("B"), Some((5.0, Span::default()))),
+            (ident("C"), None),
+            (ident("D"), Some((2.0, Span::default()))),
+            (ident("F"), None),
+        ],
+    )]));
+    let items: Vec<(&str, f64)> = c.enums[0].items.iter().map(|(n, v)| (&**n, *v)).collect();
+    assert_eq!(items, [("A", 0.0), ("B", 5.0), ("C", 6.0), ("D", 2.0), ("F", 3.0)]);
+    assert!(c.to_string().starts_with("enum E { A = 0, B = 5, C = 6, D = 2, F = 3 }\n"));
+}
+
+#[test]
+fn assignment_to_non_writable_targets_is_gge1307() {
+    let targets = [
+        call("Sin", vec![n(1.0)]).at(0, 6),
+        bin(Add, id("a"), id("b")).at(0, 5),
+        n(1.0).at(0, 1),
+        mcall(id("a"), "F", vec![]).at(0, 5),
+        cond(id("a"), id("b"), id("c")).at(0, 9),
+        assign(id("a"), id("b")).at(0, 5),
+    ];
+    for target in targets {
+        let span = target.span;
+        for stmt in [
+            expr(assign(target.clone(), n(1.0))),
+            expr(compound(Add, target.clone(), n(1.0))),
+            expr(un(UnaryOp::PreIncrement, target.clone())),
+            expr(post(PostfixOp::Decrement, target.clone())),
+        ] {
+            assert_eq!(codes_and_spans(&stmts(vec![stmt])), [(codes::GGE1307, span)]);
+        }
+    }
+}
+
+#[test]
+fn empty_index_outside_plain_assignment_is_gge1201() {
+    let push = || index(id("a"), vec![]).at(3, 6);
+    for stmt in [
+        expr(push()),
+        expr(compound(Add, push(), n(1.0))),
+        expr(post(PostfixOp::Increment, push())),
+        expr(call("Print", vec![push()])),
+        expr(assign(id("x"), push())),
+    ] {
+        let found = errors(&stmts(vec![stmt]));
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].code, found[0].span), (codes::GGE1201, Some(sp(3, 6))));
+        assert!(found[0].hint.as_deref().unwrap_or("").contains("a[] = v"));
+    }
+}
+
+#[test]
+fn duplicate_default_is_gge1313() {
+    let mut sw = switch(id("x"), vec![(None, vec![]), (Some(n(1.0)), vec![]), (None, vec![])]);
+    if let StmtKind::Switch { cases, .. } = &mut sw.kind {
+        cases[0].span = sp(10, 18);
+        cases[2].span = sp(30, 38);
+    }
+    let found = errors(&stmts(vec![sw]));
+    assert_eq!(found.len(), 1);
+    assert_eq!((found[0].code, found[0].span), (codes::GGE1313, Some(sp(30, 38))));
+    assert_eq!(found[0].labels[0].0, sp(10, 18));
+}
+
+#[test]
+fn main_map_is_checked_only_when_mandatory() {
+    let mandatory = options().with_main_map_mandatory(true);
+    let no_main = stmts(vec![yield_(id("m"), Some("other"))]);
+    let found = compile(&no_main, &mandatory).unwrap_err();
+    assert_eq!(found.iter().map(|d| d.code).collect::<Vec<_>>(), [codes::GGE1312]);
+    assert!(compile(&no_main, &options()).is_ok());
+    // Unnamed, `as "main"`, or inside a function: all count.
+    assert!(compile(&stmts(vec![yield_(id("m"), None)]), &mandatory).is_ok());
+    assert!(compile(&stmts(vec![yield_(id("m"), Some("main"))]), &mandatory).is_ok());
+    let in_function = script(vec![function(ident("f"), &[], vec![yield_(id("m"), None)])]);
+    assert!(compile(&in_function, &mandatory).is_ok());
+}
+
+#[test]
+fn all_errors_are_reported_sorted_by_position() {
+    let found = codes_and_spans(&script(vec![
+        Item::Stmt(cont().at(50, 59)),
+        function(ident("Print").at(30, 35), &[], vec![]),
+        Item::Stmt(brk().at(10, 16)),
+        enum_(ident("Type").at(70, 74), vec![(ident("A"), None)]),
+    ]));
+    assert_eq!(
+        found,
+        [
+            (codes::GGE1301, sp(10, 16)),
+            (codes::GGE1306, sp(30, 35)),
+            (codes::GGE1303, sp(50, 59)),
+            (codes::GGE1311, sp(70, 74))
+        ]
+    );
+}
+
+// ----- metadata ---------------------------------------------------------------------------
+
+fn metadata_of(items: Vec<Item>) -> ScriptMetadata {
+    compiled(&script(items)).metadata
+}
+
+fn metadata_errors(items: Vec<Item>) -> Vec<(ErrorCode, Span)> {
+    codes_and_spans(&script(items))
+}
+
+fn params(entries: Vec<(&str, MetaValue)>) -> Item {
+    meta(vec![("Parameters", kv(entries))])
+}
+
+use geogen_syntax::ast::{MetaValue, Metadata};
+
+#[test]
+fn metadata_strings_and_dimensions() {
+    let m = metadata_of(vec![meta(vec![
+        ("Name", mstr("Island")),
+        ("Description", mstr("d")),
+        ("Author", mstr("a")),
+        ("Width", mid("Finite")),
+        ("Height", kv(vec![("Min", mnum(10.0)), ("Max", mnum(20.0)), ("Default", mnum(15.0))])),
+        ("Unknown", mv(MetaValueKind::List(vec![mnum(1.0), mstr("x")]))),
+    ])]);
+    assert_eq!(m.name.as_deref(), Some("Island"));
+    assert_eq!(m.description.as_deref(), Some("d"));
+    assert_eq!(m.author.as_deref(), Some("a"));
+    assert_eq!(m.width, Dimension::Finite { default: None, min: 1, max: metadata::MAP_SIZE_MAX });
+    assert_eq!(m.height, Dimension::Finite { default: Some(15), min: 10, max: 20 });
+
+    let m = metadata_of(vec![meta(vec![("Width", mid("Infinite"))])]);
+    assert_eq!((m.width, m.height), (Dimension::Infinite, Dimension::Infinite));
+    let m = metadata_of(vec![meta(vec![("Width", kv(vec![]))])]);
+    assert_eq!(m.width, Dimension::Finite { default: None, min: 1, max: metadata::MAP_SIZE_MAX });
+    assert_eq!(compiled(&stmts(vec![])).metadata, ScriptMetadata::default());
+}
+
+#[test]
+fn metadata_dimension_errors() {
+    let found = metadata_errors(vec![meta(vec![
+        ("Name", mnum(1.0).at(1, 2)),
+        ("Width", mid("Big").at(3, 6)),
+        ("Height", mstr("x").at(7, 10)),
+    ])]);
+    assert_eq!(found, [(codes::GGE1406, sp(1, 2)), (codes::GGE1410, sp(3, 6)), (codes::GGE1409, sp(7, 10))]);
+    let found = metadata_errors(vec![meta(vec![("Width", mnum(5.0).at(3, 4))])]);
+    assert_eq!(found, [(codes::GGE1408, sp(3, 4))]);
+
+    let found = metadata_errors(vec![meta(vec![
+        (
+            "Width",
+            kv(vec![
+                ("Default", mnum(0.0).at(1, 2)),
+                ("Min", mnum(1.5).at(3, 6)),
+                ("Max", mnum(4294967294.0).at(7, 17)),
+            ]),
+        ),
+        (
+            "Height",
+            kv(vec![("Min", mnum(20.0).at(20, 22)), ("Max", mnum(10.0).at(23, 25)), ("Default", mstr("a").at(26, 29))]),
+        ),
+    ])]);
+    assert_eq!(
+        found,
+        [
+            (codes::GGE1411, sp(1, 2)),
+            (codes::GGE1411, sp(3, 6)),
+            (codes::GGE1411, sp(7, 17)),
+            (codes::GGE1412, sp(20, 22)),
+            (codes::GGE1406, sp(26, 29))
+        ]
+    );
+    // The largest size is allowed.
+    let m = metadata_of(vec![meta(vec![("Width", kv(vec![("Max", mnum(4294967293.0))]))])]);
+    assert_eq!(m.width, Dimension::Finite { default: None, min: 1, max: 4294967293 });
+}
+
+#[test]
+fn metadata_root_and_duplicate_keys() {
+    let found = metadata_errors(vec![meta(vec![
+        ("Name", mstr("a")),
+        ("Width", kv_at(vec![(ident("Min").at(5, 8), mnum(1.0)), (ident("Min").at(10, 13), mnum(2.0))])),
+    ])]);
+    assert_eq!(found, [(codes::GGE1401, sp(10, 13))]);
+    let root = kv_at(vec![(ident("Name").at(1, 5), mstr("a")), (ident("Name").at(9, 13), mstr("b"))]);
+    let found = errors(&script(vec![Item::Metadata(Metadata { root, span: Span::default() })]));
+    assert_eq!((found[0].code, found[0].span), (codes::GGE1401, Some(sp(9, 13))));
+    assert_eq!(found[0].labels[0].0, sp(1, 5));
+    // Nested in an unknown key too.
+    let found = metadata_errors(vec![meta(vec![(
+        "X",
+        mv(MetaValueKind::List(vec![kv_at(vec![(ident("A"), mnum(1.0)), (ident("A").at(4, 5), mnum(2.0))])])),
+    )])]);
+    assert_eq!(found, [(codes::GGE1401, sp(4, 5))]);
+    // A root that is not a key-value collection.
+    let root = mv(MetaValueKind::List(vec![mnum(1.0)])).at(0, 9);
+    let found = codes_and_spans(&script(vec![Item::Metadata(Metadata { root, span: Span::default() })]));
+    assert_eq!(found, [(codes::GGE1201, sp(0, 9))]);
+}
+
+#[test]
+fn parameter_kinds_and_defaults() {
+    let m = metadata_of(vec![
+        enum_(
+            ident("Color"),
+            vec![
+                (ident("Red"), Some((3.0, Span::default()))),
+                (ident("Green"), Some((1.0, Span::default()))),
+                (ident("Blue"), Some((1.0, Span::default()))),
+            ],
+        ),
+        params(vec![
+            ("Flag", kv(vec![("Type", mid("Boolean"))])),
+            (
+                "On",
+                kv(vec![
+                    ("Default", mv(MetaValueKind::Bool(true))),
+                    ("Label", mstr("Switch")),
+                    ("Description", mstr("d")),
+                ]),
+            ),
+            ("Size", kv(vec![("Type", mid("Number"))])),
+            (
+                "Count",
+                kv(vec![
+                    ("Default", mnum(4.0)),
+                    ("Min", mnum(2.0)),
+                    ("Max", mnum(8.0)),
+                    ("Restriction", mid("PowersOf2")),
+                ]),
+            ),
+            ("Height", kv(vec![("Max", mnum(5.0))])),
+            ("Tint", kv(vec![("Type", mid("Color"))])),
+            ("Tint2", kv(vec![("Type", mid("Color")), ("Default", mid("Red"))])),
+            ("Dir", kv(vec![("Type", mid("Direction"))])),
+        ]),
+    ]);
+    let kinds: Vec<(&str, &ParameterKind)> = m.parameters.iter().map(|p| (&*p.name, &p.kind)).collect();
+    let num = |default, min, max, restriction| ParameterKind::Number { default, min, max, restriction };
+    let color = |default: &str| ParameterKind::Enum {
+        type_name: Name::from("Color"),
+        items: vec![(Name::from("Red"), 3.0), (Name::from("Green"), 1.0), (Name::from("Blue"), 1.0)],
+        default: Name::from(default),
+    };
+    assert_eq!(kinds[0], ("Flag", &ParameterKind::Boolean { default: false }));
+    assert_eq!(kinds[1], ("On", &ParameterKind::Boolean { default: true }));
+    assert_eq!(kinds[2], ("Size", &num(0.0, 0.0, 100.0, Restriction::Unrestricted)));
+    assert_eq!(kinds[3], ("Count", &num(4.0, 2.0, 8.0, Restriction::PowersOf2)));
+    assert_eq!(kinds[4], ("Height", &num(0.0, 0.0, 5.0, Restriction::Unrestricted)));
+    // The item closest to zero, the first on a tie.
+    assert_eq!(kinds[5], ("Tint", &color("Green")));
+    assert_eq!(kinds[6], ("Tint2", &color("Red")));
+    assert_eq!(
+        kinds[7],
+        (
+            "Dir",
+            &ParameterKind::Enum {
+                type_name: Name::from("Direction"),
+                items: vec![(Name::from("Horizontal"), 0.0), (Name::from("Vertical"), 1.0)],
+                default: Name::from("Horizontal"),
+            }
+        )
+    );
+    assert_eq!((m.parameters[0].label.as_str(), m.parameters[0].description.as_str()), ("Flag", ""));
+    assert_eq!((m.parameters[1].label.as_str(), m.parameters[1].description.as_str()), ("Switch", "d"));
+    assert_eq!(m.parameter("Tint2").map(default_value), Some(ParameterValue::Enum(Name::from("Red"), 3.0)));
+}
+
+#[test]
+fn parameter_structure_errors() {
+    let found = metadata_errors(vec![meta(vec![("Parameters", mstr("x").at(2, 5))])]);
+    assert_eq!(found, [(codes::GGE1402, sp(2, 5))]);
+    let entries = vec![(ident("P"), mnum(1.0).at(2, 3)), (ident("Q").at(5, 6), kv(vec![]))];
+    let found = metadata_errors(vec![meta(vec![("Parameters", kv_at(entries))])]);
+    // Q has nothing to infer its type from.
+    assert_eq!(found, [(codes::GGE1403, sp(2, 3)), (codes::GGE1405, sp(5, 6))]);
+}
+
+#[test]
+fn reserved_parameter_names_say_reserved() {
+    for reserved in metadata::RESERVED_PARAMETER_NAMES {
+        let entries = vec![(ident(reserved).at(4, 9), kv(vec![("Type", mid("Number"))]))];
+        let found = errors(&script(vec![meta(vec![("Parameters", kv_at(entries))])]));
+        assert_eq!((found[0].code, found[0].span), (codes::GGE1405, Some(sp(4, 9))));
+        assert!(found[0].message.contains("reserved"), "{}", found[0].message);
+    }
+    let found = errors(&script(vec![params(vec![("P", kv(vec![("Label", mstr("x"))]))])]));
+    assert!(found[0].message.contains("cannot be inferred"), "{}", found[0].message);
+}
+
+#[test]
+fn parameter_attribute_errors() {
+    let cases: Vec<(MetaValue, ErrorCode, Span)> = vec![
+        (kv(vec![("Type", mid("Number")), ("Label", mnum(1.0).at(1, 2))]), codes::GGE1406, sp(1, 2)),
+        (kv(vec![("Type", mid("Number")), ("Description", mid("x").at(1, 2))]), codes::GGE1406, sp(1, 2)),
+        (kv(vec![("Type", mstr("Number").at(1, 9))]), codes::GGE1406, sp(1, 9)),
+        (kv(vec![("Type", mid("Number")), ("Min", mstr("1").at(3, 6))]), codes::GGE1406, sp(3, 6)),
+        (kv(vec![("Type", mid("Number")), ("Max", mv(MetaValueKind::Bool(true)).at(3, 7))]), codes::GGE1406, sp(3, 7)),
+        (
+            kv(vec![("Type", mid("Number")), ("Default", mv(MetaValueKind::Bool(true)).at(3, 7))]),
+            codes::GGE1406,
+            sp(3, 7),
+        ),
+        (kv(vec![("Type", mid("Boolean")), ("Default", mnum(1.0).at(3, 4))]), codes::GGE1406, sp(3, 4)),
+        (kv(vec![("Default", mstr("x").at(3, 6))]), codes::GGE1406, sp(3, 6)),
+        (kv(vec![("Restriction", mid("Odd").at(3, 6))]), codes::GGE1407, sp(3, 6)),
+        (kv(vec![("Restriction", mnum(2.0).at(3, 4))]), codes::GGE1406, sp(3, 4)),
+        (kv(vec![("Type", mid("HeightMap").at(3, 12))]), codes::GGE1413, sp(3, 12)),
+        (kv(vec![("Type", mid("Direction")), ("Default", mid("Up").at(3, 5))]), codes::GGE1410, sp(3, 5)),
+        (kv(vec![("Type", mid("Direction")), ("Default", mnum(1.0).at(3, 4))]), codes::GGE1406, sp(3, 4)),
+    ];
+    for (definition, code, span) in cases {
+        let found = metadata_errors(vec![params(vec![("P", definition.clone())])]);
+        assert_eq!(found, [(code, span)], "{definition:?}");
+    }
+}
+
+#[test]
+fn number_parameter_ranges_are_gge1414() {
+    type Case<'a> = (Vec<(&'a str, MetaValue)>, Span, &'a str);
+    let cases: Vec<Case> = vec![
+        (vec![("Min", mnum(10.0).at(1, 3)), ("Max", mnum(5.0).at(4, 5))], sp(1, 3), "Min 10 greater than Max 5"),
+        (vec![("Default", mnum(500.0).at(1, 4))], sp(1, 4), "Default 500 outside its range [0, 100]"),
+        (vec![("Min", mnum(5.0)), ("Default", mnum(1.0).at(2, 3))], sp(2, 3), "outside its range [5, 100]"),
+        (vec![("Max", mnum(10.5)), ("Restriction", mid("Integers").at(7, 15))], sp(7, 15), "Max 10.5 is not allowed"),
+        (
+            vec![("Restriction", mid("PowersOf2").at(7, 15))],
+            sp(7, 15),
+            "Min 0 (the default), Max 100 (the default), Default 0 (the default) are not allowed",
+        ),
+        (
+            vec![
+                ("Min", mnum(1.0)),
+                ("Max", mnum(1000.0)),
+                ("Default", mnum(20.0)),
+                ("Restriction", mid("PowersOf10").at(7, 15)),
+            ],
+            sp(7, 15),
+            "Default 20 is not allowed",
+        ),
+    ];
+    for (attributes, span, message) in cases {
+        let found = errors(&script(vec![params(vec![("P", kv(attributes))])]));
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].code, found[0].span), (codes::GGE1414, Some(span)));
+        assert!(found[0].message.contains(message), "{}", found[0].message);
+    }
+    let m = metadata_of(vec![params(vec![(
+        "P",
+        kv(vec![
+            ("Min", mnum(1.0)),
+            ("Max", mnum(1000.0)),
+            ("Default", mnum(100.0)),
+            ("Restriction", mid("PowersOf10")),
+        ]),
+    )])]);
+    assert_eq!(
+        m.parameters[0].kind,
+        ParameterKind::Number { default: 100.0, min: 1.0, max: 1000.0, restriction: Restriction::PowersOf10 }
+    );
+}
+
+#[test]
+fn parameter_types_may_name_script_enums_declared_anywhere() {
+    let m = metadata_of(vec![
+        params(vec![("P", kv(vec![("Type", mid("Late"))]))]),
+        enum_(ident("Late"), vec![(ident("X"), Some((2.0, Span::default())))]),
+    ]);
+    assert_eq!(m.parameters[0].kind.type_name(), "Late");
+}

@@ -343,6 +343,9 @@ impl Validator<'_> {
             },
         };
 
+        if !ok {
+            return None;
+        }
         // The type: written, or inferred from the Default, or Number when a range is given.
         let inferred = match (type_name, default.map(|d| &d.kind)) {
             (Some(t), _) => t,
