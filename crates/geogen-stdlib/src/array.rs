@@ -308,3 +308,271 @@ pub(crate) fn register(lib: &mut Library) {
         lib.add_method("Array", native);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::*;
+    use geogen_diag::codes::*;
+    use geogen_vm::{Limits, MapGeometry, Value};
+
+    fn keys(a: &Value) -> Vec<String> {
+        pairs(a).into_iter().map(|(k, _)| k).collect()
+    }
+
+    fn values(a: &Value) -> Vec<String> {
+        pairs(a).into_iter().map(|(_, v)| v).collect()
+    }
+
+    fn m(h: &mut Harness, a: &Value, name: &str, args: &[Value]) -> Value {
+        h.call_method(a, name, args).unwrap_or_else(|e| panic!("{name}: {e}"))
+    }
+
+    fn me(h: &mut Harness, a: &Value, name: &str, args: &[Value]) -> geogen_diag::ErrorCode {
+        h.call_method(a, name, args).map(|v| panic!("{name} succeeded with {v:?}")).unwrap_err().code
+    }
+
+    #[test]
+    fn empty_arrays_are_distinct_objects() {
+        let mut h = Harness::new();
+        let a = h.call_static("Array", "Empty", &[]).unwrap();
+        let b = h.call_static("Array", "Empty", &[]).unwrap();
+        assert!(!a.script_eq(&b));
+        assert!(m(&mut h, &a, "Count", &[]).script_eq(&num(0.0)));
+    }
+
+    #[test]
+    fn set_get_and_insertion_order() {
+        let mut h = Harness::new();
+        let a = h.list(&[]);
+        assert!(m(&mut h, &a, "[]=", &[s("z"), num(1.0)]).script_eq(&num(1.0)));
+        m(&mut h, &a, "[]=", &[num(5.0), s("five")]);
+        m(&mut h, &a, "[]=", &[s("a"), num(2.0)]);
+        // Overwriting keeps the position.
+        m(&mut h, &a, "[]=", &[s("z"), num(3.0)]);
+        assert_eq!(keys(&a), ["z", "5", "a"]);
+        assert_eq!(values(&a), ["3", "five", "2"]);
+        assert!(m(&mut h, &a, "[]", &[s("z")]).script_eq(&num(3.0)));
+        assert!(m(&mut h, &a, "Count", &[]).script_eq(&num(3.0)));
+        // Coordinates compare by value as keys.
+        m(&mut h, &a, "[]=", &[Value::Coordinate(rel_c(5.0)), num(9.0)]);
+        assert_eq!(keys(&a), ["z", "5", "a", "@5"]);
+        assert!(m(&mut h, &a, "[]", &[Value::Coordinate(abs_c(5.0))]).script_eq(&num(9.0)));
+        assert_eq!(me(&mut h, &a, "[]", &[s("missing")]), GGE2602);
+        let e = h.call_method(&a, "[]", &[s("missing")]).unwrap_err();
+        assert!(e.message.contains("\"missing\""), "{}", e.message);
+        assert_eq!(me(&mut h, &a, "[]=", &[Value::Null, num(1.0)]), GGE2603);
+        assert_eq!(me(&mut h, &a, "[]", &[Value::Null]), GGE2603);
+        assert_eq!(me(&mut h, &a, "[]", &[]), GGE2103);
+    }
+
+    #[test]
+    fn push_back_keys() {
+        let mut h = Harness::new();
+        let a = h.list(&[s("a"), s("b")]);
+        assert_eq!(keys(&a), ["0", "1"]);
+        assert!(m(&mut h, &a, "PushBack", &[s("c")]).is_null());
+        m(&mut h, &a, "[]=", &[num(10.0), s("ten")]);
+        m(&mut h, &a, "PushBack", &[s("d")]);
+        // A non-integer key counts as its ceiling: 12.5 → 13, so the next key is 14.
+        m(&mut h, &a, "[]=", &[num(12.5), s("x")]);
+        m(&mut h, &a, "PushBack", &[s("e")]);
+        // Smaller keys and non-number keys leave the counter alone.
+        m(&mut h, &a, "[]=", &[num(3.0), s("three")]);
+        m(&mut h, &a, "[]=", &[s("k"), s("kay")]);
+        m(&mut h, &a, "PushBack", &[s("f")]);
+        assert_eq!(keys(&a), ["0", "1", "2", "10", "11", "12.5", "14", "3", "k", "15"]);
+        // Removing the greatest key does not lower the counter.
+        m(&mut h, &a, "RemoveKey", &[num(15.0)]);
+        m(&mut h, &a, "PushBack", &[s("g")]);
+        assert_eq!(keys(&a).last().unwrap(), "16");
+        let neg = h.array(&[(num(-5.5), s("n"))]);
+        m(&mut h, &neg, "PushBack", &[s("p")]);
+        assert_eq!(keys(&neg), ["-5.5", "0"]);
+    }
+
+    #[test]
+    fn references_to_items() {
+        let mut h = Harness::new();
+        let a = h.array(&[(s("k"), num(1.0))]);
+        let r = m(&mut h, &a, "[]ref", &[s("k")]);
+        assert!(matches!(r, Value::Reference(_)));
+        h.call("++pre", &[r]).unwrap();
+        assert!(m(&mut h, &a, "[]", &[s("k")]).script_eq(&num(2.0)));
+        assert_eq!(me(&mut h, &a, "[]ref", &[s("nope")]), GGE2602);
+        assert_eq!(me(&mut h, &a, "[]ref", &[Value::Null]), GGE2603);
+    }
+
+    #[test]
+    fn front_back_pop() {
+        let mut h = Harness::new();
+        let a = h.array(&[(num(2.0), s("first")), (num(1.0), s("second")), (num(0.0), s("third"))]);
+        assert!(m(&mut h, &a, "Front", &[]).script_eq(&s("first")));
+        assert!(m(&mut h, &a, "Back", &[]).script_eq(&s("third")));
+        assert!(m(&mut h, &a, "Pop", &[]).script_eq(&s("third")));
+        assert!(m(&mut h, &a, "Pop", &[]).script_eq(&s("second")));
+        assert_eq!(keys(&a), ["2"]);
+        assert!(m(&mut h, &a, "Pop", &[]).script_eq(&s("first")));
+        assert_eq!(me(&mut h, &a, "Pop", &[]), GGE2601);
+        assert_eq!(me(&mut h, &a, "Front", &[]), GGE2601);
+        assert_eq!(me(&mut h, &a, "Back", &[]), GGE2601);
+        // Pop does not reset the push-back counter.
+        m(&mut h, &a, "PushBack", &[s("x")]);
+        assert_eq!(keys(&a), ["3"]);
+    }
+
+    #[test]
+    fn contains_and_remove() {
+        let mut h = Harness::new();
+        let inner = h.list(&[]);
+        let a = h.array(&[(s("b"), num(1.0)), (s("a"), num(1.0)), (num(0.0), num(2.0)), (s("c"), inner.clone())]);
+        assert!(m(&mut h, &a, "ContainsKey", &[s("a")]).script_eq(&Value::Bool(true)));
+        assert!(m(&mut h, &a, "ContainsKey", &[s("d")]).script_eq(&Value::Bool(false)));
+        assert!(m(&mut h, &a, "ContainsKey", &[Value::Null]).script_eq(&Value::Bool(false)));
+        assert!(m(&mut h, &a, "ContainsValue", &[num(2.0)]).script_eq(&Value::Bool(true)));
+        assert!(m(&mut h, &a, "ContainsValue", &[inner.clone()]).script_eq(&Value::Bool(true)));
+        assert!(m(&mut h, &a, "ContainsValue", &[s("2")]).script_eq(&Value::Bool(false)));
+        // RemoveValue removes the first pair in KEY order: "a" < "b", although "b" was inserted first.
+        assert!(m(&mut h, &a, "RemoveValue", &[num(1.0)]).is_null());
+        assert_eq!(keys(&a), ["b", "0", "c"]);
+        // Absent: nothing happens.
+        m(&mut h, &a, "RemoveValue", &[num(42.0)]);
+        assert_eq!(keys(&a), ["b", "0", "c"]);
+        m(&mut h, &a, "RemoveValue", &[inner]);
+        assert_eq!(keys(&a), ["b", "0"]);
+        assert!(m(&mut h, &a, "RemoveKey", &[s("b")]).is_null());
+        assert_eq!(keys(&a), ["0"]);
+        assert_eq!(me(&mut h, &a, "RemoveKey", &[s("b")]), GGE2602);
+        assert_eq!(me(&mut h, &a, "RemoveKey", &[Value::Null]), GGE2603);
+        // Number keys order before String keys (by type name), numbers by value.
+        let mixed = h.array(&[(s("a"), num(7.0)), (num(10.0), num(7.0)), (num(2.0), num(7.0))]);
+        m(&mut h, &mixed, "RemoveValue", &[num(7.0)]);
+        assert_eq!(keys(&mixed), ["a", "10"]);
+    }
+
+    #[test]
+    fn by_index() {
+        let mut h = Harness::new();
+        let a = h.array(&[(s("x"), num(10.0)), (s("y"), num(20.0))]);
+        assert!(m(&mut h, &a, "GetKeyByIndex", &[num(1.0)]).script_eq(&s("y")));
+        assert!(m(&mut h, &a, "GetValueByIndex", &[num(0.0)]).script_eq(&num(10.0)));
+        assert!(m(&mut h, &a, "GetValueByIndex", &[num(1.9)]).script_eq(&num(20.0)));
+        assert!(m(&mut h, &a, "GetValueByIndex", &[num(-0.5)]).script_eq(&num(10.0)));
+        assert_eq!(me(&mut h, &a, "GetKeyByIndex", &[num(2.0)]), GGE2604);
+        assert_eq!(me(&mut h, &a, "GetValueByIndex", &[num(-1.0)]), GGE2604);
+        assert_eq!(me(&mut h, &a, "GetValueByIndex", &[num(1e300)]), GGE2604);
+        assert_eq!(me(&mut h, &a, "GetKeyByIndex", &[s("0")]), GGE2101);
+        let e = h.list(&[]);
+        assert_eq!(me(&mut h, &e, "GetKeyByIndex", &[num(0.0)]), GGE2604);
+    }
+
+    #[test]
+    fn sorting() {
+        let mut h = Harness::new();
+        let a = h.array(&[
+            (s("b"), num(3.0)),
+            (num(10.0), num(1.0)),
+            (s("a"), num(2.0)),
+            (num(2.0), num(1.0)),
+            (Value::Bool(true), s("t")),
+        ]);
+        m(&mut h, &a, "SortByKeys", &[]);
+        // Boolean < Number < String by type name, then by value.
+        assert_eq!(keys(&a), ["true", "2", "10", "a", "b"]);
+        m(&mut h, &a, "SortByValues", &[]);
+        // Stable: the two 1s keep their order (2 before 10).
+        assert_eq!(keys(&a), ["2", "10", "a", "b", "true"]);
+        assert_eq!(values(&a), ["1", "1", "2", "3", "t"]);
+        // Arrays < Numbers < Strings.
+        let inner = h.list(&[]);
+        let mixed = h.list(&[s("s"), num(1.0), inner]);
+        m(&mut h, &mixed, "SortByValues", &[]);
+        assert_eq!(values(&mixed), ["{}", "1", "s"]);
+    }
+
+    #[test]
+    fn shuffle_is_a_deterministic_permutation() {
+        let items: Vec<Value> = (0..50).map(|i| num(i as f64)).collect();
+        let shuffled = |seed: Option<f64>, script_seed: u32| {
+            let mut h = Harness::with(script_seed, MapGeometry::default());
+            let a = h.list(&items);
+            let args: Vec<Value> = seed.map(num).into_iter().collect();
+            assert!(m(&mut h, &a, "Shuffle", &args).is_null());
+            keys(&a)
+        };
+        let one = shuffled(Some(7.0), 0);
+        assert_eq!(one, shuffled(Some(7.0), 0));
+        assert_ne!(one, shuffled(Some(8.0), 0));
+        assert_ne!(one, shuffled(Some(7.0), 1));
+        let mut sorted: Vec<usize> = one.iter().map(|k| k.parse().unwrap()).collect();
+        assert_ne!(sorted, (0..50).collect::<Vec<_>>());
+        sorted.sort();
+        assert_eq!(sorted, (0..50).collect::<Vec<_>>());
+        // Keys travel with their values.
+        let mut h = Harness::new();
+        let a = h.list(&items);
+        m(&mut h, &a, "Shuffle", &[num(3.0)]);
+        for (k, v) in pairs(&a) {
+            assert_eq!(k, v);
+        }
+        // Without a seed, the common sequence supplies one (and advances).
+        let unseeded = shuffled(None, 0);
+        assert_eq!(unseeded, shuffled(None, 0));
+        let mut h = Harness::new();
+        let a = h.list(&items);
+        m(&mut h, &a, "Shuffle", &[]);
+        let mut expected_common = geogen_random::Mt19937::new(0);
+        expected_common.next_u32();
+        assert_eq!(h.env.random.next_u32(), expected_common.next_u32());
+        assert_eq!(me(&mut h, &a, "Shuffle", &[s("1")]), GGE2101);
+        // Tiny arrays.
+        let e = h.list(&[]);
+        m(&mut h, &e, "Shuffle", &[]);
+        let one_item = h.list(&[num(1.0)]);
+        m(&mut h, &one_item, "Shuffle", &[num(1.0)]);
+        assert_eq!(keys(&one_item), ["0"]);
+    }
+
+    #[test]
+    fn shuffle_follows_the_documented_algorithm() {
+        use geogen_random::{combine_seeds, hash_str, Mt19937};
+        let mut h = Harness::with(42, MapGeometry::default());
+        let a = h.list(&[num(0.0), num(1.0), num(2.0), num(3.0), num(4.0)]);
+        m(&mut h, &a, "Shuffle", &[num(9.0)]);
+        let mut mt = Mt19937::new(combine_seeds(&[42, 9, hash_str("Array.Shuffle")]));
+        let mut expected: Vec<usize> = (0..5).collect();
+        for i in (1..5usize).rev() {
+            let j = (mt.next_u32() % (i as u32 + 1)) as usize;
+            expected.swap(i, j);
+        }
+        let expected: Vec<String> = expected.iter().map(|i| i.to_string()).collect();
+        assert_eq!(values(&a), expected);
+    }
+
+    #[test]
+    fn repeat() {
+        let mut h = Harness::new();
+        let a = h.call_static("Array", "Repeat", &[s("x"), num(3.0)]).unwrap();
+        assert_eq!(pairs(&a), [("0", "x"), ("1", "x"), ("2", "x")].map(|(k, v)| (k.to_string(), v.to_string())));
+        let e = h.call_static("Array", "Repeat", &[num(1.0), num(0.0)]).unwrap();
+        assert!(pairs(&e).is_empty());
+        for bad in [-1.0, 1.5, 1e300] {
+            assert_eq!(h.call_static("Array", "Repeat", &[num(1.0), num(bad)]).unwrap_err().code, GGE2309, "{bad}");
+        }
+        assert_eq!(h.call_static("Array", "Repeat", &[num(1.0), s("3")]).unwrap_err().code, GGE2101);
+        assert_eq!(h.call_static("Array", "Repeat", &[num(1.0)]).unwrap_err().code, GGE2103);
+    }
+
+    #[test]
+    fn the_size_limit_holds() {
+        let mut h = Harness::new();
+        h.env.limits = Limits { max_array_len: 3, ..Limits::default() };
+        let a = h.list(&[num(1.0), num(2.0), num(3.0)]);
+        assert_eq!(me(&mut h, &a, "PushBack", &[num(4.0)]), GGE2506);
+        assert_eq!(me(&mut h, &a, "[]=", &[s("new"), num(4.0)]), GGE2506);
+        // Overwriting an existing key is not growth.
+        m(&mut h, &a, "[]=", &[num(0.0), num(9.0)]);
+        assert!(h.call_static("Array", "Repeat", &[num(1.0), num(3.0)]).is_ok());
+        assert_eq!(h.call_static("Array", "Repeat", &[num(1.0), num(4.0)]).unwrap_err().code, GGE2309);
+        assert_eq!(keys(&a), ["0", "1", "2"]);
+    }
+}

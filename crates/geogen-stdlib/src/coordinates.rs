@@ -179,3 +179,117 @@ pub(crate) fn register(lib: &mut Library) {
     lib.add_static("Point", POINT_CREATE);
     lib.add_enum_static(ENUM_FROM_NUMBER);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::*;
+    use geogen_diag::codes::*;
+
+    fn dir(v: f64) -> Value {
+        Value::Enum(EnumValue { ty: TypeId::DIRECTION, value: v })
+    }
+
+    #[test]
+    fn number_from_enum() {
+        let mut h = Harness::new();
+        assert!(h.call_static("Number", "FromEnum", &[dir(1.0)]).unwrap().script_eq(&num(1.0)));
+        let e = h.add_enum("Biome", &[("Sea", 3.0), ("Land", 7.0)]);
+        let land = Value::Enum(EnumValue { ty: e, value: 7.0 });
+        assert!(h.call_static("Number", "FromEnum", &[land]).unwrap().script_eq(&num(7.0)));
+        assert_eq!(h.call_static("Number", "FromEnum", &[num(2.0)]).unwrap_err().code, GGE2101);
+    }
+
+    #[test]
+    fn number_from_coordinate() {
+        let mut h = Harness::finite(1000, 500);
+        let c = |x| Value::Coordinate(rel_c(x));
+        let from = |h: &mut Harness, args: &[Value]| h.call_static("Number", "FromCoordinate", args);
+        assert!(from(&mut h, &[c(0.25), dir(0.0)]).unwrap().script_eq(&num(250.0)));
+        assert!(from(&mut h, &[c(0.25), dir(1.0)]).unwrap().script_eq(&num(125.0)));
+        assert!(from(&mut h, &[c(0.2505), dir(0.0)]).unwrap().script_eq(&num(250.0)));
+        assert!(from(&mut h, &[c(-0.2505), dir(0.0)]).unwrap().script_eq(&num(-250.0)));
+        // Absolute coordinates and Numbers are their value, with or without a direction.
+        assert!(from(&mut h, &[Value::Coordinate(abs_c(7.5))]).unwrap().script_eq(&num(7.5)));
+        assert!(from(&mut h, &[num(7.5), dir(1.0)]).unwrap().script_eq(&num(7.5)));
+        assert_eq!(from(&mut h, &[c(0.5)]).unwrap_err().code, GGE2703);
+        assert_eq!(from(&mut h, &[c(1e7), dir(0.0)]).unwrap_err().code, GGE2304);
+        assert_eq!(from(&mut h, &[c(0.5), num(0.0)]).unwrap_err().code, GGE2101);
+        assert_eq!(from(&mut h, &[s("x")]).unwrap_err().code, GGE2101);
+        let mut inf = Harness::new();
+        assert_eq!(from(&mut inf, &[c(0.5), dir(0.0)]).unwrap_err().code, GGE2704);
+        assert_eq!(from(&mut inf, &[c(0.5), dir(1.0)]).unwrap_err().code, GGE2704);
+    }
+
+    #[test]
+    fn coordinate_from_number() {
+        let mut h = Harness::new();
+        match h.call_static("Coordinate", "FromNumber", &[num(4.5)]).unwrap() {
+            Value::Coordinate(c) => assert_eq!(c, abs_c(4.5)),
+            other => panic!("{other:?}"),
+        }
+        match h.call_static("Coordinate", "FromNumber", &[Value::Coordinate(rel_c(0.5))]).unwrap() {
+            Value::Coordinate(c) => assert_eq!(c, rel_c(0.5)),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(h.call_static("Coordinate", "FromNumber", &[Value::Null]).unwrap_err().code, GGE2101);
+    }
+
+    #[test]
+    fn point_create() {
+        let mut h = Harness::finite(100, 100);
+        match h.call_static("Point", "Create", &[num(1.0), Value::Coordinate(rel_c(0.5))]).unwrap() {
+            Value::Point(p) => assert_eq!((p.x, p.y), (abs_c(1.0), rel_c(0.5))),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(h.call_static("Point", "Create", &[num(1.0), s("2")]).unwrap_err().code, GGE2101);
+        assert_eq!(h.call_static("Point", "Create", &[num(1.0)]).unwrap_err().code, GGE2103);
+        let mut wide =
+            Harness::with(0, MapGeometry { map_width: Some(100), map_height: None, ..MapGeometry::default() });
+        let ok = wide.call_static("Point", "Create", &[Value::Coordinate(rel_c(0.5)), num(3.0)]);
+        assert!(ok.is_ok());
+        let err = wide.call_static("Point", "Create", &[num(3.0), Value::Coordinate(rel_c(0.5))]).unwrap_err();
+        assert_eq!(err.code, GGE2704);
+        assert!(err.message.contains("@0.5"), "{}", err.message);
+        let mut inf = Harness::new();
+        assert!(inf.call_static("Point", "Create", &[num(1e12), num(-3.0)]).is_ok());
+        let x = Value::Coordinate(rel_c(0.5));
+        assert_eq!(inf.call_static("Point", "Create", &[x, num(3.0)]).unwrap_err().code, GGE2704);
+    }
+
+    #[test]
+    fn enum_from_number() {
+        let mut h = Harness::new();
+        match h.call_enum_static(TypeId::DIRECTION, "FromNumber", &[num(1.0)]).unwrap() {
+            Value::Enum(e) => assert_eq!((e.ty, e.value), (TypeId::DIRECTION, 1.0)),
+            other => panic!("{other:?}"),
+        }
+        let err = h.call_enum_static(TypeId::DIRECTION, "FromNumber", &[num(2.0)]).unwrap_err();
+        assert_eq!(err.code, GGE2702);
+        assert!(err.hint.unwrap().contains("Vertical = 1"));
+        assert_eq!(h.call_enum_static(TypeId::DIRECTION, "FromNumber", &[num(0.5)]).unwrap_err().code, GGE2702);
+        assert_eq!(h.call_enum_static(TypeId::DIRECTION, "FromNumber", &[s("0")]).unwrap_err().code, GGE2101);
+        let biome = h.add_enum("Biome", &[("Sea", 3.0), ("Deep", 3.0), ("Land", 7.0)]);
+        match h.call_enum_static(biome, "FromNumber", &[num(7.0)]).unwrap() {
+            Value::Enum(e) => assert_eq!((e.ty, e.value), (biome, 7.0)),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(h.call_enum_static(biome, "FromNumber", &[num(0.0)]).unwrap_err().code, GGE2702);
+        // Not an enum type: an internal error, not a panic.
+        assert_eq!(h.call_enum_static(TypeId::NUMBER, "FromNumber", &[num(0.0)]).unwrap_err().code, GGE5000);
+    }
+
+    #[test]
+    fn point_resolution() {
+        let g = MapGeometry { map_width: Some(1000), map_height: Some(200), ..MapGeometry::default() };
+        let p = Point { x: rel_c(0.25), y: abs_c(-3.9) };
+        assert_eq!(resolve_point(p, &g).unwrap(), (250, -3));
+        let p = Point { x: abs_c(7.9), y: rel_c(0.5) };
+        assert_eq!(resolve_point(p, &g).unwrap(), (7, 100));
+        assert_eq!(resolve_point(Point { x: abs_c(3e9), y: abs_c(0.0) }, &g).unwrap_err().code, GGE2304);
+        assert_eq!(resolve_point(Point { x: abs_c(0.0), y: rel_c(2e7) }, &g).unwrap_err().code, GGE2304);
+        let inf = MapGeometry::default();
+        assert_eq!(resolve_point(Point { x: abs_c(1.0), y: rel_c(0.1) }, &inf).unwrap_err().code, GGE2704);
+        assert_eq!(resolve_coordinate(abs_c(-2147483648.5), Axis::Horizontal, &inf).unwrap(), i32::MIN);
+    }
+}

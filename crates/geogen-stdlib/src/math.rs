@@ -156,3 +156,119 @@ pub(crate) fn register(lib: &mut Library) {
         lib.add_global(native);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::*;
+    use geogen_diag::codes::*;
+    use geogen_vm::Value;
+
+    fn f(name: &str, args: &[f64]) -> f64 {
+        let values: Vec<Value> = args.iter().map(|&x| num(x)).collect();
+        as_num(&Harness::new().call(name, &values).unwrap_or_else(|e| panic!("{name}{args:?}: {e}")))
+    }
+
+    fn e(name: &str, args: &[f64]) -> geogen_diag::ErrorCode {
+        let values: Vec<Value> = args.iter().map(|&x| num(x)).collect();
+        Harness::new().err(name, &values)
+    }
+
+    #[test]
+    fn min_and_max() {
+        assert_eq!(f("Min", &[3.0, 1.0]), 1.0);
+        assert_eq!(f("Min", &[3.0, 1.0, -2.0, 5.0]), -2.0);
+        assert_eq!(f("Max", &[3.0, 1.0]), 3.0);
+        assert_eq!(f("Max", &[3.0, 1.0, 7.5, 5.0]), 7.5);
+        assert_eq!(e("Min", &[1.0]), GGE2103);
+        assert_eq!(e("Max", &[]), GGE2103);
+        let mut h = Harness::new();
+        let err = h.call("Max", &[num(1.0), num(2.0), s("3")]).unwrap_err();
+        assert_eq!(err.code, GGE2101);
+        assert!(err.message.contains("argument 3"), "{}", err.message);
+    }
+
+    #[test]
+    fn trigonometry() {
+        let pi = std::f64::consts::PI;
+        assert_eq!(f("Sin", &[0.0]), 0.0);
+        assert_6(f("Sin", &[pi / 6.0]), "0.5");
+        assert_6(f("Cos", &[pi / 3.0]), "0.5");
+        assert_6(f("Tan", &[pi / 4.0]), "1");
+        assert_6(f("Atan", &[1.0]), "0.785398");
+        assert_6(f("Atan2", &[1.0, 0.0]), "1.5708");
+        assert_6(f("Atan2", &[0.0, -1.0]), "3.14159");
+        assert_6(f("Atan2", &[-1.0, -1.0]), "-2.35619");
+        // The README fix: ±1 are in the domain.
+        assert_6(f("Asin", &[1.0]), "1.5708");
+        assert_6(f("Asin", &[-1.0]), "-1.5708");
+        assert_eq!(f("Acos", &[1.0]), 0.0);
+        assert_6(f("Acos", &[-1.0]), "3.14159");
+        assert_6(f("Asin", &[0.5]), "0.523599");
+        assert_eq!(e("Asin", &[1.0000001]), GGE2305);
+        assert_eq!(e("Acos", &[-2.0]), GGE2305);
+        assert_6(f("DegToRad", &[180.0]), "3.14159");
+        assert_6(f("RadToDeg", &[pi / 2.0]), "90");
+        assert_eq!(e("RadToDeg", &[1e308]), GGE2302);
+    }
+
+    #[test]
+    fn logarithms_and_powers() {
+        assert_eq!(f("Log", &[1.0, 10.0]), 0.0);
+        assert_6(f("Log", &[1000.0, 10.0]), "3");
+        assert_6(f("Log", &[8.0, 2.0]), "3");
+        assert_6(f("Log", &[0.25, 2.0]), "-2");
+        assert_6(f("Log", &[2.0, 0.5]), "-1");
+        assert_eq!(e("Log", &[0.0, 10.0]), GGE2306);
+        assert_eq!(e("Log", &[-1.0, 10.0]), GGE2306);
+        assert_eq!(e("Log", &[10.0, 0.0]), GGE2306);
+        assert_eq!(e("Log", &[10.0, -2.0]), GGE2306);
+        let err = Harness::new().call("Log", &[num(10.0), num(1.0)]).unwrap_err();
+        assert_eq!(err.code, GGE2306);
+        assert!(err.hint.is_some());
+        assert_eq!(f("Pow", &[2.0, 10.0]), 1024.0);
+        assert_eq!(f("Pow", &[0.0, 0.0]), 1.0);
+        assert_eq!(f("Pow", &[0.0, 2.0]), 0.0);
+        assert_eq!(f("Pow", &[-2.0, 3.0]), -8.0);
+        assert_6(f("Pow", &[2.0, 0.5]), "1.41421");
+        assert_eq!(e("Pow", &[10.0, 400.0]), GGE2302);
+        assert_eq!(e("Pow", &[0.0, -1.0]), GGE2302);
+        assert_eq!(e("Pow", &[10.0, -400.0]), GGE2308);
+        assert_eq!(e("Pow", &[-8.0, 0.5]), GGE2302);
+        assert_eq!(f("Sqrt", &[16.0]), 4.0);
+        assert_eq!(f("Sqrt", &[0.0]), 0.0);
+        let err = Harness::new().call("Sqrt", &[num(-4.0)]).unwrap_err();
+        assert_eq!(err.code, GGE2307);
+        assert_eq!(err.message, "Sqrt of a negative number (-4)");
+    }
+
+    #[test]
+    fn rounding() {
+        assert_eq!(f("Round", &[2.5]), 3.0);
+        assert_eq!(f("Round", &[-2.5]), -3.0);
+        assert_eq!(f("Round", &[2.4999]), 2.0);
+        assert_eq!(f("Round", &[-0.4]), 0.0);
+        assert_eq!(f("Ceil", &[1.1]), 2.0);
+        assert_eq!(f("Ceil", &[-1.1]), -1.0);
+        assert_eq!(f("Floor", &[1.9]), 1.0);
+        assert_eq!(f("Floor", &[-1.1]), -2.0);
+        assert_eq!(f("Abs", &[-3.5]), 3.5);
+        assert_eq!(f("Abs", &[3.5]), 3.5);
+    }
+
+    #[test]
+    fn argument_types_and_counts() {
+        let mut h = Harness::new();
+        for name in [
+            "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "DegToRad", "RadToDeg", "Sqrt", "Round", "Ceil", "Floor",
+            "Abs",
+        ] {
+            assert_eq!(h.err(name, &[Value::Bool(true)]), GGE2101, "{name}");
+            assert_eq!(h.err(name, &[]), GGE2103, "{name}");
+            assert_eq!(h.err(name, &[num(1.0), num(1.0)]), GGE2103, "{name}");
+        }
+        for name in ["Atan2", "Log", "Pow"] {
+            assert_eq!(h.err(name, &[num(1.0), Value::Null]), GGE2101, "{name}");
+            assert_eq!(h.err(name, &[num(1.0)]), GGE2103, "{name}");
+        }
+    }
+}

@@ -47,12 +47,17 @@ fn strip_zeros(s: &str) -> &str {
 /// Coordinate `5` or `@0.5`; Point `[1, 2]` or `[@0.5, @0.25]`; an enum item its integer value;
 /// a type object `Type`; an Array a multi-line listing in insertion order (`{`, one `  key: value`
 /// line per item with nested arrays indented further, `}`; an empty array is `{}`; an array that
-/// contains itself shows the inner occurrence as `{...}`); maps and random sequences their type name.
+/// contains itself shows the inner occurrence as `{...}`, and so do arrays nested deeper than
+/// [`MAX_PRINT_DEPTH`] levels); maps and random sequences their type name.
 pub fn format_value(value: &Value) -> String {
     let mut out = String::new();
     write_value(&mut out, value, 0, &mut Vec::new());
     out
 }
+
+/// How many levels of nested arrays [`format_value`] lists; deeper ones print as `{...}`. (Scripts
+/// can nest arrays a million deep; listing them all would overflow the stack and print terabytes.)
+pub const MAX_PRINT_DEPTH: usize = 32;
 
 fn format_coordinate(c: &geogen_vm::Coordinate) -> String {
     if c.relative {
@@ -79,7 +84,7 @@ fn write_value(out: &mut String, value: &Value, indent: usize, open: &mut Vec<Ob
         Value::Enum(e) => out.push_str(&format_number(e.value)),
         Value::Type(_) => out.push_str("Type"),
         Value::Array(a) => {
-            if open.contains(&a.id) {
+            if open.contains(&a.id) || open.len() >= MAX_PRINT_DEPTH {
                 out.push_str("{...}");
                 return;
             }
@@ -208,4 +213,146 @@ fn trigger_error(_ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeEr
 pub(crate) fn register(lib: &mut Library) {
     lib.add_global(PRINT);
     lib.add_global(TRIGGER_ERROR);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::*;
+    use geogen_diag::codes::*;
+    use geogen_vm::{EnumValue, TypeId};
+
+    #[test]
+    fn numbers_print_like_cpp_streams() {
+        let cases = [
+            (1.0 / 3.0, "0.333333"),
+            (1234567.0, "1.23457e+06"),
+            (100.0, "100"),
+            (-0.5, "-0.5"),
+            (1e-5, "1e-05"),
+            (0.0001, "0.0001"),
+            (0.00012345678, "0.000123457"),
+            (123456.0, "123456"),
+            (999999.0, "999999"),
+            (999999.5, "1e+06"),
+            (1e100, "1e+100"),
+            (-2.5e-300, "-2.5e-300"),
+            (0.0, "0"),
+            (-0.0, "-0"),
+            (3.0, "3"),
+            (2.5, "2.5"),
+            (0.1, "0.1"),
+            (1e15, "1e+15"),
+            (5.92845, "5.92845"),
+            (f64::INFINITY, "inf"),
+            (f64::NEG_INFINITY, "-inf"),
+            (f64::NAN, "nan"),
+        ];
+        for (x, expected) in cases {
+            assert_eq!(format_number(x), expected, "{x:e}");
+        }
+    }
+
+    #[test]
+    fn values_print() {
+        let mut h = Harness::new();
+        let cases = [
+            (Value::Bool(true), "true"),
+            (Value::Bool(false), "false"),
+            (Value::Null, "null"),
+            (s("text {0}"), "text {0}"),
+            (Value::Coordinate(abs_c(5.0)), "5"),
+            (Value::Coordinate(rel_c(0.5)), "@0.5"),
+            (point(abs_c(1.0), abs_c(2.0)), "[1, 2]"),
+            (point(rel_c(0.5), rel_c(0.25)), "[@0.5, @0.25]"),
+            (Value::Enum(EnumValue { ty: TypeId::DIRECTION, value: 1.0 }), "1"),
+            (Value::Type(TypeId::ARRAY), "Type"),
+        ];
+        for (v, expected) in cases {
+            assert_eq!(format_value(&v), expected);
+        }
+        let seq = h.call_static("RandomSequence2D", "Create", &[num(1.0)]).unwrap();
+        assert_eq!(format_value(&seq), "RandomSequence2D");
+        let empty = h.list(&[]);
+        assert_eq!(format_value(&empty), "{}");
+    }
+
+    #[test]
+    fn arrays_print_in_insertion_order_with_nesting() {
+        let mut h = Harness::new();
+        let inner = h.list(&[num(1.0), s("x")]);
+        let outer = h.array(&[(s("b"), num(2.0)), (s("a"), inner), (num(7.0), Value::Bool(false))]);
+        assert_eq!(format_value(&outer), "{\n  b: 2\n  a: {\n    0: 1\n    1: x\n  }\n  7: false\n}");
+    }
+
+    #[test]
+    fn self_containing_and_deep_arrays_print_finitely() {
+        let mut h = Harness::new();
+        let a = h.list(&[]);
+        h.call_method(&a, "PushBack", &[a.clone()]).unwrap();
+        assert_eq!(format_value(&a), "{\n  0: {...}\n}");
+        let mut deep = h.list(&[]);
+        for _ in 0..10_000 {
+            deep = h.list(&[deep]);
+        }
+        let text = format_value(&deep);
+        assert!(text.contains("{...}"));
+        assert_eq!(text.matches('{').count(), MAX_PRINT_DEPTH + 1);
+    }
+
+    #[test]
+    fn templates() {
+        let v = [num(1.0), s("two"), num(0.5)];
+        let ok = [
+            ("plain", "plain"),
+            ("{0} and {1}", "1 and two"),
+            ("{2}{0}{2}", "0.510.5"),
+            ("{{0}} is {0}", "{0} is 1"),
+            ("}}{{", "}{"),
+            ("{{{0}}}", "{1}"),
+            ("", ""),
+            ("é {1}", "é two"),
+        ];
+        for (t, expected) in ok {
+            assert_eq!(format_template(t, &v).unwrap(), expected, "{t}");
+        }
+        let many: Vec<Value> = (0..12).map(|i| num(i as f64)).collect();
+        assert_eq!(format_template("{11}-{10}", &many).unwrap(), "11-10");
+        for bad in ["{", "{0", "x {3}", "{a}", "{}", "{-1}", "}", "a } b", "{ 0}", "{99999999999999999999999}"] {
+            let e = format_template(bad, &v).unwrap_err();
+            assert_eq!(e.code, GGE2701, "{bad}");
+            assert!(e.hint.is_some(), "{bad}");
+        }
+        let e = format_template("{1}", &[num(1.0)]).unwrap_err();
+        assert!(e.message.contains("only 1 argument"), "{}", e.message);
+        let e = format_template("{0", &[]).unwrap_err();
+        assert!(e.message.contains("never closed"), "{}", e.message);
+    }
+
+    #[test]
+    fn print_records_a_message() {
+        let mut h = Harness::new();
+        let r = h.call("Print", &[s("x = {0}, y = {1}"), num(1.5), Value::Null]).unwrap();
+        assert!(r.is_null());
+        h.call("Print", &[s("second")]).unwrap();
+        assert_eq!(h.env.messages.len(), 2);
+        assert_eq!(h.env.messages[0].text, "x = 1.5, y = null");
+        assert_eq!(h.env.messages[0].span, geogen_diag::Span::new(3, 7));
+        assert_eq!(h.env.messages[1].text, "second");
+        assert_eq!(h.err("Print", &[s("{1}"), num(1.0)]), GGE2701);
+        assert_eq!(h.err("Print", &[num(1.0)]), GGE2101);
+        assert_eq!(h.err("Print", &[]), GGE2103);
+        assert_eq!(h.env.messages.len(), 2);
+    }
+
+    #[test]
+    fn trigger_error_raises_user_errors() {
+        let mut h = Harness::new();
+        let e = h.call("TriggerError", &[s("bad {0}: {1}"), s("size"), num(3.0)]).unwrap_err();
+        assert_eq!(e.code, GGE6000);
+        assert_eq!(e.message, "bad size: 3");
+        assert_eq!(h.err("TriggerError", &[s("{")]), GGE2701);
+        assert_eq!(h.err("TriggerError", &[Value::Null]), GGE2101);
+        assert!(h.env.messages.is_empty());
+    }
 }
