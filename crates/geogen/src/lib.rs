@@ -6,10 +6,25 @@
 //! ```
 //!
 //! A [`Script`] is immutable and `Send + Sync`: compile once, then run it from several threads.
+//! Each run creates its own [`geogen_vm::Vm`] (values are single-threaded and live only during a
+//! run); the compiled code and the native library are shared.
 
-use geogen_diag::{Diagnostic, RenderOptions, SourceFile};
+use std::sync::{Arc, OnceLock};
 
+use geogen_compile::metadata::{Dimension, ParameterKind, ParameterValue, ScriptParameter};
+use geogen_compile::{CompiledScript, CORE_TYPE_NAMES};
+use geogen_diag::{codes, Diagnostic, RenderOptions, SourceFile};
+use geogen_vm::{Library, MapGeometry, Name, Vm, VmConfig};
+
+pub use geogen_compile::metadata::Restriction;
 pub use geogen_diag as diag;
+pub use geogen_vm::Limits;
+
+/// The smallest and largest render scale a host may ask for (reference §2.3).
+pub const RENDER_SCALE_MIN: f64 = 0.001;
+pub const RENDER_SCALE_MAX: f64 = 10.0;
+/// The render size of a dimension that has no other size to go by.
+pub const RENDER_SIZE_DEFAULT: u32 = 1000;
 
 /// How to compile.
 #[derive(Clone, Debug)]
@@ -34,6 +49,7 @@ pub struct RunSettings {
     /// Script parameter values as the user typed them (`-p NAME=VALUE`), parsed by the parameter's type.
     pub parameters: Vec<(String, String)>,
     /// The map size for finite dimensions; `None` = derived from the render size and scale.
+    /// Ignored in an infinite dimension.
     pub map_width: Option<u32>,
     pub map_height: Option<u32>,
     pub render_origin: (i64, i64),
@@ -69,6 +85,8 @@ pub struct RunOutput {
     pub yielded: Vec<String>,
     /// Instructions executed.
     pub instructions: u64,
+    /// The map size and render rectangle the run used (as `Parameters` showed them).
+    pub geometry: MapGeometry,
 }
 
 /// Errors with the source they refer to, ready to print.
@@ -81,6 +99,10 @@ pub struct Failure {
 }
 
 impl Failure {
+    fn new(diagnostics: Vec<Diagnostic>, source: &SourceFile) -> Failure {
+        Failure { diagnostics, source: source.clone(), messages: Vec::new() }
+    }
+
     pub fn render(&self, options: RenderOptions) -> String {
         geogen_diag::render_diagnostics(&self.diagnostics, &self.source, options)
     }
@@ -88,6 +110,11 @@ impl Failure {
     /// The first (primary) diagnostic.
     pub fn first(&self) -> &Diagnostic {
         &self.diagnostics[0]
+    }
+
+    /// The `line:column` of the first diagnostic, if it points into the script.
+    pub fn first_location(&self) -> Option<geogen_diag::LineCol> {
+        self.diagnostics.first().and_then(|d| d.span).map(|s| self.source.span_start(s))
     }
 }
 
@@ -97,26 +124,314 @@ impl std::fmt::Display for Failure {
     }
 }
 
+impl std::error::Error for Failure {}
+
+/// What `geogen info` shows about a script: its metadata, parameters and maps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScriptInfo {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub author: Option<String>,
+    pub width: DimensionInfo,
+    pub height: DimensionInfo,
+    pub parameters: Vec<ParameterInfo>,
+    /// The names the script yields, in source order ("main" for an unnamed yield).
+    pub maps: Vec<String>,
+}
+
+/// One axis of the map.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DimensionInfo {
+    Infinite,
+    Finite {
+        /// Informational; `None` = derived from the render size.
+        default: Option<u32>,
+        min: u32,
+        max: u32,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParameterInfo {
+    pub name: String,
+    pub label: String,
+    pub description: String,
+    pub kind: ParameterInfoKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParameterInfoKind {
+    Boolean { default: bool },
+    Number { default: f64, min: f64, max: f64, restriction: Restriction },
+    /// `Direction` or a script enum, with its items (name, value) in declaration order.
+    Enum { type_name: String, items: Vec<(String, f64)>, default: String },
+}
+
+impl ParameterInfoKind {
+    /// `Boolean`, `Number` or the enum's name.
+    pub fn type_name(&self) -> &str {
+        match self {
+            ParameterInfoKind::Boolean { .. } => "Boolean",
+            ParameterInfoKind::Number { .. } => "Number",
+            ParameterInfoKind::Enum { type_name, .. } => type_name,
+        }
+    }
+}
+
 /// A compiled script.
 pub struct Script {
     source: SourceFile,
+    compiled: Arc<CompiledScript>,
+    library: Arc<Library>,
+    main_map_mandatory: bool,
+}
+
+impl std::fmt::Debug for Script {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Script").field("name", &self.source.name()).finish()
+    }
+}
+
+/// The core library, built once per process (it is immutable and shared by every script).
+fn core_library() -> Arc<Library> {
+    static CORE: OnceLock<Arc<Library>> = OnceLock::new();
+    Arc::clone(CORE.get_or_init(|| Arc::new(geogen_stdlib::core_library())))
+}
+
+/// The core library plus the test library.
+fn test_library() -> Arc<Library> {
+    static TEST: OnceLock<Arc<Library>> = OnceLock::new();
+    Arc::clone(TEST.get_or_init(|| {
+        let mut library = geogen_stdlib::core_library();
+        library.extend(&geogen_stdlib::test_library());
+        Arc::new(library)
+    }))
 }
 
 impl Script {
-    /// Parses and compiles; all syntax errors of the file are reported together.
+    /// Parses and compiles; all syntax errors of the file are reported together (and compile
+    /// errors only when the syntax is clean, since they would mostly repeat them).
     pub fn compile(name: &str, source: &str, options: &CompileOptions) -> Result<Script, Failure> {
-        let _ = options;
-        let _ = (name, source);
-        todo!("wire syntax -> compile")
+        let file = SourceFile::new(name, source);
+        let parsed = geogen_syntax::parse(source);
+        if !parsed.diagnostics.is_empty() {
+            return Err(Failure::new(parsed.diagnostics, &file));
+        }
+        let library = if options.test_library { test_library() } else { core_library() };
+        let natives = library.global_names().filter(|n| n.starts_with(|c: char| c.is_alphabetic() || c == '_'));
+        let types = CORE_TYPE_NAMES.iter().copied().chain(library.types.keys().map(|k| &**k));
+        let compile_options = geogen_compile::CompileOptions::new(natives, types, options.main_map_mandatory);
+        let compiled =
+            geogen_compile::compile(&parsed.script, &compile_options).map_err(|errors| Failure::new(errors, &file))?;
+        Ok(Script { source: file, compiled: Arc::new(compiled), library, main_map_mandatory: options.main_map_mandatory })
     }
 
     pub fn source(&self) -> &SourceFile {
         &self.source
     }
 
+    /// The intermediate code (for the disassembler).
+    pub fn compiled(&self) -> &Arc<CompiledScript> {
+        &self.compiled
+    }
+
+    /// The natives the script runs with.
+    pub fn library(&self) -> &Arc<Library> {
+        &self.library
+    }
+
+    /// Metadata, parameters and maps, for `geogen info`.
+    pub fn info(&self) -> ScriptInfo {
+        let meta = &self.compiled.metadata;
+        ScriptInfo {
+            name: meta.name.clone(),
+            description: meta.description.clone(),
+            author: meta.author.clone(),
+            width: dimension_info(&meta.width),
+            height: dimension_info(&meta.height),
+            parameters: meta.parameters.iter().map(parameter_info).collect(),
+            maps: self.compiled.map_names.iter().map(|n| n.to_string()).collect(),
+        }
+    }
+
     /// Simulates the script with these settings.
     pub fn run(&self, settings: &RunSettings) -> Result<RunOutput, Failure> {
-        let _ = settings;
-        todo!("wire vm + stdlib")
+        let mut vm = self.vm(settings)?;
+        let result = vm.run();
+        let messages: Vec<String> = vm.env().messages.iter().map(|m| m.text.clone()).collect();
+        match result {
+            Ok(()) => Ok(RunOutput {
+                messages,
+                yielded: vm.yielded().iter().map(|(name, _)| name.to_string()).collect(),
+                instructions: vm.instructions_executed(),
+                geometry: vm.env().geometry.clone(),
+            }),
+            Err(diagnostic) => {
+                Err(Failure { diagnostics: vec![diagnostic], source: self.source.clone(), messages })
+            }
+        }
+    }
+
+    /// A VM ready to run the script with these settings, for stepping in a debugger. Bad
+    /// parameters are GGE4001/GGE4002, a bad map size, render size or scale GGE4003.
+    pub fn vm(&self, settings: &RunSettings) -> Result<Vm, Failure> {
+        let parameters = self.parameters(settings).map_err(|d| Failure::new(vec![d], &self.source))?;
+        let geometry = self.geometry(settings).map_err(|d| Failure::new(vec![d], &self.source))?;
+        let config = VmConfig {
+            seed: settings.seed,
+            geometry,
+            limits: settings.limits.clone(),
+            parameters,
+            main_map_mandatory: self.main_map_mandatory,
+        };
+        Vm::new(Arc::clone(&self.compiled), Arc::clone(&self.library), config)
+            .map_err(|d| Failure::new(vec![d], &self.source))
+    }
+
+    /// Reads the `-p NAME=VALUE` texts by the declared types (a later value of one name wins).
+    fn parameters(&self, settings: &RunSettings) -> Result<Vec<(Name, ParameterValue)>, Diagnostic> {
+        let declared = &self.compiled.metadata.parameters;
+        let mut values = Vec::new();
+        for (name, text) in &settings.parameters {
+            let Some(parameter) = declared.iter().find(|p| &*p.name == name.as_str()) else {
+                return Err(unknown_parameter(name, declared));
+            };
+            let value = geogen_compile::parse_parameter_value(parameter, text)?;
+            values.push((parameter.name.clone(), value));
+        }
+        Ok(values)
+    }
+
+    /// The map size and render rectangle (reference §2.4, §5.5).
+    pub fn geometry(&self, settings: &RunSettings) -> Result<MapGeometry, Diagnostic> {
+        let scale = settings.render_scale;
+        if !(RENDER_SCALE_MIN..=RENDER_SCALE_MAX).contains(&scale) {
+            return Err(Diagnostic::new(
+                codes::GGE4003,
+                format!("the render scale {scale} is outside [{RENDER_SCALE_MIN}, {RENDER_SCALE_MAX}]"),
+            )
+            .with_hint("1 renders one pixel per map unit, 0.5 zooms out twice, 2 zooms in twice"));
+        }
+        let meta = &self.compiled.metadata;
+        let (map_width, render_width) = axis("width", &meta.width, settings.map_width, settings.render_width, scale)?;
+        let (map_height, render_height) =
+            axis("height", &meta.height, settings.map_height, settings.render_height, scale)?;
+        Ok(MapGeometry {
+            map_width,
+            map_height,
+            render_origin_x: settings.render_origin.0,
+            render_origin_y: settings.render_origin.1,
+            render_width,
+            render_height,
+            render_scale: scale,
+        })
+    }
+}
+
+/// One axis: (map size if finite, render size).
+fn axis(
+    axis: &str,
+    dimension: &Dimension,
+    map_size: Option<u32>,
+    render_size: Option<u32>,
+    scale: f64,
+) -> Result<(Option<u32>, u32), Diagnostic> {
+    if render_size == Some(0) {
+        return Err(Diagnostic::new(codes::GGE4003, format!("the render {axis} must be at least 1 pixel")));
+    }
+    match dimension {
+        // A map size makes no sense for an infinite axis; it is ignored so that one command line
+        // can serve scripts of both kinds.
+        Dimension::Infinite => Ok((None, render_size.unwrap_or(RENDER_SIZE_DEFAULT))),
+        Dimension::Finite { min, max, .. } => match map_size {
+            Some(size) => {
+                if size < *min || size > *max {
+                    return Err(Diagnostic::new(
+                        codes::GGE4003,
+                        format!("the map {axis} {size} is outside the script's range [{min}, {max}]"),
+                    )
+                    .with_hint(format!("choose a map {axis} from {min} to {max}")));
+                }
+                Ok((Some(size), render_size.unwrap_or(size)))
+            }
+            None => {
+                let render = render_size.unwrap_or(RENDER_SIZE_DEFAULT);
+                // The render is the whole map: its logical size is the physical size / scale.
+                let derived = (f64::from(render) / scale).floor().clamp(f64::from(*min), f64::from(*max));
+                Ok((Some(derived as u32), render))
+            }
+        },
+    }
+}
+
+fn unknown_parameter(name: &str, declared: &[ScriptParameter]) -> Diagnostic {
+    let error = Diagnostic::new(codes::GGE4001, format!("the script has no parameter `{name}`"));
+    if declared.is_empty() {
+        return error.with_hint("this script declares no parameters");
+    }
+    let names: Vec<&str> = declared.iter().map(|p| &*p.name).collect();
+    let close = geogen_vm::did_you_mean(name, names.iter().copied());
+    let list = format!("its parameters are {}", names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "));
+    error.with_hint(match close {
+        Some(close) => format!("{close} ({list})"),
+        None => list,
+    })
+}
+
+fn dimension_info(dimension: &Dimension) -> DimensionInfo {
+    match dimension {
+        Dimension::Infinite => DimensionInfo::Infinite,
+        Dimension::Finite { default, min, max } => DimensionInfo::Finite { default: *default, min: *min, max: *max },
+    }
+}
+
+fn parameter_info(p: &ScriptParameter) -> ParameterInfo {
+    let kind = match &p.kind {
+        ParameterKind::Boolean { default } => ParameterInfoKind::Boolean { default: *default },
+        ParameterKind::Number { default, min, max, restriction } => {
+            ParameterInfoKind::Number { default: *default, min: *min, max: *max, restriction: *restriction }
+        }
+        ParameterKind::Enum { type_name, items, default } => ParameterInfoKind::Enum {
+            type_name: type_name.to_string(),
+            items: items.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+            default: default.to_string(),
+        },
+    };
+    ParameterInfo { name: p.name.to_string(), label: p.label.clone(), description: p.description.clone(), kind }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Script>();
+        assert_send_sync::<Failure>();
+        assert_send_sync::<RunSettings>();
+    }
+
+    fn finite(min: u32, max: u32) -> Dimension {
+        Dimension::Finite { default: None, min, max }
+    }
+
+    #[test]
+    fn axis_sizes() {
+        // Infinite: the render size or 1000; a map size is ignored.
+        assert_eq!(axis("width", &Dimension::Infinite, None, None, 1.0).unwrap(), (None, 1000));
+        assert_eq!(axis("width", &Dimension::Infinite, Some(5), Some(64), 1.0).unwrap(), (None, 64));
+        // Finite with a map size: the render defaults to it.
+        assert_eq!(axis("width", &finite(1, 5000), Some(640), None, 1.0).unwrap(), (Some(640), 640));
+        // Finite without: floor(render / scale), clamped.
+        assert_eq!(axis("width", &finite(1, 5000), None, Some(333), 0.5).unwrap(), (Some(666), 333));
+        assert_eq!(axis("width", &finite(1, 5000), None, None, 3.0).unwrap(), (Some(333), 1000));
+        assert_eq!(axis("width", &finite(1, 500), None, None, 1.0).unwrap(), (Some(500), 1000));
+        assert_eq!(axis("width", &finite(2000, 5000), None, Some(10), 1.0).unwrap(), (Some(2000), 10));
+        // An explicit size out of range names the range.
+        let e = axis("width", &finite(10, 20), Some(30), None, 1.0).unwrap_err();
+        assert_eq!(e.code, codes::GGE4003);
+        assert!(e.message.contains("[10, 20]"), "{}", e.message);
+        assert_eq!(axis("height", &finite(1, 20), None, Some(0), 1.0).unwrap_err().code, codes::GGE4003);
     }
 }
