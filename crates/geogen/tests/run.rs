@@ -1,0 +1,279 @@
+//! End-to-end tests through the library facade: source text → parse → compile → simulate.
+
+use geogen::diag::codes;
+use geogen::{CompileOptions, DimensionInfo, Failure, Limits, ParameterInfoKind, RunOutput, RunSettings, Script};
+
+fn options() -> CompileOptions {
+    CompileOptions { test_library: true, main_map_mandatory: false }
+}
+
+fn compile(source: &str) -> Script {
+    Script::compile("test.ggs", source, &options()).unwrap_or_else(|f| panic!("compile failed:\n{f}"))
+}
+
+fn run(source: &str) -> RunOutput {
+    run_with(source, &RunSettings::default()).unwrap_or_else(|f| panic!("run failed:\n{f}"))
+}
+
+fn run_with(source: &str, settings: &RunSettings) -> Result<RunOutput, Failure> {
+    compile(source).run(settings)
+}
+
+fn run_err(source: &str, settings: &RunSettings) -> Failure {
+    match run_with(source, settings) {
+        Ok(out) => panic!("expected an error, got {:?}", out.messages),
+        Err(f) => f,
+    }
+}
+
+#[test]
+fn sieve_of_eratosthenes() {
+    let out = run(r#"
+        var n = 100;
+        var composite = {};
+        for (var i = 0; i <= n; i++) { composite[i] = false; }
+        var primes = {};
+        for (var i = 2; i <= n; i++) {
+            if (composite[i]) { continue; }
+            primes.PushBack(i);
+            for (var j = i * i; j <= n; j += i) { composite[j] = true; }
+        }
+        Print("{0} {1}", primes.Count(), primes.Back());
+    "#);
+    assert_eq!(out.messages, ["25 97"]);
+}
+
+#[test]
+fn fibonacci_recursive_and_iterative() {
+    let out = run(r#"
+        function fib(n) { if (n < 2) { return n; } return fib(n - 1) + fib(n - 2); }
+        function fibLoop(n) {
+            var a = 0; var b = 1;
+            while (n > 0) { var t = a + b; a = b; b = t; n--; }
+            return a;
+        }
+        Print("{0} {1}", fib(20), fibLoop(30));
+    "#);
+    assert_eq!(out.messages, ["6765 832040"]);
+}
+
+#[test]
+fn switch_falls_through_until_break() {
+    let out = run(r#"
+        function describe(x) {
+            var s = "";
+            switch (x) {
+                case 1: s = s + "one ";
+                case 2: s = s + "two "; break;
+                default: s = s + "other ";
+                case 3: s = s + "three ";
+            }
+            return s;
+        }
+        Print(describe(1)); Print(describe(2)); Print(describe(3)); Print(describe(9));
+    "#);
+    assert_eq!(out.messages, ["one two ", "two ", "three ", "other three "]);
+}
+
+#[test]
+fn continue_in_for_runs_the_increment() {
+    let out = run(r#"
+        var sum = 0;
+        for (var i = 0; i < 10; i++) { if (i % 2 == 0) { continue; } sum += i; }
+        Print("{0}", sum);
+    "#);
+    assert_eq!(out.messages, ["25"]);
+}
+
+#[test]
+fn and_or_short_circuit() {
+    let out = run(r#"
+        function noisy(v) { Print("called"); return v; }
+        if (false && noisy(true)) { Print("no"); }
+        if (true || noisy(false)) { Print("yes"); }
+        if (true && noisy(true)) { Print("both"); }
+    "#);
+    assert_eq!(out.messages, ["yes", "called", "both"]);
+}
+
+#[test]
+fn scoping_through_the_facade() {
+    let out = run(r#"
+        global g = 1;
+        var x = 1;
+        { var x = 2; Print("{0}", x); }
+        function f() { var g = 5; return g; }
+        function h() { return g; }
+        Print("{0} {1} {2}", x, f(), h());
+    "#);
+    assert_eq!(out.messages, ["2", "1 5 1"]);
+
+    let f = run_err("var y = 1;\nfunction f() {\n  return y;\n}\nf();\n", &RunSettings::default());
+    assert_eq!(f.first().code, codes::GGE2202);
+    assert_eq!(f.first_location().map(|l| (l.line, l.column)), Some((3, 10)));
+    // The call site is a secondary label.
+    let (site, text) = &f.first().labels[0];
+    assert_eq!(f.source.span_start(*site).line, 5);
+    assert_eq!(text, "called from here");
+}
+
+const PARAMS: &str = r#"
+metadata {
+    Width: { Min: 10, Max: 5000 },
+    Height: Finite,
+    Parameters: {
+        Size: { Type: Number, Default: 3, Min: 0, Max: 10, Restriction: Integers },
+        Flat: { Default: true },
+        Dir: { Type: Direction, Default: Vertical }
+    }
+}
+Print("{0} {1} {2}", Parameters.Size, Parameters.Flat, Parameters.Dir == Direction.Horizontal);
+Print("{0} {1} {2} {3} {4}", Parameters.MapWidth, Parameters.MapHeight, Parameters.RenderWidth, Parameters.RenderHeight, Parameters.RenderScale);
+"#;
+
+fn params(pairs: &[(&str, &str)]) -> RunSettings {
+    RunSettings {
+        parameters: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        ..RunSettings::default()
+    }
+}
+
+#[test]
+fn parameters_from_strings() {
+    let out = run_with(PARAMS, &RunSettings::default()).unwrap();
+    assert_eq!(out.messages[0], "3 true false");
+    let out = run_with(PARAMS, &params(&[("Size", "7.9"), ("Flat", "false"), ("Dir", "Horizontal")])).unwrap();
+    assert_eq!(out.messages[0], "7 false true");
+
+    let f = run_err(PARAMS, &params(&[("Sise", "1")]));
+    assert_eq!(f.first().code, codes::GGE4001);
+    let hint = f.first().hint.clone().unwrap_or_default();
+    assert!(hint.contains("`Size`") && hint.contains("`Flat`") && hint.contains("`Dir`"), "{hint}");
+
+    let f = run_err(PARAMS, &params(&[("Size", "big")]));
+    assert_eq!(f.first().code, codes::GGE4002);
+}
+
+#[test]
+fn map_and_render_sizes() {
+    // A finite map with a map size: the render covers it.
+    let settings = RunSettings { map_width: Some(640), map_height: Some(480), ..RunSettings::default() };
+    let out = run_with(PARAMS, &settings).unwrap();
+    assert_eq!(out.messages[1], "640 480 640 480 1");
+    // Without a map size: floor(render / scale), clamped into the range.
+    let settings = RunSettings { render_width: Some(300), render_height: Some(5), render_scale: 0.5, ..Default::default() };
+    let out = run_with(PARAMS, &settings).unwrap();
+    assert_eq!(out.messages[1], "600 10 300 5 0.5");
+    // An explicit size outside the range is GGE4003 naming it.
+    let f = run_err(PARAMS, &RunSettings { map_width: Some(9), ..RunSettings::default() });
+    assert_eq!(f.first().code, codes::GGE4003);
+    assert!(f.first().message.contains("[10, 5000]"), "{}", f.first().message);
+    let f = run_err(PARAMS, &RunSettings { render_scale: 20.0, ..RunSettings::default() });
+    assert_eq!(f.first().code, codes::GGE4003);
+}
+
+#[test]
+fn map_width_of_an_infinite_map_is_undefined() {
+    let f = run_err("var w = Parameters.RenderWidth;\nPrint(\"{0}\", Parameters.MapWidth);\n", &RunSettings::default());
+    assert_eq!(f.first().code, codes::GGE2202);
+    assert_eq!(f.first_location().map(|l| l.line), Some(2));
+    assert!(f.first().hint.as_deref().unwrap_or("").contains("infinite"));
+}
+
+#[test]
+fn parameters_are_read_only() {
+    let f = run_err("Parameters.RenderScale = 2;", &RunSettings::default());
+    assert_eq!(f.first().code, codes::GGE2108);
+}
+
+#[test]
+fn limits_through_the_facade() {
+    let budget = RunSettings { limits: Limits { instruction_budget: 50_000, ..Limits::default() }, ..Default::default() };
+    let f = run_err("while (true) { }", &budget);
+    assert_eq!(f.first().code, codes::GGE2505);
+
+    let f = run_err("function f(n) { return f(n + 1); }\nf(0);", &RunSettings::default());
+    assert_eq!(f.first().code, codes::GGE2501);
+    assert_eq!(f.first_location().map(|l| l.line), Some(1));
+    // The rendered report stays readable: only a few call sites are shown.
+    assert!(f.to_string().matches("called from here").count() <= 8);
+}
+
+#[test]
+fn deep_recursion_with_a_raised_limit() {
+    let settings = RunSettings { limits: Limits { max_call_depth: 200_000, ..Limits::default() }, ..Default::default() };
+    let out = run_with(
+        "function down(n) { if (n == 0) { return 0; } return down(n - 1) + 1; }\nPrint(\"{0}\", down(100000));",
+        &settings,
+    )
+    .unwrap();
+    assert_eq!(out.messages, ["100000"]);
+}
+
+#[test]
+fn runtime_error_location_and_messages_before_it() {
+    let f = run_err("Print(\"before\");\nvar a = {};\nvar b = a[\"missing\"];\n", &RunSettings::default());
+    assert_eq!(f.first().code, codes::GGE2602);
+    assert_eq!(f.first_location().map(|l| (l.line, l.column)), Some((3, 9)));
+    assert_eq!(f.messages, ["before"]);
+}
+
+#[test]
+fn syntax_and_compile_errors_are_failures() {
+    let f = Script::compile("bad.ggs", "var = 3;", &options()).unwrap_err();
+    assert_eq!(f.first().code, codes::GGE1201);
+    let f = Script::compile("main.ggs", "Print(\"x\");", &CompileOptions::default()).unwrap_err();
+    assert_eq!(f.first().code, codes::GGE1312);
+}
+
+#[test]
+fn main_map_is_mandatory_at_run_time() {
+    let source = "if (false) { yield HeightMap.Flat(); }";
+    let Ok(script) = Script::compile("t.ggs", source, &CompileOptions::default()) else {
+        panic!("compiles");
+    };
+    let f = script.run(&RunSettings::default()).unwrap_err();
+    assert_eq!(f.first().code, codes::GGE2801);
+}
+
+#[test]
+fn yield_of_a_non_map() {
+    let f = run_err("yield 5;", &RunSettings::default());
+    assert_eq!(f.first().code, codes::GGE2107);
+}
+
+#[test]
+fn info_lists_metadata() {
+    let script = compile(
+        r#"metadata { Name: "Island", Author: "me", Width: { Default: 800, Min: 10, Max: 5000 },
+           Parameters: { Size: { Default: 3, Min: 0, Max: 10 }, Dir: { Type: Direction } } }
+           enum E { A }
+           var m = 1;"#,
+    );
+    let info = script.info();
+    assert_eq!(info.name.as_deref(), Some("Island"));
+    assert_eq!(info.author.as_deref(), Some("me"));
+    assert_eq!(info.width, DimensionInfo::Finite { default: Some(800), min: 10, max: 5000 });
+    assert_eq!(info.height, DimensionInfo::Infinite);
+    assert_eq!(info.parameters.len(), 2);
+    assert!(matches!(info.parameters[0].kind, ParameterInfoKind::Number { default, min, max, .. } if default == 3.0 && min == 0.0 && max == 10.0));
+    assert_eq!(info.parameters[1].kind.type_name(), "Direction");
+    assert!(info.maps.is_empty());
+}
+
+#[test]
+fn one_script_runs_on_many_threads() {
+    let script = std::sync::Arc::new(compile(
+        "var s = 0; for (var i = 0; i < 1000; i++) { s += i; } Print(\"{0} {1}\", s, Random(0, 1000000));",
+    ));
+    let handles: Vec<_> = (0..4)
+        .map(|seed| {
+            let script = script.clone();
+            std::thread::spawn(move || script.run(&RunSettings { seed: seed % 2, ..Default::default() }).unwrap().messages)
+        })
+        .collect();
+    let results: Vec<Vec<String>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert_eq!(results[0], results[2]);
+    assert_eq!(results[1], results[3]);
+    assert!(results[0][0].starts_with("499500 "));
+}
