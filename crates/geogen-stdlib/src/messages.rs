@@ -23,7 +23,7 @@ pub fn format_number(x: f64) -> String {
     let sci = format!("{:.*e}", (PRECISION - 1) as usize, x);
     let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exponent.parse().unwrap_or(0);
-    if exp < PRECISION && exp >= -4 {
+    if (-4..PRECISION).contains(&exp) {
         let fixed = format!("{:.*}", (PRECISION - 1 - exp) as usize, x);
         strip_zeros(&fixed).to_string()
     } else {

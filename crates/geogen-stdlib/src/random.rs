@@ -14,7 +14,7 @@ use crate::coordinates::resolve_point;
 use crate::util::{bad_this, finite, n};
 
 /// The optional `(min, max)` range at `first` and `first + 1`: both or neither (exactly one is
-/// GGE2103); min > max is GGE2705.
+/// GGE2103); min > max is GGE2705; a range too wide to compute is GGE2302.
 fn range_args(args: &Args<'_>, first: usize) -> Result<Option<(f64, f64)>, RuntimeError> {
     match args.len().saturating_sub(first) {
         0 => Ok(None),
@@ -32,6 +32,7 @@ fn range_args(args: &Args<'_>, first: usize) -> Result<Option<(f64, f64)>, Runti
                 )
                 .with_hint("swap the bounds"));
             }
+            finite(max - min, || format!("the width of the range [{}, {}]", n(min), n(max)))?;
             Ok(Some((min, max)))
         }
     }
@@ -166,4 +167,169 @@ pub(crate) fn register(lib: &mut Library) {
     lib.add_static("RandomSequence2D", SEQUENCE_CREATE);
     lib.add_method("RandomSequence2D", SEQUENCE_ADVANCE);
     lib.add_method("RandomSequence2D", SEQUENCE_GET_NUMBER);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::*;
+    use geogen_diag::codes::*;
+    use geogen_random::{combine_seeds, field_int, hash_str, unit_double, Mt19937};
+    use geogen_vm::{MapGeometry, Value};
+
+    #[test]
+    fn random_matches_the_verified_vectors() {
+        let mut h = Harness::new();
+        assert_6(as_num(&h.call("Random", &[]).unwrap()), "0.548814");
+        assert_6(as_num(&h.call("Random", &[num(0.0), num(10.0)]).unwrap()), "5.92845");
+        assert_6(as_num(&h.call("Random", &[]).unwrap()), "0.715189");
+    }
+
+    #[test]
+    fn random_ranges_and_errors() {
+        let mut h = Harness::with(123, MapGeometry::default());
+        for _ in 0..200 {
+            let x = as_num(&h.call("Random", &[num(-2.0), num(3.0)]).unwrap());
+            assert!((-2.0..=3.0).contains(&x), "{x}");
+        }
+        assert!(h.call("Random", &[num(4.0), num(4.0)]).unwrap().script_eq(&num(4.0)));
+        let mut h = Harness::new();
+        assert_eq!(h.err("Random", &[num(1.0)]), GGE2103);
+        assert_eq!(h.err("Random", &[num(2.0), num(1.0)]), GGE2705);
+        assert_eq!(h.err("Random", &[num(1.0), s("2")]), GGE2101);
+        assert_eq!(h.err("Random", &[num(1.0), num(2.0), num(3.0)]), GGE2103);
+        assert_eq!(h.err("Random", &[num(-1e308), num(1e308)]), GGE2302);
+        // None of the failed calls consumed a value.
+        assert_6(as_num(&h.call("Random", &[]).unwrap()), "0.548814");
+    }
+
+    fn sequence(h: &mut Harness, args: &[Value]) -> Value {
+        h.call_static("RandomSequence2D", "Create", args).unwrap()
+    }
+
+    fn get(h: &mut Harness, seq: &Value, args: &[Value]) -> f64 {
+        as_num(&h.call_method(seq, "GetNumber", args).unwrap())
+    }
+
+    #[test]
+    fn sequence_values_follow_the_original_seeding() {
+        let mut h = Harness::with(5, MapGeometry::default());
+        let seq = sequence(&mut h, &[num(8.0)]);
+        let mut mt = Mt19937::new(combine_seeds(&[8, 5, hash_str("RandomSequence2D")]));
+        let first = mt.next_u32();
+        let p = point(abs_c(3.7), abs_c(-2.2));
+        assert_eq!(get(&mut h, &seq, &[p.clone()]), unit_double(field_int(first, 3, -2)));
+        // Stateless per point.
+        assert_eq!(get(&mut h, &seq, &[p.clone()]), unit_double(field_int(first, 3, -2)));
+        let scaled = get(&mut h, &seq, &[p.clone(), num(10.0), num(20.0)]);
+        assert_eq!(scaled, 10.0 + unit_double(field_int(first, 3, -2)) * 10.0);
+        assert!(h.call_method(&seq, "Advance", &[]).unwrap().is_null());
+        let second = mt.next_u32();
+        assert_eq!(get(&mut h, &seq, &[p]), unit_double(field_int(second, 3, -2)));
+        // A seeded Create does not touch the common sequence.
+        assert_6(as_num(&h.call("Random", &[]).unwrap()), &crate::format_number(Mt19937::new(5).next_unit()));
+    }
+
+    #[test]
+    fn unseeded_sequences_use_the_common_sequence() {
+        let mut h = Harness::with(5, MapGeometry::default());
+        let a = sequence(&mut h, &[]);
+        let b = sequence(&mut h, &[]);
+        let mut common = Mt19937::new(5);
+        let (s1, s2) = (common.next_u32(), common.next_u32());
+        let p = point(abs_c(0.0), abs_c(0.0));
+        let expect = |seed: u32| {
+            let mut mt = Mt19937::new(combine_seeds(&[seed, 5, hash_str("RandomSequence2D")]));
+            unit_double(field_int(mt.next_u32(), 0, 0))
+        };
+        assert_eq!(get(&mut h, &a, &[p.clone()]), expect(s1));
+        assert_eq!(get(&mut h, &b, &[p]), expect(s2));
+        assert!(!a.script_eq(&b));
+        // Same seed, same values; another object identity.
+        let c = sequence(&mut h, &[num(1.0)]);
+        let d = sequence(&mut h, &[num(1.0)]);
+        let q = point(abs_c(10.0), abs_c(20.0));
+        assert_eq!(get(&mut h, &c, &[q.clone()]), get(&mut h, &d, &[q]));
+        assert!(!c.script_eq(&d));
+    }
+
+    #[test]
+    fn sequence_points_resolve_relative_coordinates() {
+        let mut h = Harness::finite(1000, 200);
+        let seq = sequence(&mut h, &[num(3.0)]);
+        let rel = get(&mut h, &seq, &[point(rel_c(0.25), rel_c(0.5))]);
+        let abs = get(&mut h, &seq, &[point(abs_c(250.0), abs_c(100.0))]);
+        assert_eq!(rel, abs);
+        let e = h.call_method(&seq, "GetNumber", &[point(rel_c(1e8), abs_c(0.0))]).unwrap_err();
+        assert_eq!(e.code, GGE2304);
+        let mut inf = Harness::new();
+        let seq = sequence(&mut inf, &[num(3.0)]);
+        let e = inf.call_method(&seq, "GetNumber", &[point(abs_c(1.0), rel_c(0.5))]).unwrap_err();
+        assert_eq!(e.code, GGE2704);
+    }
+
+    #[test]
+    fn sequence_errors() {
+        let mut h = Harness::new();
+        let seq = sequence(&mut h, &[num(1.0)]);
+        let p = point(abs_c(0.0), abs_c(0.0));
+        let code = |h: &mut Harness, args: &[Value]| h.call_method(&seq, "GetNumber", args).unwrap_err().code;
+        assert_eq!(code(&mut h, &[p.clone(), num(1.0)]), GGE2103);
+        assert_eq!(code(&mut h, &[p.clone(), num(2.0), num(1.0)]), GGE2705);
+        assert_eq!(code(&mut h, &[num(1.0)]), GGE2101);
+        assert_eq!(code(&mut h, &[p, num(0.0), s("1")]), GGE2101);
+        assert_eq!(code(&mut h, &[]), GGE2103);
+        assert_eq!(h.call_static("RandomSequence2D", "Create", &[s("seed")]).unwrap_err().code, GGE2101);
+        assert_eq!(h.call_method(&seq, "Advance", &[num(1.0)]).unwrap_err().code, GGE2103);
+    }
+
+    fn layers(args: &[f64]) -> Vec<(String, String)> {
+        let values: Vec<Value> = args.iter().map(|&x| num(x)).collect();
+        pairs(&Harness::new().call("CreateNoiseLayers", &values).unwrap())
+    }
+
+    fn table(rows: &[(&str, &str)]) -> Vec<(String, String)> {
+        rows.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn noise_layers_match_the_verified_tables() {
+        let default = table(&[
+            ("1", "0.00195695"),
+            ("2", "0.00391389"),
+            ("4", "0.00782779"),
+            ("8", "0.0156556"),
+            ("16", "0.0313112"),
+            ("32", "0.0626223"),
+            ("64", "0.125245"),
+            ("128", "0.250489"),
+            ("256", "0.500978"),
+        ]);
+        assert_eq!(layers(&[]), default);
+        assert_eq!(layers(&[1.0, 256.0, 0.5]), default);
+        assert_eq!(
+            layers(&[8.0, 64.0, 0.3]),
+            table(&[("8", "0.135413"), ("16", "0.193447"), ("32", "0.276352"), ("64", "0.394789")])
+        );
+    }
+
+    #[test]
+    fn noise_layer_arguments() {
+        // One argument is the maximum wavelength.
+        assert_eq!(layers(&[4.0]), table(&[("1", "0.142857"), ("2", "0.285714"), ("4", "0.571429")]));
+        // Two arguments: (min, max), persistence 0.5. Wavelengths are truncated and halved as integers.
+        assert_eq!(layers(&[3.0, 13.9]), table(&[("3", "0.142857"), ("6", "0.285714"), ("13", "0.571429")]));
+        assert_eq!(layers(&[5.0, 5.0]), table(&[("5", "1")]));
+        // Nothing at or above the minimum, or a maximum below 1: no layers.
+        assert!(layers(&[0.0, 0.5]).is_empty());
+        assert!(layers(&[-3.0, 0.0]).is_empty());
+        let mut h = Harness::new();
+        assert_eq!(h.err("CreateNoiseLayers", &[num(64.0), num(8.0)]), GGE2705);
+        assert_eq!(h.err("CreateNoiseLayers", &[num(1.0), num(8.0), num(0.95)]), GGE2713);
+        assert_eq!(h.err("CreateNoiseLayers", &[num(1.0), num(8.0), num(0.05)]), GGE2713);
+        assert_eq!(h.err("CreateNoiseLayers", &[num(1.0), num(1e10)]), GGE2309);
+        assert_eq!(h.err("CreateNoiseLayers", &[s("8")]), GGE2101);
+        assert_eq!(h.err("CreateNoiseLayers", &[num(1.0), num(2.0), num(0.5), num(1.0)]), GGE2103);
+        assert_eq!(layers(&[1.0, 2.0, 0.1]), table(&[("1", "0.473684"), ("2", "0.526316")]));
+        assert_eq!(layers(&[1.0, 2.0, 0.9]).len(), 2);
+    }
 }

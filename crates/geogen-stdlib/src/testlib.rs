@@ -29,3 +29,38 @@ fn assert_equals(_ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeEr
 pub(crate) fn register(lib: &mut Library) {
     lib.add_global(ASSERT_EQUALS);
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::*;
+    use geogen_diag::codes::*;
+    use geogen_vm::Value;
+
+    #[test]
+    fn equal_values_pass() {
+        let mut h = Harness::new();
+        let a = h.list(&[]);
+        for (x, y) in [(num(1.0), num(1.0)), (s("a"), s("a")), (Value::Null, Value::Null), (a.clone(), a)] {
+            assert!(h.call("AssertEquals", &[x, y]).unwrap().is_null());
+        }
+    }
+
+    #[test]
+    fn unequal_values_fail_with_both_shown() {
+        let mut h = Harness::new();
+        let e = h.call("AssertEquals", &[num(3.0), num(1.0 / 3.0)]).unwrap_err();
+        assert_eq!(e.code, GGE9000);
+        assert_eq!(e.message, "expected 3, got 0.333333");
+        let e = h.call("AssertEquals", &[num(1.0), s("1")]).unwrap_err();
+        assert_eq!(e.message, "expected 1, got 1");
+        assert!(e.hint.unwrap().contains("different types"));
+        let e = h.call("AssertEquals", &[num(0.1), num(0.1000000001)]).unwrap_err();
+        assert!(e.hint.unwrap().contains("print alike"));
+        let (a, b) = (h.list(&[]), h.list(&[]));
+        assert_eq!(h.err("AssertEquals", &[a, b]), GGE9000);
+        assert_eq!(h.err("AssertEquals", &[num(1.0)]), GGE2103);
+        // Only the test library has it.
+        assert!(!crate::core_library().globals.contains_key("AssertEquals"));
+        assert!(crate::test_library().globals.contains_key("AssertEquals"));
+    }
+}
