@@ -1,1 +1,38 @@
+//! geogen's renderer: the second stage of the GeoGen pipeline (thesis §3.4–3.7).
+//!
+//! The VM records a linear [`RenderingSequence`] of map operations. This crate then
+//! 1. builds the [`RenderingGraph`] (def-use edges),
+//! 2. propagates **rendering bounds** backwards from the yields ([`calculate_bounds`]), so each step
+//!    computes exactly the rectangle somebody downstream needs (plus the margins its consumers
+//!    declare),
+//! 3. computes **object lifetimes** ([`Lifetimes`]) and a **memory plan** ([`MemoryPlan`]) whose
+//!    peak is checked against a limit before any pixel is touched (GGE3001),
+//! 4. executes the steps with data-parallel kernels ([`Renderer`]).
+//!
+//! It knows nothing of scripts: operations ([`Operation`], see [`ops`]) are structs of constants.
+//! See `ARCHITECTURE.md` for the tile-exactness argument.
 
+pub mod bounds;
+pub mod error;
+pub mod geometry;
+pub mod graph;
+pub mod kernels;
+pub mod lifetimes;
+pub mod operation;
+pub mod ops;
+pub mod plan;
+pub mod raster;
+pub mod renderer;
+pub mod scale;
+pub mod sequence;
+
+pub use bounds::calculate_bounds;
+pub use error::{Location, RenderError};
+pub use geometry::{Interval, Rect};
+pub use graph::RenderingGraph;
+pub use lifetimes::Lifetimes;
+pub use operation::{Bounds, Effect, KernelContext, ObjectKind, OpContext, OpRef, Operation};
+pub use plan::MemoryPlan;
+pub use raster::{HeightMap, HeightProfile, Object};
+pub use renderer::{render, Progress, RenderConfig, RenderMetadata, Renderer, DEFAULT_MEMORY_LIMIT};
+pub use sequence::{RenderingSequence, Slot, Step, Yield, DEFAULT_MAX_STEPS};

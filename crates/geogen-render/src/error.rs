@@ -1,0 +1,74 @@
+//! Renderer errors. Every error converts into a [`geogen_diag::Diagnostic`] with its GGE code, so
+//! the CLI prints them like any script error.
+
+use geogen_diag::{codes, Diagnostic};
+
+/// A script location (line, column), 1-based, carried by steps for messages.
+pub type Location = Option<(u32, u32)>;
+
+/// Formats " (line L, column C)" or nothing.
+pub(crate) fn location_suffix(location: Location) -> String {
+    match location {
+        Some((line, column)) => format!(" (line {line}, column {column})"),
+        None => String::new(),
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RenderError {
+    /// GGE2504: the sequence would grow past its configured maximum length.
+    #[error("the rendering sequence is longer than the limit of {limit} steps")]
+    SequenceTooLong { limit: usize },
+
+    /// A step was rejected by `push` (bad slot, wrong kind, bad yield): a bug in the caller (VM
+    /// binding), reported as an internal error.
+    #[error("invalid rendering step #{index} `{name}`{}: {reason}", location_suffix(*.location))]
+    InvalidStep { index: usize, name: String, location: Location, reason: String },
+
+    /// The render scale must be finite and positive.
+    #[error("invalid render scale {0}")]
+    InvalidScale(f64),
+
+    /// GGE3001: the memory plan needs more than the limit.
+    #[error(
+        "rendering needs {need} bytes but the memory limit is {limit} bytes; the peak is at step #{step} `{name}`{}",
+        location_suffix(*.location)
+    )]
+    MemoryLimit { need: u64, limit: u64, step: usize, name: String, location: Location },
+
+    /// The operating system refused an allocation the plan allowed.
+    #[error("could not allocate {bytes} bytes for rendering")]
+    Allocation { bytes: u64 },
+
+    /// A broken invariant inside the renderer (a bug).
+    #[error("internal renderer error: {0}")]
+    Internal(String),
+}
+
+impl RenderError {
+    pub fn code(&self) -> geogen_diag::ErrorCode {
+        match self {
+            RenderError::SequenceTooLong { .. } => codes::GGE2504,
+            RenderError::MemoryLimit { .. } | RenderError::Allocation { .. } => codes::GGE3001,
+            RenderError::InvalidScale(_) => codes::GGE4003,
+            RenderError::InvalidStep { .. } | RenderError::Internal(_) => codes::GGE5000,
+        }
+    }
+
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        let d = Diagnostic::new(self.code(), self.to_string());
+        match self {
+            RenderError::MemoryLimit { .. } => {
+                d.with_hint("raise the memory limit, or render a smaller area (tiles) or at a smaller scale")
+            }
+            RenderError::SequenceTooLong { .. } => d.with_hint("the script records too many map operations; is a loop running too long?"),
+            _ => d,
+        }
+    }
+}
+
+impl From<RenderError> for Diagnostic {
+    fn from(e: RenderError) -> Diagnostic {
+        e.to_diagnostic()
+    }
+}

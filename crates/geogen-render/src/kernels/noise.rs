@@ -1,0 +1,192 @@
+//! The original's value-noise layer (reference §4.7 "Noise layer algorithm", §5.8).
+//!
+//! The random field is a pure function of `(current, X, Y)` for integer logical lattice points, and
+//! every pixel is evaluated at its own logical coordinate `p / scale`, so a pixel's value does not
+//! depend on the tile, the buffer extent or the thread that computes it. Interpolation is bicubic
+//! Catmull-Rom (a = −0.5), done per row as: for every lattice column `X` the row touches, the
+//! vertical interpolation at `ty`; then per pixel the horizontal interpolation of four of those
+//! at `tx`. Both are fixed-order f64 expressions (no FMA), so results are bit-reproducible.
+
+use crate::kernels::for_each_row;
+use crate::raster::{saturate, HeightMap, HEIGHT_UNITS};
+use crate::scale::to_logical;
+
+/// The smallest multiple of `m` that is `>= n` (`m > 0`; `m <= 0` returns `n`).
+pub fn next_multiple_inclusive(n: i64, m: i64) -> i64 {
+    if m <= 0 {
+        return n;
+    }
+    let p = previous_multiple_inclusive(n, m);
+    if p == n {
+        n
+    } else {
+        p.saturating_add(m)
+    }
+}
+
+/// The smallest multiple of `m` that is `> n`.
+pub fn next_multiple_exclusive(n: i64, m: i64) -> i64 {
+    if m <= 0 {
+        return n;
+    }
+    previous_multiple_inclusive(n, m).saturating_add(m)
+}
+
+/// The largest multiple of `m` that is `<= n`.
+pub fn previous_multiple_inclusive(n: i64, m: i64) -> i64 {
+    if m <= 0 {
+        return n;
+    }
+    n - n.rem_euclid(m)
+}
+
+/// The largest multiple of `m` that is `< n`.
+pub fn previous_multiple_exclusive(n: i64, m: i64) -> i64 {
+    if m <= 0 {
+        return n;
+    }
+    previous_multiple_inclusive(n.saturating_sub(1), m)
+}
+
+/// Cubic convolution with a = −0.5 (Catmull-Rom) through p0..p3 at `t` in [0, 1) between p1 and p2.
+/// Written in Horner form; at `t = 0` it returns `p1` exactly.
+#[inline]
+pub fn catmull_rom(p0: f64, p1: f64, p2: f64, p3: f64, t: f64) -> f64 {
+    let c1 = p2 - p0;
+    let c2 = 2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3;
+    let c3 = 3.0 * (p1 - p2) + p3 - p0;
+    p1 + 0.5 * t * (c1 + t * (c2 + t * c3))
+}
+
+/// The parameters of one noise layer, in the original's integer height units.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LayerField {
+    /// Logical wavelength (lattice spacing), ≥ 1.
+    pub wavelength: u32,
+    /// Amplitude A in height units (0..=32767).
+    pub amplitude: i32,
+    /// The `RandomSequence2D` current value for this layer.
+    pub current: u32,
+}
+
+impl LayerField {
+    /// The field value at a lattice point: `−A + (hash mod (2A + 1))`, an integer in [−A, A].
+    #[inline]
+    pub fn value(&self, x: i64, y: i64) -> i32 {
+        let a = self.amplitude.clamp(0, 32767);
+        let modulus = (2 * a + 1) as u32;
+        // Coordinates wrap to 32 bits as in the original's `int` arithmetic.
+        -a + (geogen_random::field_int(self.current, x as i32, y as i32) % modulus) as i32
+    }
+}
+
+/// Floor of a logical coordinate as an integer (saturating).
+#[inline]
+fn floor_i64(v: f64) -> i64 {
+    let f = libm::floor(v);
+    if f.is_nan() {
+        0
+    } else {
+        f as i64
+    }
+}
+
+/// Adds one noise layer to `map` (saturating to [−1, 1]); `ridged` adds the absolute value.
+pub fn add_noise_layer(map: &mut HeightMap, scale: f64, field: LayerField, ridged: bool) {
+    let w = i64::from(field.wavelength.max(1));
+    let physical_wavelength = (f64::from(field.wavelength) * scale).floor();
+    let add = move |h: f32, v: f64| -> f32 {
+        let v = if ridged { v.abs() } else { v };
+        saturate(h + (v / HEIGHT_UNITS) as f32)
+    };
+    if physical_wavelength <= 1.0 {
+        // Sub-pixel wavelength: sample the field at the pixel's own logical point. Unlike the
+        // original (defect 29) the add saturates.
+        for_each_row(map, |py, x0, row| {
+            let ly = floor_i64(to_logical(py, scale));
+            for (i, h) in row.iter_mut().enumerate() {
+                let lx = floor_i64(to_logical(x0 + i as i64, scale));
+                *h = add(*h, f64::from(field.value(lx, ly)));
+            }
+        });
+        return;
+    }
+    let wf = w as f64;
+    for_each_row(map, |py, x0, row| {
+        if row.is_empty() {
+            return;
+        }
+        let ly = to_logical(py, scale);
+        let y1 = previous_multiple_inclusive(floor_i64(ly), w);
+        let ty = (ly - y1 as f64) / wf;
+        let ys = [y1.saturating_sub(w), y1, y1.saturating_add(w), y1.saturating_add(2 * w)];
+        // Lattice columns the row needs: from x0 of the first pixel to x3 of the last.
+        let first_x1 = previous_multiple_inclusive(floor_i64(to_logical(x0, scale)), w);
+        let last_x1 = previous_multiple_inclusive(floor_i64(to_logical(x0 + row.len() as i64 - 1, scale)), w);
+        let x_start = first_x1.saturating_sub(w);
+        let count = ((last_x1.saturating_sub(first_x1)) / w) as usize + 4;
+        let columns: Vec<f64> = (0..count)
+            .map(|k| {
+                let x = x_start.saturating_add(k as i64 * w);
+                let v = |y: i64| f64::from(field.value(x, y));
+                catmull_rom(v(ys[0]), v(ys[1]), v(ys[2]), v(ys[3]), ty)
+            })
+            .collect();
+        for (i, h) in row.iter_mut().enumerate() {
+            let lx = to_logical(x0 + i as i64, scale);
+            let x1 = previous_multiple_inclusive(floor_i64(lx), w);
+            let tx = (lx - x1 as f64) / wf;
+            // x1 is monotone in the pixel index, so k stays within [0, count - 4].
+            let k = ((x1 - first_x1) / w) as usize;
+            let value = match columns.get(k..k + 4) {
+                Some(c) => catmull_rom(c[0], c[1], c[2], c[3], tx),
+                None => 0.0, // unreachable by the monotonicity argument; never panic
+            };
+            *h = add(*h, value);
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multiples_match_the_original_test_vectors() {
+        let cases = [
+            (next_multiple_inclusive as fn(i64, i64) -> i64, [(200, 200), (128, 200), (-128, -100), (-200, -200)]),
+            (next_multiple_exclusive, [(200, 300), (128, 200), (-128, -100), (-200, -100)]),
+            (previous_multiple_inclusive, [(200, 200), (128, 100), (-128, -200), (-200, -200)]),
+            (previous_multiple_exclusive, [(400, 300), (228, 200), (-128, -200), (-200, -300)]),
+        ];
+        for (f, vectors) in cases {
+            for (n, expected) in vectors {
+                assert_eq!(f(n, 100), expected, "n = {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn catmull_rom_hits_the_knots_and_is_linear_on_lines() {
+        assert_eq!(catmull_rom(1.0, 2.0, 3.0, 4.0, 0.0), 2.0);
+        assert_eq!(catmull_rom(1.0, 2.0, 3.0, 4.0, 0.5), 2.5);
+        assert!((catmull_rom(1.0, 2.0, 3.0, 4.0, 1.0) - 3.0).abs() < 1e-12);
+        // Overshoot on a step: Catmull-Rom is not bounded by its knots.
+        assert!(catmull_rom(0.0, 0.0, 1.0, 1.0, 0.5) == 0.5);
+        // Midpoint is (−p0 + 9p1 + 9p2 − p3) / 16: overshoots a plateau.
+        assert_eq!(catmull_rom(0.0, 1.0, 1.0, 0.0, 0.5), 1.125);
+    }
+
+    #[test]
+    fn field_values_stay_within_the_amplitude() {
+        let field = LayerField { wavelength: 4, amplitude: 100, current: 12345 };
+        for x in -20..20 {
+            for y in -20..20 {
+                let v = field.value(x, y);
+                assert!((-100..=100).contains(&v));
+            }
+        }
+        let zero = LayerField { amplitude: 0, ..field };
+        assert_eq!(zero.value(3, 4), 0);
+    }
+}

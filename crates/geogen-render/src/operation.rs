@@ -1,0 +1,179 @@
+//! The [`Operation`] trait: one map operation is one unit.
+//!
+//! An operation is a struct holding its *constant* parameters (heights, points, seeds, radii, all
+//! known after simulation) that declares, in one place:
+//! * its script-facing **name** and **argument kinds** (the object slots it reads),
+//! * its **effect**: it either creates a new object or modifies `args[0]` in place,
+//! * its **bounds rule** ([`Operation::required_bounds`]): given the rectangle `B` this step must
+//!   produce exactly, the rectangle each argument must provide exactly,
+//! * its **result extent** (the rectangle the object has after the step),
+//! * its **extra memory** (scratch beyond the live objects), counted by the memory plan,
+//! * its **kernel** ([`Operation::render`]).
+//!
+//! The contract that makes tile-exactness work: if every argument is exact on its required bounds,
+//! the kernel's output must be exact on `B` (i.e. equal to what an infinitely large render would give
+//! there), and it must be computed without scheduling-dependent reductions. Pixels of the result
+//! extent outside `B` may be anything (they are never read by anyone who needs them exactly).
+
+use std::fmt;
+
+use crate::error::RenderError;
+use crate::geometry::{Interval, Rect};
+use crate::raster::Object;
+use crate::sequence::Yield;
+
+/// What an object slot holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ObjectKind {
+    Map,
+    Profile,
+}
+
+/// Whether a step creates a new object or modifies its first argument in place.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Returns a new object of this kind in the next new slot.
+    Create(ObjectKind),
+    /// Modifies `args[0]`, which is also the return slot.
+    Modify,
+}
+
+/// Rendering bounds of a step: a rectangle for maps, an interval for profiles.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Bounds {
+    Map(Rect),
+    Profile(Interval),
+}
+
+impl Bounds {
+    pub fn empty(kind: ObjectKind) -> Bounds {
+        match kind {
+            ObjectKind::Map => Bounds::Map(Rect::EMPTY),
+            ObjectKind::Profile => Bounds::Profile(Interval::EMPTY),
+        }
+    }
+
+    pub fn kind(&self) -> ObjectKind {
+        match self {
+            Bounds::Map(_) => ObjectKind::Map,
+            Bounds::Profile(_) => ObjectKind::Profile,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Bounds::Map(r) => r.is_empty(),
+            Bounds::Profile(i) => i.is_empty(),
+        }
+    }
+
+    /// Union (hull); `None` if the kinds differ.
+    pub fn combine(&self, other: &Bounds) -> Option<Bounds> {
+        match (self, other) {
+            (Bounds::Map(a), Bounds::Map(b)) => Some(Bounds::Map(a.combine(b))),
+            (Bounds::Profile(a), Bounds::Profile(b)) => Some(Bounds::Profile(a.combine(b))),
+            _ => None,
+        }
+    }
+
+    /// The rectangle, or empty for a profile.
+    pub fn rect(&self) -> Rect {
+        match self {
+            Bounds::Map(r) => *r,
+            Bounds::Profile(_) => Rect::EMPTY,
+        }
+    }
+
+    /// Pixel count (saturating).
+    pub fn pixels(&self) -> u64 {
+        match self {
+            Bounds::Map(r) => r.area(),
+            Bounds::Profile(i) => i.length,
+        }
+    }
+
+    /// Bytes an `f32` object of this extent occupies (saturating).
+    pub fn bytes(&self) -> u64 {
+        self.pixels().saturating_mul(4)
+    }
+}
+
+impl fmt::Display for Bounds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Bounds::Map(r) => r.fmt(f),
+            Bounds::Profile(i) => i.fmt(f),
+        }
+    }
+}
+
+/// What bounds rules and memory estimates may depend on besides the operation's own parameters.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct OpContext {
+    /// Render scale (physical pixels per logical unit).
+    pub scale: f64,
+}
+
+/// What a kernel gets besides its objects.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct KernelContext {
+    pub scale: f64,
+    /// The step's own rendering bounds `B` (never empty: steps with empty bounds are skipped).
+    pub bounds: Bounds,
+}
+
+/// One map operation. See the module docs for the contract.
+pub trait Operation: Send + Sync + fmt::Debug {
+    /// Script-facing name, e.g. `"HeightMap.Blur"`.
+    fn name(&self) -> &str;
+
+    /// Kinds of the argument slots, in order. For [`Effect::Modify`] the first is the object
+    /// modified.
+    fn arg_kinds(&self) -> &[ObjectKind];
+
+    fn effect(&self) -> Effect;
+
+    /// The constant parameters as the listing shows them, e.g. `"20"`.
+    fn describe_params(&self) -> String {
+        String::new()
+    }
+
+    /// The bounds rule: given this step's own bounds `own` (non-empty), the bounds each argument
+    /// must provide, one per argument. The default ("every argument needs B") suits pointwise and
+    /// map-map operations; operations that read neighbours (Blur) or mix kinds must override it.
+    fn required_bounds(&self, own: Bounds, ctx: &OpContext) -> Vec<Bounds> {
+        let _ = ctx;
+        vec![own; self.arg_kinds().len()]
+    }
+
+    /// The extent of the resulting object, given the extents of the arguments (empty for
+    /// arguments that were never rendered). Default: a new object covers exactly `own`; an
+    /// in-place step keeps its object's extent.
+    fn result_extent(&self, own: Bounds, arg_extents: &[Bounds], ctx: &OpContext) -> Bounds {
+        let _ = ctx;
+        match self.effect() {
+            Effect::Create(_) => own,
+            Effect::Modify => arg_extents.first().copied().unwrap_or(own),
+        }
+    }
+
+    /// Bytes of scratch memory the kernel needs beyond the live objects, given the extent of the
+    /// object it writes.
+    fn extra_memory(&self, extent: Bounds, ctx: &OpContext) -> u64 {
+        let _ = (extent, ctx);
+        0
+    }
+
+    /// The kernel. `target` is the object written: for [`Effect::Create`] a zero-filled object of
+    /// the result extent, for [`Effect::Modify`] the object of `args[0]`. `inputs` are the other
+    /// arguments, in order (all of them for `Create`, `args[1..]` for `Modify`).
+    fn render(&self, ctx: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError>;
+
+    /// Yield steps are special to the passes (they seed the bounds and produce outputs).
+    fn as_yield(&self) -> Option<&Yield> {
+        None
+    }
+}
+
+/// The `Arc<dyn Operation>` every step holds.
+pub type OpRef = std::sync::Arc<dyn Operation>;

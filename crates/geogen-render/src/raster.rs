@@ -1,0 +1,232 @@
+//! Pixel containers: [`HeightMap`] (2-D) and [`HeightProfile`] (1-D), and [`Object`], what a
+//! renderer slot holds.
+//!
+//! Invariants:
+//! * `data.len() == rect.area()` (resp. `interval.length`), row-major, `f32` heights nominally in
+//!   [-1, 1] (1.0 is the original's 32767).
+//! * The rectangle is in physical pixels (see [`crate::scale`]); the pixel at absolute `(px, py)` is
+//!   `data[(py - rect.y) * width + (px - rect.x)]`.
+//! * Allocation never aborts: [`HeightMap::try_zeroed`] uses `try_reserve_exact` and reports
+//!   [`RenderError::Allocation`] instead. The renderer only calls it for extents the memory plan has
+//!   already accepted.
+
+use crate::error::RenderError;
+use crate::geometry::{Interval, Rect};
+
+/// The original's height unit: 1.0 = 32767.
+pub const HEIGHT_UNITS: f64 = 32767.0;
+
+/// Saturate a height to [-1, 1]. NaN becomes 0 so no kernel ever propagates NaN.
+#[inline]
+pub fn saturate(h: f32) -> f32 {
+    if h.is_nan() {
+        0.0
+    } else {
+        h.clamp(-1.0, 1.0)
+    }
+}
+
+/// A script constant (f64) as a height: saturated, NaN → 0.
+#[inline]
+pub fn height_from_f64(h: f64) -> f32 {
+    saturate(h as f32)
+}
+
+fn zeroed_vec(len: u64) -> Result<Vec<f32>, RenderError> {
+    let n = usize::try_from(len).map_err(|_| RenderError::Allocation { bytes: len.saturating_mul(4) })?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| RenderError::Allocation { bytes: len.saturating_mul(4) })?;
+    v.resize(n, 0.0);
+    Ok(v)
+}
+
+/// A rectangle of heights in physical pixel space.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeightMap {
+    rect: Rect,
+    data: Vec<f32>,
+}
+
+impl HeightMap {
+    /// A map with no pixels.
+    pub fn empty() -> HeightMap {
+        HeightMap { rect: Rect::EMPTY, data: Vec::new() }
+    }
+
+    /// A zero-filled map over `rect`, or an error if it cannot be allocated.
+    pub fn try_zeroed(rect: Rect) -> Result<HeightMap, RenderError> {
+        let rect = if rect.is_empty() { Rect::EMPTY } else { rect };
+        if rect.width > usize::MAX as u64 {
+            return Err(RenderError::Allocation { bytes: u64::MAX });
+        }
+        Ok(HeightMap { rect, data: zeroed_vec(rect.area())? })
+    }
+
+    /// Build from raw data; `None` if the length does not match the rectangle.
+    pub fn from_data(rect: Rect, data: Vec<f32>) -> Option<HeightMap> {
+        let rect = if rect.is_empty() { Rect::EMPTY } else { rect };
+        (data.len() as u64 == rect.area()).then_some(HeightMap { rect, data })
+    }
+
+    pub fn rect(&self) -> Rect {
+        self.rect
+    }
+
+    pub fn width(&self) -> usize {
+        self.rect.width as usize
+    }
+
+    pub fn height(&self) -> usize {
+        self.rect.height as usize
+    }
+
+    pub fn data(&self) -> &[f32] {
+        &self.data
+    }
+
+    pub fn data_mut(&mut self) -> &mut [f32] {
+        &mut self.data
+    }
+
+    pub fn into_data(self) -> Vec<f32> {
+        self.data
+    }
+
+    /// The height at absolute physical `(px, py)`, or `None` outside the extent.
+    pub fn get(&self, px: i64, py: i64) -> Option<f32> {
+        if !self.rect.contains_point(px, py) {
+            return None;
+        }
+        let ix = (px - self.rect.x) as usize;
+        let iy = (py - self.rect.y) as usize;
+        Some(self.data[iy * self.width() + ix])
+    }
+
+    /// The part of row `py` (absolute) covering the absolute columns of `xs`, which must lie inside
+    /// the map (callers pass intersections).
+    pub(crate) fn row_span(&self, py: i64, xs: Interval) -> &[f32] {
+        let start = (py - self.rect.y) as usize * self.width() + (xs.start - self.rect.x) as usize;
+        &self.data[start..start + xs.length as usize]
+    }
+
+    /// A copy of `rect` cut out of this map: pixels outside this map's extent are 0 (the original's
+    /// `Clone` and yield semantics).
+    pub fn cut_out(&self, rect: Rect) -> Result<HeightMap, RenderError> {
+        let mut out = HeightMap::try_zeroed(rect)?;
+        copy_overlap(self, &mut out);
+        Ok(out)
+    }
+}
+
+/// Copy the pixels of `src` into `dst` where their extents overlap; leave the rest of `dst` alone.
+pub(crate) fn copy_overlap(src: &HeightMap, dst: &mut HeightMap) {
+    let common = src.rect.intersect(&dst.rect);
+    if common.is_empty() {
+        return;
+    }
+    let xs = common.x_interval();
+    let dw = dst.width();
+    let dx0 = (xs.start - dst.rect.x) as usize;
+    let dy0 = (common.y - dst.rect.y) as usize;
+    for row in 0..common.height as usize {
+        let py = common.y + row as i64;
+        let from = src.row_span(py, xs);
+        let start = (dy0 + row) * dw + dx0;
+        dst.data[start..start + from.len()].copy_from_slice(from);
+    }
+}
+
+/// A 1-D run of heights over a physical interval.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeightProfile {
+    interval: Interval,
+    data: Vec<f32>,
+}
+
+impl HeightProfile {
+    pub fn empty() -> HeightProfile {
+        HeightProfile { interval: Interval::EMPTY, data: Vec::new() }
+    }
+
+    pub fn try_zeroed(interval: Interval) -> Result<HeightProfile, RenderError> {
+        let interval = if interval.is_empty() { Interval::EMPTY } else { interval };
+        Ok(HeightProfile { interval, data: zeroed_vec(interval.length)? })
+    }
+
+    pub fn interval(&self) -> Interval {
+        self.interval
+    }
+
+    pub fn data(&self) -> &[f32] {
+        &self.data
+    }
+
+    pub fn data_mut(&mut self) -> &mut [f32] {
+        &mut self.data
+    }
+
+    pub fn get(&self, p: i64) -> Option<f32> {
+        self.interval.contains(p).then(|| self.data[(p - self.interval.start) as usize])
+    }
+}
+
+/// What a renderer object slot holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Object {
+    Map(HeightMap),
+    Profile(HeightProfile),
+}
+
+impl Object {
+    pub fn as_map(&self) -> Result<&HeightMap, RenderError> {
+        match self {
+            Object::Map(m) => Ok(m),
+            Object::Profile(_) => Err(RenderError::Internal("a height map was expected, found a profile".into())),
+        }
+    }
+
+    pub fn as_map_mut(&mut self) -> Result<&mut HeightMap, RenderError> {
+        match self {
+            Object::Map(m) => Ok(m),
+            Object::Profile(_) => Err(RenderError::Internal("a height map was expected, found a profile".into())),
+        }
+    }
+
+    /// Bytes of pixel data (what the memory plan counts).
+    pub fn bytes(&self) -> u64 {
+        match self {
+            Object::Map(m) => m.data.len() as u64 * 4,
+            Object::Profile(p) => p.data.len() as u64 * 4,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cut_out_zero_fills_outside_the_source() {
+        let src = HeightMap::from_data(Rect::new(0, 0, 2, 2), vec![0.1, 0.2, 0.3, 0.4]).unwrap();
+        let out = src.cut_out(Rect::new(-1, 1, 3, 2)).unwrap();
+        assert_eq!(out.data(), &[0.0, 0.3, 0.4, 0.0, 0.0, 0.0]);
+        assert_eq!(out.get(0, 1), Some(0.3));
+        assert_eq!(out.get(5, 5), None);
+    }
+
+    #[test]
+    fn huge_allocations_fail_cleanly() {
+        assert!(matches!(
+            HeightMap::try_zeroed(Rect::new(0, 0, u64::MAX / 2, u64::MAX / 2)),
+            Err(RenderError::Allocation { .. })
+        ));
+    }
+
+    #[test]
+    fn saturate_clamps_and_kills_nan() {
+        assert_eq!(saturate(1.5), 1.0);
+        assert_eq!(saturate(-7.0), -1.0);
+        assert_eq!(saturate(f32::NAN), 0.0);
+        assert_eq!(height_from_f64(0.25), 0.25);
+    }
+}

@@ -1,0 +1,251 @@
+//! The renderer (thesis §3.7): runs the passes, checks the memory plan, then executes the steps in
+//! order, one [`Renderer::step`] at a time or all at once with [`Renderer::run`].
+//!
+//! * Steps with empty bounds are skipped entirely (a skipped creating step leaves an empty object
+//!   in its slot, so later steps still find one).
+//! * A creating step gets a zero-filled object of exactly the planned extent; an in-place step gets
+//!   its slot's object. If an in-place step also reads its own slot as another argument
+//!   (`m.Add(m)`), that argument is a copy taken before the kernel runs (counted by the plan).
+//! * After each step, the slots whose last use it was are freed.
+//! * Kernels parallelise across rows with rayon (the current pool: wrap the call in
+//!   `ThreadPool::install` to choose the thread count). Results do not depend on it.
+
+use std::collections::BTreeMap;
+
+use crate::bounds::calculate_bounds;
+use crate::error::RenderError;
+use crate::graph::RenderingGraph;
+use crate::lifetimes::Lifetimes;
+use crate::operation::{Bounds, Effect, KernelContext, ObjectKind};
+use crate::plan::MemoryPlan;
+use crate::raster::{HeightMap, HeightProfile, Object};
+use crate::sequence::RenderingSequence;
+
+/// Default memory limit: 1 GiB. Hosts set their own (the CLI uses a quarter of the machine's memory).
+pub const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenderConfig {
+    /// Maximum bytes the plan may need (GGE3001 beyond).
+    pub memory_limit: u64,
+}
+
+impl Default for RenderConfig {
+    fn default() -> RenderConfig {
+        RenderConfig { memory_limit: DEFAULT_MEMORY_LIMIT }
+    }
+}
+
+/// Steps executed so far out of the total.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+}
+
+impl Progress {
+    /// Fraction done in [0, 1] (1 for an empty sequence).
+    pub fn fraction(&self) -> f64 {
+        if self.total == 0 {
+            1.0
+        } else {
+            self.done as f64 / self.total as f64
+        }
+    }
+}
+
+type ProgressCallback = Box<dyn FnMut(Progress) + Send>;
+
+/// The passes' results, for inspection (`geogen run --bounds`, debuggers).
+#[derive(Clone, Debug)]
+pub struct RenderMetadata {
+    pub graph: RenderingGraph,
+    pub bounds: Vec<Bounds>,
+    pub lifetimes: Lifetimes,
+    pub plan: MemoryPlan,
+}
+
+impl RenderMetadata {
+    /// Runs the graph, bounds, lifetime and memory passes.
+    pub fn calculate(seq: &RenderingSequence) -> Result<RenderMetadata, RenderError> {
+        let graph = RenderingGraph::build(seq)?;
+        let bounds = calculate_bounds(seq, &graph)?;
+        let lifetimes = Lifetimes::calculate(seq);
+        let plan = MemoryPlan::calculate(seq, &bounds, &lifetimes);
+        Ok(RenderMetadata { graph, bounds, lifetimes, plan })
+    }
+
+    /// The sequence listing annotated with bounds, memory and releases, one step per line.
+    pub fn annotated_listing(&self, seq: &RenderingSequence) -> String {
+        let mut out = String::new();
+        for (i, step) in seq.steps().iter().enumerate() {
+            let released: Vec<String> = self.lifetimes.released_after(i).iter().map(|s| s.to_string()).collect();
+            out.push_str(&format!(
+                "#{} {}    bounds {}, {} bytes{}\n",
+                i + 1,
+                step,
+                self.bounds[i],
+                self.plan.step_bytes(i),
+                if released.is_empty() { String::new() } else { format!(", release {}", released.join(" ")) }
+            ));
+        }
+        out
+    }
+}
+
+pub struct Renderer {
+    seq: RenderingSequence,
+    meta: RenderMetadata,
+    slots: Vec<Option<Object>>,
+    outputs: BTreeMap<String, HeightMap>,
+    next: usize,
+    on_progress: Option<ProgressCallback>,
+}
+
+impl std::fmt::Debug for Renderer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Renderer").field("progress", &self.progress()).finish_non_exhaustive()
+    }
+}
+
+fn empty_object(kind: ObjectKind) -> Object {
+    match kind {
+        ObjectKind::Map => Object::Map(HeightMap::empty()),
+        ObjectKind::Profile => Object::Profile(HeightProfile::empty()),
+    }
+}
+
+fn allocate(extent: Bounds) -> Result<Object, RenderError> {
+    Ok(match extent {
+        Bounds::Map(r) => Object::Map(HeightMap::try_zeroed(r)?),
+        Bounds::Profile(i) => Object::Profile(HeightProfile::try_zeroed(i)?),
+    })
+}
+
+impl Renderer {
+    /// Runs the passes and checks the memory plan against `config.memory_limit` (GGE3001).
+    pub fn new(seq: RenderingSequence, config: &RenderConfig) -> Result<Renderer, RenderError> {
+        let meta = RenderMetadata::calculate(&seq)?;
+        meta.plan.check_limit(config.memory_limit)?;
+        let slots = vec![None; seq.slot_count()];
+        Ok(Renderer { seq, meta, slots, outputs: BTreeMap::new(), next: 0, on_progress: None })
+    }
+
+    /// Calls `f` after every executed step.
+    pub fn set_progress_callback(&mut self, f: impl FnMut(Progress) + Send + 'static) {
+        self.on_progress = Some(Box::new(f));
+    }
+
+    pub fn sequence(&self) -> &RenderingSequence {
+        &self.seq
+    }
+
+    pub fn metadata(&self) -> &RenderMetadata {
+        &self.meta
+    }
+
+    pub fn progress(&self) -> Progress {
+        Progress { done: self.next, total: self.seq.len() }
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.next >= self.seq.len()
+    }
+
+    /// The object currently in a slot (for debuggers).
+    pub fn slot(&self, slot: crate::Slot) -> Option<&Object> {
+        self.slots.get(slot.index()).and_then(|s| s.as_ref())
+    }
+
+    /// Maps yielded so far.
+    pub fn outputs(&self) -> &BTreeMap<String, HeightMap> {
+        &self.outputs
+    }
+
+    pub fn into_outputs(self) -> BTreeMap<String, HeightMap> {
+        self.outputs
+    }
+
+    /// Executes the next step. Returns `Ok(false)` when there was none left.
+    pub fn step(&mut self) -> Result<bool, RenderError> {
+        let i = self.next;
+        let Some(step) = self.seq.steps().get(i) else {
+            return Ok(false);
+        };
+        let own = self.meta.bounds[i];
+        let missing = |slot: crate::Slot| RenderError::Internal(format!("step #{}: slot {slot} is empty", i + 1));
+        if let Some(y) = step.op.as_yield() {
+            let arg = step.args[0];
+            let map = match &self.slots[arg.index()] {
+                Some(obj) => obj.as_map()?.cut_out(y.rect)?,
+                None => return Err(missing(arg)),
+            };
+            self.outputs.entry(y.name.clone()).or_insert(map);
+        } else if own.is_empty() {
+            if let Effect::Create(kind) = step.op.effect() {
+                self.slots[step.ret.index()] = Some(empty_object(kind));
+            }
+        } else {
+            let ctx = KernelContext { scale: self.seq.scale(), bounds: own };
+            match step.op.effect() {
+                Effect::Create(_) => {
+                    let extent = self.meta.plan.extent(i);
+                    // The plan accepted exactly this extent; anything else is a bug, and must not
+                    // turn into an unplanned allocation.
+                    if extent.bytes() > self.meta.plan.step_bytes(i) {
+                        return Err(RenderError::Internal(format!("step #{}: extent {extent} exceeds the plan", i + 1)));
+                    }
+                    let mut target = allocate(extent)?;
+                    let inputs = step
+                        .args
+                        .iter()
+                        .map(|s| self.slots[s.index()].as_ref().ok_or_else(|| missing(*s)))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    step.op.render(&ctx, &mut target, &inputs)?;
+                    self.slots[step.ret.index()] = Some(target);
+                }
+                Effect::Modify => {
+                    let mut target = self.slots[step.ret.index()].take().ok_or_else(|| missing(step.ret))?;
+                    let self_copy = step.args[1..].contains(&step.ret).then(|| target.clone());
+                    let result = {
+                        let inputs = step.args[1..]
+                            .iter()
+                            .map(|s| {
+                                if *s == step.ret {
+                                    self_copy.as_ref().ok_or_else(|| missing(*s))
+                                } else {
+                                    self.slots[s.index()].as_ref().ok_or_else(|| missing(*s))
+                                }
+                            })
+                            .collect::<Result<Vec<_>, _>>();
+                        inputs.and_then(|inputs| step.op.render(&ctx, &mut target, &inputs))
+                    };
+                    self.slots[step.ret.index()] = Some(target);
+                    result?;
+                }
+            }
+        }
+        for slot in self.meta.lifetimes.released_after(i) {
+            self.slots[slot.index()] = None;
+        }
+        self.next += 1;
+        let progress = self.progress();
+        if let Some(cb) = self.on_progress.as_mut() {
+            cb(progress);
+        }
+        Ok(true)
+    }
+
+    /// Executes all remaining steps.
+    pub fn run(&mut self) -> Result<(), RenderError> {
+        while self.step()? {}
+        Ok(())
+    }
+}
+
+/// Plans, checks and renders a whole sequence; returns the yielded maps by name.
+pub fn render(seq: RenderingSequence, config: &RenderConfig) -> Result<BTreeMap<String, HeightMap>, RenderError> {
+    let mut renderer = Renderer::new(seq, config)?;
+    renderer.run()?;
+    Ok(renderer.into_outputs())
+}
