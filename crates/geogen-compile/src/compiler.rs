@@ -82,9 +82,26 @@ fn script_end(script: &Script) -> Span {
 }
 
 /// GGE1306: a script function named like a native function or another script function.
+///
+/// Also GGE1306, by our choice: two parameters of one function with the same name. The original
+/// declared each parameter as a local on every call, so the script failed with GGE2204 only when
+/// the function was called; the mistake is certain at compile time, so we report it then.
 fn check_functions(script: &Script, options: &CompileOptions, diagnostics: &mut Vec<Diagnostic>) {
     let mut seen: HashMap<&str, Span> = HashMap::new();
     for function in script.functions() {
+        for (i, param) in function.params.iter().enumerate() {
+            if let Some(first) = function.params[..i].iter().find(|p| p.name == param.name) {
+                diagnostics.push(
+                    Diagnostic::at(
+                        codes::GGE1306,
+                        param.span,
+                        format!("function `{}` has two parameters named `{}`", function.name.name, param.name),
+                    )
+                    .with_label(first.span, "first defined here")
+                    .with_hint("give each parameter its own name"),
+                );
+            }
+        }
         let ident = &function.name;
         if options.native_functions.contains(&ident.name) {
             diagnostics.push(

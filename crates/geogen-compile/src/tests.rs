@@ -1117,3 +1117,17 @@ fn parameter_types_may_name_script_enums_declared_anywhere() {
     ]);
     assert_eq!(m.parameters[0].kind.type_name(), "Late");
 }
+
+#[test]
+fn duplicate_function_parameters_are_gge1306() {
+    let f = Item::Function(geogen_syntax::ast::FunctionDecl {
+        name: ident("f"),
+        params: vec![ident("a").at(11, 12), ident("b"), ident("a").at(17, 18)],
+        body: geogen_syntax::ast::Block { stmts: vec![], span: Span::default() },
+        span: Span::default(),
+    });
+    let found = errors(&script(vec![f]));
+    assert_eq!((found[0].code, found[0].span), (codes::GGE1306, Some(sp(17, 18))));
+    assert!(found[0].message.contains("two parameters named `a`"), "{}", found[0].message);
+    assert_eq!(found[0].labels[0].0, sp(11, 12));
+}

@@ -134,3 +134,60 @@ snapshot!(
 yield HeightMap.Flat() as \"main\";
 yield HeightMap.Flat() as \"detail\";"
 );
+
+/// Every prefix of every script above parses to a tree with error nodes; compiling it must never
+/// panic (the errors themselves do not matter here).
+#[test]
+fn truncated_scripts_never_panic() {
+    let sources = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots"))
+        .map(|dir| {
+            dir.filter_map(|e| e.ok()).filter_map(|e| std::fs::read_to_string(e.path()).ok()).collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    assert!(sources.len() >= 10);
+    let options = CompileOptions::default();
+    let mut compiled = 0;
+    for snap in &sources {
+        // The script is the snapshot's description (a JSON-style quoted string).
+        let Some(line) = snap.lines().find(|l| l.starts_with("description: ")) else { continue };
+        let quoted = &line["description: ".len()..];
+        let source = quoted.trim_matches('"').replace("\\n", "\n").replace("\\\"", "\"");
+        for end in (0..=source.len()).filter(|&i| source.is_char_boundary(i)) {
+            let parsed = geogen_syntax::parse(&source[..end]);
+            let _ = compile(&parsed.script, &options);
+            compiled += 1;
+        }
+    }
+    assert!(compiled > 1000);
+}
+
+/// The compile errors of real source text, with the text their spans cover.
+#[test]
+fn compile_errors_through_the_parser() {
+    let source = "function Sin(x) { return x; }
+break;
+f() = 3;
+var a = {}; a[]++;
+switch (a) { default: break; default: continue; }
+enum Type { A }
+return 1;";
+    let parsed = geogen_syntax::parse(source);
+    assert!(parsed.diagnostics.is_empty(), "{:#?}", parsed.diagnostics);
+    let options = CompileOptions::default().with_functions(["Sin"]);
+    let errors = compile(&parsed.script, &options).unwrap_err();
+    let found: Vec<(String, &str)> =
+        errors.iter().map(|d| (d.code.to_string(), d.span.map_or("", |s| &source[s.range()]))).collect();
+    let expected = [
+        ("GGE1312", ""),
+        ("GGE1306", "Sin"),
+        ("GGE1301", "break;"),
+        ("GGE1307", "f()"),
+        ("GGE1201", "a[]"),
+        ("GGE1313", "default:"),
+        ("GGE1303", "continue;"),
+        ("GGE1311", "Type"),
+        ("GGE1304", "return 1;"),
+    ];
+    let found: Vec<(&str, &str)> = found.iter().map(|(c, s)| (c.as_str(), *s)).collect();
+    assert_eq!(found, expected);
+}
