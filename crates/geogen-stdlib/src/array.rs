@@ -546,6 +546,11 @@ mod tests {
         }
         let expected: Vec<String> = expected.iter().map(|i| i.to_string()).collect();
         assert_eq!(values(&a), expected);
+        // A pinned vector, so that a change of the algorithm (which changes scripts' terrain) shows.
+        let mut h = Harness::new();
+        let a = h.list(&(0..8).map(|i| num(i as f64)).collect::<Vec<_>>());
+        m(&mut h, &a, "Shuffle", &[num(1.0)]);
+        assert_eq!(values(&a).join(" "), "7 5 0 3 6 2 4 1");
     }
 
     #[test]
