@@ -10,6 +10,18 @@
 //! - [`compile`] lowers `<main>` and every function, and reports all errors it finds, sorted by
 //!   position.
 //! - [`params`] reads host-supplied parameter values (`-p Size=5`) by the declared types.
+//! - `CompiledScript` implements `Display` (the disassembly, used by `geogen run --code`); see
+//!   also [`CompiledScript::disassemble`] for a listing with source positions.
+//!
+//! Lowering decisions (details in the `lower` module):
+//! - `var x = e` evaluates `e` before declaring `x`, so an inner `var x = x + 1` reads the outer x.
+//! - `continue` in a `for` leaves only the body block, so the step runs; `break` leaves the loop.
+//! - `&&`/`||` short-circuit; both operands must be Booleans (GGE2104 otherwise).
+//! - `switch` follows JavaScript: one evaluation of the scrutinee, labels compared with `==` in
+//!   order and lazily, fall-through, `default` anywhere; each case body is its own scope.
+//! - `a[] = e` pushes back; as a value it yields `e` (parked in a hidden local named `<pushN>`).
+//! - Hidden locals have names containing `<`, which user identifiers cannot contain.
+//! - Two parameters of one function with the same name are GGE1306 at compile time.
 
 mod compiler;
 mod disasm;
