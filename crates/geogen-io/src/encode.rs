@@ -1,0 +1,250 @@
+//! The encoders. Each writes one format into any [`Write`] (plus [`Seek`] for TIFF and EXR, whose
+//! libraries patch offsets), so the same code serves [`encode`](crate::encode) (into memory),
+//! [`write`](crate::write) (into a temporary file) and [`StreamWriter`](crate::StreamWriter).
+
+use std::borrow::Cow;
+use std::io::{self, Seek, Write};
+
+use crate::hillshade::{hillshade, HillshadeOptions};
+use crate::sink::Shared;
+use crate::{palette, quantize, Format, HeightField, StreamError};
+
+/// Why an encoder stopped; the public API adds the path and turns it into an [`IoError`](crate::IoError).
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// The output refused bytes.
+    Io(io::Error),
+    /// The image library failed for a reason other than I/O.
+    Encode(Box<dyn std::error::Error + Send + Sync>),
+    /// Rows that do not fit the declared image.
+    Stream(StreamError),
+}
+
+/// PNG compression settings shared by every PNG flavour, whole or streamed, so both paths produce
+/// identical bytes. Chosen by `benches/writers.rs`: the fast deflate level with the Up filter costs a
+/// fraction of the default level's time, and on terrain (smooth, so rows predict each other well) the
+/// files are only slightly larger.
+const PNG_COMPRESSION: png::Compression = png::Compression::Fast;
+const PNG_FILTER: png::FilterType = png::FilterType::Up;
+
+/// Encodes whole rows of one of the row formats (PNG16, PNG8, R16, colored, and the hillshade's gray
+/// bytes) into `W`, one row at a time.
+pub(crate) struct RowEncoder<W: Write + 'static> {
+    format: Format,
+    width: usize,
+    height: u32,
+    rows_done: u64,
+    out: Shared<W>,
+    /// `None` for R16, which has no container.
+    png: Option<png::StreamWriter<'static, Shared<W>>>,
+    /// One converted row.
+    row: Vec<u8>,
+    /// Set once anything fails: a half-written row can't be resumed.
+    poisoned: bool,
+}
+
+impl<W: Write + 'static> RowEncoder<W> {
+    /// Starts an image of `width × height` pixels (both non-zero, checked by the caller). Writes the PNG
+    /// header immediately.
+    pub(crate) fn new(format: Format, width: u32, height: u32, out: W) -> Result<Self, Failure> {
+        let out = Shared::new(out);
+        let (color, depth, bytes_per_pixel) = match format {
+            Format::Png16 => (png::ColorType::Grayscale, png::BitDepth::Sixteen, 2),
+            Format::Png8 | Format::Hillshade => (png::ColorType::Grayscale, png::BitDepth::Eight, 1),
+            Format::Colored => (png::ColorType::Rgb, png::BitDepth::Eight, 3),
+            Format::R16 => (png::ColorType::Grayscale, png::BitDepth::Sixteen, 2),
+            Format::Tiff32 | Format::Exr => {
+                return Err(Failure::Encode(format!("{format} is not a row format").into()));
+            }
+        };
+        let png = if format == Format::R16 {
+            None
+        } else {
+            let mut encoder = png::Encoder::new(out.clone(), width, height);
+            encoder.set_color(color);
+            encoder.set_depth(depth);
+            encoder.set_compression(PNG_COMPRESSION);
+            encoder.set_filter(PNG_FILTER);
+            let result = encoder.write_header().and_then(|w| w.into_stream_writer());
+            Some(result.map_err(|e| png_failure(&out, e))?)
+        };
+        let width = width as usize;
+        Ok(RowEncoder {
+            format,
+            width,
+            height,
+            rows_done: 0,
+            out,
+            png,
+            row: vec![0; width * bytes_per_pixel],
+            poisoned: false,
+        })
+    }
+
+    /// Converts and writes whole rows of heights, top to bottom.
+    pub(crate) fn write_rows(&mut self, heights: &[f32]) -> Result<(), Failure> {
+        self.check_rows(heights.len())?;
+        for line in heights.chunks_exact(self.width) {
+            match self.format {
+                Format::Png16 => quantize::u16_be(line, &mut self.row),
+                Format::R16 => quantize::u16_le(line, &mut self.row),
+                Format::Png8 => quantize::u8s(line, &mut self.row),
+                Format::Colored => palette::colors(line, &mut self.row),
+                // Hillshade rows arrive as bytes through `write_byte_rows`; check_rows ruled out the rest.
+                Format::Hillshade | Format::Tiff32 | Format::Exr => {
+                    return Err(Failure::Encode(format!("{} rows are not heights", self.format).into()));
+                }
+            }
+            self.emit_row()?;
+        }
+        Ok(())
+    }
+
+    /// Writes already-converted rows (one byte per pixel) of an 8-bit gray image.
+    fn write_byte_rows(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        self.check_rows(bytes.len())?;
+        for line in bytes.chunks_exact(self.width) {
+            self.row.copy_from_slice(line);
+            self.emit_row()?;
+        }
+        Ok(())
+    }
+
+    fn check_rows(&mut self, samples: usize) -> Result<(), Failure> {
+        if self.poisoned {
+            return Err(Failure::Stream(StreamError::Poisoned));
+        }
+        if samples % self.width != 0 {
+            return Err(Failure::Stream(StreamError::PartialRow { len: samples, width: self.width as u32 }));
+        }
+        let given = self.rows_done + (samples / self.width) as u64;
+        if given > u64::from(self.height) {
+            return Err(Failure::Stream(StreamError::TooManyRows { given, height: self.height }));
+        }
+        Ok(())
+    }
+
+    fn emit_row(&mut self) -> Result<(), Failure> {
+        let result = match &mut self.png {
+            Some(png) => png.write_all(&self.row),
+            None => self.out.write_all(&self.row),
+        };
+        if let Err(e) = result {
+            self.poisoned = true;
+            return Err(io_failure(&self.out, e));
+        }
+        self.rows_done += 1;
+        Ok(())
+    }
+
+    /// Completes the image and hands back the output writer (not yet flushed, if it buffers).
+    pub(crate) fn finish(mut self) -> Result<W, Failure> {
+        if self.poisoned {
+            return Err(Failure::Stream(StreamError::Poisoned));
+        }
+        if self.rows_done != u64::from(self.height) {
+            return Err(Failure::Stream(StreamError::MissingRows { written: self.rows_done, height: self.height }));
+        }
+        if let Some(png) = self.png.take() {
+            png.finish().map_err(|e| png_failure(&self.out, e))?;
+            // Dropping the stream writer (inside `finish`) wrote the zlib trailer, the last IDAT chunk
+            // and IEND into `out`, discarding errors; `Shared` kept them, and `take` reports them.
+        }
+        self.out.take().map_err(Failure::Io)
+    }
+}
+
+/// Classifies a png error, preferring the I/O error the output recorded (the png crate may have
+/// rewrapped or dropped it).
+fn png_failure<W: Write>(out: &Shared<W>, e: png::EncodingError) -> Failure {
+    match (out.error(), e) {
+        (Some(io), _) => Failure::Io(io),
+        (None, png::EncodingError::IoError(io)) => Failure::Io(io),
+        (None, other) => Failure::Encode(Box::new(other)),
+    }
+}
+
+fn io_failure<W: Write>(out: &Shared<W>, e: io::Error) -> Failure {
+    match out.error() {
+        Some(io) => Failure::Io(io),
+        // The png stream writer reports its own format errors as io::Error too.
+        None if e.kind() == io::ErrorKind::Other => Failure::Encode(Box::new(e)),
+        None => Failure::Io(e),
+    }
+}
+
+/// Encodes a validated field in `format` into `out`, returning `out` (unflushed).
+pub(crate) fn encode_into<W: Write + Seek + 'static>(
+    format: Format,
+    field: &HeightField,
+    mut out: W,
+) -> Result<W, Failure> {
+    match format {
+        Format::Png16 | Format::Png8 | Format::R16 | Format::Colored => {
+            let mut rows = RowEncoder::new(format, field.width, field.height, out)?;
+            rows.write_rows(field.data)?;
+            rows.finish()
+        }
+        Format::Hillshade => {
+            let gray = hillshade(field.width as usize, field.height as usize, field.data, &HillshadeOptions::default());
+            encode_gray8(field.width, field.height, &gray, out)
+        }
+        Format::Tiff32 => {
+            write_tiff(field, &mut out)?;
+            Ok(out)
+        }
+        Format::Exr => {
+            write_exr(field, &mut out)?;
+            Ok(out)
+        }
+    }
+}
+
+/// Writes an 8-bit grayscale PNG of `width × height` bytes (used by the hillshade).
+pub(crate) fn encode_gray8<W: Write + 'static>(width: u32, height: u32, gray: &[u8], out: W) -> Result<W, Failure> {
+    let mut rows = RowEncoder::new(Format::Hillshade, width, height, out)?;
+    rows.write_byte_rows(gray)?;
+    rows.finish()
+}
+
+/// The heights with NaN replaced by 0; borrowed unchanged in the usual case of no NaN.
+fn without_nan(data: &[f32]) -> Cow<'_, [f32]> {
+    if data.iter().any(|h| h.is_nan()) {
+        Cow::Owned(data.iter().map(|&h| if h.is_nan() { 0.0 } else { h }).collect())
+    } else {
+        Cow::Borrowed(data)
+    }
+}
+
+fn write_tiff<W: Write + Seek>(field: &HeightField, out: &mut W) -> Result<(), Failure> {
+    use tiff::encoder::{colortype::Gray32Float, TiffEncoder};
+    let data = without_nan(field.data);
+    let tiff_failure = |e: tiff::TiffError| match e {
+        tiff::TiffError::IoError(io) => Failure::Io(io),
+        other => Failure::Encode(Box::new(other)),
+    };
+    // Gray32Float writes SampleFormat = IEEEFP, BitsPerSample = 32, one sample per pixel, uncompressed:
+    // the layout every DCC tool and engine importer reads.
+    TiffEncoder::new(out)
+        .and_then(|mut tiff| tiff.write_image::<Gray32Float>(field.width, field.height, &data))
+        .map_err(tiff_failure)
+}
+
+fn write_exr<W: Write + Seek>(field: &HeightField, out: &mut W) -> Result<(), Failure> {
+    use exr::prelude::*;
+    let width = field.width as usize;
+    let data = field.data;
+    let pixels = SpecificChannels::build().with_channel("Y").with_pixel_fn(|pos: Vec2<usize>| {
+        let h = data[pos.y() * width + pos.x()];
+        (if h.is_nan() { 0.0_f32 } else { h },)
+    });
+    // ZIP over 16-line blocks, written in increasing order: lossless, compact for smooth terrain, and
+    // deterministic. Single-threaded: the exr crate would build a thread pool per file, which fights
+    // callers that already write tiles in parallel.
+    let layer =
+        Layer::new((width, field.height as usize), LayerAttributes::default(), Encoding::SMALL_LOSSLESS, pixels);
+    Image::from_layer(layer).write().non_parallel().to_buffered(out).map_err(|e| match e {
+        exr::error::Error::Io(io) => Failure::Io(io),
+        other => Failure::Encode(Box::new(other)),
+    })
+}

@@ -1,0 +1,195 @@
+//! The output formats, their names and their file-name suffixes.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// An output file format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// 16-bit grayscale PNG of the quantised heights (the default).
+    Png16,
+    /// 8-bit grayscale PNG of the quantised heights.
+    Png8,
+    /// Raw 16-bit little-endian samples, row-major, no header (Unity/Unreal terrain import).
+    R16,
+    /// Single-channel 32-bit IEEE float TIFF of the raw heights.
+    Tiff32,
+    /// OpenEXR with one 32-bit float channel `Y` holding the raw heights.
+    Exr,
+    /// 8-bit RGB PNG preview in a water/land palette.
+    Colored,
+    /// 8-bit grayscale PNG preview, hillshaded.
+    Hillshade,
+}
+
+impl Format {
+    /// Every format, in the order they are listed to users.
+    pub const ALL: [Format; 7] =
+        [Format::Png16, Format::Png8, Format::R16, Format::Tiff32, Format::Exr, Format::Colored, Format::Hillshade];
+
+    /// The name used on the command line and in [`FromStr`].
+    pub const fn name(self) -> &'static str {
+        match self {
+            Format::Png16 => "png16",
+            Format::Png8 => "png8",
+            Format::R16 => "r16",
+            Format::Tiff32 => "tiff",
+            Format::Exr => "exr",
+            Format::Colored => "colored",
+            Format::Hillshade => "hillshade",
+        }
+    }
+
+    /// The file extension, without the dot.
+    pub const fn extension(self) -> &'static str {
+        match self {
+            Format::Png16 | Format::Png8 | Format::Colored | Format::Hillshade => "png",
+            Format::R16 => "r16",
+            Format::Tiff32 => "tif",
+            Format::Exr => "exr",
+        }
+    }
+
+    /// What follows the map name in the output file name. The four PNG flavours differ before the
+    /// extension, so writing every format of one map into one directory never collides.
+    pub const fn suffix(self) -> &'static str {
+        match self {
+            Format::Png16 => ".png",
+            Format::Png8 => "_8bit.png",
+            Format::R16 => ".r16",
+            Format::Tiff32 => ".tif",
+            Format::Exr => ".exr",
+            Format::Colored => "_colored.png",
+            Format::Hillshade => "_hillshade.png",
+        }
+    }
+
+    /// The output file name of the map `map` in this format, e.g. `island_colored.png`.
+    pub fn file_name(self, map: &str) -> String {
+        format!("{map}{}", self.suffix())
+    }
+
+    /// A one-line description for help texts.
+    pub const fn description(self) -> &'static str {
+        match self {
+            Format::Png16 => "16-bit grayscale PNG (default)",
+            Format::Png8 => "8-bit grayscale PNG",
+            Format::R16 => "raw 16-bit little-endian heights (Unity/Unreal)",
+            Format::Tiff32 => "32-bit float TIFF",
+            Format::Exr => "OpenEXR, one float channel Y",
+            Format::Colored => "colored preview PNG",
+            Format::Hillshade => "hillshaded preview PNG",
+        }
+    }
+
+    /// Whether [`StreamWriter`](crate::StreamWriter) can write this format strip by strip.
+    pub const fn is_streamable(self) -> bool {
+        matches!(self, Format::Png16 | Format::Png8 | Format::R16 | Format::Colored)
+    }
+
+    /// Parses a comma-separated list such as `"png16,r16"`. Whitespace around names is ignored and a
+    /// repeated name is kept once (first position); an empty list or item is an error.
+    pub fn parse_list(list: &str) -> Result<Vec<Format>, FormatError> {
+        let mut formats = Vec::new();
+        for item in list.split(',') {
+            let format: Format = item.parse()?;
+            if !formats.contains(&format) {
+                formats.push(format);
+            }
+        }
+        Ok(formats)
+    }
+
+    /// The valid names, comma-separated, for messages.
+    pub fn valid_names() -> String {
+        Format::ALL.map(Format::name).join(", ")
+    }
+}
+
+/// See [`Format::parse_list`]; a free function for callers that prefer it.
+pub fn parse_list(list: &str) -> Result<Vec<Format>, FormatError> {
+    Format::parse_list(list)
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = FormatError;
+
+    /// Accepts the [`name`](Format::name)s, case-insensitively, ignoring surrounding whitespace.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let wanted = s.trim();
+        if wanted.is_empty() {
+            return Err(FormatError::Empty);
+        }
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name().eq_ignore_ascii_case(wanted))
+            .ok_or_else(|| FormatError::Unknown(wanted.to_owned()))
+    }
+}
+
+/// A format name that could not be parsed. The message lists the valid names.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FormatError {
+    /// A name that is not a format.
+    #[error("unknown output format `{0}`; valid formats are: {names}", names = Format::valid_names())]
+    Unknown(String),
+    /// An empty name (an empty list, or two commas in a row).
+    #[error("empty output format name; valid formats are: {}", Format::valid_names())]
+    Empty,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for f in Format::ALL {
+            assert_eq!(f.name().parse::<Format>(), Ok(f));
+            assert_eq!(f.name().to_uppercase().parse::<Format>(), Ok(f));
+            assert_eq!(f.to_string(), f.name());
+        }
+    }
+
+    #[test]
+    fn file_names_never_collide() {
+        let names: std::collections::HashSet<String> = Format::ALL.iter().map(|f| f.file_name("m")).collect();
+        assert_eq!(names.len(), Format::ALL.len());
+        assert_eq!(Format::Png16.file_name("island"), "island.png");
+        assert_eq!(Format::Png8.file_name("island"), "island_8bit.png");
+        assert_eq!(Format::Colored.file_name("island"), "island_colored.png");
+        assert_eq!(Format::Hillshade.file_name("island"), "island_hillshade.png");
+        assert_eq!(Format::R16.file_name("island"), "island.r16");
+        assert_eq!(Format::Tiff32.file_name("island"), "island.tif");
+        assert_eq!(Format::Exr.file_name("island"), "island.exr");
+        for f in Format::ALL {
+            assert!(f.suffix().ends_with(&format!(".{}", f.extension())));
+        }
+    }
+
+    #[test]
+    fn lists() {
+        assert_eq!(parse_list("png16,r16"), Ok(vec![Format::Png16, Format::R16]));
+        assert_eq!(parse_list(" exr , tiff,exr"), Ok(vec![Format::Exr, Format::Tiff32]));
+        assert_eq!(parse_list("png16,,r16"), Err(FormatError::Empty));
+        assert_eq!(parse_list(""), Err(FormatError::Empty));
+        assert_eq!(parse_list("png16,jpeg"), Err(FormatError::Unknown("jpeg".into())));
+    }
+
+    #[test]
+    fn errors_list_every_valid_name() {
+        for err in [parse_list("jpeg").unwrap_err(), parse_list("").unwrap_err()] {
+            let msg = err.to_string();
+            for f in Format::ALL {
+                assert!(msg.contains(f.name()), "`{msg}` lacks {}", f.name());
+            }
+        }
+        assert!(parse_list("jpeg").unwrap_err().to_string().contains("`jpeg`"));
+    }
+}
