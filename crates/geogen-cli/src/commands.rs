@@ -63,7 +63,7 @@ fn run(path: &Path, args: &RunArgs) -> Result<ExitCode, String> {
     match script.run(&run_settings(args)) {
         Ok(output) => {
             for m in &output.messages {
-                println!("{m}");
+                report::outln(&format!("{m}"));
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -1,8 +1,120 @@
-//! `geogen info`: what a script declares.
+//! `geogen info`: what a script declares: name, description, parameters, map size, map names.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-pub fn info(path: &Path, _json: bool) -> Result<ExitCode, String> {
-    Err(format!("`geogen info {}` is not available yet", path.display()))
+use geogen::{CompileOptions, DimensionInfo, ParameterInfo, ParameterInfoKind, ScriptInfo};
+use serde_json::{json, Value};
+
+use crate::commands::compile;
+use crate::report::{self, EXIT_SCRIPT};
+
+pub fn info(path: &Path, as_json: bool) -> Result<ExitCode, String> {
+    let script = match compile(path, &CompileOptions::default())? {
+        Ok(s) => s,
+        Err(failure) => {
+            report::failure(&failure);
+            return Ok(ExitCode::from(EXIT_SCRIPT));
+        }
+    };
+    let info = script.info();
+    if as_json {
+        report::outln(&format!("{}", serde_json::to_string_pretty(&to_json(&info)).unwrap_or_default()));
+    } else {
+        report::out(&to_text(&info));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn dimension_json(d: &DimensionInfo) -> Value {
+    match d {
+        DimensionInfo::Infinite => json!({ "finite": false }),
+        DimensionInfo::Finite { default, min, max } => {
+            json!({ "finite": true, "default": default, "min": min, "max": max })
+        }
+    }
+}
+
+fn parameter_json(p: &ParameterInfo) -> Value {
+    let mut object = json!({
+        "name": p.name,
+        "label": p.label,
+        "description": p.description,
+        "type": p.kind.type_name(),
+    });
+    let extra = match &p.kind {
+        ParameterInfoKind::Boolean { default } => json!({ "default": default }),
+        ParameterInfoKind::Number { default, min, max, restriction } => json!({
+            "default": report::json_number(*default), "min": report::json_number(*min), "max": report::json_number(*max), "restriction": restriction.name(),
+        }),
+        ParameterInfoKind::Enum { items, default, .. } => json!({
+            "default": default,
+            "items": items.iter().map(|(name, value)| json!({ "name": name, "value": report::json_number(*value) })).collect::<Vec<_>>(),
+        }),
+    };
+    if let (Value::Object(target), Value::Object(source)) = (&mut object, extra) {
+        target.extend(source);
+    }
+    object
+}
+
+fn to_json(info: &ScriptInfo) -> Value {
+    json!({
+        "name": info.name,
+        "description": info.description,
+        "author": info.author,
+        "width": dimension_json(&info.width),
+        "height": dimension_json(&info.height),
+        "parameters": info.parameters.iter().map(parameter_json).collect::<Vec<_>>(),
+        "maps": info.maps,
+    })
+}
+
+fn dimension_text(d: &DimensionInfo) -> String {
+    match d {
+        DimensionInfo::Infinite => "infinite".to_string(),
+        DimensionInfo::Finite { default, min, max } => {
+            let default = default.map(|d| format!("default {d}, ")).unwrap_or_default();
+            format!("finite ({default}{min} to {max})")
+        }
+    }
+}
+
+fn to_text(info: &ScriptInfo) -> String {
+    let mut out = String::new();
+    out.push_str(&format!("name:        {}\n", info.name.as_deref().unwrap_or("(unnamed)")));
+    if let Some(d) = &info.description {
+        out.push_str(&format!("description: {d}\n"));
+    }
+    if let Some(a) = &info.author {
+        out.push_str(&format!("author:      {a}\n"));
+    }
+    out.push_str(&format!("width:       {}\n", dimension_text(&info.width)));
+    out.push_str(&format!("height:      {}\n", dimension_text(&info.height)));
+    out.push_str(&format!("maps:        {}\n", info.maps.join(", ")));
+    if info.parameters.is_empty() {
+        out.push_str("parameters:  none\n");
+    } else {
+        out.push_str("parameters:\n");
+        for p in &info.parameters {
+            let detail = match &p.kind {
+                ParameterInfoKind::Boolean { default } => format!("Boolean, default {default}"),
+                ParameterInfoKind::Number { default, min, max, restriction } => {
+                    format!("Number, default {default}, range {min} to {max}, {}", restriction.name())
+                }
+                ParameterInfoKind::Enum { type_name, items, default } => {
+                    let items: Vec<String> = items.iter().map(|(n, v)| format!("{n}={v}")).collect();
+                    format!("{type_name} ({}), default {default}", items.join(", "))
+                }
+            };
+            out.push_str(&format!("  {:<16} {detail}\n", p.name));
+            if p.label != p.name {
+                out.push_str(&format!("  {:<16} label: {}\n", "", p.label));
+            }
+            if !p.description.is_empty() {
+                out.push_str(&format!("  {:<16} {}\n", "", p.description));
+            }
+        }
+    }
+    out
 }

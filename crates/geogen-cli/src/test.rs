@@ -81,18 +81,18 @@ pub fn test(files: &[PathBuf], as_json: bool) -> Result<ExitCode, String> {
                 })
             })
             .collect();
-        println!("{}", serde_json::Value::Array(array));
+        report::outln(&format!("{}", serde_json::Value::Array(array)));
     } else {
         for o in &outcomes {
             match &o.error {
-                None => println!("PASS {}", o.file),
+                None => report::outln(&format!("PASS {}", o.file)),
                 Some(e) => {
-                    println!("FAIL {}", o.file);
+                    report::outln(&format!("FAIL {}", o.file));
                     eprint!("{}", e.rendered);
                 }
             }
         }
-        println!("{} passed, {} failed", outcomes.len() - failed, failed);
+        report::outln(&format!("{} passed, {} failed", outcomes.len() - failed, failed));
     }
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(report::EXIT_SCRIPT) })
 }
