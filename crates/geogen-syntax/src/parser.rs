@@ -24,6 +24,7 @@ use crate::{Parsed, MAX_NESTING};
 pub(crate) fn parse(source: &str) -> Parsed {
     let (tokens, lex_diagnostics) = lex(source);
     let mut parser = Parser::new(source, tokens);
+    parser.junk = lex_diagnostics.iter().filter(|d| d.code == codes::GGE1101).filter_map(|d| d.span).collect();
     // An unterminated string or comment swallows the rest of the file; whatever the parser would
     // say about the abrupt end is noise after that.
     parser.eof_reported = lex_diagnostics.iter().any(|d| d.code == codes::GGE1103 || d.code == codes::GGE1104);
@@ -139,6 +140,18 @@ const FOREIGN_DECLARATIONS: &[&str] = &["let", "const", "int", "float", "double"
 struct ListInfo {
     /// e.g. "arguments"
     items: &'static str,
+    /// Can this token begin an item? Used to guess that a `,` is missing.
+    item_start: fn(&T) -> bool,
+}
+
+impl ListInfo {
+    fn of_expressions(items: &'static str) -> ListInfo {
+        ListInfo { items, item_start: can_start_expr }
+    }
+}
+
+fn can_start_meta_value(kind: &T) -> bool {
+    matches!(kind, T::Ident(_) | T::Number(_) | T::String(_) | T::True | T::False | T::LBrace)
 }
 
 /// One entry of a metadata collection while parsing.
@@ -164,6 +177,12 @@ struct Parser<'a> {
     /// Current nesting of statements, expressions and operator chains.
     depth: u32,
     too_deep_reported: bool,
+    /// Inside an expression (as opposed to a statement or metadata): see `too_deep`.
+    in_expression: bool,
+    /// Parsing a declaration that is itself in the wrong place (already reported).
+    in_misplaced_declaration: bool,
+    /// Characters the lexer skipped (GGE1101), in source order.
+    junk: Vec<Span>,
 }
 
 impl<'a> Parser<'a> {
@@ -181,6 +200,9 @@ impl<'a> Parser<'a> {
             eof_reported: false,
             depth: 0,
             too_deep_reported: false,
+            in_expression: false,
+            in_misplaced_declaration: false,
+            junk: Vec::new(),
         }
     }
 
@@ -235,6 +257,13 @@ impl<'a> Parser<'a> {
         self.src.get(from..to).is_some_and(|gap| gap.contains('\n'))
     }
 
+    /// Did the lexer skip a bad character between the previous token and the current one?
+    fn junk_before_current(&self) -> bool {
+        let (from, to) = (self.prev_end, self.tok().span.start);
+        let first = self.junk.partition_point(|s| s.start < from);
+        self.junk.get(first).is_some_and(|s| s.end <= to)
+    }
+
     /// Does the current token start right where the previous one ended?
     fn current_is_adjacent(&self) -> bool {
         self.pos > 0 && self.tok().span.start == self.prev_end
@@ -263,6 +292,11 @@ impl<'a> Parser<'a> {
     fn report(&mut self, diagnostic: Diagnostic) {
         let at_eof = self.at_eof();
         if self.panicking || (at_eof && self.eof_reported) {
+            return;
+        }
+        if self.junk_before_current() {
+            // `x = 1 # 2;`: the lexer already reported the `#`, which is the real problem.
+            self.panicking = true;
             return;
         }
         if at_eof {
@@ -399,6 +433,11 @@ impl<'a> Parser<'a> {
 
     /// Reports excessive nesting (once per file) and skips the nested part.
     fn too_deep(&mut self) {
+        // Expressions cannot contain `;`, so inside one a `;` ends the skipping whatever the
+        // bracket nesting (`a = ((((;` must not swallow the next statement). Deep statements
+        // (blocks, `else if` chains) are skipped to the end of the enclosing block: stopping at a
+        // `;` would resume in the middle of the deep part and cascade.
+        let in_expression = self.in_expression;
         if !self.too_deep_reported {
             self.too_deep_reported = true;
             let span = self.tok().span;
@@ -425,7 +464,8 @@ impl<'a> Parser<'a> {
                     }
                     nest -= 1;
                 }
-                T::Semicolon | T::Comma if nest == 0 => return,
+                T::Semicolon | T::Comma if in_expression && nest == 0 => return,
+                T::Semicolon if in_expression => return,
                 _ => {}
             }
             self.bump();
@@ -501,11 +541,20 @@ impl<'a> Parser<'a> {
             return Some(Ident { name, span });
         }
         let mut diagnostic = self.expected(what, context);
+        let keyword = self.peek().text().filter(|_| self.peek().is_keyword());
         if let Some(hint) = self.keyword_hint() {
             diagnostic = diagnostic.with_hint(hint);
         }
         self.report(diagnostic);
-        None
+        // `var for = 1;`: take the keyword as the name, so the rest of the line is not read as
+        // a `for` statement. (Not across a line break: there the name is more likely missing.)
+        match keyword {
+            Some(text) if !self.line_break_before_current() => {
+                let span = self.bump().span;
+                Some(Ident { name: text.to_string(), span })
+            }
+            _ => None,
+        }
     }
 
     fn missing_name(&self) -> Ident {
@@ -523,7 +572,7 @@ impl<'a> Parser<'a> {
             self.synchronize();
             return EnumDecl { name, items: Vec::new(), span: self.span_from(start) };
         };
-        let items = self.list(open, &T::RBrace, ListInfo { items: "enum items" }, Parser::enum_item);
+        let items = self.list(open, &T::RBrace, ListInfo::of_expressions("enum items"), Parser::enum_item);
         let items: Vec<EnumItem> = items.into_iter().flatten().collect();
         if items.is_empty() {
             let span = self.span_from(open.start);
@@ -555,8 +604,13 @@ impl<'a> Parser<'a> {
                 Some(EnumItem { name, value: None })
             }
             _ => {
-                let diagnostic = self.expected("a number", &format!("after `{} =`", name.name));
+                let diagnostic = self
+                    .expected("a number", &format!("after `{} =`", name.name))
+                    .with_hint("enum values are number literals");
                 self.report(diagnostic);
+                if matches!(self.peek(), T::Ident(_) | T::String(_) | T::True | T::False) {
+                    self.bump();
+                }
                 Some(EnumItem { name, value: None })
             }
         }
@@ -569,7 +623,7 @@ impl<'a> Parser<'a> {
             self.expect_name("a name for the function", "after `function`").unwrap_or_else(|| self.missing_name());
         let mut params = Vec::new();
         if let Some(open) = self.eat(&T::LParen) {
-            params = self.list(open, &T::RParen, ListInfo { items: "parameters" }, Parser::parameter);
+            params = self.list(open, &T::RParen, ListInfo::of_expressions("parameters"), Parser::parameter);
         } else {
             let diagnostic =
                 self.expected("`(`", "after the function name").with_hint("write `function name(parameters) { ... }`");
@@ -666,7 +720,8 @@ impl<'a> Parser<'a> {
         let keyed = matches!(self.peek(), T::Ident(_)) && self.peek_nth(1) == &T::Colon
             || matches!(self.peek(), T::Ident(_)) && self.peek_nth(1) == &T::Eq
             || self.at(&T::RBrace);
-        let info = ListInfo { items: if keyed { "metadata entries" } else { "list items" } };
+        let info =
+            ListInfo { items: if keyed { "metadata entries" } else { "list items" }, item_start: can_start_meta_value };
         let entries = self.list(open, &T::RBrace, info, |p| p.meta_entry(keyed));
         let span = self.span_from(open.start);
         let kind = if keyed {
@@ -694,6 +749,11 @@ impl<'a> Parser<'a> {
     }
 
     fn meta_entry(&mut self, keyed: bool) -> MetaEntry {
+        // Entries are independent, like statements: each one after a `,` reports its own error.
+        let previous = self.pos.checked_sub(1).and_then(|i| self.tokens.get(i)).map(|t| &t.kind);
+        if matches!(previous, Some(T::Comma | T::LBrace)) {
+            self.panicking = false;
+        }
         let key = match (self.peek().clone(), self.peek_nth(1)) {
             (T::Ident(name), T::Colon) => {
                 let span = self.bump().span;
@@ -768,7 +828,7 @@ impl<'a> Parser<'a> {
             let previous_was_string = self.pos > 0
                 && matches!(self.tokens.get(self.pos - 1).map(|t| &t.kind), Some(T::String(_)))
                 || matches!(self.peek(), T::String(_));
-            let hint = if previous_was_string && can_start_expr(self.peek()) {
+            let hint = if previous_was_string && (info.item_start)(self.peek()) {
                 "to join values into a string, use `+`".to_string()
             } else {
                 format!("separate the {} with `,` and end them with `{close_text}`", info.items)
@@ -777,20 +837,56 @@ impl<'a> Parser<'a> {
                 .expected(&format!("`,` or `{close_text}`"), &format!("between the {}", info.items))
                 .with_hint(hint);
             self.report(diagnostic);
-            // `f(a b)`: most likely a missing comma, so read on; anything else ends the list.
-            if self.pos != before && can_start_expr(self.peek()) && !self.line_break_before_current() {
+            // `f(a b)`: most likely a missing comma, so read on.
+            if self.pos != before && (info.item_start)(self.peek()) && !self.line_break_before_current() {
                 continue;
             }
-            self.recover_to(close, false);
-            break;
+            // Otherwise skip this item's rest and go on with the next one, if any.
+            if !self.skip_to_next_item(close) {
+                break;
+            }
         }
         items
+    }
+
+    /// Skips a broken list item. Returns true after consuming the `,` that starts the next item;
+    /// false when the list is over (its closer consumed, or something that cannot belong to it
+    /// reached: `;`, a statement keyword, an unmatched closer, or a `{` outside a brace list).
+    fn skip_to_next_item(&mut self, close: &T) -> bool {
+        let mut nest = 0usize;
+        loop {
+            let kind = self.peek();
+            if nest == 0 {
+                if kind == close {
+                    self.bump();
+                    return false;
+                }
+                match kind {
+                    T::Comma => {
+                        self.bump();
+                        return true;
+                    }
+                    T::LBrace if close != &T::RBrace => return false,
+                    T::RParen | T::RBracket | T::RBrace => return false,
+                    _ => {}
+                }
+            }
+            match kind {
+                T::Eof | T::Semicolon => return false,
+                kind if starts_statement(kind) => return false,
+                T::LParen | T::LBracket | T::LBrace => nest += 1,
+                T::RParen | T::RBracket | T::RBrace => nest = nest.saturating_sub(1),
+                _ => {}
+            }
+            self.bump();
+        }
     }
 
     // ----- Statements -----
 
     fn statement(&mut self) -> Stmt {
         self.panicking = false;
+        self.in_expression = false;
         if !self.enter() {
             return Stmt { kind: StmtKind::Error, span: Span::at(self.prev_end) };
         }
@@ -1194,19 +1290,27 @@ impl<'a> Parser<'a> {
                 "move the function out of the enclosing block or function",
             ),
         };
-        self.diagnostics.push(Diagnostic::at(codes::GGE1314, keyword.span, message).with_hint(hint));
+        // Inside a misplaced declaration, report only the outermost one.
+        if !self.in_misplaced_declaration {
+            self.diagnostics.push(Diagnostic::at(codes::GGE1314, keyword.span, message).with_hint(hint));
+        }
+        let outer = std::mem::replace(&mut self.in_misplaced_declaration, true);
         let span = match keyword.kind {
             T::Metadata => self.metadata().span,
             T::Enum => self.enum_decl().span,
             _ => self.function_decl().span,
         };
+        self.in_misplaced_declaration = outer;
         Stmt { kind: StmtKind::Error, span }
     }
 
     // ----- Expressions -----
 
     fn expr(&mut self) -> Expr {
-        self.expr_bp(0)
+        let outer = std::mem::replace(&mut self.in_expression, true);
+        let expr = self.expr_bp(0);
+        self.in_expression = outer;
+        expr
     }
 
     /// Precedence climbing: parses operators binding at least as tightly as `min_bp`.
@@ -1215,17 +1319,22 @@ impl<'a> Parser<'a> {
             return self.error_expr();
         }
         let mut lhs = self.unary();
-        // Each operator applied in this loop makes the tree one level deeper; count it, so a
-        // 100 000-term sum cannot overflow the stack of whoever walks the tree.
+        // Each operator applied in this loop makes the tree one level deeper, so a 100 000-term
+        // sum would overflow the stack of whoever walks the tree: count them as nesting.
         let mut chain = 0;
         while let Some((op, bp)) = infix(self.peek()) {
             if bp < min_bp {
                 break;
             }
-            if !self.enter() {
-                break;
+            // A left-associative operator deepens the tree without recursing: count it. The
+            // right-associative ones recurse into `expr_bp`, which counts itself.
+            let left_associative = matches!(op, Infix::Binary(op) if op != BinaryOp::Is);
+            if left_associative {
+                if !self.enter() {
+                    break;
+                }
+                chain += 1;
             }
-            chain += 1;
             self.bump();
             let start = lhs.span.start;
             let kind = match op {
@@ -1312,14 +1421,15 @@ impl<'a> Parser<'a> {
                         break;
                     };
                     if let Some(open) = self.eat(&T::LParen) {
-                        let args = self.list(open, &T::RParen, ListInfo { items: "arguments" }, Parser::expr);
+                        let args = self.list(open, &T::RParen, ListInfo::of_expressions("arguments"), Parser::expr);
                         ExprKind::MethodCall { object: Box::new(expr), name, args }
                     } else {
                         ExprKind::Member { object: Box::new(expr), name }
                     }
                 }
                 T::LBracket => {
-                    let indices = self.list(token.span, &T::RBracket, ListInfo { items: "indices" }, Parser::expr);
+                    let indices =
+                        self.list(token.span, &T::RBracket, ListInfo::of_expressions("indices"), Parser::expr);
                     ExprKind::Index { object: Box::new(expr), indices }
                 }
                 T::LParen => {
@@ -1335,7 +1445,7 @@ impl<'a> Parser<'a> {
                             .with_label(expr.span, "this is not a function name")
                             .with_hint("only a function name `f(...)` or a method `value.name(...)` can be called"),
                     );
-                    self.list(token.span, &T::RParen, ListInfo { items: "arguments" }, Parser::expr);
+                    self.list(token.span, &T::RParen, ListInfo::of_expressions("arguments"), Parser::expr);
                     ExprKind::Error
                 }
                 T::PlusPlus => ExprKind::Postfix { op: PostfixOp::Increment, operand: Box::new(expr) },
@@ -1359,7 +1469,7 @@ impl<'a> Parser<'a> {
             T::Ident(name) => {
                 self.bump();
                 if let Some(open) = self.eat(&T::LParen) {
-                    let args = self.list(open, &T::RParen, ListInfo { items: "arguments" }, Parser::expr);
+                    let args = self.list(open, &T::RParen, ListInfo::of_expressions("arguments"), Parser::expr);
                     let name = Ident { name, span: token.span };
                     return Expr { kind: ExprKind::Call { name, args }, span: self.span_from(token.span.start) };
                 }
@@ -1375,7 +1485,8 @@ impl<'a> Parser<'a> {
             }
             T::LBrace => {
                 self.bump();
-                let items = self.list(token.span, &T::RBrace, ListInfo { items: "array items" }, Parser::array_item);
+                let items =
+                    self.list(token.span, &T::RBrace, ListInfo::of_expressions("array items"), Parser::array_item);
                 return Expr { kind: ExprKind::Array(items), span: self.span_from(token.span.start) };
             }
             T::LBracket => return self.coordinate(),
@@ -1417,7 +1528,7 @@ impl<'a> Parser<'a> {
     /// `[x]` (a coordinate) or `[x, y]` (a point).
     fn coordinate(&mut self) -> Expr {
         let open = self.bump().span;
-        let items = self.list(open, &T::RBracket, ListInfo { items: "coordinates" }, Parser::expr);
+        let items = self.list(open, &T::RBracket, ListInfo::of_expressions("coordinates"), Parser::expr);
         let span = self.span_from(open.start);
         if items.len() != 1 && items.len() != 2 {
             let message = if items.is_empty() {
@@ -1433,3 +1544,6 @@ impl<'a> Parser<'a> {
         Expr { kind: ExprKind::Coordinate(items), span }
     }
 }
+
+#[cfg(test)]
+mod tests;
