@@ -330,6 +330,23 @@ fn reasonable_nesting_is_fine() {
 }
 
 #[test]
+fn nesting_just_under_the_limit_fits_on_a_test_thread_stack() {
+    // Test threads have 2 MiB of stack: the deepest accepted input must fit comfortably.
+    let depth = (MAX_NESTING - 10) as usize;
+    for src in [
+        format!("a = {};", nested("(", "x", ")", depth)),
+        format!("a = {};", nested("{", "x", "}", depth)),
+        format!("a = {};", nested("f(", "x", ")", depth)),
+        nested("{", "x;", "}", depth),
+        nested("while (x) ", "y;", "", depth),
+    ] {
+        let parsed = parse(&src);
+        assert!(parsed.diagnostics.is_empty(), "{}", &src[..20]);
+        assert!(!dump::script(&parsed.script).is_empty());
+    }
+}
+
+#[test]
 fn deep_nesting_gives_one_error_and_no_stack_overflow() {
     let n = 100_000;
     for src in [
