@@ -1,1 +1,79 @@
-fn main() {}
+//! Each kernel on a 1024×1024 map. Criterion reports time per call and elements (pixels) per
+//! second; after each benchmark the ns per pixel of a short direct measurement is printed too.
+//!
+//! `CARGO_TARGET_DIR=/work/targets/render cargo bench -p geogen-render -- --warm-up-time 1 --measurement-time 2`
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Instant;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use geogen_render::ops::*;
+use geogen_render::{Bounds, HeightMap, KernelContext, Object, Operation, Rect};
+
+const SIDE: u64 = 1024;
+const PIXELS: u64 = SIDE * SIDE;
+
+fn rect() -> Rect {
+    Rect::new(-512, -512, SIDE, SIDE)
+}
+
+/// A map with varied content (so no kernel sees a constant).
+fn sample_map(seed: u32) -> Object {
+    let mut m = Object::Map(HeightMap::try_zeroed(rect()).unwrap());
+    let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect()) };
+    NoiseLayer::new(64, 16000, seed, 0, false).render(&ctx, &mut m, &[]).unwrap();
+    m
+}
+
+fn bench_op(c: &mut Criterion, label: &str, op: Arc<dyn Operation>, n_inputs: usize) {
+    let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect()) };
+    let inputs_owned: Vec<Object> = (0..n_inputs).map(|i| sample_map(10 + i as u32)).collect();
+    let inputs: Vec<&Object> = inputs_owned.iter().collect();
+    let mut target = sample_map(1);
+    let mut group = c.benchmark_group("kernels");
+    group.throughput(Throughput::Elements(PIXELS));
+    group.bench_function(label, |b| b.iter(|| op.render(&ctx, black_box(&mut target), &inputs).unwrap()));
+    group.finish();
+    let runs = 5;
+    let start = Instant::now();
+    for _ in 0..runs {
+        op.render(&ctx, black_box(&mut target), &inputs).unwrap();
+    }
+    let ns = start.elapsed().as_nanos() as f64 / (runs as f64 * PIXELS as f64);
+    println!("{label:<28} {ns:8.3} ns/pixel");
+}
+
+fn kernels(c: &mut Criterion) {
+    let ops: Vec<(&str, Arc<dyn Operation>, usize)> = vec![
+        ("Flat", Arc::new(Flat::new(0.5)), 0),
+        ("Gradient", Arc::new(Gradient::new((0.0, 0.0), (300.0, 100.0), -1.0, 1.0)), 0),
+        ("RadialGradient", Arc::new(RadialGradient::new((0.0, 0.0), 400.0, 1.0, -1.0)), 0),
+        ("NoiseLayer w=256", Arc::new(NoiseLayer::new(256, 16383, 3, 0, false)), 0),
+        ("NoiseLayer w=4", Arc::new(NoiseLayer::new(4, 255, 3, 6, false)), 0),
+        ("NoiseLayer w=1 (per pixel)", Arc::new(NoiseLayer::new(1, 63, 3, 8, false)), 0),
+        ("Clone", Arc::new(Clone), 1),
+        ("Abs", Arc::new(Abs), 0),
+        ("AddNumber", Arc::new(AddNumber::new(0.001)), 0),
+        ("AddMap", Arc::new(AddMap), 1),
+        ("AddMasked(number)", Arc::new(AddMasked::with_number(0.01)), 1),
+        ("AddMasked(map)", Arc::new(AddMasked::with_map()), 2),
+        ("MultiplyNumber", Arc::new(MultiplyNumber::new(0.999)), 0),
+        ("MultiplyMap", Arc::new(MultiplyMap), 1),
+        ("Blur r=5", Arc::new(Blur::new(5.0)), 0),
+        ("Blur r=50", Arc::new(Blur::new(50.0)), 0),
+        ("ClampHeights", Arc::new(ClampHeights::new(-0.5, 0.5)), 0),
+        ("Combine", Arc::new(Combine), 2),
+        ("Fill", Arc::new(Fill::new(0.25)), 0),
+        ("Intersect", Arc::new(Intersect), 1),
+        ("Unify", Arc::new(Unify), 1),
+        ("Invert", Arc::new(Invert), 0),
+        ("CropHeights", Arc::new(CropHeights::new(-0.5, 0.5, 0.0)), 0),
+    ];
+    for (label, op, n) in ops {
+        bench_op(c, label, op, n);
+    }
+}
+
+criterion_group!(benches, kernels);
+criterion_main!(benches);

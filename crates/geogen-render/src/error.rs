@@ -61,7 +61,9 @@ impl RenderError {
             RenderError::MemoryLimit { .. } => {
                 d.with_hint("raise the memory limit, or render a smaller area (tiles) or at a smaller scale")
             }
-            RenderError::SequenceTooLong { .. } => d.with_hint("the script records too many map operations; is a loop running too long?"),
+            RenderError::SequenceTooLong { .. } => {
+                d.with_hint("the script records too many map operations; is a loop running too long?")
+            }
             _ => d,
         }
     }

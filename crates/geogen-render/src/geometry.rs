@@ -69,10 +69,9 @@ impl Interval {
             (true, true) => Interval::EMPTY,
             (true, false) => *other,
             (false, true) => *self,
-            (false, false) => Interval::from_bounds(
-                (self.start as i128).min(other.start as i128),
-                self.end().max(other.end()),
-            ),
+            (false, false) => {
+                Interval::from_bounds((self.start as i128).min(other.start as i128), self.end().max(other.end()))
+            }
         }
     }
 
@@ -182,7 +181,10 @@ impl Rect {
 
     /// The smallest rectangle containing both; empty operands are ignored (the thesis' `combine`).
     pub fn combine(&self, other: &Rect) -> Rect {
-        Rect::from_intervals(self.x_interval().combine(&other.x_interval()), self.y_interval().combine(&other.y_interval()))
+        Rect::from_intervals(
+            self.x_interval().combine(&other.x_interval()),
+            self.y_interval().combine(&other.y_interval()),
+        )
     }
 
     /// The common part (empty if they do not overlap).

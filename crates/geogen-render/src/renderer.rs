@@ -193,7 +193,10 @@ impl Renderer {
                     // The plan accepted exactly this extent; anything else is a bug, and must not
                     // turn into an unplanned allocation.
                     if extent.bytes() > self.meta.plan.step_bytes(i) {
-                        return Err(RenderError::Internal(format!("step #{}: extent {extent} exceeds the plan", i + 1)));
+                        return Err(RenderError::Internal(format!(
+                            "step #{}: extent {extent} exceeds the plan",
+                            i + 1
+                        )));
                     }
                     let mut target = allocate(extent)?;
                     let inputs = step

@@ -208,7 +208,12 @@ impl RenderingSequence {
     }
 
     /// Pushes a creating step; returns its new slot.
-    pub fn push_create(&mut self, op: impl Operation + 'static, args: &[Slot], location: Location) -> Result<Slot, RenderError> {
+    pub fn push_create(
+        &mut self,
+        op: impl Operation + 'static,
+        args: &[Slot],
+        location: Location,
+    ) -> Result<Slot, RenderError> {
         let ret = self.next_slot();
         self.push(Arc::new(op), args.to_vec(), ret, location)
     }

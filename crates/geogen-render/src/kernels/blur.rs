@@ -57,9 +57,7 @@ pub fn box_blur(map: &mut HeightMap, r: u64) -> Result<(), RenderError> {
     let (w, h) = (map.width(), map.height());
     let n = (2 * r + 1) as i64;
     let mut inter: Vec<i64> = Vec::new();
-    inter
-        .try_reserve_exact(w * h)
-        .map_err(|_| RenderError::Allocation { bytes: scratch_bytes(rect.area()) })?;
+    inter.try_reserve_exact(w * h).map_err(|_| RenderError::Allocation { bytes: scratch_bytes(rect.area()) })?;
     inter.resize(w * h, 0);
 
     // Horizontal pass: rows are independent.

@@ -117,7 +117,12 @@ pub struct RadialGradient {
 
 impl RadialGradient {
     pub fn new(center: (f64, f64), radius: f64, center_height: f64, rim_height: f64) -> RadialGradient {
-        RadialGradient { center, radius, center_height: height_from_f64(center_height), rim_height: height_from_f64(rim_height) }
+        RadialGradient {
+            center,
+            radius,
+            center_height: height_from_f64(center_height),
+            rim_height: height_from_f64(rim_height),
+        }
     }
 }
 

@@ -17,9 +17,7 @@ mod pointwise;
 
 pub use combiners::{AddMap, AddMasked, Clone, Combine, Intersect, MultiplyMap, Unify};
 pub use filters::Blur;
-pub use generators::{
-    amplitude_units, default_noise_layers, push_noise, Flat, Gradient, NoiseLayer, RadialGradient,
-};
+pub use generators::{amplitude_units, default_noise_layers, push_noise, Flat, Gradient, NoiseLayer, RadialGradient};
 pub use pointwise::{Abs, AddNumber, ClampHeights, CropHeights, Fill, Invert, MultiplyNumber};
 
 /// The names of all operations this crate provides (the registry).

@@ -81,7 +81,9 @@ impl ClampHeights {
         ClampHeights { min: height_from_f64(min), max: height_from_f64(max) }
     }
 }
-pointwise_op!(ClampHeights, "HeightMap.ClampHeights", |o| format!("{}, {}", o.min, o.max), |s, h| h.max(s.min).min(s.max));
+pointwise_op!(ClampHeights, "HeightMap.ClampHeights", |o| format!("{}, {}", o.min, o.max), |s, h| h
+    .max(s.min)
+    .min(s.max));
 
 /// `map.Fill(h)`: every pixel = h.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,0 +1,241 @@
+//! The passes on the thesis' examples: bounds (Figures 20/21), lifetimes (Figures 18/19/26), the
+//! memory plan and GGE3001, and stepping the renderer.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use geogen_render::ops::*;
+use geogen_render::{
+    Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, Rect, RenderConfig, RenderError,
+    RenderMetadata, Renderer, RenderingSequence, Slot,
+};
+
+/// A consumer that needs a margin, standing in for `HeightMap.DistanceMap(map, 100)`: a creating
+/// step whose argument needs expand(B, S(distance)). Defined here to show that adding an operation
+/// is one struct.
+#[derive(Debug)]
+struct MarginConsumer {
+    distance: f64,
+}
+
+impl Operation for MarginConsumer {
+    fn name(&self) -> &str {
+        "HeightMap.DistanceMap"
+    }
+    fn arg_kinds(&self) -> &[ObjectKind] {
+        &[ObjectKind::Map]
+    }
+    fn effect(&self) -> Effect {
+        Effect::Create(ObjectKind::Map)
+    }
+    fn describe_params(&self) -> String {
+        self.distance.to_string()
+    }
+    fn required_bounds(&self, own: Bounds, ctx: &OpContext) -> Vec<Bounds> {
+        vec![Bounds::Map(own.rect().expand(geogen_render::scale::scaled_distance(self.distance, ctx.scale)))]
+    }
+    fn render(&self, _: &KernelContext, _: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
+        Ok(())
+    }
+}
+
+/// Thesis Figure 20/21, with Noise as Flat + one layer step.
+fn figure_21(scale: f64) -> RenderingSequence {
+    let mut s = RenderingSequence::new(scale).unwrap();
+    let base = s.push_create(RadialGradient::new((500.0, 500.0), 400.0, 1.0, 0.0), &[], Some((1, 1))).unwrap();
+    s.push_modify(Blur::new(20.0), base, &[], Some((2, 1))).unwrap();
+    let noise = s.push_create(Flat::new(0.0), &[], Some((3, 10))).unwrap();
+    s.push_modify(NoiseLayer::new(256, amplitude_units(0.8), 0, 0, false), noise, &[], Some((3, 10))).unwrap();
+    s.push_modify(AddMap, base, &[noise], Some((3, 1))).unwrap();
+    let dist = s.push_create(MarginConsumer { distance: 100.0 }, &[base], Some((4, 7))).unwrap();
+    s.push_yield(dist, "main", Rect::new(0, 0, 1000, 1000), Some((4, 1))).unwrap();
+    s
+}
+
+#[test]
+fn figure_21_listing() {
+    let listing = figure_21(1.0).listing();
+    assert!(listing
+        .starts_with("#1 {0} <- HeightMap.RadialGradient([500, 500], 400, 1, 0)\n#2 {0} <- HeightMap.Blur({0}, 20)\n"));
+    assert!(listing.contains("#5 {0} <- HeightMap.AddMap({0}, {1})\n#6 {2} <- HeightMap.DistanceMap({0}, 100)\n"));
+}
+
+#[test]
+fn figure_21_bounds() {
+    let meta = RenderMetadata::calculate(&figure_21(1.0)).unwrap();
+    let r = |x, y, w, h| Bounds::Map(Rect::new(x, y, w, h));
+    assert_eq!(
+        meta.bounds,
+        vec![
+            r(-120, -120, 1240, 1240), // RadialGradient: the blur's margin on top of the distance map's
+            r(-100, -100, 1200, 1200), // Blur
+            r(-100, -100, 1200, 1200), // Noise: Flat
+            r(-100, -100, 1200, 1200), // Noise: layer
+            r(-100, -100, 1200, 1200), // AddMap
+            r(0, 0, 1000, 1000),       // DistanceMap
+            r(0, 0, 1000, 1000),       // Yield
+        ]
+    );
+    // Graph: AddMap reads the blur (arg 0) and the noise layer (arg 1).
+    assert_eq!(meta.graph.producers(4), &[1, 3]);
+    assert_eq!(meta.graph.consumers(1), &[4]);
+    assert_eq!(meta.graph.entry_nodes(), vec![6]);
+}
+
+#[test]
+fn figure_21_bounds_at_scale_half() {
+    let meta = RenderMetadata::calculate(&figure_21(0.5)).unwrap();
+    // Margins scale: S(100) = 50, S(20) = 10.
+    assert_eq!(meta.bounds[4], Bounds::Map(Rect::new(-50, -50, 1100, 1100)));
+    assert_eq!(meta.bounds[0], Bounds::Map(Rect::new(-60, -60, 1120, 1120)));
+}
+
+#[test]
+fn bounds_union_over_consumers_and_unused_steps_are_empty() {
+    let mut s = RenderingSequence::new(1.0).unwrap();
+    let a = s.push_create(Flat::new(0.1), &[], None).unwrap();
+    let b = s.push_create(Clone, &[a], None).unwrap();
+    s.push_modify(Blur::new(3.0), b, &[], None).unwrap();
+    let unused = s.push_create(Flat::new(0.2), &[], None).unwrap();
+    s.push_modify(Blur::new(50.0), unused, &[], None).unwrap();
+    s.push_yield(a, "a", Rect::new(0, 0, 10, 10), None).unwrap();
+    s.push_yield(b, "b", Rect::new(100, 0, 10, 10), None).unwrap();
+    let meta = RenderMetadata::calculate(&s).unwrap();
+    // `a` is needed by its own yield and (with the blur margin) by the clone.
+    assert_eq!(meta.bounds[0], Bounds::Map(Rect::new(0, -3, 113, 16)));
+    assert!(meta.bounds[3].is_empty() && meta.bounds[4].is_empty(), "unused steps get empty bounds");
+    assert_eq!(meta.plan.extent(3), Bounds::Map(Rect::EMPTY), "and allocate nothing");
+    let mut r = Renderer::new(s, &RenderConfig::default()).unwrap();
+    r.run().unwrap();
+    assert_eq!(r.outputs()["a"].data(), &[0.1; 100]);
+    assert_eq!(r.outputs()["b"].data(), &[0.1; 100]);
+}
+
+/// Thesis Figure 18/19: `Flat` then five RadialGradient + Unify, then a yield.
+fn figure_19(size: u64) -> RenderingSequence {
+    let mut s = RenderingSequence::new(1.0).unwrap();
+    let m = s.push_create(Flat::new(0.0), &[], Some((1, 1))).unwrap();
+    for i in 0..5 {
+        let g =
+            s.push_create(RadialGradient::new((i as f64 * 200.0, 200.0), 1.0, 0.0, 1.0), &[], Some((3, 17))).unwrap();
+        s.push_modify(Unify, m, &[g], Some((3, 5))).unwrap();
+    }
+    s.push_yield(m, "main", Rect::new(0, 0, size, size), Some((5, 1))).unwrap();
+    s
+}
+
+#[test]
+fn figure_19_lifetimes() {
+    let s = figure_19(100);
+    let meta = RenderMetadata::calculate(&s).unwrap();
+    let released: Vec<Vec<Slot>> = (0..s.len()).map(|i| meta.lifetimes.released_after(i).to_vec()).collect();
+    assert_eq!(
+        released,
+        vec![
+            vec![],
+            vec![],
+            vec![Slot(1)],
+            vec![],
+            vec![Slot(2)],
+            vec![],
+            vec![Slot(3)],
+            vec![],
+            vec![Slot(4)],
+            vec![],
+            vec![Slot(5)],
+            vec![Slot(0)],
+        ]
+    );
+}
+
+#[test]
+fn figure_19_memory_plan() {
+    let s = figure_19(100);
+    let meta = RenderMetadata::calculate(&s).unwrap();
+    let map = 100 * 100 * 4;
+    let bytes: Vec<u64> = (0..s.len()).map(|i| meta.plan.step_bytes(i)).collect();
+    // Two maps at a time at most; the yield holds the map and its output copy.
+    assert_eq!(
+        bytes,
+        vec![map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map]
+    );
+    assert_eq!(meta.plan.peak(), 80_000);
+    assert_eq!(meta.plan.peak_step(), Some(1));
+    assert!(meta.plan.check(80_000).is_ok());
+}
+
+#[test]
+fn blur_scratch_and_self_aliasing_are_planned() {
+    let mut s = RenderingSequence::new(1.0).unwrap();
+    let m = s.push_create(Flat::new(0.25), &[], None).unwrap();
+    s.push_modify(Blur::new(1.0), m, &[], None).unwrap();
+    s.push_modify(AddMap, m, &[m], None).unwrap();
+    s.push_yield(m, "main", Rect::new(0, 0, 10, 10), None).unwrap();
+    let meta = RenderMetadata::calculate(&s).unwrap();
+    let px = 12 * 12; // extent after the AddMap... is the blur's margin: 12×12
+    assert_eq!(meta.plan.step_bytes(1), px * 4 + px * 8, "map + fixed-point scratch");
+    assert_eq!(meta.plan.step_bytes(2), px * 4 * 2, "map + copy of itself");
+    let out = geogen_render::render(s, &RenderConfig::default()).unwrap();
+    assert_eq!(out["main"].data(), &[0.5; 100], "m.Add(m) doubles");
+}
+
+#[test]
+fn memory_limit_is_gge3001_naming_need_limit_and_step() {
+    let s = figure_19(100);
+    let meta = RenderMetadata::calculate(&s).unwrap();
+    let d = meta.plan.check(79_999).unwrap_err();
+    assert_eq!(d.code, geogen_diag::codes::GGE3001);
+    assert!(d.message.contains("80000"), "{}", d.message);
+    assert!(d.message.contains("79999"), "{}", d.message);
+    assert!(d.message.contains("#2 `HeightMap.RadialGradient` (line 3, column 17)"), "{}", d.message);
+    let err = Renderer::new(s, &RenderConfig { memory_limit: 1000 }).unwrap_err();
+    assert!(matches!(err, RenderError::MemoryLimit { need: 80_000, limit: 1000, .. }));
+}
+
+#[test]
+fn absurd_sizes_are_rejected_before_allocating() {
+    let mut s = RenderingSequence::new(1.0).unwrap();
+    let m = s.push_create(Flat::new(0.0), &[], None).unwrap();
+    s.push_modify(Blur::new(1e15), m, &[], None).unwrap();
+    s.push_yield(m, "main", Rect::new(0, 0, 1, 1), None).unwrap();
+    let err = Renderer::new(s, &RenderConfig::default()).unwrap_err();
+    assert_eq!(err.code(), geogen_diag::codes::GGE3001);
+}
+
+#[test]
+fn renderer_steps_one_at_a_time_with_progress() {
+    let s = figure_19(50);
+    let total = s.len();
+    let mut r = Renderer::new(s, &RenderConfig::default()).unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let seen = calls.clone();
+    r.set_progress_callback(move |p| {
+        seen.fetch_add(1, Ordering::SeqCst);
+        assert!(p.done <= p.total);
+    });
+    assert_eq!(r.progress().done, 0);
+    assert!(r.step().unwrap());
+    assert_eq!(r.progress().done, 1);
+    assert!(r.slot(Slot(0)).is_some());
+    assert!(r.outputs().is_empty());
+    r.run().unwrap();
+    assert!(r.is_finished());
+    assert!(!r.step().unwrap());
+    assert_eq!(r.progress().fraction(), 1.0);
+    assert_eq!(calls.load(Ordering::SeqCst), total);
+    assert!(r.slot(Slot(0)).is_none(), "freed after its last use");
+    let main = &r.outputs()["main"];
+    assert_eq!(main.rect(), Rect::new(0, 0, 50, 50));
+    assert_eq!(main.get(0, 0), Some(1.0));
+}
+
+#[test]
+fn annotated_listing_mentions_bounds_and_releases() {
+    let s = figure_19(10);
+    let meta = RenderMetadata::calculate(&s).unwrap();
+    let text = meta.annotated_listing(&s);
+    assert!(
+        text.contains("#3 {0} <- HeightMap.Unify({0}, {1})    bounds [0, 0, 10×10], 800 bytes, release {1}"),
+        "{text}"
+    );
+}
