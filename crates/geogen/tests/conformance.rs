@@ -12,9 +12,11 @@
 //! // param: Name=Value           (repeatable) a script parameter set by the harness
 //! // map-size: 400x300           map_width x map_height
 //! // budget: 100000              the instruction budget (default: the library default)
+//! // main-map: required          compile with the mandatory main map (GGE1312 / GGE2801)
 //! ```
 //!
-//! Every script is compiled with the test library (`AssertEquals`) and without the mandatory main map.
+//! Every script is compiled with the test library (`AssertEquals`) and, unless `main-map: required`,
+//! without the mandatory main map.
 
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -50,6 +52,7 @@ struct Case {
     params: Vec<(String, String)>,
     map_size: Option<(u32, u32)>,
     budget: Option<u64>,
+    main_map_mandatory: bool,
 }
 
 fn conformance_dir() -> PathBuf {
@@ -82,6 +85,7 @@ fn parse_case(name: String, path: PathBuf, source: String) -> Result<Case, Strin
         params: Vec::new(),
         map_size: None,
         budget: None,
+        main_map_mandatory: false,
     };
     let mut saw_expect = false;
     for (index, raw) in source.lines().enumerate() {
@@ -128,6 +132,11 @@ fn parse_case(name: String, path: PathBuf, source: String) -> Result<Case, Strin
                 case.map_size = Some((w, h));
             }
             "budget" => case.budget = Some(value.parse().map_err(|_| bad("not a u64"))?),
+            "main-map" => match value {
+                "required" => case.main_map_mandatory = true,
+                "optional" => case.main_map_mandatory = false,
+                _ => return Err(bad("expected `required` or `optional`")),
+            },
             _ => return Err(bad("unknown directive")),
         }
     }
@@ -167,7 +176,7 @@ fn expected_text(case: &Case) -> String {
 
 /// Compiles and runs one case and checks its expectations.
 fn check(case: &Case) -> Result<(), String> {
-    let options = CompileOptions { test_library: true, main_map_mandatory: false };
+    let options = CompileOptions { test_library: true, main_map_mandatory: case.main_map_mandatory };
     let mut settings = RunSettings { seed: case.seed, parameters: case.params.clone(), ..RunSettings::default() };
     if let Some((w, h)) = case.map_size {
         settings.map_width = Some(w);
