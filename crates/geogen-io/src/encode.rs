@@ -224,10 +224,41 @@ fn write_tiff<W: Write + Seek>(field: &HeightField, out: &mut W) -> Result<(), F
         other => Failure::Encode(Box::new(other)),
     };
     // Gray32Float writes SampleFormat = IEEEFP, BitsPerSample = 32, one sample per pixel, uncompressed:
-    // the layout every DCC tool and engine importer reads.
-    TiffEncoder::new(out)
-        .and_then(|mut tiff| tiff.write_image::<Gray32Float>(field.width, field.height, &data))
-        .map_err(tiff_failure)
+    // the layout every DCC tool and engine importer reads. Classic TIFF offsets are 32-bit, so a field
+    // whose samples alone approach 4 GiB is written as BigTIFF.
+    let out = WriteAll(out);
+    let big = data.len() as u64 * 4 > u64::from(u32::MAX) - (1 << 20);
+    if big {
+        TiffEncoder::new_big(out)
+            .and_then(|mut tiff| tiff.write_image::<Gray32Float>(field.width, field.height, &data))
+            .map_err(tiff_failure)
+    } else {
+        TiffEncoder::new(out)
+            .and_then(|mut tiff| tiff.write_image::<Gray32Float>(field.width, field.height, &data))
+            .map_err(tiff_failure)
+    }
+}
+
+/// Makes every `write` a `write_all`. The tiff crate (0.9) writes uncompressed data with a single
+/// `Write::write` and ignores a short count, which on a nearly full disk would drop bytes and still
+/// report success; behind this adapter a short write either completes or becomes an error.
+struct WriteAll<W>(W);
+
+impl<W: Write> Write for WriteAll<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl<W: Seek> Seek for WriteAll<W> {
+    fn seek(&mut self, pos: io::SeekFrom) -> io::Result<u64> {
+        self.0.seek(pos)
+    }
 }
 
 fn write_exr<W: Write + Seek>(field: &HeightField, out: &mut W) -> Result<(), Failure> {
@@ -243,8 +274,62 @@ fn write_exr<W: Write + Seek>(field: &HeightField, out: &mut W) -> Result<(), Fa
     // callers that already write tiles in parallel.
     let layer =
         Layer::new((width, field.height as usize), LayerAttributes::default(), Encoding::SMALL_LOSSLESS, pixels);
-    Image::from_layer(layer).write().non_parallel().to_buffered(out).map_err(|e| match e {
+    Image::from_layer(layer).write().non_parallel().to_buffered(WriteAll(out)).map_err(|e| match e {
         exr::error::Error::Io(io) => Failure::Io(io),
         other => Failure::Encode(Box::new(other)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Cursor, SeekFrom};
+
+    /// An in-memory file that refuses to grow beyond `cap` bytes, like a full disk.
+    struct Capped {
+        inner: Cursor<Vec<u8>>,
+        cap: u64,
+    }
+
+    impl Write for Capped {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let room = self.cap.saturating_sub(self.inner.position());
+            if room == 0 && !buf.is_empty() {
+                return Err(io::Error::new(io::ErrorKind::StorageFull, "disk full"));
+            }
+            let n = buf.len().min(room as usize);
+            self.inner.write(&buf[..n])
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Seek for Capped {
+        fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+            self.inner.seek(pos)
+        }
+    }
+
+    #[test]
+    fn a_full_disk_is_always_reported_never_a_truncated_success() {
+        let (w, h) = (24_u32, 9_u32);
+        let data: Vec<f32> = (0..w * h).map(|i| ((i * 37 % 101) as f32 / 50.0) - 1.0).collect();
+        let field = HeightField { width: w, height: h, data: &data };
+        for format in Format::ALL {
+            let full = encode_into(format, &field, Cursor::new(Vec::new())).expect("unbounded").into_inner();
+            // Cut the output at every length short of complete: each must fail with the I/O error.
+            for cap in 0..full.len() as u64 {
+                let out = Capped { inner: Cursor::new(Vec::new()), cap };
+                match encode_into(format, &field, out) {
+                    Ok(_) => panic!("{format}: a {cap}-byte disk reported success (needs {})", full.len()),
+                    Err(Failure::Io(e)) => assert_eq!(e.kind(), io::ErrorKind::StorageFull, "{format} at {cap}"),
+                    Err(other) => panic!("{format} at {cap}: unexpected {other:?}"),
+                }
+            }
+            let exact = Capped { inner: Cursor::new(Vec::new()), cap: full.len() as u64 };
+            let out = encode_into(format, &field, exact).expect("exactly enough room");
+            assert_eq!(out.inner.into_inner(), full, "{format}");
+        }
+    }
 }
