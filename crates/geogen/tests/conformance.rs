@@ -190,9 +190,7 @@ fn check(case: &Case) -> Result<(), String> {
     match (&case.expect, result) {
         (Outcome::Ok, Ok(output)) => check_output(case, &output.messages, &header),
         (Outcome::Ok, Err(failure)) => Err(format!("{header}actual: {}", describe_failure(&failure))),
-        (Outcome::Error(_), Ok(output)) => {
-            Err(format!("{header}actual: success, messages {:#?}", output.messages))
-        }
+        (Outcome::Error(_), Ok(output)) => Err(format!("{header}actual: success, messages {:#?}", output.messages)),
         (Outcome::Error(code), Err(failure)) => {
             let Some(first) = failure.diagnostics.first() else {
                 return Err(format!("{header}actual: a failure without diagnostics"));
@@ -284,8 +282,11 @@ fn main() {
     let count = files.len();
     trials.push(Trial::test("meta/case_count", move || {
         if count < MIN_CASES {
-            Err(format!("only {count} conformance cases found under {} (expected at least {MIN_CASES})", root.display())
-                .into())
+            Err(format!(
+                "only {count} conformance cases found under {} (expected at least {MIN_CASES})",
+                root.display()
+            )
+            .into())
         } else {
             Ok(())
         }
