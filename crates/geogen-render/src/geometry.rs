@@ -5,6 +5,8 @@
 //! * A rectangle with zero width or zero height is *empty*. All empty rectangles are equal for the
 //!   purposes of [`Rect::is_empty`], union and intersection (their position is meaningless), and
 //!   [`Rect::EMPTY`] is the canonical one.
+//! * `x + width` and `y + height` never exceed `i64::MAX` for rectangles this module builds
+//!   (results are clipped there), so pixel coordinates always fit in `i64`.
 //! * Arithmetic never overflows or panics: positions are `i64`, sizes `u64`, and every computation
 //!   is done in `i128` and clamped back. Absurd sizes (e.g. a blur of radius 10^15) therefore stay
 //!   representable, and the memory plan rejects them before anything is allocated.
@@ -50,12 +52,21 @@ impl Interval {
         self.length == 0
     }
 
+    /// Whether the interval respects the invariant `end() <= i64::MAX` (intervals built by this
+    /// module always do; ones built from raw fields may not).
+    pub fn is_valid(&self) -> bool {
+        self.end() <= i64::MAX as i128
+    }
+
     /// One past the last pixel, as `i128` so it never overflows.
     pub fn end(&self) -> i128 {
         self.start as i128 + self.length as i128
     }
 
+    /// Keeps the invariant `end() <= i64::MAX`, so every pixel coordinate `start + i` (with
+    /// `i < length`) fits in an `i64` and kernels can add offsets without overflow checks.
     fn from_bounds(start: i128, end: i128) -> Interval {
+        let end = end.min(i64::MAX as i128);
         if end <= start {
             return Interval::EMPTY;
         }
@@ -170,6 +181,11 @@ impl Rect {
         self.width == 0 || self.height == 0
     }
 
+    /// Whether both intervals respect `end <= i64::MAX` (see [`Interval::is_valid`]).
+    pub fn is_valid(&self) -> bool {
+        Interval::new(self.x, self.width).is_valid() && Interval::new(self.y, self.height).is_valid()
+    }
+
     /// Number of pixels, saturating (never overflows).
     pub fn area(&self) -> u64 {
         if self.is_empty() {
@@ -272,8 +288,10 @@ mod tests {
 
     #[test]
     fn arithmetic_saturates_instead_of_overflowing() {
-        let huge = Interval::new(i64::MAX - 1, 5).expand(u64::MAX);
+        let huge = Interval::new(i64::MAX - 10, 5).expand(u64::MAX);
         assert!(!huge.is_empty());
+        assert!(huge.is_valid() && huge.end() == i64::MAX as i128);
+        assert!(!Interval::new(i64::MAX - 1, 5).is_valid());
         let r = Rect::new(i64::MIN, i64::MIN, u64::MAX, 1).expand(10);
         assert!(!r.is_empty());
         assert_eq!(Rect::new(0, 0, u64::MAX, u64::MAX).area(), u64::MAX);

@@ -56,6 +56,9 @@ impl HeightMap {
     /// A zero-filled map over `rect`, or an error if it cannot be allocated.
     pub fn try_zeroed(rect: Rect) -> Result<HeightMap, RenderError> {
         let rect = if rect.is_empty() { Rect::EMPTY } else { rect };
+        if !rect.is_valid() {
+            return Err(RenderError::Internal(format!("rectangle {rect} reaches past the coordinate range")));
+        }
         if rect.width > usize::MAX as u64 {
             return Err(RenderError::Allocation { bytes: u64::MAX });
         }
@@ -65,7 +68,7 @@ impl HeightMap {
     /// Build from raw data; `None` if the length does not match the rectangle.
     pub fn from_data(rect: Rect, data: Vec<f32>) -> Option<HeightMap> {
         let rect = if rect.is_empty() { Rect::EMPTY } else { rect };
-        (data.len() as u64 == rect.area()).then_some(HeightMap { rect, data })
+        (rect.is_valid() && data.len() as u64 == rect.area()).then_some(HeightMap { rect, data })
     }
 
     pub fn rect(&self) -> Rect {
@@ -150,6 +153,9 @@ impl HeightProfile {
 
     pub fn try_zeroed(interval: Interval) -> Result<HeightProfile, RenderError> {
         let interval = if interval.is_empty() { Interval::EMPTY } else { interval };
+        if !interval.is_valid() {
+            return Err(RenderError::Internal(format!("interval {interval} reaches past the coordinate range")));
+        }
         Ok(HeightProfile { interval, data: zeroed_vec(interval.length)? })
     }
 

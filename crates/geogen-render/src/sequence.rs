@@ -9,6 +9,7 @@
 //! * A creating step returns exactly the next new slot; an in-place step (and a yield) returns its
 //!   first argument (`args[0] == ret`).
 //! * At most `max_len` steps (default 100 000; GGE2504 beyond).
+//! * Yield rectangles end at or before `i64::MAX` (so do all bounds derived from them).
 //! * Yield names are unique (the original silently kept the first; the spec makes it an error).
 
 use std::collections::BTreeSet;
@@ -195,6 +196,9 @@ impl RenderingSequence {
             }
         };
         if let Some(y) = op.as_yield() {
+            if !y.rect.is_valid() {
+                return Err(invalid(format!("the yield rectangle {} reaches past the coordinate range", y.rect)));
+            }
             if self.yield_names.contains(&y.name) {
                 return Err(invalid(format!("the map \"{}\" is yielded twice", y.name)));
             }
@@ -237,6 +241,28 @@ impl RenderingSequence {
         self.push(Arc::new(Yield { name: name.to_string(), rect }), vec![slot], slot, location)
     }
 
+    /// The same sequence with each yield rectangle replaced by `rect_for(yield)`, e.g. to render
+    /// another tile without simulating the script again. (Only valid when the script itself does
+    /// not depend on the render rectangle; the host knows whether it does.)
+    pub fn retargeted(&self, rect_for: impl Fn(&Yield) -> Rect) -> Result<RenderingSequence, RenderError> {
+        let mut out = self.clone();
+        for (index, step) in out.steps.iter_mut().enumerate() {
+            if let Some(y) = step.op.as_yield() {
+                let rect = rect_for(y);
+                if !rect.is_valid() {
+                    return Err(RenderError::InvalidStep {
+                        index,
+                        name: "Yield".into(),
+                        location: step.location,
+                        reason: format!("the yield rectangle {rect} reaches past the coordinate range"),
+                    });
+                }
+                step.op = Arc::new(Yield { name: y.name.clone(), rect });
+            }
+        }
+        Ok(out)
+    }
+
     /// The human listing, one step per line: `#1 {0} <- HeightMap.Flat(0)`.
     pub fn listing(&self) -> String {
         let mut out = String::new();
@@ -273,6 +299,7 @@ mod tests {
         let dup = seq.push_yield(b, "main", Rect::new(0, 0, 4, 4), None).unwrap_err();
         assert!(dup.to_string().contains("yielded twice"), "{dup}");
         assert_eq!(seq.len(), 4);
+        assert!(seq.push_yield(a, "far", Rect::new(i64::MAX - 1, 0, 5, 5), None).is_err());
     }
 
     #[test]

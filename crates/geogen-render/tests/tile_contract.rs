@@ -272,6 +272,13 @@ fn default_noise_at_half_scale_and_in_tiles() {
             assert_eq!(half.get(x, y).unwrap().to_bits(), full.get(2 * x, 2 * y).unwrap().to_bits());
         }
     }
+    // Retargeting one recorded sequence renders another tile without re-recording it.
+    let mut s = RenderingSequence::new(1.0).unwrap();
+    let n = push_noise(&mut s, &default_noise_layers(), 0, 8, false, None).unwrap();
+    s.push_yield(n, "main", Rect::new(0, 0, 64, 64), None).unwrap();
+    let tile_seq = s.retargeted(|_| Rect::new(32, 0, 32, 32)).unwrap();
+    let retargeted = render(tile_seq, &RenderConfig::default()).unwrap().remove("main").unwrap();
+    assert_eq!(retargeted.data(), full.cut_out(Rect::new(32, 0, 32, 32)).unwrap().data());
     let tile = noise(1.0, Rect::new(32, 32, 32, 32));
     assert_eq!(tile.data(), full.cut_out(Rect::new(32, 32, 32, 32)).unwrap().data());
     let negative = noise(1.0, Rect::new(-32, -32, 64, 64));

@@ -102,42 +102,50 @@ pub fn add_noise_layer(map: &mut HeightMap, scale: f64, field: LayerField, ridge
     if physical_wavelength <= 1.0 {
         // Sub-pixel wavelength: sample the field at the pixel's own logical point. Unlike the
         // original (defect 29) the add saturates.
-        for_each_row(map, |py, x0, row| {
+        let rect = map.rect();
+        let logical_x: Vec<i64> = (0..rect.width as i64).map(|i| floor_i64(to_logical(rect.x + i, scale))).collect();
+        for_each_row(map, |py, _, row| {
             let ly = floor_i64(to_logical(py, scale));
-            for (i, h) in row.iter_mut().enumerate() {
-                let lx = floor_i64(to_logical(x0 + i as i64, scale));
+            for (h, &lx) in row.iter_mut().zip(&logical_x) {
                 *h = add(*h, f64::from(field.value(lx, ly)));
             }
         });
         return;
     }
     let wf = w as f64;
-    for_each_row(map, |py, x0, row| {
-        if row.is_empty() {
-            return;
-        }
+    let rect = map.rect();
+    if rect.is_empty() {
+        return;
+    }
+    // The horizontal lattice position and fraction of each column are the same in every row:
+    // compute them once. `k` indexes the row's lattice-column table, which starts at x0 of the
+    // first pixel; x1 is monotone in the pixel index, so k stays within [0, count - 4].
+    let first_x1 = previous_multiple_inclusive(floor_i64(to_logical(rect.x, scale)), w);
+    let last_px = rect.x.saturating_add(rect.width as i64 - 1);
+    let last_x1 = previous_multiple_inclusive(floor_i64(to_logical(last_px, scale)), w);
+    let x_start = first_x1.saturating_sub(w);
+    let count = (last_x1.saturating_sub(first_x1) / w) as usize + 4;
+    let column_terms: Vec<(usize, f64)> = (0..rect.width as i64)
+        .map(|i| {
+            let lx = to_logical(rect.x + i, scale);
+            let x1 = previous_multiple_inclusive(floor_i64(lx), w);
+            ((x1.saturating_sub(first_x1) / w) as usize, (lx - x1 as f64) / wf)
+        })
+        .collect();
+    for_each_row(map, |py, _, row| {
         let ly = to_logical(py, scale);
         let y1 = previous_multiple_inclusive(floor_i64(ly), w);
         let ty = (ly - y1 as f64) / wf;
         let ys = [y1.saturating_sub(w), y1, y1.saturating_add(w), y1.saturating_add(2 * w)];
-        // Lattice columns the row needs: from x0 of the first pixel to x3 of the last.
-        let first_x1 = previous_multiple_inclusive(floor_i64(to_logical(x0, scale)), w);
-        let last_x1 = previous_multiple_inclusive(floor_i64(to_logical(x0 + row.len() as i64 - 1, scale)), w);
-        let x_start = first_x1.saturating_sub(w);
-        let count = ((last_x1.saturating_sub(first_x1)) / w) as usize + 4;
+        // Vertical interpolation at every lattice column the row touches.
         let columns: Vec<f64> = (0..count)
             .map(|k| {
-                let x = x_start.saturating_add(k as i64 * w);
+                let x = x_start.saturating_add((k as i64).saturating_mul(w));
                 let v = |y: i64| f64::from(field.value(x, y));
                 catmull_rom(v(ys[0]), v(ys[1]), v(ys[2]), v(ys[3]), ty)
             })
             .collect();
-        for (i, h) in row.iter_mut().enumerate() {
-            let lx = to_logical(x0 + i as i64, scale);
-            let x1 = previous_multiple_inclusive(floor_i64(lx), w);
-            let tx = (lx - x1 as f64) / wf;
-            // x1 is monotone in the pixel index, so k stays within [0, count - 4].
-            let k = ((x1 - first_x1) / w) as usize;
+        for (h, &(k, tx)) in row.iter_mut().zip(&column_terms) {
             let value = match columns.get(k..k + 4) {
                 Some(c) => catmull_rom(c[0], c[1], c[2], c[3], tx),
                 None => 0.0, // unreachable by the monotonicity argument; never panic
