@@ -80,8 +80,10 @@ struct BlockEntry {
     block: BlockId,
     /// The next instruction to execute.
     ip: usize,
-    /// This block's locals; replaced by a fresh scope on every loop iteration.
-    scope: ScopeRef,
+    /// This block's locals, created by the first declaration (most blocks declare nothing, and
+    /// allocating a scope for every `if` branch and loop iteration would dominate simple loops);
+    /// dropped on every loop iteration so that each iteration starts fresh.
+    scope: Option<ScopeRef>,
     /// A `While` body: when it runs off its end, it starts again.
     looping: bool,
 }
@@ -155,6 +157,9 @@ pub struct Vm {
     /// The span of the instruction executed last (the faulting one after a fault).
     last_span: Option<Span>,
     fault: Option<Diagnostic>,
+    /// Per block, per instruction: resolved call targets (a block's vector is created on its
+    /// first call).
+    call_cache: Vec<Vec<CallTarget>>,
 }
 
 impl std::fmt::Debug for Vm {
@@ -166,6 +171,25 @@ impl std::fmt::Debug for Vm {
             .field("instructions", &self.instructions)
             .finish()
     }
+}
+
+/// What the call instruction at one code position resolved to. Names are resolved on the first
+/// execution and remembered per instruction, so that hot operator calls skip two hash lookups
+/// (script functions, then natives) every time.
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum CallTarget {
+    Unresolved,
+    /// An index into `CompiledScript::functions`.
+    Script(usize),
+    /// An index into `Library::globals`.
+    Native(usize),
+    /// An index into the static or instance method table of a type; valid while the receiver
+    /// has that type.
+    Method {
+        ty: TypeId,
+        is_static: bool,
+        index: usize,
+    },
 }
 
 /// The control-flow effect of one instruction that the step loop must apply.
@@ -194,7 +218,7 @@ impl Vm {
         let env = Env::new(config.seed, config.geometry, config.limits);
         let main_frame = Frame {
             function: Name::from(MAIN_FUNCTION),
-            blocks: vec![BlockEntry { block: script.main, ip: 0, scope: new_scope(), looping: false }],
+            blocks: vec![BlockEntry { block: script.main, ip: 0, scope: None, looping: false }],
             stack_base: 0,
             call_site: None,
         };
@@ -213,6 +237,7 @@ impl Vm {
             main_map_mandatory: config.main_map_mandatory,
             last_span: None,
             fault: None,
+            call_cache: Vec::new(),
         })
     }
 
@@ -254,10 +279,11 @@ impl Vm {
         if self.status == VmStatus::Finished {
             return;
         }
+        // Every step ends settled (see `settle`); only the very first one must settle first, in
+        // case `<main>` is empty.
+        let first = self.status == VmStatus::Ready;
         self.status = VmStatus::Running;
-        // Settling first handles an empty `<main>` (and is a no-op otherwise: every step ends
-        // settled).
-        let result = self.settle(script).and_then(|()| {
+        let result = if first { self.settle(script) } else { Ok(()) }.and_then(|()| {
             if self.frames.is_empty() {
                 return Ok(());
             }
@@ -290,7 +316,7 @@ impl Vm {
                     return Err(intermediate("an empty looping block"));
                 }
                 entry.ip = 0;
-                entry.scope = new_scope();
+                entry.scope = None;
                 return Ok(());
             }
             frame.blocks.pop();
@@ -308,8 +334,11 @@ impl Vm {
         if self.main_map_mandatory && !self.yielded.iter().any(|(name, _)| &**name == MAIN_MAP) {
             // Not tied to an instruction: the problem is what never ran.
             self.last_span = None;
-            return Err(RuntimeError::new(codes::GGE2801, "the script finished without yielding the map \"main\"".into())
-                .with_hint("add `yield map;` (the map named \"main\") on a path the script always takes"));
+            return Err(RuntimeError::new(
+                codes::GGE2801,
+                "the script finished without yielding the map \"main\"".into(),
+            )
+            .with_hint("add `yield map;` (the map named \"main\") on a path the script always takes"));
         }
         self.status = VmStatus::Finished;
         Ok(())
@@ -356,6 +385,7 @@ impl Vm {
             .get(entry.block.0 as usize)
             .and_then(|b| b.instructions.get(entry.ip))
             .ok_or_else(|| intermediate("the instruction pointer left its block"))?;
+        let site = (entry.block, entry.ip);
         entry.ip += 1;
         self.last_span = Some(instruction.span);
         if self.instructions >= self.env.limits.instruction_budget {
@@ -367,7 +397,7 @@ impl Vm {
         }
         self.instructions += 1;
         let span = instruction.span;
-        let flow = self.execute(script, &instruction.op, span)?;
+        let flow = self.execute(script, &instruction.op, span, site)?;
         match flow {
             Flow::Next => Ok(()),
             Flow::EnterBlock { block, looping } => self.enter_block(script, block, looping),
@@ -375,15 +405,20 @@ impl Vm {
         }
     }
 
-    fn execute(&mut self, script: &CompiledScript, op: &Op, span: Span) -> Result<Flow, RuntimeError> {
+    fn execute(
+        &mut self,
+        script: &CompiledScript,
+        op: &Op,
+        span: Span,
+        site: (BlockId, usize),
+    ) -> Result<Flow, RuntimeError> {
         match op {
             Op::LoadNumber(n) => self.push(Value::Number(*n))?,
             Op::LoadString(s) => self.push(Value::String(Rc::from(&**s)))?,
             Op::LoadBool(b) => self.push(Value::Bool(*b))?,
             Op::LoadNull => self.push(Value::Null)?,
             Op::LoadScope(name) => {
-                let scope = self.find_scope(name)?;
-                let value = scope.borrow().vars.get(name).map(|v| v.value.clone()).unwrap_or(Value::Null);
+                let value = self.lookup(name)?;
                 self.push(value)?;
             }
             Op::LoadScopeRef(name) => {
@@ -392,13 +427,14 @@ impl Vm {
             }
             Op::StoreScope(name) => {
                 let value = self.peek()?.clone();
-                let scope = self.find_scope(name)?;
-                store(&scope, name, value)?;
+                self.assign(name, value)?;
             }
             Op::StoreGlobal(name) => {
                 let value = self.peek()?.clone();
                 if !self.globals.borrow().vars.contains_key(name) {
-                    return Err(RuntimeError::undefined_variable(name).with_hint(format!("declare it with `global {name};`")));
+                    return Err(
+                        RuntimeError::undefined_variable(name).with_hint(format!("declare it with `global {name};`"))
+                    );
                 }
                 store(&self.globals, name, value)?;
             }
@@ -428,18 +464,44 @@ impl Vm {
             }
             Op::CallGlobal { name, argc } => {
                 let argc = *argc as usize;
-                if let Some(function) = script.functions.get(name) {
-                    return Ok(Flow::Call {
-                        function: function.name.clone(),
-                        body: function.body,
-                        args: argc,
-                        params: function.params.len(),
-                    });
-                }
-                let Some(native) = self.library.globals.get(name).copied() else {
-                    return Err(self.undefined_function(script, name));
+                let target = match self.cached_target(site) {
+                    CallTarget::Unresolved => {
+                        let target = if let Some(index) = script.functions.get_index_of(name) {
+                            CallTarget::Script(index)
+                        } else if let Some(index) = self.library.globals.get_index_of(name) {
+                            CallTarget::Native(index)
+                        } else {
+                            return Err(self.undefined_function(script, name));
+                        };
+                        self.cache_target(script, site, target);
+                        target
+                    }
+                    target => target,
                 };
-                self.call_native(&native, argc, false, span)?;
+                match target {
+                    CallTarget::Script(index) => {
+                        let (_, function) = script
+                            .functions
+                            .get_index(index)
+                            .ok_or_else(|| RuntimeError::internal("stale call cache"))?;
+                        return Ok(Flow::Call {
+                            function: function.name.clone(),
+                            body: function.body,
+                            args: argc,
+                            params: function.params.len(),
+                        });
+                    }
+                    CallTarget::Native(index) => {
+                        let native = *self
+                            .library
+                            .globals
+                            .get_index(index)
+                            .ok_or_else(|| RuntimeError::internal("stale call cache"))?
+                            .1;
+                        self.call_native(&native, argc, false, span)?;
+                    }
+                    _ => return Err(RuntimeError::internal("a method target for a global call")),
+                }
             }
             Op::CallMember { name, argc } => {
                 let argc = *argc as usize;
@@ -449,7 +511,21 @@ impl Vm {
                     .checked_sub(argc + 1)
                     .and_then(|i| self.stack.get(i))
                     .ok_or_else(|| intermediate("object stack underflow in a method call"))?;
-                let native = self.method(object, name)?;
+                let (ty, is_static) = match object {
+                    Value::Type(id) => (*id, true),
+                    other => (type_of(other).unwrap_or(TypeId::NULL), false),
+                };
+                let index = match self.cached_target(site) {
+                    CallTarget::Method { ty: t, is_static: s, index } if t == ty && s == is_static => index,
+                    _ => {
+                        let index = self.method_index(object, name)?;
+                        self.cache_target(script, site, CallTarget::Method { ty, is_static, index });
+                        index
+                    }
+                };
+                let methods = &self.types.get(ty).methods;
+                let table = if is_static { &methods.static_methods } else { &methods.instance_methods };
+                let native = *table.get_index(index).ok_or_else(|| RuntimeError::internal("stale call cache"))?.1;
                 self.call_native(&native, argc, true, span)?;
             }
             Op::CallBlock(block) => return Ok(Flow::EnterBlock { block: *block, looping: false }),
@@ -533,7 +609,7 @@ impl Vm {
                 format!("too many nested code blocks in `{}` (the limit is {max})", frame.function),
             ));
         }
-        frame.blocks.push(BlockEntry { block, ip: 0, scope: new_scope(), looping });
+        frame.blocks.push(BlockEntry { block, ip: 0, scope: None, looping });
         Ok(())
     }
 
@@ -562,7 +638,7 @@ impl Vm {
         match frame.blocks.last_mut() {
             Some(entry) if entry.looping => {
                 entry.ip = 0;
-                entry.scope = new_scope();
+                entry.scope = None;
                 Ok(())
             }
             _ => Err(intermediate(&format!("`Continue {n}` does not reach a looping block"))),
@@ -605,7 +681,7 @@ impl Vm {
         }
         self.frames.push(Frame {
             function,
-            blocks: vec![BlockEntry { block: body, ip: 0, scope: Rc::new(RefCell::new(scope)), looping: false }],
+            blocks: vec![BlockEntry { block: body, ip: 0, scope: Some(Rc::new(RefCell::new(scope))), looping: false }],
             stack_base: start,
             call_site: Some(span),
         });
@@ -648,8 +724,28 @@ impl Vm {
         }
     }
 
-    /// The method `name` of a value: static methods on a type object, instance methods otherwise.
-    fn method(&self, object: &Value, name: &Name) -> Result<Native, RuntimeError> {
+    fn cached_target(&self, (block, ip): (BlockId, usize)) -> CallTarget {
+        self.call_cache.get(block.0 as usize).and_then(|b| b.get(ip)).copied().unwrap_or(CallTarget::Unresolved)
+    }
+
+    fn cache_target(&mut self, script: &CompiledScript, (block, ip): (BlockId, usize), target: CallTarget) {
+        let b = block.0 as usize;
+        if self.call_cache.len() <= b {
+            self.call_cache.resize_with(script.blocks.len().max(b + 1), Vec::new);
+        }
+        let slots = &mut self.call_cache[b];
+        if slots.is_empty() {
+            let len = script.blocks.get(b).map_or(0, |code| code.instructions.len());
+            slots.resize(len, CallTarget::Unresolved);
+        }
+        if let Some(slot) = slots.get_mut(ip) {
+            *slot = target;
+        }
+    }
+
+    /// The index of method `name` of a value in its type's table: static methods on a type
+    /// object, instance methods otherwise.
+    fn method_index(&self, object: &Value, name: &Name) -> Result<usize, RuntimeError> {
         let (owner, table) = match object {
             Value::Null => {
                 return Err(RuntimeError::new(codes::GGE2106, format!("cannot call `{name}` on null"))
@@ -667,8 +763,8 @@ impl Vm {
                 None => return Err(RuntimeError::internal("a method call on an internal reference")),
             },
         };
-        if let Some(native) = table.get(name) {
-            return Ok(*native);
+        if let Some(index) = table.get_index_of(name) {
+            return Ok(index);
         }
         let what = if matches!(object, Value::Type(_)) { "has no static method" } else { "has no method" };
         let error = RuntimeError::new(codes::GGE2201, format!("`{owner}` {what} `{name}`"));
@@ -736,12 +832,45 @@ impl Vm {
         }
     }
 
+    /// The scopes searched for a name, innermost first: the current frame's blocks (those that
+    /// declared something), then the globals.
+    fn visible_scopes(&self) -> impl Iterator<Item = &ScopeRef> {
+        let blocks = self.frames.last().map(|f| f.blocks.as_slice()).unwrap_or_default();
+        blocks.iter().rev().filter_map(|e| e.scope.as_ref()).chain(std::iter::once(&self.globals))
+    }
+
+    /// The value of a variable (one search, no scope handle cloned).
+    fn lookup(&self, name: &Name) -> Result<Value, RuntimeError> {
+        for scope in self.visible_scopes() {
+            let scope = scope.borrow();
+            if let Some(index) = position(&scope, name) {
+                return Ok(scope.vars[index].value.clone());
+            }
+        }
+        Err(self.undefined_variable(name))
+    }
+
+    /// Stores into the variable `lookup` would read. Read-only: GGE2108.
+    fn assign(&self, name: &Name, value: Value) -> Result<(), RuntimeError> {
+        for scope in self.visible_scopes() {
+            let mut scope = scope.borrow_mut();
+            if let Some(var) = position(&scope, name).map(|index| &mut scope.vars[index]) {
+                if var.read_only {
+                    return Err(RuntimeError::read_only(name));
+                }
+                var.value = value;
+                return Ok(());
+            }
+        }
+        Err(self.undefined_variable(name))
+    }
+
     /// The scope holding `name`: the current frame's blocks innermost first, then the globals.
     fn find_scope(&self, name: &Name) -> Result<ScopeRef, RuntimeError> {
         if let Some(frame) = self.frames.last() {
-            for entry in frame.blocks.iter().rev() {
-                if entry.scope.borrow().vars.contains_key(name) {
-                    return Ok(Rc::clone(&entry.scope));
+            for scope in frame.blocks.iter().rev().filter_map(|e| e.scope.as_ref()) {
+                if scope.borrow().vars.contains_key(name) {
+                    return Ok(Rc::clone(scope));
                 }
             }
         }
@@ -755,7 +884,9 @@ impl Vm {
         let mut visible: Vec<Name> = Vec::new();
         if let Some(frame) = self.frames.last() {
             for entry in &frame.blocks {
-                visible.extend(entry.scope.borrow().vars.keys().cloned());
+                if let Some(scope) = &entry.scope {
+                    visible.extend(scope.borrow().vars.keys().cloned());
+                }
             }
         }
         visible.extend(self.globals.borrow().vars.keys().cloned());
@@ -763,18 +894,21 @@ impl Vm {
         if let Some(hint) = did_you_mean(name, visible.iter().map(|n| &**n)) {
             error.hint = Some(hint);
         } else if self.frames.len() > 1 && self.frames.first().is_some_and(|main| main_declares(main, name)) {
-            error.hint =
-                Some(format!("`{name}` is a local of the main script, invisible in functions; declare it with `global`"));
+            error.hint = Some(format!(
+                "`{name}` is a local of the main script, invisible in functions; declare it with `global`"
+            ));
         }
         error
     }
 
-    fn innermost_scope(&self) -> Result<ScopeRef, RuntimeError> {
-        self.frames
-            .last()
-            .and_then(|f| f.blocks.last())
-            .map(|e| Rc::clone(&e.scope))
-            .ok_or_else(|| RuntimeError::internal("no code block for a declaration"))
+    /// The innermost block's scope, created if the block has none yet.
+    fn innermost_scope(&mut self) -> Result<ScopeRef, RuntimeError> {
+        let entry = self
+            .frames
+            .last_mut()
+            .and_then(|f| f.blocks.last_mut())
+            .ok_or_else(|| RuntimeError::internal("no code block for a declaration"))?;
+        Ok(Rc::clone(entry.scope.get_or_insert_with(new_scope)))
     }
 
     // ----------------------------------------------------------------------------------------
@@ -835,7 +969,7 @@ impl Vm {
                 out.push(ScopeInfo {
                     label: format!("{} block {} (depth {})", frame.function, entry.block.0, i + 1),
                     block: Some(entry.block),
-                    variables: variables(&entry.scope),
+                    variables: entry.scope.as_ref().map(variables).unwrap_or_default(),
                 });
             }
         }
@@ -895,7 +1029,19 @@ fn variables(scope: &ScopeRef) -> Vec<VariableInfo> {
 }
 
 fn main_declares(main: &Frame, name: &Name) -> bool {
-    main.blocks.iter().any(|e| e.scope.borrow().vars.contains_key(name))
+    main.blocks.iter().filter_map(|e| e.scope.as_ref()).any(|s| s.borrow().vars.contains_key(name))
+}
+
+/// The index of a variable in a scope. Block scopes hold a handful of variables, for which a
+/// linear scan (the compiler shares one `Arc` per name, so usually a pointer comparison) beats
+/// hashing the name.
+fn position(scope: &Scope, name: &Name) -> Option<usize> {
+    const LINEAR_UP_TO: usize = 8;
+    if scope.vars.len() <= LINEAR_UP_TO {
+        scope.vars.keys().position(|k| Arc::ptr_eq(k, name) || **k == **name)
+    } else {
+        scope.vars.get_index_of(name)
+    }
 }
 
 fn new_scope() -> ScopeRef {
@@ -1036,12 +1182,18 @@ fn build_parameters(
             (ParameterKind::Number { default, .. }, None) => Value::Number(*default),
             (ParameterKind::Enum { type_name, items, default }, given) => {
                 let ty = types.by_name(type_name).ok_or_else(|| {
-                    Diagnostic::new(codes::GGE5000, format!("the parameter `{}` has an unknown enum type", parameter.name))
+                    Diagnostic::new(
+                        codes::GGE5000,
+                        format!("the parameter `{}` has an unknown enum type", parameter.name),
+                    )
                 })?;
                 let value = match given {
                     Some(ParameterValue::Enum(_, v)) => *v,
                     None => items.iter().find(|(n, _)| n == default).map(|(_, v)| *v).ok_or_else(|| {
-                        Diagnostic::new(codes::GGE5000, format!("the parameter `{}` has no default item", parameter.name))
+                        Diagnostic::new(
+                            codes::GGE5000,
+                            format!("the parameter `{}` has no default item", parameter.name),
+                        )
                     })?,
                     Some(_) => return Err(mismatch(&parameter.name)),
                 };

@@ -4,7 +4,9 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use geogen_compile::ir::{BlockId, CodeBlock, CompiledScript, EnumDef, Instruction, Op, ScriptFunction};
-use geogen_compile::metadata::{Dimension, ParameterKind, ParameterValue, Restriction, ScriptMetadata, ScriptParameter};
+use geogen_compile::metadata::{
+    Dimension, ParameterKind, ParameterValue, Restriction, ScriptMetadata, ScriptParameter,
+};
 use geogen_diag::{codes, Diagnostic, ErrorCode, Span};
 use geogen_vm::array::Array;
 use geogen_vm::value::MapHandle;
@@ -263,7 +265,8 @@ fn continue_restarts_the_loop_with_a_fresh_scope() {
         vec![load("sum"), load("t"), call("+", 2), store("sum"), Op::Pop],
     ]);
     let w = while_loop(&mut b, vec![load("i"), n(10.0), call("<", 2)], body);
-    let main = b.block(cat(vec![var("i", 0.0).to_vec(), var("sum", 0.0).to_vec(), vec![w, load("sum")], rec().to_vec()]));
+    let main =
+        b.block(cat(vec![var("i", 0.0).to_vec(), var("sum", 0.0).to_vec(), vec![w, load("sum")], rec().to_vec()]));
     assert_eq!(run_ok(&b.build(main)), ["25"]);
 }
 
@@ -305,13 +308,10 @@ fn break_and_continue_counts_cross_nested_blocks() {
     ];
     // Start j at -1 so the first iteration has j == 0 (continue), then j == 1 (recorded), j == 2 (break).
     let inner = while_loop(&mut b, vec![Op::LoadBool(true)], inner_body);
-    let outer_body = cat(vec![vec![local("j"), n(-1.0), store("j"), Op::Pop, inner], vec![
-        load("i"),
-        n(1.0),
-        call("+", 2),
-        store("i"),
-        Op::Pop,
-    ]]);
+    let outer_body = cat(vec![
+        vec![local("j"), n(-1.0), store("j"), Op::Pop, inner],
+        vec![load("i"), n(1.0), call("+", 2), store("i"), Op::Pop],
+    ]);
     let outer = while_loop(&mut b, vec![load("i"), n(3.0), call("<", 2)], outer_body);
     let main = b.block(cat(vec![var("i", 0.0).to_vec(), vec![outer]]));
     assert_eq!(run_ok(&b.build(main)), ["11", "12", "13"]);
@@ -402,7 +402,8 @@ fn globals_are_visible_in_functions_and_locals_shadow_them() {
 fn function_arguments_are_locals() {
     // function f(a) { a = a + 1; return a; } var a = 1; Record(f(10)); Record(a);
     let mut b = Builder::default();
-    let body = b.block(vec![load("a"), n(1.0), call("+", 2), store("a"), Op::Pop, load("a"), Op::Break(1), Op::LoadNull]);
+    let body =
+        b.block(vec![load("a"), n(1.0), call("+", 2), store("a"), Op::Pop, load("a"), Op::Break(1), Op::LoadNull]);
     b.function("f", &["a"], body);
     let main = b.block(cat(vec![
         var("a", 1.0).to_vec(),
@@ -531,12 +532,18 @@ fn parameters_object() {
     b.metadata.width = Dimension::Finite { default: None, min: 1, max: 5000 };
     b.metadata.parameters = vec![
         parameter("Flat", ParameterKind::Boolean { default: true }),
-        parameter("Size", ParameterKind::Number { default: 3.0, min: 0.0, max: 10.0, restriction: Restriction::Integers }),
-        parameter("Dir", ParameterKind::Enum {
-            type_name: "Direction".into(),
-            items: vec![("Horizontal".into(), 0.0), ("Vertical".into(), 1.0)],
-            default: "Vertical".into(),
-        }),
+        parameter(
+            "Size",
+            ParameterKind::Number { default: 3.0, min: 0.0, max: 10.0, restriction: Restriction::Integers },
+        ),
+        parameter(
+            "Dir",
+            ParameterKind::Enum {
+                type_name: "Direction".into(),
+                items: vec![("Horizontal".into(), 0.0), ("Vertical".into(), 1.0)],
+                default: "Vertical".into(),
+            },
+        ),
     ];
     let main = b.block(cat(vec![
         vec![load("Parameters"), member("Flat")],
@@ -555,8 +562,7 @@ fn parameters_object() {
         rec().to_vec(),
     ]));
     let script = b.build(main);
-    let geometry =
-        MapGeometry { map_width: Some(640), render_width: 320, render_scale: 0.5, ..MapGeometry::default() };
+    let geometry = MapGeometry { map_width: Some(640), render_width: 320, render_scale: 0.5, ..MapGeometry::default() };
     let config = VmConfig {
         geometry,
         parameters: vec![("Size".into(), ParameterValue::Number(7.0))],
@@ -583,7 +589,8 @@ fn config_clone() -> VmConfig {
 #[test]
 fn yields() {
     let mut b = Builder::default();
-    let main = b.block(vec![call("MakeMap", 0), Op::Yield("main".into()), call("MakeMap", 0), Op::Yield("other".into())]);
+    let main =
+        b.block(vec![call("MakeMap", 0), Op::Yield("main".into()), call("MakeMap", 0), Op::Yield("other".into())]);
     let script = b.build(main);
     let (vm, result) = run_with(&script, VmConfig::default());
     result.expect("yields");
@@ -680,7 +687,8 @@ fn deep_recursion_does_not_use_the_rust_stack() {
 fn deeply_nested_arrays_drop_without_recursion() {
     // var a = null; var i = 0; while (i < 1000000) { a = Wrap(a); i = i + 1; }
     let mut b = Builder::default();
-    let body = vec![load("a"), call("Wrap", 1), store("a"), Op::Pop, load("i"), n(1.0), call("+", 2), store("i"), Op::Pop];
+    let body =
+        vec![load("a"), call("Wrap", 1), store("a"), Op::Pop, load("i"), n(1.0), call("+", 2), store("i"), Op::Pop];
     let w = while_loop(&mut b, vec![load("i"), n(1_000_000.0), call("<", 2)], body);
     let main = b.block(cat(vec![vec![local("a")], var("i", 0.0).to_vec(), vec![w]]));
     let script = b.build(main);
@@ -717,7 +725,8 @@ fn block_depth_and_object_stack_limits() {
 fn stepping_and_inspection() {
     // function f(a) { var b = a; return b; } var x = f(4);
     let mut b = Builder::default();
-    let body = b.block(cat(vec![vec![local("b"), load("a"), store("b"), Op::Pop, load("b"), Op::Break(1), Op::LoadNull]]));
+    let body =
+        b.block(cat(vec![vec![local("b"), load("a"), store("b"), Op::Pop, load("b"), Op::Break(1), Op::LoadNull]]));
     b.function("f", &["a"], body);
     let main = b.block(vec![local("x"), n(4.0), call("f", 1), store("x"), Op::Pop]);
     let script = b.build(main);

@@ -161,10 +161,21 @@ pub struct ParameterInfo {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParameterInfoKind {
-    Boolean { default: bool },
-    Number { default: f64, min: f64, max: f64, restriction: Restriction },
+    Boolean {
+        default: bool,
+    },
+    Number {
+        default: f64,
+        min: f64,
+        max: f64,
+        restriction: Restriction,
+    },
     /// `Direction` or a script enum, with its items (name, value) in declaration order.
-    Enum { type_name: String, items: Vec<(String, f64)>, default: String },
+    Enum {
+        type_name: String,
+        items: Vec<(String, f64)>,
+        default: String,
+    },
 }
 
 impl ParameterInfoKind {
@@ -223,7 +234,12 @@ impl Script {
         let compile_options = geogen_compile::CompileOptions::new(natives, types, options.main_map_mandatory);
         let compiled =
             geogen_compile::compile(&parsed.script, &compile_options).map_err(|errors| Failure::new(errors, &file))?;
-        Ok(Script { source: file, compiled: Arc::new(compiled), library, main_map_mandatory: options.main_map_mandatory })
+        Ok(Script {
+            source: file,
+            compiled: Arc::new(compiled),
+            library,
+            main_map_mandatory: options.main_map_mandatory,
+        })
     }
 
     pub fn source(&self) -> &SourceFile {
@@ -266,9 +282,7 @@ impl Script {
                 instructions: vm.instructions_executed(),
                 geometry: vm.env().geometry.clone(),
             }),
-            Err(diagnostic) => {
-                Err(Failure { diagnostics: vec![diagnostic], source: self.source.clone(), messages })
-            }
+            Err(diagnostic) => Err(Failure { diagnostics: vec![diagnostic], source: self.source.clone(), messages }),
         }
     }
 

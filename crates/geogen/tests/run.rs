@@ -161,7 +161,8 @@ fn map_and_render_sizes() {
     let out = run_with(PARAMS, &settings).unwrap();
     assert_eq!(out.messages[1], "640 480 640 480 1");
     // Without a map size: floor(render / scale), clamped into the range.
-    let settings = RunSettings { render_width: Some(300), render_height: Some(5), render_scale: 0.5, ..Default::default() };
+    let settings =
+        RunSettings { render_width: Some(300), render_height: Some(5), render_scale: 0.5, ..Default::default() };
     let out = run_with(PARAMS, &settings).unwrap();
     assert_eq!(out.messages[1], "600 10 300 5 0.5");
     // An explicit size outside the range is GGE4003 naming it.
@@ -188,7 +189,8 @@ fn parameters_are_read_only() {
 
 #[test]
 fn limits_through_the_facade() {
-    let budget = RunSettings { limits: Limits { instruction_budget: 50_000, ..Limits::default() }, ..Default::default() };
+    let budget =
+        RunSettings { limits: Limits { instruction_budget: 50_000, ..Limits::default() }, ..Default::default() };
     let f = run_err("while (true) { }", &budget);
     assert_eq!(f.first().code, codes::GGE2505);
 
@@ -201,7 +203,8 @@ fn limits_through_the_facade() {
 
 #[test]
 fn deep_recursion_with_a_raised_limit() {
-    let settings = RunSettings { limits: Limits { max_call_depth: 200_000, ..Limits::default() }, ..Default::default() };
+    let settings =
+        RunSettings { limits: Limits { max_call_depth: 200_000, ..Limits::default() }, ..Default::default() };
     let out = run_with(
         "function down(n) { if (n == 0) { return 0; } return down(n - 1) + 1; }\nPrint(\"{0}\", down(100000));",
         &settings,
@@ -256,7 +259,9 @@ fn info_lists_metadata() {
     assert_eq!(info.width, DimensionInfo::Finite { default: Some(800), min: 10, max: 5000 });
     assert_eq!(info.height, DimensionInfo::Infinite);
     assert_eq!(info.parameters.len(), 2);
-    assert!(matches!(info.parameters[0].kind, ParameterInfoKind::Number { default, min, max, .. } if default == 3.0 && min == 0.0 && max == 10.0));
+    assert!(
+        matches!(info.parameters[0].kind, ParameterInfoKind::Number { default, min, max, .. } if default == 3.0 && min == 0.0 && max == 10.0)
+    );
     assert_eq!(info.parameters[1].kind.type_name(), "Direction");
     assert!(info.maps.is_empty());
 }
@@ -269,7 +274,9 @@ fn one_script_runs_on_many_threads() {
     let handles: Vec<_> = (0..4)
         .map(|seed| {
             let script = script.clone();
-            std::thread::spawn(move || script.run(&RunSettings { seed: seed % 2, ..Default::default() }).unwrap().messages)
+            std::thread::spawn(move || {
+                script.run(&RunSettings { seed: seed % 2, ..Default::default() }).unwrap().messages
+            })
         })
         .collect();
     let results: Vec<Vec<String>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
