@@ -792,3 +792,28 @@ fn describe_values() {
     assert_eq!(out[1], "1.5");
     assert!(out[2].starts_with("Array#3 {0: Array#2 {0: Array#1 [1 item]}}"), "{}", out[2]);
 }
+
+#[test]
+fn call_sites_resolve_again_for_receivers_of_another_type() {
+    // function g(x) { return x.FromNumber(1); }  Record(g(Direction)); Record(g(Color));
+    // function c(x) { return x.Count(); }  Record(c(Array.Create())); c(1);
+    let mut b = Builder::default();
+    b.enums.push(EnumDef { name: "Color".into(), items: vec![("Red".into(), 1.0)], span: Span::default() });
+    let g = b.block(vec![load("x"), n(1.0), method("FromNumber", 1), Op::Break(1), Op::LoadNull]);
+    b.function("g", &["x"], g);
+    let c = b.block(vec![load("x"), method("Count", 0), Op::Break(1), Op::LoadNull]);
+    b.function("c", &["x"], c);
+    let main = b.block(cat(vec![
+        vec![load("Direction"), call("g", 1)],
+        rec().to_vec(),
+        vec![load("Color"), call("g", 1)],
+        rec().to_vec(),
+        vec![load("Array"), method("Create", 0), call("c", 1)],
+        rec().to_vec(),
+        vec![n(1.0), call("c", 1), Op::Pop],
+    ]));
+    let (vm, e) = run_err(&b.build(main), config());
+    assert_eq!(messages(&vm), ["Direction.Vertical", "Color.Red", "0"]);
+    assert_eq!(code(&e), codes::GGE2201);
+    assert!(e.message.contains("Number"), "{}", e.message);
+}
