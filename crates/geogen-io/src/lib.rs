@@ -2,7 +2,7 @@
 //!
 //! This crate knows nothing of scripts or rendering. It takes a [`HeightField`] (row-major `f32`
 //! heights, nominally in [-1, 1]) or a 1-D [`Profile`] and writes it in one of the [`Format`]s, either
-//! into memory ([`encode`]) or into a file ([`write`], [`StreamWriter`], [`write_profile_csv`]).
+//! into memory ([`encode`]) or into a file ([`write()`], [`StreamWriter`], [`write_profile_csv`]).
 //!
 //! # Value mappings
 //!
@@ -15,7 +15,7 @@
 //! | `png8` | `<map>_8bit.png` | 8-bit grayscale PNG, `v = round((h + 1) / 2 × 255)`: -1 → 0, 0 → 128, 1 → 255 |
 //! | `r16` | `<map>.r16` | the `png16` values as raw little-endian `u16`, row-major, no header (Unity/Unreal "RAW 16-bit") |
 //! | `tiff` | `<map>.tif` | single-channel 32-bit IEEE float TIFF (SampleFormat = float), the raw heights (not clamped; NaN → 0); BigTIFF above 4 GiB |
-//! | `exr` | `<map>.exr` | OpenEXR, one 32-bit float channel named `Y` (shown as luminance by viewers), the raw heights (not clamped; NaN → 0), ZIP-compressed scan lines |
+//! | `exr` | `<map>.exr` | OpenEXR, one 32-bit float channel named `Y` (shown as luminance by viewers), the raw heights (not clamped; NaN → 0), RLE-compressed scan lines |
 //! | `colored` | `<map>_colored.png` | 8-bit RGB preview, water (h ≤ 0) from (0, 18, 38) at -1 to (108, 205, 255) at 0, land from (31, 152, 69) just above 0 through (238, 170, 70) at 0.5 to white at 1; see [`palette`] |
 //! | `hillshade` | `<map>_hillshade.png` | 8-bit grayscale Lambertian hillshade, light from azimuth 315°, altitude 45°, `z_scale` 125 pixels per height unit; see [`hillshade`](mod@hillshade) |
 //!
@@ -26,7 +26,8 @@
 //!
 //! Every file is written to a temporary file in the target's directory, flushed, `sync_all`ed and
 //! renamed over the target. On any error the temporary file is removed and an existing target is left
-//! as it was. See [`atomic`](crate::atomic) (private) for the naming scheme, `.<name>.tmp-<pid>-<n>`.
+//! as it was. The temporary file is named `.<name>.tmp-<pid>-<n>` (hidden on Unix, unique per process
+//! and write, easy to recognise if a crash ever leaves one behind).
 //!
 //! # Determinism
 //!

@@ -55,7 +55,7 @@ pub fn read_exr(path: &Path) -> (usize, usize, Vec<String>, Vec<f32>) {
     let image = read_first_flat_layer_from_file(path).expect("read exr");
     let layer = image.layer_data;
     let names = layer.channel_data.list.iter().map(|c| c.name.to_string()).collect();
-    let y = layer.channel_data.list.iter().find(|c| c.name == Text::from("Y")).expect("channel Y");
+    let y = layer.channel_data.list.iter().find(|c| c.name.to_string() == "Y").expect("channel Y");
     let samples = match &y.sample_data {
         FlatSamples::F32(v) => v.clone(),
         other => panic!("Y is not f32: {:?}", std::mem::discriminant(other)),
