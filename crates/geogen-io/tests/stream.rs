@@ -69,3 +69,23 @@ fn only_row_formats_stream() {
     assert!(matches!(err, IoError::Field { .. }), "{err}");
     assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 0);
 }
+
+#[test]
+fn writers_and_errors_can_cross_threads() {
+    fn send<T: Send>() {}
+    fn send_sync<T: Send + Sync + 'static>() {}
+    send::<StreamWriter>();
+    send_sync::<IoError>();
+    send_sync::<geogen_io::FormatError>();
+    // And actually stream from another thread.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("t.r16");
+    let mut stream = StreamWriter::new(Format::R16, 2, 2, &path).expect("stream");
+    std::thread::spawn(move || {
+        stream.write_rows(&[-1.0, 0.0, 1.0, 0.5]).expect("rows");
+        stream.finish().expect("finish");
+    })
+    .join()
+    .expect("thread");
+    assert_eq!(read_r16(&path), vec![0, 32767, 65534, 49151]);
+}
