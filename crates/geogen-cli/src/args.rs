@@ -24,7 +24,17 @@ pub enum Command {
         script: PathBuf,
         #[command(flatten)]
         settings: RunArgs,
+        /// Also print the rendering sequence the script recorded.
+        #[arg(long)]
+        sequence: bool,
+        /// Also print each step's rendering bounds, memory and the slots it releases, and the peak.
+        #[arg(long)]
+        bounds: bool,
     },
+    /// Render the maps a script yields into files (the built-in example without SCRIPT).
+    Render(RenderCmd),
+    /// Render a region in square tiles, several at once; existing complete tiles are skipped.
+    Tiles(TilesCmd),
     /// Describe a script: name, parameters, map size, the maps it yields.
     Info {
         script: PathBuf,
@@ -43,21 +53,79 @@ pub enum Command {
     },
 }
 
-/// Settings shared by `run`, `render` and `tiles`.
+#[derive(Args, Debug)]
+pub struct RenderCmd {
+    /// The .ggs script; without it, the built-in example (an island) is rendered.
+    pub script: Option<PathBuf>,
+    #[command(flatten)]
+    pub settings: RunArgs,
+    /// Top-left corner of the render in pixels, `X,Y` (may be negative: `--origin=-500,-500`).
+    #[arg(long, value_name = "X,Y", allow_hyphen_values = true, value_parser = parse_point)]
+    pub origin: Option<(i64, i64)>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct TilesCmd {
+    pub script: PathBuf,
+    /// The region to render in pixels, `X,Y,W,H` (X and Y may be negative).
+    #[arg(long, value_name = "X,Y,W,H", allow_hyphen_values = true, value_parser = parse_region)]
+    pub region: (i64, i64, u32, u32),
+    /// Tile side in pixels.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub tile: u32,
+    #[command(flatten)]
+    pub script_args: ScriptArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Where and how rendered maps are written.
+#[derive(Args, Debug)]
+pub struct OutputArgs {
+    /// Output directory (created if missing).
+    #[arg(short = 'o', long = "output", value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+    /// Formats, comma-separated: png16 (default), png8, r16, tiff, exr, colored, hillshade.
+    #[arg(long, value_name = "LIST", default_value = "png16")]
+    pub format: String,
+    /// Only render these yielded maps, comma-separated.
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    pub maps: Option<Vec<String>>,
+    /// Render scale: 1 = one pixel per map unit, 0.5 = zoomed out twice.
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f64,
+    /// Memory the renderer may use, in MiB (default: a quarter of this machine's memory).
+    #[arg(long = "memory-limit", value_name = "MIB")]
+    pub memory_limit: Option<u64>,
+    /// No progress bar and no summary.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Script settings shared by every command that runs a script.
 #[derive(Args, Debug, Clone, Default)]
-pub struct RunArgs {
+pub struct ScriptArgs {
     /// A script parameter, `NAME=VALUE` (repeatable).
     #[arg(short = 'p', long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     pub params: Vec<(String, String)>,
     /// The seed: a number is used as is, any other text is hashed (as the original does).
     #[arg(long, default_value = "0")]
     pub seed: String,
-    /// Render size in pixels, `WxH` (or one number for a square).
-    #[arg(long, value_name = "WxH", value_parser = parse_size)]
-    pub size: Option<(u32, u32)>,
     /// Map size of a finite map, `WxH` (default: the render size divided by the scale).
     #[arg(long = "map-size", value_name = "WxH", value_parser = parse_size)]
     pub map_size: Option<(u32, u32)>,
+}
+
+/// Settings of `run` and `render`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub script: ScriptArgs,
+    /// Render size in pixels, `WxH` (or one number for a square).
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    pub size: Option<(u32, u32)>,
 }
 
 pub fn parse_param(text: &str) -> Result<(String, String), String> {
@@ -85,6 +153,28 @@ pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
     }
 }
 
+fn parse_i64(s: &str) -> Result<i64, String> {
+    s.trim().parse().map_err(|_| format!("`{s}` is not a whole number"))
+}
+
+/// `X,Y`, e.g. `-500,-500`.
+pub fn parse_point(text: &str) -> Result<(i64, i64), String> {
+    match text.split_once(',') {
+        Some((x, y)) => Ok((parse_i64(x)?, parse_i64(y)?)),
+        None => Err(format!("`{text}` is not X,Y")),
+    }
+}
+
+/// `X,Y,W,H` with W, H at least 1.
+pub fn parse_region(text: &str) -> Result<(i64, i64, u32, u32), String> {
+    let parts: Vec<&str> = text.split(',').collect();
+    let [x, y, w, h] = parts[..] else {
+        return Err(format!("`{text}` is not X,Y,W,H"));
+    };
+    let (w, h) = parse_size(&format!("{w}x{h}"))?;
+    Ok((parse_i64(x)?, parse_i64(y)?, w, h))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,5 +188,10 @@ mod tests {
         assert_eq!(parse_param("A=b=c"), Ok(("A".to_string(), "b=c".to_string())));
         assert!(parse_param("=1").is_err());
         assert!(parse_param("nope").is_err());
+        assert_eq!(parse_point("-500,-20"), Ok((-500, -20)));
+        assert!(parse_point("1").is_err());
+        assert_eq!(parse_region("-10,5,100,50"), Ok((-10, 5, 100, 50)));
+        assert!(parse_region("1,2,3").is_err());
+        assert!(parse_region("1,2,0,3").is_err());
     }
 }

@@ -5,14 +5,16 @@ use std::process::ExitCode;
 
 use geogen::{CompileOptions, RunSettings, Script};
 
-use crate::args::{Cli, Command, RunArgs};
+use crate::args::{Cli, Command, RunArgs, ScriptArgs};
 use crate::report::{self, EXIT_SCRIPT};
 
 /// Runs a command; `Err` is a usage error (exit 2).
 pub fn dispatch(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Check { script } => check(&script),
-        Command::Run { script, settings } => run(&script, &settings),
+        Command::Run { script, settings, sequence, bounds } => run(&script, &settings, sequence, bounds),
+        Command::Render(cmd) => crate::render::render(&cmd),
+        Command::Tiles(cmd) => crate::render::tiles(&cmd),
         Command::Info { script, json } => crate::info::info(&script, json),
         Command::Test { files, json } => crate::test::test(&files, json),
     }
@@ -27,15 +29,21 @@ pub fn compile(path: &Path, options: &CompileOptions) -> Result<Result<Script, g
     Ok(Script::compile(&path.display().to_string(), &source, options))
 }
 
-pub fn run_settings(args: &RunArgs) -> RunSettings {
+pub fn script_settings(args: &ScriptArgs) -> RunSettings {
     RunSettings {
         seed: geogen_random::recognize_seed(&args.seed),
         parameters: args.params.clone(),
         map_width: args.map_size.map(|s| s.0),
         map_height: args.map_size.map(|s| s.1),
+        ..RunSettings::default()
+    }
+}
+
+pub fn run_settings(args: &RunArgs) -> RunSettings {
+    RunSettings {
         render_width: args.size.map(|s| s.0),
         render_height: args.size.map(|s| s.1),
-        ..RunSettings::default()
+        ..script_settings(&args.script)
     }
 }
 
@@ -52,7 +60,7 @@ fn check(path: &Path) -> Result<ExitCode, String> {
     }
 }
 
-fn run(path: &Path, args: &RunArgs) -> Result<ExitCode, String> {
+fn run(path: &Path, args: &RunArgs, show_sequence: bool, show_bounds: bool) -> Result<ExitCode, String> {
     let script = match compile(path, &CompileOptions::default())? {
         Ok(s) => s,
         Err(failure) => {
@@ -60,10 +68,25 @@ fn run(path: &Path, args: &RunArgs) -> Result<ExitCode, String> {
             return Ok(ExitCode::from(EXIT_SCRIPT));
         }
     };
-    match script.run(&run_settings(args)) {
-        Ok(output) => {
-            for m in &output.messages {
-                report::outln(&format!("{m}"));
+    match script.simulate(&run_settings(args)) {
+        Ok(simulation) => {
+            for m in &simulation.output.messages {
+                report::outln(m);
+            }
+            if show_sequence {
+                report::out(&simulation.sequence.listing());
+            }
+            if show_bounds {
+                match geogen::RenderMetadata::calculate(&simulation.sequence) {
+                    Ok(meta) => {
+                        report::out(&meta.annotated_listing(&simulation.sequence));
+                        report::outln(&format!("peak memory: {}", crate::render::bytes(meta.plan.peak())));
+                    }
+                    Err(e) => {
+                        report::failure(&script.failure(e.to_diagnostic()));
+                        return Ok(ExitCode::from(EXIT_SCRIPT));
+                    }
+                }
             }
             Ok(ExitCode::SUCCESS)
         }

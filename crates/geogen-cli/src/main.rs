@@ -6,6 +6,7 @@
 mod args;
 mod commands;
 mod info;
+mod render;
 mod report;
 mod test;
 

@@ -57,6 +57,18 @@ impl SourceFile {
         LineCol { line: line_index as u32 + 1, column }
     }
 
+    /// The byte offset of a 1-based line and column (the inverse of [`SourceFile::line_col`]);
+    /// positions past a line's end or the file's end clamp to them.
+    pub fn offset(&self, line: u32, column: u32) -> u32 {
+        let Some(&start) = self.line_starts.get(line.saturating_sub(1) as usize) else {
+            return self.text.len() as u32;
+        };
+        let rest = &self.text[start as usize..];
+        let line_text = rest.split('\n').next().unwrap_or("");
+        let within: usize = line_text.chars().take(column.saturating_sub(1) as usize).map(char::len_utf8).sum();
+        start + within as u32
+    }
+
     pub fn span_start(&self, span: Span) -> LineCol {
         self.line_col(span.start)
     }
@@ -80,5 +92,9 @@ mod tests {
         // 'ž' is two bytes: the space after it is column 3.
         assert_eq!(f.line_col(6), LineCol { line: 2, column: 3 });
         assert_eq!(f.line_col(1000), LineCol { line: 3, column: 1 });
+        for offset in [0, 1, 3, 4, 6, 7] {
+            let lc = f.line_col(offset);
+            assert_eq!(f.offset(lc.line, lc.column), offset);
+        }
     }
 }

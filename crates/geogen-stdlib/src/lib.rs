@@ -1,5 +1,6 @@
 //! The GeoGen Script core standard library: operators, math, arrays, coordinates, randomness and
-//! messages (reference §4.1-§4.6), plus the test library (`AssertEquals`).
+//! messages (reference §4.1-§4.6), the HeightMap operations (§4.7, recorded as rendering steps),
+//! plus the test library (`AssertEquals`).
 //!
 //! Every native is a small function next to its [`Native`](geogen_vm::Native) declaration (name,
 //! human signature, arity). Each family module has a `register` function that adds its natives to a
@@ -13,6 +14,7 @@
 
 pub mod array;
 pub mod coordinates;
+pub mod maps;
 pub mod math;
 pub mod messages;
 pub mod operators;
@@ -38,6 +40,7 @@ pub fn core_library() -> Library {
     coordinates::register(&mut lib);
     random::register(&mut lib);
     messages::register(&mut lib);
+    maps::register(&mut lib);
     lib
 }
 

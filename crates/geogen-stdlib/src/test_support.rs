@@ -46,7 +46,11 @@ impl Harness {
     pub fn with(seed: u32, geometry: MapGeometry) -> Harness {
         let mut lib = crate::core_library();
         lib.extend(&crate::test_library());
-        Harness { types: builtin_types(), env: Env::new(seed, geometry, Limits::default()), lib }
+        Harness {
+            types: builtin_types(),
+            env: Env::new(seed, geometry, Limits::default()).expect("scale 1 is valid"),
+            lib,
+        }
     }
 
     /// A finite map of `w` × `h`.

@@ -1,8 +1,11 @@
 //! What natives may see of the world: the seed, the common random sequence, the map and render
 //! geometry, the message sink and the limits. Nothing here reaches the file system or the clock.
 
-use geogen_diag::Span;
+use std::sync::Arc;
+
+use geogen_diag::{SourceFile, Span};
 use geogen_random::Mt19937;
+use geogen_render::{Location, Rect, RenderingSequence};
 
 use crate::value::ObjectId;
 
@@ -20,6 +23,37 @@ pub struct MapGeometry {
     pub render_height: u32,
     /// 1 = one pixel per map unit; 0.5 = zoomed out twice.
     pub render_scale: f64,
+}
+
+impl MapGeometry {
+    /// The physical extent of a finite dimension: `floor(map size × scale)` pixels from 0.
+    fn physical_extent(map_size: Option<u32>, scale: f64) -> Option<i64> {
+        map_size.map(|size| (f64::from(size) * scale).floor() as i64)
+    }
+
+    /// The rectangle a `yield` renders, in physical pixels: the render rectangle, clipped to the
+    /// map in finite dimensions (the original compared a physical origin with a logical map size;
+    /// here both are physical). Empty when the render lies outside a finite map.
+    pub fn yield_rect(&self) -> Rect {
+        let clip = |origin: i64, size: u32, extent: Option<i64>| -> (i64, u64) {
+            let end = origin.saturating_add(i64::from(size));
+            match extent {
+                None => (origin, u64::from(size)),
+                Some(extent) => {
+                    let start = origin.max(0);
+                    let end = end.min(extent);
+                    (start, end.saturating_sub(start).max(0) as u64)
+                }
+            }
+        };
+        let scale = self.render_scale;
+        let (x, width) = clip(self.render_origin_x, self.render_width, Self::physical_extent(self.map_width, scale));
+        let (y, height) = clip(self.render_origin_y, self.render_height, Self::physical_extent(self.map_height, scale));
+        if width == 0 || height == 0 {
+            return Rect::EMPTY;
+        }
+        Rect { x, y, width, height }
+    }
 }
 
 impl Default for MapGeometry {
@@ -82,19 +116,46 @@ pub struct Env {
     pub geometry: MapGeometry,
     pub limits: Limits,
     pub messages: Vec<Message>,
+    /// The rendering sequence map operations record into (the VM never computes pixels).
+    pub sequence: RenderingSequence,
+    /// When set, only yields of these map names record a rendering step (`--maps a,b`); the
+    /// others still count as yielded.
+    pub enabled_maps: Option<Vec<String>>,
+    /// The script's text, so recorded steps can carry line:column locations.
+    pub source: Option<Arc<SourceFile>>,
     next_object_id: u64,
 }
 
 impl Env {
-    pub fn new(script_seed: u32, geometry: MapGeometry, limits: Limits) -> Env {
-        Env {
+    /// A fresh environment; fails only for a render scale that is not finite and positive.
+    pub fn new(script_seed: u32, geometry: MapGeometry, limits: Limits) -> Result<Env, crate::RuntimeError> {
+        let sequence = RenderingSequence::new(geometry.render_scale)
+            .map_err(crate::RuntimeError::from_render)?
+            .with_max_steps(limits.max_rendering_steps);
+        Ok(Env {
             script_seed,
             random: Mt19937::new(script_seed),
             geometry,
             limits,
             messages: Vec::new(),
+            sequence,
+            enabled_maps: None,
+            source: None,
             next_object_id: 1,
-        }
+        })
+    }
+
+    /// The line and column of a span, for recorded steps; `None` without source text.
+    pub fn location(&self, span: Span) -> Location {
+        self.source.as_ref().map(|file| {
+            let lc = file.line_col(span.start);
+            (lc.line, lc.column)
+        })
+    }
+
+    /// Whether a yield of `name` records a rendering step.
+    pub fn map_enabled(&self, name: &str) -> bool {
+        self.enabled_maps.as_ref().is_none_or(|maps| maps.iter().any(|m| m == name))
     }
 
     /// A fresh identity for a new shared object.
@@ -102,5 +163,38 @@ impl Env {
         let id = ObjectId(self.next_object_id);
         self.next_object_id += 1;
         id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn geometry(map: Option<u32>, origin: i64, size: u32, scale: f64) -> MapGeometry {
+        MapGeometry {
+            map_width: map,
+            map_height: map,
+            render_origin_x: origin,
+            render_origin_y: origin,
+            render_width: size,
+            render_height: size,
+            render_scale: scale,
+        }
+    }
+
+    #[test]
+    fn infinite_maps_yield_the_render_rectangle_anywhere() {
+        let r = geometry(None, -500, 300, 1.0).yield_rect();
+        assert_eq!((r.x, r.y, r.width, r.height), (-500, -500, 300, 300));
+    }
+
+    #[test]
+    fn finite_maps_clip_the_render_to_the_scaled_map() {
+        // A 1000-unit map at scale 0.5 is 500 physical pixels.
+        let r = geometry(Some(1000), 400, 300, 0.5).yield_rect();
+        assert_eq!((r.x, r.y, r.width, r.height), (400, 400, 100, 100));
+        let r = geometry(Some(1000), -50, 100, 1.0).yield_rect();
+        assert_eq!((r.x, r.y, r.width, r.height), (0, 0, 50, 50));
+        assert!(geometry(Some(100), 200, 50, 1.0).yield_rect().is_empty());
     }
 }

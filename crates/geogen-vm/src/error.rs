@@ -28,6 +28,20 @@ impl RuntimeError {
         RuntimeError::new(codes::GGE2108, format!("`{name}` is read-only"))
     }
 
+    /// A refusal of the rendering sequence: too many steps (GGE2504) or, for anything else, an
+    /// internal error (the bindings only record valid steps).
+    pub fn from_render(error: geogen_render::RenderError) -> RuntimeError {
+        match error {
+            geogen_render::RenderError::SequenceTooLong { limit } => {
+                RuntimeError::new(codes::GGE2504, format!("the script recorded more than {limit} rendering steps"))
+                    .with_hint(
+                    "each map operation is a step (noise adds one per layer); raise the limit or use fewer operations",
+                )
+            }
+            other => RuntimeError::internal(other.to_string()),
+        }
+    }
+
     pub fn internal(message: impl Into<String>) -> RuntimeError {
         RuntimeError::new(codes::GGE5000, message.into())
     }

@@ -47,6 +47,10 @@ pub struct VmConfig {
     pub parameters: Vec<(Name, ParameterValue)>,
     /// Finishing without a yield of `"main"` is GGE2801.
     pub main_map_mandatory: bool,
+    /// Only yields of these names record a rendering step; `None` = all.
+    pub enabled_maps: Option<Vec<String>>,
+    /// The script text, so rendering steps carry line:column locations.
+    pub source: Option<std::sync::Arc<geogen_diag::SourceFile>>,
 }
 
 impl Default for VmConfig {
@@ -57,6 +61,8 @@ impl Default for VmConfig {
             limits: Limits::default(),
             parameters: Vec::new(),
             main_map_mandatory: true,
+            enabled_maps: None,
+            source: None,
         }
     }
 }
@@ -215,7 +221,13 @@ impl Vm {
             }
         }
         let parameters = build_parameters(&script, &types, &config)?;
-        let env = Env::new(config.seed, config.geometry, config.limits);
+        let mut env = Env::new(config.seed, config.geometry, config.limits).map_err(|e| {
+            let mut d = geogen_diag::Diagnostic::new(e.code, e.message);
+            d.hint = e.hint;
+            d
+        })?;
+        env.enabled_maps = config.enabled_maps;
+        env.source = config.source;
         let main_frame = Frame {
             function: Name::from(MAIN_FUNCTION),
             blocks: vec![BlockEntry { block: script.main, ip: 0, scope: None, looping: false }],
@@ -565,6 +577,16 @@ impl Vm {
                 if self.yielded.iter().any(|(n, _)| n == name) {
                     return Err(RuntimeError::new(codes::GGE2802, format!("the map \"{name}\" was already yielded"))
                         .with_hint("give each yielded map its own name: `yield map as \"name\";`"));
+                }
+                if let Value::HeightMap(handle) = &value {
+                    if self.env.map_enabled(name) {
+                        let rect = self.env.geometry.yield_rect();
+                        let location = self.env.location(span);
+                        self.env
+                            .sequence
+                            .push_yield(geogen_render::Slot(handle.slot), name, rect, location)
+                            .map_err(RuntimeError::from_render)?;
+                    }
                 }
                 self.yielded.push((name.clone(), value));
             }

@@ -38,8 +38,15 @@ fn record(ctx: &mut Ctx<'_>, a: &Args<'_>) -> Result<Value, RuntimeError> {
     ctx.env.messages.push(Message { text, span: ctx.span });
     Ok(Value::Null)
 }
+/// `MakeMap()`: records a real `Flat` step, as the standard library's constructors do, so that a
+/// yield of the handle is a valid rendering step.
 fn make_map(ctx: &mut Ctx<'_>, _: &Args<'_>) -> Result<Value, RuntimeError> {
-    Ok(Value::HeightMap(Rc::new(MapHandle { id: ctx.env.new_object_id(), slot: 0 })))
+    let slot = ctx
+        .env
+        .sequence
+        .push_create(geogen_render::ops::Flat::new(0.0), &[], None)
+        .map_err(RuntimeError::from_render)?;
+    Ok(Value::HeightMap(Rc::new(MapHandle { id: ctx.env.new_object_id(), slot: slot.0 })))
 }
 fn make_point(_: &mut Ctx<'_>, a: &Args<'_>) -> Result<Value, RuntimeError> {
     Ok(Value::Point(geogen_vm::Point { x: a.coordinate(0)?, y: a.coordinate(1)? }))
@@ -596,6 +603,20 @@ fn yields() {
     result.expect("yields");
     let names: Vec<&str> = vm.yielded().iter().map(|(n, _)| &**n).collect();
     assert_eq!(names, ["main", "other"]);
+    // Each yield of a map records a yield step over the render rectangle.
+    let yields: Vec<_> = vm.env().sequence.steps().iter().filter_map(|s| s.op.as_yield().cloned()).collect();
+    assert_eq!(yields.len(), 2);
+    assert_eq!(yields[0].name, "main");
+    assert_eq!((yields[0].rect.width, yields[0].rect.height), (1000, 1000));
+
+    // With enabled maps, other yields count as yielded but record no step.
+    let only_other = VmConfig { enabled_maps: Some(vec!["other".to_string()]), ..VmConfig::default() };
+    let (vm, result) = run_with(&script, only_other);
+    result.expect("yields");
+    assert_eq!(vm.yielded().len(), 2);
+    let recorded: Vec<_> =
+        vm.env().sequence.steps().iter().filter_map(|s| s.op.as_yield().map(|y| y.name.clone())).collect();
+    assert_eq!(recorded, ["other"]);
 
     // The same name twice.
     let mut b = Builder::default();

@@ -18,7 +18,11 @@ use geogen_vm::{Library, MapGeometry, Name, Vm, VmConfig};
 
 pub use geogen_compile::metadata::Restriction;
 pub use geogen_diag as diag;
+pub use geogen_render::{HeightMap, Progress, RenderConfig, RenderMetadata, RenderingSequence, DEFAULT_MEMORY_LIMIT};
 pub use geogen_vm::Limits;
+
+/// The built-in example script `geogen render` renders when no script is given.
+pub const EXAMPLE_ISLAND: &str = include_str!("../../../examples/island.ggs");
 
 /// The smallest and largest render scale a host may ask for (reference §2.3).
 pub const RENDER_SCALE_MIN: f64 = 0.001;
@@ -58,6 +62,8 @@ pub struct RunSettings {
     pub render_height: Option<u32>,
     pub render_scale: f64,
     pub limits: geogen_vm::Limits,
+    /// Only these yielded maps are rendered (`--maps a,b`); `None` renders all.
+    pub maps: Option<Vec<String>>,
 }
 
 impl Default for RunSettings {
@@ -72,6 +78,7 @@ impl Default for RunSettings {
             render_height: None,
             render_scale: 1.0,
             limits: geogen_vm::Limits::default(),
+            maps: None,
         }
     }
 }
@@ -87,6 +94,20 @@ pub struct RunOutput {
     pub instructions: u64,
     /// The map size and render rectangle the run used (as `Parameters` showed them).
     pub geometry: MapGeometry,
+}
+
+/// The result of simulating: the run's output and the recorded rendering sequence.
+#[derive(Debug)]
+pub struct Simulation {
+    pub output: RunOutput,
+    pub sequence: RenderingSequence,
+}
+
+/// Rendered maps by name, each with its physical rectangle.
+#[derive(Debug)]
+pub struct Rendered {
+    pub output: RunOutput,
+    pub maps: std::collections::BTreeMap<String, HeightMap>,
 }
 
 /// Errors with the source they refer to, ready to print.
@@ -191,7 +212,7 @@ impl ParameterInfoKind {
 
 /// A compiled script.
 pub struct Script {
-    source: SourceFile,
+    source: Arc<SourceFile>,
     compiled: Arc<CompiledScript>,
     library: Arc<Library>,
     main_map_mandatory: bool,
@@ -235,7 +256,7 @@ impl Script {
         let compiled =
             geogen_compile::compile(&parsed.script, &compile_options).map_err(|errors| Failure::new(errors, &file))?;
         Ok(Script {
-            source: file,
+            source: Arc::new(file),
             compiled: Arc::new(compiled),
             library,
             main_map_mandatory: options.main_map_mandatory,
@@ -282,8 +303,84 @@ impl Script {
                 instructions: vm.instructions_executed(),
                 geometry: vm.env().geometry.clone(),
             }),
-            Err(diagnostic) => Err(Failure { diagnostics: vec![diagnostic], source: self.source.clone(), messages }),
+            Err(diagnostic) => Err(Failure { diagnostics: vec![diagnostic], source: (*self.source).clone(), messages }),
         }
+    }
+
+    /// Simulates the script and returns its rendering sequence with the run's output (for
+    /// `geogen run --sequence`, `--bounds`, and rendering).
+    pub fn simulate(&self, settings: &RunSettings) -> Result<Simulation, Failure> {
+        self.check_map_names(settings)?;
+        let mut vm = self.vm(settings)?;
+        let result = vm.run();
+        let messages: Vec<String> = vm.env().messages.iter().map(|m| m.text.clone()).collect();
+        if let Err(diagnostic) = result {
+            return Err(Failure { diagnostics: vec![diagnostic], source: (*self.source).clone(), messages });
+        }
+        let output = RunOutput {
+            messages,
+            yielded: vm.yielded().iter().map(|(name, _)| name.to_string()).collect(),
+            instructions: vm.instructions_executed(),
+            geometry: vm.env().geometry.clone(),
+        };
+        let scale = vm.env().geometry.render_scale;
+        let empty = RenderingSequence::new(scale).map_err(|e| self.render_failure(&e, Vec::new()))?;
+        let sequence = std::mem::replace(&mut vm.env_mut().sequence, empty);
+        Ok(Simulation { output, sequence })
+    }
+
+    /// Simulates, then renders every yielded map (or those of `settings.maps`). The memory plan is
+    /// checked against `config.memory_limit` before any pixel is computed (GGE3001). `progress`
+    /// is called after each rendering step.
+    pub fn render(
+        &self,
+        settings: &RunSettings,
+        config: &RenderConfig,
+        progress: Option<Box<dyn FnMut(Progress) + Send>>,
+    ) -> Result<Rendered, Failure> {
+        let simulation = self.simulate(settings)?;
+        let messages = simulation.output.messages.clone();
+        let mut renderer = geogen_render::Renderer::new(simulation.sequence, config)
+            .map_err(|e| self.render_failure(&e, messages.clone()))?;
+        if let Some(callback) = progress {
+            renderer.set_progress_callback(callback);
+        }
+        renderer.run().map_err(|e| self.render_failure(&e, messages.clone()))?;
+        Ok(Rendered { output: simulation.output, maps: renderer.into_outputs() })
+    }
+
+    /// A diagnostic about this script as a printable failure.
+    pub fn failure(&self, diagnostic: Diagnostic) -> Failure {
+        Failure::new(vec![diagnostic], &self.source)
+    }
+
+    /// A renderer error as a failure pointing at the script line of the step concerned.
+    fn render_failure(&self, error: &geogen_render::RenderError, messages: Vec<String>) -> Failure {
+        let mut diagnostic = error.to_diagnostic();
+        let location = match error {
+            geogen_render::RenderError::MemoryLimit { location, .. }
+            | geogen_render::RenderError::InvalidStep { location, .. } => *location,
+            _ => None,
+        };
+        if let Some((line, column)) = location {
+            diagnostic.span = Some(geogen_diag::Span::at(self.source.offset(line, column)));
+        }
+        Failure { diagnostics: vec![diagnostic], source: (*self.source).clone(), messages }
+    }
+
+    /// `--maps` may only name maps the script yields.
+    fn check_map_names(&self, settings: &RunSettings) -> Result<(), Failure> {
+        let Some(wanted) = &settings.maps else { return Ok(()) };
+        let known = &self.compiled.map_names;
+        for name in wanted {
+            if !known.iter().any(|k| &**k == name.as_str()) {
+                let list: Vec<&str> = known.iter().map(|k| &**k).collect();
+                let d = Diagnostic::new(codes::GGE4000, format!("the script yields no map named \"{name}\""))
+                    .with_hint(format!("it yields: {}", list.join(", ")));
+                return Err(Failure::new(vec![d], &self.source));
+            }
+        }
+        Ok(())
     }
 
     /// A VM ready to run the script with these settings, for stepping in a debugger. Bad
@@ -297,6 +394,8 @@ impl Script {
             limits: settings.limits.clone(),
             parameters,
             main_map_mandatory: self.main_map_mandatory,
+            enabled_maps: settings.maps.clone(),
+            source: Some(Arc::clone(&self.source)),
         };
         Vm::new(Arc::clone(&self.compiled), Arc::clone(&self.library), config)
             .map_err(|d| Failure::new(vec![d], &self.source))
