@@ -188,9 +188,14 @@ pub fn format_template(template: &str, values: &[Value]) -> Result<String, Runti
     Ok(out)
 }
 
+/// The formatted message. A type object (`Number`, `HeightMap`) as an argument is GGE2101, as in
+/// the original: printing one is almost always a typo for a value.
 fn template_and_text(args: &Args<'_>) -> Result<String, RuntimeError> {
     let template = args.string(0)?;
     let rest = args.values.get(1..).unwrap_or(&[]);
+    if let Some(i) = rest.iter().position(|v| matches!(v, Value::Type(_))) {
+        return Err(args.type_error(i + 1, "value").with_hint("a type name is not a value; did you mean one of its members, like `Direction.Vertical`?"));
+    }
     format_template(template, rest)
 }
 
@@ -341,6 +346,7 @@ mod tests {
         assert_eq!(h.env.messages[1].text, "second");
         assert_eq!(h.err("Print", &[s("{1}"), num(1.0)]), GGE2701);
         assert_eq!(h.err("Print", &[num(1.0)]), GGE2101);
+        assert_eq!(h.err("Print", &[s("{0}"), Value::Type(geogen_vm::TypeId::NUMBER)]), GGE2101);
         assert_eq!(h.err("Print", &[]), GGE2103);
         assert_eq!(h.env.messages.len(), 2);
     }
