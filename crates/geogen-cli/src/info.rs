@@ -19,7 +19,7 @@ pub fn info(path: &Path, as_json: bool) -> Result<ExitCode, String> {
     };
     let info = script.info();
     if as_json {
-        report::outln(&format!("{}", serde_json::to_string_pretty(&to_json(&info)).unwrap_or_default()));
+        report::outln(&serde_json::to_string_pretty(&to_json(&info)).unwrap_or_default());
     } else {
         report::out(&to_text(&info));
     }

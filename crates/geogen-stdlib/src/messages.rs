@@ -194,7 +194,9 @@ fn template_and_text(args: &Args<'_>) -> Result<String, RuntimeError> {
     let template = args.string(0)?;
     let rest = args.values.get(1..).unwrap_or(&[]);
     if let Some(i) = rest.iter().position(|v| matches!(v, Value::Type(_))) {
-        return Err(args.type_error(i + 1, "value").with_hint("a type name is not a value; did you mean one of its members, like `Direction.Vertical`?"));
+        return Err(args
+            .type_error(i + 1, "value")
+            .with_hint("a type name is not a value; did you mean one of its members, like `Direction.Vertical`?"));
     }
     format_template(template, rest)
 }
