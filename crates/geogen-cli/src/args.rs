@@ -27,7 +27,8 @@ pub enum Command {
         /// Also print the rendering sequence the script recorded.
         #[arg(long)]
         sequence: bool,
-        /// Also print each step's rendering bounds, memory and the slots it releases, and the peak.
+        /// Print the rendering sequence annotated with each step's bounds, memory and the slots it
+        /// releases, and the peak memory (implies --sequence).
         #[arg(long)]
         bounds: bool,
     },

@@ -73,7 +73,7 @@ fn run(path: &Path, args: &RunArgs, show_sequence: bool, show_bounds: bool) -> R
             for m in &simulation.output.messages {
                 report::outln(m);
             }
-            if show_sequence {
+            if show_sequence && !show_bounds {
                 report::out(&simulation.sequence.listing());
             }
             if show_bounds {

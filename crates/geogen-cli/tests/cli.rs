@@ -155,3 +155,240 @@ fn info_describes_parameters_and_sizes_as_json() {
     let text = geogen(&["info", script.to_str().unwrap()]);
     assert!(stdout(&text).contains("Count"), "{}", stdout(&text));
 }
+
+// ---------------------------------------------------------------------------------------------
+// render and tiles
+
+const DUNES: &str = r#"
+metadata { Name: "Infinite test terrain" }
+var m = HeightMap.Noise(CreateNoiseLayers(4, 64, 0.5), 3);
+m.Blur(2).Add(HeightMap.RadialGradient([10, 20], 40, 0.3, 0));
+yield m;
+yield HeightMap.Clone(m).Abs() as "abs";
+"#;
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect(),
+        Err(_) => Vec::new(),
+    };
+    names.sort();
+    names
+}
+
+fn png_info(path: &Path) -> (u32, u32, png::BitDepth) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).expect("png exists"));
+    let reader = decoder.read_info().expect("a valid png");
+    let info = reader.info();
+    (info.width, info.height, info.bit_depth)
+}
+
+/// The r16 samples of a file (little-endian u16, row-major).
+fn r16(path: &Path) -> Vec<u16> {
+    let bytes = std::fs::read(path).expect("r16 exists");
+    bytes.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect()
+}
+
+#[test]
+fn render_without_a_script_renders_the_built_in_example() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = geogen(&["render", "-q", "--size", "64", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(files_in(&out), ["main.png"]);
+    assert_eq!(png_info(&out.join("main.png")), (64, 64, png::BitDepth::Sixteen));
+}
+
+#[test]
+fn render_writes_every_format_for_every_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(dir.path(), "d.ggs", DUNES);
+    let out = dir.path().join("out");
+    let o = geogen(&[
+        "render",
+        script.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--size",
+        "40x24",
+        "--format",
+        "png16,png8,r16,tiff,exr,colored,hillshade",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let files = files_in(&out);
+    for map in ["main", "abs"] {
+        for suffix in [".png", "_8bit.png", ".r16", ".tif", ".exr", "_colored.png", "_hillshade.png"] {
+            assert!(files.contains(&format!("{map}{suffix}")), "{map}{suffix} missing from {files:?}");
+        }
+    }
+    assert_eq!(png_info(&out.join("main.png")), (40, 24, png::BitDepth::Sixteen));
+    assert_eq!(png_info(&out.join("main_8bit.png")), (40, 24, png::BitDepth::Eight));
+    assert_eq!(r16(&out.join("abs.r16")).len(), 40 * 24);
+    assert!(stdout(&o).contains("wrote"), "{}", stdout(&o));
+    // --maps picks some of the maps.
+    let only = dir.path().join("only");
+    let o = geogen(&[
+        "render",
+        "-q",
+        script.to_str().unwrap(),
+        "-o",
+        only.to_str().unwrap(),
+        "--size",
+        "8",
+        "--maps",
+        "abs",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(files_in(&only), ["abs.png"]);
+}
+
+#[test]
+fn a_tile_at_a_negative_origin_equals_the_same_pixels_of_a_larger_render() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(dir.path(), "d.ggs", DUNES);
+    let s = script.to_str().unwrap();
+    let (big, small) = (dir.path().join("big"), dir.path().join("small"));
+    let o = geogen(&[
+        "render",
+        "-q",
+        s,
+        "-o",
+        big.to_str().unwrap(),
+        "--origin=-64,-64",
+        "--size",
+        "96",
+        "--format",
+        "r16",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = geogen(&[
+        "render",
+        "-q",
+        s,
+        "-o",
+        small.to_str().unwrap(),
+        "--origin",
+        "-40,-30",
+        "--size",
+        "32x20",
+        "--format",
+        "r16",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (big, small) = (r16(&big.join("main.r16")), r16(&small.join("main.r16")));
+    for y in 0..20 {
+        for x in 0..32 {
+            let in_big = big[(y + 34) * 96 + (x + 24)];
+            assert_eq!(small[y * 32 + x], in_big, "pixel ({x}, {y}) of the tile differs");
+        }
+    }
+}
+
+#[test]
+fn tiles_match_a_full_render_and_resume_after_a_deleted_tile() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(dir.path(), "d.ggs", DUNES);
+    let s = script.to_str().unwrap();
+    let (full, tiles) = (dir.path().join("full"), dir.path().join("tiles"));
+    let o = geogen(&[
+        "render",
+        "-q",
+        s,
+        "-o",
+        full.to_str().unwrap(),
+        "--origin=-30,-20",
+        "--size",
+        "50x40",
+        "--format",
+        "r16",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let args = ["tiles", s, "--region=-30,-20,50,40", "--tile", "32", "--format", "r16", "-o", tiles.to_str().unwrap()];
+    let o = geogen(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("rendered 4 tiles"), "{}", stderr(&o));
+    let full = r16(&full.join("main.r16"));
+    // Tiles at x in {-30, 2}, y in {-20, 12}: 32 or 18 wide, 32 or 8 high.
+    for (tx, ty, w, h) in [(-30i64, -20i64, 32usize, 32usize), (2, -20, 18, 32), (-30, 12, 32, 8), (2, 12, 18, 8)] {
+        let tile = r16(&tiles.join(format!("tile_{tx}_{ty}_main.r16")));
+        assert_eq!(tile.len(), w * h);
+        for y in 0..h {
+            for x in 0..w {
+                let fx = (tx + 30) as usize + x;
+                let fy = (ty + 20) as usize + y;
+                assert_eq!(tile[y * w + x], full[fy * 50 + fx], "tile ({tx}, {ty}) pixel ({x}, {y})");
+            }
+        }
+    }
+    // Resume: a second run skips everything; after deleting one file only that tile is redone.
+    let before = std::fs::read(tiles.join("tile_2_12_abs.r16")).unwrap();
+    let o = geogen(&args);
+    assert!(
+        stderr(&o).contains("rendered 0 tiles") && stderr(&o).contains("4 complete tiles skipped"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_file(tiles.join("tile_2_12_abs.r16")).unwrap();
+    let o = geogen(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("rendered 1 tile ") && stderr(&o).contains("3 complete tiles skipped"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(tiles.join("tile_2_12_abs.r16")).unwrap(), before);
+    assert!(!files_in(&tiles).iter().any(|f| f.contains(".tmp")), "{:?}", files_in(&tiles));
+}
+
+#[test]
+fn render_errors_are_clear_have_the_right_exit_code_and_leave_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(dir.path(), "d.ggs", DUNES);
+    let s = script.to_str().unwrap();
+
+    let out = dir.path().join("memory");
+    let o = geogen(&["render", s, "-o", out.to_str().unwrap(), "--size", "2000", "--memory-limit", "1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("GGE3001"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("memory limit"), "{}", stderr(&o));
+    assert!(files_in(&out).is_empty(), "{:?}", files_in(&out));
+
+    let out = dir.path().join("param");
+    let o = geogen(&["render", s, "-o", out.to_str().unwrap(), "--size", "8", "-p", "Roughness=2"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("GGE4001"), "{}", stderr(&o));
+    assert!(files_in(&out).is_empty());
+
+    let out = dir.path().join("format");
+    let o = geogen(&["render", s, "-o", out.to_str().unwrap(), "--format", "png16,jpeg"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("jpeg") && stderr(&o).contains("png16") && stderr(&o).contains("exr"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists(), "a bad format must not even create the directory");
+
+    let o = geogen(&["render", s, "-o", dir.path().join("maps").to_str().unwrap(), "--maps", "nope"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no map named \"nope\""), "{}", stderr(&o));
+}
+
+#[test]
+fn run_prints_the_sequence_and_the_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(
+        dir.path(),
+        "b.ggs",
+        "var m = HeightMap.RadialGradient([50, 50], 40, 1, 0);\nm.Blur(20);\nvar unused = HeightMap.Flat(0.5);\nyield m;\n",
+    );
+    let o = geogen(&["run", script.to_str().unwrap(), "--size", "100", "--sequence", "--bounds"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("HeightMap.RadialGradient"), "{text}");
+    assert!(text.contains("HeightMap.Blur"), "{text}");
+    assert!(text.contains("Yield"), "{text}");
+    // The gradient must cover the yield rectangle plus the blur margin: 140x140 at -20,-20.
+    assert!(text.contains("140"), "{text}");
+    assert!(text.contains("peak memory"), "{text}");
+}
