@@ -65,6 +65,9 @@ pub struct RenderCmd {
     pub origin: Option<(i64, i64)>,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Print how long each rendering step took (ms and ns per pixel).
+    #[arg(long)]
+    pub profile: bool,
 }
 
 #[derive(Args, Debug)]

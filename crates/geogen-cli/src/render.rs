@@ -168,6 +168,9 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, String> {
             }
         }
     }
+    if cmd.profile {
+        report::out(&profile_table(&rendered.timings));
+    }
     if !cmd.output.quiet && pixels > 0 {
         let seconds = render_time.as_secs_f64();
         eprintln!(
@@ -179,6 +182,31 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, String> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--profile`: one line per step with its time and ns per pixel, slowest steps easy to spot.
+fn profile_table(timings: &[geogen::StepTiming]) -> String {
+    let mut out = format!("{:>5}  {:<28} {:>9} {:>12} {:>10}\n", "step", "operation", "line", "pixels", "ms");
+    let mut total = std::time::Duration::ZERO;
+    for t in timings {
+        total += t.duration;
+        let line = t.location.map(|(l, c)| format!("{l}:{c}")).unwrap_or_default();
+        let per_pixel = if t.pixels > 0 {
+            format!("  {:.2} ns/px", t.duration.as_secs_f64() * 1e9 / t.pixels as f64)
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "{:>5}  {:<28} {:>9} {:>12} {:>10.3}{per_pixel}\n",
+            t.index + 1,
+            t.name,
+            line,
+            t.pixels,
+            t.duration.as_secs_f64() * 1e3
+        ));
+    }
+    out.push_str(&format!("total rendering time: {:.3} ms\n", total.as_secs_f64() * 1e3));
+    out
 }
 
 /// One tile of a `tiles` run, in physical pixels.

@@ -108,6 +108,21 @@ pub struct Simulation {
 pub struct Rendered {
     pub output: RunOutput,
     pub maps: std::collections::BTreeMap<String, HeightMap>,
+    /// How long each rendering step took, in order (for `geogen render --profile`).
+    pub timings: Vec<StepTiming>,
+}
+
+/// The time one rendering step took.
+#[derive(Clone, Debug)]
+pub struct StepTiming {
+    /// 0-based position in the rendering sequence.
+    pub index: usize,
+    pub name: String,
+    /// Script line and column of the call that recorded the step.
+    pub location: Option<(u32, u32)>,
+    /// Pixels the step computed (its rendering bounds); 0 for steps nobody needed.
+    pub pixels: u64,
+    pub duration: std::time::Duration,
 }
 
 /// Errors with the source they refer to, ready to print.
@@ -345,8 +360,24 @@ impl Script {
         if let Some(callback) = progress {
             renderer.set_progress_callback(callback);
         }
-        renderer.run().map_err(|e| self.render_failure(&e, messages.clone()))?;
-        Ok(Rendered { output: simulation.output, maps: renderer.into_outputs() })
+        let mut timings = Vec::with_capacity(renderer.sequence().len());
+        loop {
+            let index = renderer.progress().done;
+            let started = std::time::Instant::now();
+            let more = renderer.step().map_err(|e| self.render_failure(&e, messages.clone()))?;
+            if !more {
+                break;
+            }
+            let step = &renderer.sequence().steps()[index];
+            timings.push(StepTiming {
+                index,
+                name: step.op.name().to_string(),
+                location: step.location,
+                pixels: renderer.metadata().bounds[index].pixels(),
+                duration: started.elapsed(),
+            });
+        }
+        Ok(Rendered { output: simulation.output, maps: renderer.into_outputs(), timings })
     }
 
     /// A diagnostic about this script as a printable failure.
