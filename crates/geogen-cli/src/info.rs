@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use geogen::{CompileOptions, DimensionInfo, ParameterInfo, ParameterInfoKind, ScriptInfo};
+use geogen::{CompileOptions, Dimension, ParameterKind, ScriptInfo, ScriptParameter};
 use serde_json::{json, Value};
 
 use crate::commands::compile;
@@ -26,30 +26,30 @@ pub fn info(path: &Path, as_json: bool) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn dimension_json(d: &DimensionInfo) -> Value {
+fn dimension_json(d: &Dimension) -> Value {
     match d {
-        DimensionInfo::Infinite => json!({ "finite": false }),
-        DimensionInfo::Finite { default, min, max } => {
+        Dimension::Infinite => json!({ "finite": false }),
+        Dimension::Finite { default, min, max } => {
             json!({ "finite": true, "default": default, "min": min, "max": max })
         }
     }
 }
 
-fn parameter_json(p: &ParameterInfo) -> Value {
+fn parameter_json(p: &ScriptParameter) -> Value {
     let mut object = json!({
-        "name": p.name,
+        "name": &*p.name,
         "label": p.label,
         "description": p.description,
         "type": p.kind.type_name(),
     });
     let extra = match &p.kind {
-        ParameterInfoKind::Boolean { default } => json!({ "default": default }),
-        ParameterInfoKind::Number { default, min, max, restriction } => json!({
+        ParameterKind::Boolean { default } => json!({ "default": default }),
+        ParameterKind::Number { default, min, max, restriction } => json!({
             "default": report::json_number(*default), "min": report::json_number(*min), "max": report::json_number(*max), "restriction": restriction.name(),
         }),
-        ParameterInfoKind::Enum { items, default, .. } => json!({
-            "default": default,
-            "items": items.iter().map(|(name, value)| json!({ "name": name, "value": report::json_number(*value) })).collect::<Vec<_>>(),
+        ParameterKind::Enum { items, default, .. } => json!({
+            "default": &**default,
+            "items": items.iter().map(|(name, value)| json!({ "name": &**name, "value": report::json_number(*value) })).collect::<Vec<_>>(),
         }),
     };
     if let (Value::Object(target), Value::Object(source)) = (&mut object, extra) {
@@ -70,10 +70,10 @@ fn to_json(info: &ScriptInfo) -> Value {
     })
 }
 
-fn dimension_text(d: &DimensionInfo) -> String {
+fn dimension_text(d: &Dimension) -> String {
     match d {
-        DimensionInfo::Infinite => "infinite".to_string(),
-        DimensionInfo::Finite { default, min, max } => {
+        Dimension::Infinite => "infinite".to_string(),
+        Dimension::Finite { default, min, max } => {
             let default = default.map(|d| format!("default {d}, ")).unwrap_or_default();
             format!("finite ({default}{min} to {max})")
         }
@@ -98,17 +98,17 @@ fn to_text(info: &ScriptInfo) -> String {
         out.push_str("parameters:\n");
         for p in &info.parameters {
             let detail = match &p.kind {
-                ParameterInfoKind::Boolean { default } => format!("Boolean, default {default}"),
-                ParameterInfoKind::Number { default, min, max, restriction } => {
+                ParameterKind::Boolean { default } => format!("Boolean, default {default}"),
+                ParameterKind::Number { default, min, max, restriction } => {
                     format!("Number, default {default}, range {min} to {max}, {}", restriction.name())
                 }
-                ParameterInfoKind::Enum { type_name, items, default } => {
+                ParameterKind::Enum { type_name, items, default } => {
                     let items: Vec<String> = items.iter().map(|(n, v)| format!("{n}={v}")).collect();
                     format!("{type_name} ({}), default {default}", items.join(", "))
                 }
             };
             out.push_str(&format!("  {:<16} {detail}\n", p.name));
-            if p.label != p.name {
+            if p.label != *p.name {
                 out.push_str(&format!("  {:<16} label: {}\n", "", p.label));
             }
             if !p.description.is_empty() {

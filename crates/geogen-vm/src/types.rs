@@ -29,21 +29,9 @@ impl TypeId {
     pub const FIRST_SCRIPT: TypeId = TypeId(12);
 }
 
-/// The names of the built-in types, indexed by their [`TypeId`].
-pub const BUILTIN_TYPE_NAMES: [&str; 12] = [
-    "null",
-    "Boolean",
-    "Number",
-    "String",
-    "Array",
-    "Coordinate",
-    "Point",
-    "Direction",
-    "RandomSequence2D",
-    "HeightMap",
-    "HeightProfile",
-    "Parameters",
-];
+/// The names of the built-in types, indexed by their [`TypeId`]: the compiler's list, so that a
+/// script enum can never take a name the VM gives a type.
+pub use geogen_compile::CORE_TYPE_NAMES as BUILTIN_TYPE_NAMES;
 
 /// The methods of one type, as a library provides them. Shared by all VM runs.
 #[derive(Clone, Debug, Default)]

@@ -11,12 +11,12 @@
 
 use std::sync::{Arc, OnceLock};
 
-use geogen_compile::metadata::{Dimension, ParameterKind, ParameterValue, ScriptParameter};
+use geogen_compile::metadata::ParameterValue;
 use geogen_compile::{CompiledScript, CORE_TYPE_NAMES};
 use geogen_diag::{codes, Diagnostic, RenderOptions, SourceFile};
 use geogen_vm::{Library, MapGeometry, Name, Vm, VmConfig};
 
-pub use geogen_compile::metadata::Restriction;
+pub use geogen_compile::metadata::{Dimension, ParameterKind, Restriction, ScriptParameter};
 pub use geogen_diag as diag;
 pub use geogen_render::{HeightMap, Progress, RenderConfig, RenderMetadata, RenderingSequence, DEFAULT_MEMORY_LIMIT};
 pub use geogen_vm::Limits;
@@ -168,61 +168,11 @@ pub struct ScriptInfo {
     pub name: Option<String>,
     pub description: Option<String>,
     pub author: Option<String>,
-    pub width: DimensionInfo,
-    pub height: DimensionInfo,
-    pub parameters: Vec<ParameterInfo>,
+    pub width: Dimension,
+    pub height: Dimension,
+    pub parameters: Vec<ScriptParameter>,
     /// The names the script yields, in source order ("main" for an unnamed yield).
     pub maps: Vec<String>,
-}
-
-/// One axis of the map.
-#[derive(Clone, Debug, PartialEq)]
-pub enum DimensionInfo {
-    Infinite,
-    Finite {
-        /// Informational; `None` = derived from the render size.
-        default: Option<u32>,
-        min: u32,
-        max: u32,
-    },
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct ParameterInfo {
-    pub name: String,
-    pub label: String,
-    pub description: String,
-    pub kind: ParameterInfoKind,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum ParameterInfoKind {
-    Boolean {
-        default: bool,
-    },
-    Number {
-        default: f64,
-        min: f64,
-        max: f64,
-        restriction: Restriction,
-    },
-    /// `Direction` or a script enum, with its items (name, value) in declaration order.
-    Enum {
-        type_name: String,
-        items: Vec<(String, f64)>,
-        default: String,
-    },
-}
-
-impl ParameterInfoKind {
-    /// `Boolean`, `Number` or the enum's name.
-    pub fn type_name(&self) -> &str {
-        match self {
-            ParameterInfoKind::Boolean { .. } => "Boolean",
-            ParameterInfoKind::Number { .. } => "Number",
-            ParameterInfoKind::Enum { type_name, .. } => type_name,
-        }
-    }
 }
 
 /// A compiled script.
@@ -299,9 +249,9 @@ impl Script {
             name: meta.name.clone(),
             description: meta.description.clone(),
             author: meta.author.clone(),
-            width: dimension_info(&meta.width),
-            height: dimension_info(&meta.height),
-            parameters: meta.parameters.iter().map(parameter_info).collect(),
+            width: meta.width.clone(),
+            height: meta.height.clone(),
+            parameters: meta.parameters.clone(),
             maps: self.compiled.map_names.iter().map(|n| n.to_string()).collect(),
         }
     }
@@ -520,28 +470,6 @@ fn unknown_parameter(name: &str, declared: &[ScriptParameter]) -> Diagnostic {
         Some(close) => format!("{close} ({list})"),
         None => list,
     })
-}
-
-fn dimension_info(dimension: &Dimension) -> DimensionInfo {
-    match dimension {
-        Dimension::Infinite => DimensionInfo::Infinite,
-        Dimension::Finite { default, min, max } => DimensionInfo::Finite { default: *default, min: *min, max: *max },
-    }
-}
-
-fn parameter_info(p: &ScriptParameter) -> ParameterInfo {
-    let kind = match &p.kind {
-        ParameterKind::Boolean { default } => ParameterInfoKind::Boolean { default: *default },
-        ParameterKind::Number { default, min, max, restriction } => {
-            ParameterInfoKind::Number { default: *default, min: *min, max: *max, restriction: *restriction }
-        }
-        ParameterKind::Enum { type_name, items, default } => ParameterInfoKind::Enum {
-            type_name: type_name.to_string(),
-            items: items.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
-            default: default.to_string(),
-        },
-    };
-    ParameterInfo { name: p.name.to_string(), label: p.label.clone(), description: p.description.clone(), kind }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! End-to-end tests through the library facade: source text → parse → compile → simulate.
 
 use geogen::diag::codes;
-use geogen::{CompileOptions, DimensionInfo, Failure, Limits, ParameterInfoKind, RunOutput, RunSettings, Script};
+use geogen::{CompileOptions, Dimension, Failure, Limits, ParameterKind, RunOutput, RunSettings, Script};
 
 fn options() -> CompileOptions {
     CompileOptions { test_library: true, main_map_mandatory: false }
@@ -256,11 +256,11 @@ fn info_lists_metadata() {
     let info = script.info();
     assert_eq!(info.name.as_deref(), Some("Island"));
     assert_eq!(info.author.as_deref(), Some("me"));
-    assert_eq!(info.width, DimensionInfo::Finite { default: Some(800), min: 10, max: 5000 });
-    assert_eq!(info.height, DimensionInfo::Infinite);
+    assert_eq!(info.width, Dimension::Finite { default: Some(800), min: 10, max: 5000 });
+    assert_eq!(info.height, Dimension::Infinite);
     assert_eq!(info.parameters.len(), 2);
     assert!(
-        matches!(info.parameters[0].kind, ParameterInfoKind::Number { default, min, max, .. } if default == 3.0 && min == 0.0 && max == 10.0)
+        matches!(info.parameters[0].kind, ParameterKind::Number { default, min, max, .. } if default == 3.0 && min == 0.0 && max == 10.0)
     );
     assert_eq!(info.parameters[1].kind.type_name(), "Direction");
     assert!(info.maps.is_empty());
