@@ -60,9 +60,6 @@ pub struct RenderCmd {
     pub script: Option<PathBuf>,
     #[command(flatten)]
     pub settings: RunArgs,
-    /// Top-left corner of the render in pixels, `X,Y` (may be negative: `--origin=-500,-500`).
-    #[arg(long, value_name = "X,Y", allow_hyphen_values = true, value_parser = parse_point)]
-    pub origin: Option<(i64, i64)>,
     #[command(flatten)]
     pub output: OutputArgs,
     /// Print how long each rendering step took (ms and ns per pixel).
@@ -97,9 +94,6 @@ pub struct OutputArgs {
     /// Only render these yielded maps, comma-separated.
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub maps: Option<Vec<String>>,
-    /// Render scale: 1 = one pixel per map unit, 0.5 = zoomed out twice.
-    #[arg(long, default_value_t = 1.0)]
-    pub scale: f64,
     /// Memory the renderer may use, in MiB (default: a quarter of this machine's memory).
     #[arg(long = "memory-limit", value_name = "MIB")]
     pub memory_limit: Option<u64>,
@@ -120,6 +114,9 @@ pub struct ScriptArgs {
     /// Map size of a finite map, `WxH` (default: the render size divided by the scale).
     #[arg(long = "map-size", value_name = "WxH", value_parser = parse_size)]
     pub map_size: Option<(u32, u32)>,
+    /// Render scale: 1 = one pixel per map unit, 0.5 = zoomed out twice.
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f64,
 }
 
 /// Settings of `run` and `render`.
@@ -130,6 +127,9 @@ pub struct RunArgs {
     /// Render size in pixels, `WxH` (or one number for a square).
     #[arg(long, value_name = "WxH", value_parser = parse_size)]
     pub size: Option<(u32, u32)>,
+    /// Top-left corner of the render in pixels, `X,Y` (may be negative: `--origin=-500,-500`).
+    #[arg(long, value_name = "X,Y", allow_hyphen_values = true, value_parser = parse_point)]
+    pub origin: Option<(i64, i64)>,
 }
 
 pub fn parse_param(text: &str) -> Result<(String, String), String> {

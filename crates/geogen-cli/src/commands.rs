@@ -35,6 +35,7 @@ pub fn script_settings(args: &ScriptArgs) -> RunSettings {
         parameters: args.params.clone(),
         map_width: args.map_size.map(|s| s.0),
         map_height: args.map_size.map(|s| s.1),
+        render_scale: args.scale,
         ..RunSettings::default()
     }
 }
@@ -43,6 +44,7 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
     RunSettings {
         render_width: args.size.map(|s| s.0),
         render_height: args.size.map(|s| s.1),
+        render_origin: args.origin.unwrap_or((0, 0)),
         ..script_settings(&args.script)
     }
 }

@@ -122,12 +122,7 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, String> {
     };
     let formats = prepare_output(&cmd.output)?;
     let Some(script) = compile_or_report(&name, &source) else { return Ok(ExitCode::from(EXIT_SCRIPT)) };
-    let settings = RunSettings {
-        render_origin: cmd.origin.unwrap_or((0, 0)),
-        render_scale: cmd.output.scale,
-        maps: cmd.output.maps.clone(),
-        ..run_settings(&cmd.settings)
-    };
+    let settings = RunSettings { maps: cmd.output.maps.clone(), ..run_settings(&cmd.settings) };
     let bar = LazyBar::new(cmd.output.quiet, 1, "rendering");
     let progress_bar = bar.clone();
     let callback: Box<dyn FnMut(Progress) + Send> =
@@ -300,7 +295,7 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, String> {
     let Some(script) = compile_or_report(&cmd.script.display().to_string(), &source) else {
         return Ok(ExitCode::from(EXIT_SCRIPT));
     };
-    let scale = cmd.output.scale;
+    let scale = cmd.script_args.scale;
     let (_, _, region_w, region_h) = cmd.region;
     let mut base =
         RunSettings { render_scale: scale, maps: cmd.output.maps.clone(), ..script_settings(&cmd.script_args) };

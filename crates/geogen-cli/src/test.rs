@@ -88,6 +88,9 @@ pub fn test(files: &[PathBuf], as_json: bool) -> Result<ExitCode, String> {
                 None => report::outln(&format!("PASS {}", o.file)),
                 Some(e) => {
                     report::outln(&format!("FAIL {}", o.file));
+                    for m in &o.messages {
+                        report::outln(&format!("  | {m}"));
+                    }
                     eprint!("{}", e.rendered);
                 }
             }

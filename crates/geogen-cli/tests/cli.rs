@@ -392,3 +392,20 @@ fn run_prints_the_sequence_and_the_bounds() {
     assert!(text.contains("140"), "{text}");
     assert!(text.contains("peak memory"), "{text}");
 }
+
+#[test]
+fn run_accepts_origin_and_scale_and_test_shows_messages_of_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(
+        dir.path(),
+        "g.ggs",
+        "metadata { Width: Finite, Height: Finite }\nPrint(\"{0} {1} {2}\", Parameters.RenderOriginX, Parameters.RenderScale, Parameters.MapWidth);\nyield HeightMap.Flat(0);\n",
+    );
+    let o = geogen(&["run", script.to_str().unwrap(), "--origin=-5,7", "--scale", "0.5", "--size", "100"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "-5 0.5 200\n");
+    let failing = write(dir.path(), "f.ggs", "Print(\"step one\");\nAssertEquals(1, 2);\n");
+    let o = geogen(&["test", failing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("FAIL") && stdout(&o).contains("| step one"), "{}", stdout(&o));
+}
