@@ -446,7 +446,9 @@ fn axis(
                     )
                     .with_hint(format!("choose a map {axis} from {min} to {max}")));
                 }
-                Ok((Some(size), render_size.unwrap_or(size)))
+                // The default render is the whole map, in physical pixels.
+                let whole_map = ((f64::from(size) * scale).floor() as u32).max(1);
+                Ok((Some(size), render_size.unwrap_or(whole_map)))
             }
             None => {
                 let render = render_size.unwrap_or(RENDER_SIZE_DEFAULT);

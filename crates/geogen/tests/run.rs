@@ -284,3 +284,15 @@ fn one_script_runs_on_many_threads() {
     assert_eq!(results[1], results[3]);
     assert!(results[0][0].starts_with("499500 "));
 }
+
+#[test]
+fn a_given_map_size_renders_whole_at_the_scale() {
+    let script = compile("metadata { Width: Finite, Height: Finite }\nyield HeightMap.Flat(0.25);\n");
+    let settings =
+        RunSettings { map_width: Some(400), map_height: Some(300), render_scale: 0.5, ..RunSettings::default() };
+    let geometry = script.geometry(&settings).expect("valid settings");
+    assert_eq!((geometry.render_width, geometry.render_height), (200, 150));
+    let rendered = script.render(&settings, &geogen::RenderConfig::default(), None).expect("renders");
+    let map = &rendered.maps["main"];
+    assert_eq!((map.rect().width, map.rect().height), (200, 150));
+}
