@@ -1,0 +1,385 @@
+//! The tile and scale contract (spec README §4) through the whole pipeline: script text →
+//! simulation → rendering.
+//!
+//! Random scripts are built from the script-visible map operations (random chains of 1–6
+//! operations on 1–3 maps, random in-range arguments, random seeds, infinite maps with absolute
+//! points and finite maps with relative points, at a random render scale). Each is rendered once
+//! over a large rectangle and once over a random sub-rectangle of it (negative origins included on
+//! infinite maps): every pixel of the tile must have exactly the bits of the same pixel of the large
+//! render. A second property renders the same script in a 1-thread and a 3-thread rayon pool and
+//! requires identical bits.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use geogen::{CompileOptions, HeightMap, RenderConfig, Rendered, RunSettings, Script};
+use proptest::prelude::*;
+use proptest::sample::select;
+
+/// A height in [-1, 1] with two decimals, as script text.
+fn height() -> impl Strategy<Value = String> {
+    (-100i32..=100).prop_map(|h| format!("{}", f64::from(h) / 100.0))
+}
+
+/// An ordered pair of heights (min ≤ max).
+fn height_range() -> impl Strategy<Value = (String, String)> {
+    (-100i32..=100, -100i32..=100).prop_map(|(a, b)| {
+        let (lo, hi) = (a.min(b), a.max(b));
+        (format!("{}", f64::from(lo) / 100.0), format!("{}", f64::from(hi) / 100.0))
+    })
+}
+
+/// A point: absolute on infinite maps (including negative coordinates), relative (or absolute)
+/// on finite maps.
+fn point(finite: bool) -> BoxedStrategy<String> {
+    if finite {
+        prop_oneof![
+            (0u32..=100, 0u32..=100).prop_map(|(x, y)| format!(
+                "@[{}, {}]",
+                f64::from(x) / 100.0,
+                f64::from(y) / 100.0
+            )),
+            (-10i32..=80, -10i32..=80).prop_map(|(x, y)| format!("[{x}, {y}]")),
+        ]
+        .boxed()
+    } else {
+        (-90i32..=90, -90i32..=90).prop_map(|(x, y)| format!("[{x}, {y}]")).boxed()
+    }
+}
+
+/// Noise arguments: none (the default layers), explicit layers, or layers and a seed.
+fn noise_args() -> impl Strategy<Value = String> {
+    let layer = (select(vec![1u32, 2, 3, 4, 5, 7, 8, 12, 16, 32, 64]), 1u32..=100)
+        .prop_map(|(w, a)| format!("{w}: {}", f64::from(a) / 100.0));
+    let layers = prop::collection::vec(layer, 1..=3).prop_map(|l| format!("{{{}}}", l.join(", ")));
+    prop_oneof![
+        1 => Just(String::new()),
+        2 => layers.clone(),
+        3 => (layers, 0u32..1000).prop_map(|(l, s)| format!("{l}, {s}")),
+        1 => (1u32..=64, 0u32..1000).prop_map(|(max, s)| format!("CreateNoiseLayers(1, {max}, 0.5), {s}")),
+    ]
+}
+
+/// An expression creating a new map.
+fn generator(finite: bool) -> BoxedStrategy<String> {
+    prop_oneof![
+        prop_oneof![Just("HeightMap.Flat()".to_string()), height().prop_map(|h| format!("HeightMap.Flat({h})"))],
+        (point(finite), point(finite), height(), height())
+            .prop_map(|(a, b, f, t)| format!("HeightMap.Gradient({a}, {b}, {f}, {t})")),
+        (point(finite), 0u32..=60, height(), height())
+            .prop_map(|(c, r, a, b)| format!("HeightMap.RadialGradient({c}, {r}, {a}, {b})")),
+        noise_args().prop_map(|a| format!("HeightMap.Noise({a})")),
+        noise_args().prop_map(|a| format!("HeightMap.RidgedNoise({a})")),
+    ]
+    .boxed()
+}
+
+/// One operation on the maps `m0..m{n-1}`, as script text (a statement).
+#[derive(Clone, Debug)]
+enum Op {
+    /// `m{target}.<call>` where `call` may mention other maps as `{0}`, `{1}`.
+    Method { target: usize, call: String, others: Vec<usize> },
+    /// `m{target} = HeightMap.Clone(m{source});`
+    Clone { target: usize, source: usize },
+    /// `yield m{map} as "y<k>";` somewhere in the middle.
+    Yield { map: usize },
+}
+
+fn method() -> impl Strategy<Value = (String, usize)> {
+    // (call template, number of other maps it uses as {0}, {1})
+    prop_oneof![
+        Just(("Abs()".to_string(), 0)),
+        Just(("Invert()".to_string(), 0)),
+        height().prop_map(|h| (format!("Add({h})"), 0)),
+        height().prop_map(|h| (format!("Add({h}, {{0}})"), 1)),
+        Just(("Add({0})".to_string(), 1)),
+        Just(("Add({0}, {1})".to_string(), 2)),
+        (-300i32..=300).prop_map(|f| (format!("Multiply({})", f64::from(f) / 100.0), 0)),
+        Just(("Multiply({0})".to_string(), 1)),
+        (0u32..=6).prop_map(|r| (format!("Blur({r})"), 0)),
+        height_range().prop_map(|(a, b)| (format!("ClampHeights({a}, {b})"), 0)),
+        Just(("Combine({0}, {1})".to_string(), 2)),
+        height().prop_map(|h| (format!("Fill({h})"), 0)),
+        Just(("Intersect({0})".to_string(), 1)),
+        Just(("Unify({0})".to_string(), 1)),
+        height_range().prop_map(|(a, b)| (format!("CropHeights({a}, {b})"), 0)),
+        (height_range(), height()).prop_map(|((a, b), r)| (format!("CropHeights({a}, {b}, {r})"), 0)),
+    ]
+}
+
+fn op(maps: usize) -> impl Strategy<Value = Op> {
+    let index = 0..maps;
+    prop_oneof![
+        8 => (index.clone(), method(), prop::collection::vec(0..maps, 2))
+            .prop_map(|(target, (call, n), others)| Op::Method { target, call, others: others[..n].to_vec() }),
+        1 => (index.clone(), index.clone()).prop_map(|(target, source)| Op::Clone { target, source }),
+        1 => index.prop_map(|map| Op::Yield { map }),
+    ]
+}
+
+/// A random script and where to render it.
+#[derive(Clone)]
+struct Case {
+    finite: bool,
+    source: String,
+    seed: u32,
+    scale: f64,
+    map_size: (u32, u32),
+    /// The large render: origin and size in physical pixels.
+    big: ((i64, i64), (u32, u32)),
+    /// The tile, inside the large render.
+    tile: ((i64, i64), (u32, u32)),
+}
+
+impl fmt::Debug for Case {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "seed {}, scale {}, {}", self.seed, self.scale, if self.finite { "finite" } else { "infinite" })?;
+        if self.finite {
+            writeln!(f, "map size {}x{}", self.map_size.0, self.map_size.1)?;
+        }
+        writeln!(f, "large render: origin {:?}, size {:?}", self.big.0, self.big.1)?;
+        writeln!(f, "tile: origin {:?}, size {:?}", self.tile.0, self.tile.1)?;
+        write!(f, "script:\n{}", self.source)
+    }
+}
+
+fn script_text(finite: bool, generators: &[String], ops: &[Op], yield_second: bool) -> String {
+    let mut s = String::new();
+    if finite {
+        s.push_str("metadata { Width: Finite, Height: Finite }\n");
+    }
+    for (i, g) in generators.iter().enumerate() {
+        s.push_str(&format!("var m{i} = {g};\n"));
+    }
+    for (k, op) in ops.iter().enumerate() {
+        match op {
+            Op::Method { target, call, others } => {
+                let mut call = call.clone();
+                for (j, other) in others.iter().enumerate() {
+                    call = call.replace(&format!("{{{j}}}"), &format!("m{other}"));
+                }
+                s.push_str(&format!("m{target}.{call};\n"));
+            }
+            Op::Clone { target, source } => s.push_str(&format!("m{target} = HeightMap.Clone(m{source});\n")),
+            Op::Yield { map } => s.push_str(&format!("yield m{map} as \"y{k}\";\n")),
+        }
+    }
+    s.push_str("yield m0;\n");
+    if yield_second && generators.len() > 1 {
+        s.push_str("yield m1 as \"second\";\n");
+    }
+    s
+}
+
+fn script_source(finite: bool) -> impl Strategy<Value = String> {
+    (1usize..=3).prop_flat_map(move |maps| {
+        (prop::collection::vec(generator(finite), maps), prop::collection::vec(op(maps), 1..=6), any::<bool>())
+            .prop_map(move |(generators, ops, second)| script_text(finite, &generators, &ops, second))
+    })
+}
+
+/// A sub-interval [start, start + len) of [origin, origin + size).
+fn sub_interval(origin: i64, size: u32) -> impl Strategy<Value = (i64, u32)> {
+    (0..size).prop_flat_map(move |offset| (Just(origin + i64::from(offset)), 1..=size - offset))
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    let scales = select(vec![1.0, 1.0, 0.5, 0.25, 0.75, 1.5, 2.0]);
+    (any::<bool>(), 0u32..100, scales).prop_flat_map(|(finite, seed, scale)| {
+        let big = if finite {
+            // The large render starts inside the map (a render outside a finite map is empty).
+            ((0i64..24, 0i64..24), (16u32..=64, 16u32..=64)).boxed()
+        } else {
+            ((-80i64..=40, -80i64..=40), (16u32..=64, 16u32..=64)).boxed()
+        };
+        (script_source(finite), big, (24u32..=96, 24u32..=96)).prop_flat_map(
+            move |(source, ((bx, by), (bw, bh)), map_size)| {
+                (sub_interval(bx, bw), sub_interval(by, bh)).prop_map(move |((tx, tw), (ty, th))| Case {
+                    finite,
+                    source: source.clone(),
+                    seed,
+                    scale,
+                    map_size,
+                    big: ((bx, by), (bw, bh)),
+                    tile: ((tx, ty), (tw, th)),
+                })
+            },
+        )
+    })
+}
+
+fn settings(case: &Case, (origin, (w, h)): ((i64, i64), (u32, u32))) -> RunSettings {
+    RunSettings {
+        seed: case.seed,
+        map_width: case.finite.then_some(case.map_size.0),
+        map_height: case.finite.then_some(case.map_size.1),
+        render_origin: origin,
+        render_width: Some(w),
+        render_height: Some(h),
+        render_scale: case.scale,
+        ..RunSettings::default()
+    }
+}
+
+fn compile(case: &Case) -> Script {
+    Script::compile("tile.ggs", &case.source, &CompileOptions::default())
+        .unwrap_or_else(|f| panic!("a generated script does not compile:\n{f}\n{case:?}"))
+}
+
+fn render(script: &Script, case: &Case, settings: &RunSettings) -> Result<Rendered, TestCaseError> {
+    script
+        .render(settings, &RenderConfig::default(), None)
+        .map_err(|f| TestCaseError::fail(format!("render failed:\n{f}\n{case:?}")))
+}
+
+/// The value of the physical pixel (x, y) of `map`, if inside.
+fn pixel(map: &HeightMap, x: i64, y: i64) -> Option<f32> {
+    let r = map.rect();
+    let (dx, dy) = (x.checked_sub(r.x)?, y.checked_sub(r.y)?);
+    if dx < 0 || dy < 0 || dx as u64 >= r.width || dy as u64 >= r.height {
+        return None;
+    }
+    Some(map.data()[dy as usize * r.width as usize + dx as usize])
+}
+
+/// The intersection of a requested rectangle with a map's rectangle, as (x, y, w, h).
+fn intersect(a: (i64, i64, u64, u64), b: (i64, i64, u64, u64)) -> (i64, i64, u64, u64) {
+    let x0 = a.0.max(b.0);
+    let y0 = a.1.max(b.1);
+    let x1 = (a.0 + a.2 as i64).min(b.0 + b.2 as i64);
+    let y1 = (a.1 + a.3 as i64).min(b.1 + b.3 as i64);
+    if x1 <= x0 || y1 <= y0 {
+        (0, 0, 0, 0)
+    } else {
+        (x0, y0, (x1 - x0) as u64, (y1 - y0) as u64)
+    }
+}
+
+fn check_tile(case: &Case) -> Result<(), TestCaseError> {
+    let script = compile(case);
+    let big = render(&script, case, &settings(case, case.big))?;
+    let tile = render(&script, case, &settings(case, case.tile))?;
+    let names = |r: &Rendered| r.maps.keys().cloned().collect::<Vec<_>>();
+    prop_assert_eq!(names(&big), names(&tile), "different maps\n{:?}", case);
+    let ((tx, ty), (tw, th)) = case.tile;
+    for (name, whole) in &big.maps {
+        let part = &tile.maps[name];
+        let w = whole.rect();
+        let expected = intersect((tx, ty, u64::from(tw), u64::from(th)), (w.x, w.y, w.width, w.height));
+        let p = part.rect();
+        let got = if p.width == 0 || p.height == 0 { (0, 0, 0, 0) } else { (p.x, p.y, p.width, p.height) };
+        prop_assert_eq!(got, expected, "map \"{}\": tile rectangle (large render: {:?})\n{:?}", name, w, case);
+        for y in p.y..p.y + p.height as i64 {
+            for x in p.x..p.x + p.width as i64 {
+                let a = pixel(whole, x, y).expect("inside the large render");
+                let b = pixel(part, x, y).expect("inside the tile");
+                prop_assert!(
+                    a.to_bits() == b.to_bits(),
+                    "map \"{}\": pixel ({}, {}) is {} in the tile but {} in the large render\n{:?}",
+                    name,
+                    x,
+                    y,
+                    b,
+                    a,
+                    case
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every map's rectangle and the bits of its heights.
+type Bits = BTreeMap<String, ((i64, i64, u64, u64), Vec<u32>)>;
+
+fn bits(rendered: &Rendered) -> Bits {
+    rendered
+        .maps
+        .iter()
+        .map(|(name, map)| {
+            let r = map.rect();
+            (name.clone(), ((r.x, r.y, r.width, r.height), map.data().iter().map(|h| h.to_bits()).collect()))
+        })
+        .collect()
+}
+
+fn check_threads(case: &Case) -> Result<(), TestCaseError> {
+    let script = compile(case);
+    let settings = settings(case, case.big);
+    let mut results = Vec::new();
+    for threads in [1, 3] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a rayon pool");
+        let rendered = pool.install(|| render(&script, case, &settings))?;
+        results.push(bits(&rendered));
+    }
+    prop_assert!(results[0] == results[1], "1 and 3 threads give different bits\n{:?}", case);
+    Ok(())
+}
+
+/// 48 cases per property (a few seconds), or `PROPTEST_CASES` for a longer search.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_tile_equals_the_same_rectangle_of_a_larger_render(case in case()) {
+        check_tile(&case)?;
+    }
+
+    #[test]
+    fn one_and_three_threads_give_the_same_bits(case in case()) {
+        check_threads(&case)?;
+    }
+}
+
+/// Fixed cases that exercise the contract at known-tricky places, whatever proptest draws.
+#[test]
+fn fixed_tiles_across_the_origin_and_at_odd_scales() {
+    let scripts = [
+        "var m = HeightMap.Noise(); m.Blur(3); yield m;",
+        "var m = HeightMap.RadialGradient([0, 0], 20, 1, -1); m.Blur(5); yield m;",
+        "var a = HeightMap.Gradient([-10, -10], [10, 10], -1, 1); var b = HeightMap.RidgedNoise({8: 0.5}, 3);\
+         a.Combine(b, HeightMap.RadialGradient([0, 0], 16, 1, -1)); a.Blur(2); yield a;",
+    ];
+    for source in scripts {
+        for scale in [1.0, 0.5, 0.75, 2.0] {
+            for tile in [((-7, -9), (5, 3)), ((-1, -1), (2, 2)), ((0, 0), (1, 1)), ((3, -20), (17, 25))] {
+                let case = Case {
+                    finite: false,
+                    source: source.to_string(),
+                    seed: 1,
+                    scale,
+                    map_size: (0, 0),
+                    big: ((-24, -24), (48, 48)),
+                    tile,
+                };
+                if let Err(e) = check_tile(&case) {
+                    panic!("{e}");
+                }
+            }
+        }
+    }
+}
+
+/// Maps large enough that the kernels really split rows across threads.
+#[test]
+fn a_large_render_is_the_same_on_one_and_three_threads() {
+    let source = "var m = HeightMap.Noise(); var r = HeightMap.RidgedNoise({16: 0.5, 3: 0.3}, 5);\
+                  m.Combine(r, HeightMap.RadialGradient([100, 60], 90, 1, -1)); m.Blur(4); m.Add(r, m);\
+                  m.Multiply(1.7); m.CropHeights(-0.5, 0.9, 0.1); yield m; yield r as \"ridges\";";
+    let case = Case {
+        finite: false,
+        source: source.to_string(),
+        seed: 9,
+        scale: 0.75,
+        map_size: (0, 0),
+        big: ((-37, -11), (300, 200)),
+        tile: ((0, 0), (1, 1)),
+    };
+    if let Err(e) = check_threads(&case) {
+        panic!("{e}");
+    }
+}
