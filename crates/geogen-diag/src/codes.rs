@@ -129,6 +129,7 @@ codes! {
     GGE2504 = 2504, "RenderingSequenceTooLong", Runtime, false, "The script recorded more rendering steps than the limit.";
     GGE2505 = 2505, "ExecutionBudgetExceeded", Runtime, true, "The script executed more instructions than its budget (an endless loop?).";
     GGE2506 = 2506, "ArrayTooLarge", Runtime, true, "An array would grow past the array size limit.";
+    GGE2507 = 2507, "StringTooLong", Runtime, true, "A string or message would grow past the string length limit.";
     GGE2601 = 2601, "EmptyArray", Runtime, false, "Front, Back or Pop of an empty array.";
     GGE2602 = 2602, "ArrayKeyNotFound", Runtime, false, "Reading or removing an array key that does not exist.";
     GGE2603 = 2603, "NullKey", Runtime, false, "`null` used as an array key.";

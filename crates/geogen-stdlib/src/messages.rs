@@ -49,10 +49,37 @@ fn strip_zeros(s: &str) -> &str {
 /// line per item with nested arrays indented further, `}`; an empty array is `{}`; an array that
 /// contains itself shows the inner occurrence as `{...}`, and so do arrays nested deeper than
 /// [`MAX_PRINT_DEPTH`] levels); maps and random sequences their type name.
+///
+/// For error messages and tests: a text longer than [`MAX_DIAGNOSTIC_TEXT`] bytes is cut there and
+/// ends in ` ...`. Script-visible text goes through [`format_value_within`].
 pub fn format_value(value: &Value) -> String {
     let mut out = String::new();
-    write_value(&mut out, value, 0, &mut Vec::new());
+    if !write_value(&mut out, value, 0, &mut Vec::new(), MAX_DIAGNOSTIC_TEXT) {
+        let mut cut = MAX_DIAGNOSTIC_TEXT.min(out.len());
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push_str(" ...");
+    }
     out
+}
+
+/// The longest value text [`format_value`] returns (error messages need no more).
+pub const MAX_DIAGNOSTIC_TEXT: usize = 10_000;
+
+/// The text form of a value (as [`format_value`]) if it has at most `max` bytes; `None` otherwise.
+/// Stops writing as soon as the text is too long: arrays that share sub-arrays (`a = {a, a}` 30
+/// times) have a text exponentially longer than the memory they use.
+pub fn format_value_within(value: &Value, max: usize) -> Option<String> {
+    let mut out = String::new();
+    write_value(&mut out, value, 0, &mut Vec::new(), max).then_some(out)
+}
+
+/// GGE2507 for a string that would be longer than the limit.
+pub fn string_too_long(what: &str, max: usize) -> RuntimeError {
+    RuntimeError::new(codes::GGE2507, format!("{what} would be longer than the limit of {max} bytes"))
+        .with_hint("is a string doubling in a loop, or a large array being printed?")
 }
 
 /// How many levels of nested arrays [`format_value`] lists; deeper ones print as `{...}`. (Scripts
@@ -67,7 +94,9 @@ fn format_coordinate(c: &geogen_vm::Coordinate) -> String {
     }
 }
 
-fn write_value(out: &mut String, value: &Value, indent: usize, open: &mut Vec<ObjectId>) {
+/// Appends the text of `value`; returns false (leaving `out` partly written) as soon as `out` is
+/// longer than `max` bytes.
+fn write_value(out: &mut String, value: &Value, indent: usize, open: &mut Vec<ObjectId>, max: usize) -> bool {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -86,21 +115,26 @@ fn write_value(out: &mut String, value: &Value, indent: usize, open: &mut Vec<Ob
         Value::Array(a) => {
             if open.contains(&a.id) || open.len() >= MAX_PRINT_DEPTH {
                 out.push_str("{...}");
-                return;
+                return out.len() <= max;
             }
             let items = a.items.borrow();
             if items.is_empty() {
                 out.push_str("{}");
-                return;
+                return out.len() <= max;
             }
             open.push(a.id);
             out.push_str("{\n");
             for (k, v) in items.iter() {
                 push_indent(out, indent + 1);
-                write_value(out, k, indent + 1, open);
-                out.push_str(": ");
-                write_value(out, v, indent + 1, open);
+                let fits = write_value(out, k, indent + 1, open, max) && {
+                    out.push_str(": ");
+                    write_value(out, v, indent + 1, open, max)
+                };
                 out.push('\n');
+                if !fits || out.len() > max {
+                    open.pop();
+                    return false;
+                }
             }
             push_indent(out, indent);
             out.push('}');
@@ -111,6 +145,7 @@ fn write_value(out: &mut String, value: &Value, indent: usize, open: &mut Vec<Ob
         Value::HeightProfile(_) => out.push_str("HeightProfile"),
         Value::Reference(_) => out.push_str("<Reference>"),
     }
+    out.len() <= max
 }
 
 fn push_indent(out: &mut String, level: usize) {
@@ -120,7 +155,8 @@ fn push_indent(out: &mut String, level: usize) {
 }
 
 /// Fills a template's `{n}` placeholders with the formatted `values`. A bad template is GGE2701.
-pub fn format_template(template: &str, values: &[Value]) -> Result<String, RuntimeError> {
+/// A message longer than `max` bytes is GGE2507.
+pub fn format_template(template: &str, values: &[Value], max: usize) -> Result<String, RuntimeError> {
     let bad = |what: String, hint: &str| {
         RuntimeError::new(codes::GGE2701, format!("bad message template \"{template}\": {what}")).with_hint(hint)
     };
@@ -157,7 +193,13 @@ pub fn format_template(template: &str, values: &[Value]) -> Result<String, Runti
                 }
                 let index = digits.parse::<usize>().ok().filter(|&i| i < values.len());
                 match index {
-                    Some(i) => out.push_str(&format_value(&values[i])),
+                    Some(i) => {
+                        // What is left of the budget, so a huge argument stops early.
+                        let room = max.saturating_sub(out.len());
+                        let text =
+                            format_value_within(&values[i], room).ok_or_else(|| string_too_long("the message", max))?;
+                        out.push_str(&text);
+                    }
                     None => {
                         let given = match values.len() {
                             0 => "no arguments follow the template".to_string(),
@@ -185,12 +227,15 @@ pub fn format_template(template: &str, values: &[Value]) -> Result<String, Runti
             _ => out.push(c),
         }
     }
+    if out.len() > max {
+        return Err(string_too_long("the message", max));
+    }
     Ok(out)
 }
 
 /// The formatted message. A type object (`Number`, `HeightMap`) as an argument is GGE2101, as in
 /// the original: printing one is almost always a typo for a value.
-fn template_and_text(args: &Args<'_>) -> Result<String, RuntimeError> {
+fn template_and_text(args: &Args<'_>, max: usize) -> Result<String, RuntimeError> {
     let template = args.string(0)?;
     let rest = args.values.get(1..).unwrap_or(&[]);
     if let Some(i) = rest.iter().position(|v| matches!(v, Value::Type(_))) {
@@ -198,13 +243,13 @@ fn template_and_text(args: &Args<'_>) -> Result<String, RuntimeError> {
             .type_error(i + 1, "value")
             .with_hint("a type name is not a value; did you mean one of its members, like `Direction.Vertical`?"));
     }
-    format_template(template, rest)
+    format_template(template, rest, max)
 }
 
 const PRINT: Native = Native::function("Print", "Print(String template, any...)", 1, None, print);
 
 fn print(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
-    let text = template_and_text(args)?;
+    let text = template_and_text(args, ctx.env.limits.max_string_len)?;
     ctx.env.messages.push(Message { text, span: ctx.span });
     Ok(Value::Null)
 }
@@ -212,8 +257,8 @@ fn print(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
 const TRIGGER_ERROR: Native =
     Native::function("TriggerError", "TriggerError(String template, any...)", 1, None, trigger_error);
 
-fn trigger_error(_ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
-    let text = template_and_text(args)?;
+fn trigger_error(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
+    let text = template_and_text(args, ctx.env.limits.max_string_len)?;
     Err(RuntimeError::new(codes::GGE6000, text))
 }
 
@@ -321,18 +366,18 @@ mod tests {
             ("é {1}", "é two"),
         ];
         for (t, expected) in ok {
-            assert_eq!(format_template(t, &v).unwrap(), expected, "{t}");
+            assert_eq!(format_template(t, &v, usize::MAX).unwrap(), expected, "{t}");
         }
         let many: Vec<Value> = (0..12).map(|i| num(i as f64)).collect();
-        assert_eq!(format_template("{11}-{10}", &many).unwrap(), "11-10");
+        assert_eq!(format_template("{11}-{10}", &many, usize::MAX).unwrap(), "11-10");
         for bad in ["{", "{0", "x {3}", "{a}", "{}", "{-1}", "}", "a } b", "{ 0}", "{99999999999999999999999}"] {
-            let e = format_template(bad, &v).unwrap_err();
+            let e = format_template(bad, &v, usize::MAX).unwrap_err();
             assert_eq!(e.code, GGE2701, "{bad}");
             assert!(e.hint.is_some(), "{bad}");
         }
-        let e = format_template("{1}", &[num(1.0)]).unwrap_err();
+        let e = format_template("{1}", &[num(1.0)], usize::MAX).unwrap_err();
         assert!(e.message.contains("only 1 argument"), "{}", e.message);
-        let e = format_template("{0", &[]).unwrap_err();
+        let e = format_template("{0", &[], usize::MAX).unwrap_err();
         assert!(e.message.contains("never closed"), "{}", e.message);
     }
 
@@ -362,5 +407,31 @@ mod tests {
         assert_eq!(h.err("TriggerError", &[s("{")]), GGE2701);
         assert_eq!(h.err("TriggerError", &[Value::Null]), GGE2101);
         assert!(h.env.messages.is_empty());
+    }
+
+    /// Found by fuzzing (`fuzz/`): a message had no length bound (GGE2507 now), and the text of
+    /// arrays sharing sub-arrays is exponential in their size.
+    #[test]
+    fn messages_and_value_texts_are_bounded() {
+        let mut h = Harness::new();
+        h.env.limits.max_string_len = 10;
+        assert!(h.call("Print", &[s("{0}{0}"), s("abcde")]).is_ok());
+        assert_eq!(h.err("Print", &[s("{0}{0}!"), s("abcde")]), GGE2507);
+        assert_eq!(h.err("Print", &[s("abcdefghijk")]), GGE2507);
+        assert_eq!(h.err("TriggerError", &[s("{0}"), s("abcdefghijk")]), GGE2507);
+        assert_eq!(h.env.messages.len(), 1);
+
+        let mut shared = h.list(&[num(1.0)]);
+        for _ in 0..40 {
+            shared = h.list(&[shared.clone(), shared]);
+        }
+        h.env.limits.max_string_len = 1_000_000;
+        assert_eq!(h.err("Print", &[s("{0}"), shared.clone()]), GGE2507);
+        assert_eq!(format_value_within(&shared, 1_000_000), None);
+        // Error messages and hints use the capped form.
+        let text = format_value(&shared);
+        assert!(text.len() <= MAX_DIAGNOSTIC_TEXT + 4 && text.ends_with(" ..."), "{}", text.len());
+        assert_eq!(format_value_within(&num(12.5), 4), Some("12.5".to_string()));
+        assert_eq!(format_value_within(&num(12.5), 3), None);
     }
 }

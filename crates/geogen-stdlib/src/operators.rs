@@ -2,7 +2,7 @@
 //!
 //! * `+ - * /` on Numbers: an infinite result is GGE2302; `*` and `/` with non-zero operands that
 //!   give 0 are GGE2308; division by zero is GGE2301. `+` with a String on either side
-//!   concatenates, the other side formatted with [`format_value`].
+//!   concatenates, the other side formatted with [`format_value`](crate::messages::format_value).
 //! * `%` truncates both operands to int32 (GGE2302 outside that range; GGE2301 for a zero divisor
 //!   after truncation); the remainder has the sign of the dividend, as in C.
 //! * `<<` and `>>` truncate both operands to int32 (GGE2302 outside that range), then shift the
@@ -27,7 +27,7 @@ use geogen_diag::codes;
 use geogen_vm::value::Reference;
 use geogen_vm::{Args, Coordinate, Ctx, Library, Native, Point, RuntimeError, TypeRegistry, Value};
 
-use crate::messages::format_value;
+use crate::messages::{format_value_within, string_too_long};
 use crate::util::{finite, n, trunc_i32, type_error};
 
 /// The operands of a binary operation, with what is needed to report errors about them.
@@ -36,6 +36,8 @@ struct Operands<'a> {
     types: &'a TypeRegistry,
     a: &'a Value,
     b: &'a Value,
+    /// `Limits::max_string_len`, for concatenation.
+    max_string_len: usize,
 }
 
 impl Operands<'_> {
@@ -104,8 +106,13 @@ impl BinOp {
         match self {
             BinOp::Add => {
                 if matches!(ops.a, Value::String(_)) || matches!(ops.b, Value::String(_)) {
-                    let mut s = format_value(ops.a);
-                    s.push_str(&format_value(ops.b));
+                    // Bounded (GGE2507): doubling a string in a loop would otherwise ask for
+                    // terabytes, and so would the text of arrays sharing sub-arrays.
+                    let max = ops.max_string_len;
+                    let too_long = || string_too_long("the concatenated string", max);
+                    let mut s = format_value_within(ops.a, max).ok_or_else(too_long)?;
+                    let b = format_value_within(ops.b, max - s.len()).ok_or_else(too_long)?;
+                    s.push_str(&b);
                     return Ok(Value::String(Rc::from(s)));
                 }
                 let (a, b) = ops.numbers()?;
@@ -190,7 +197,13 @@ fn underflow(what: String) -> RuntimeError {
 }
 
 fn binary(ctx: &Ctx<'_>, args: &Args<'_>, op: BinOp) -> Result<Value, RuntimeError> {
-    let ops = Operands { native: args.native, types: ctx.types, a: args.value(0)?, b: args.value(1)? };
+    let ops = Operands {
+        native: args.native,
+        types: ctx.types,
+        a: args.value(0)?,
+        b: args.value(1)?,
+        max_string_len: ctx.env.limits.max_string_len,
+    };
     op.apply(&ops)
 }
 
@@ -213,7 +226,13 @@ fn compound(ctx: &Ctx<'_>, args: &Args<'_>, op: BinOp) -> Result<Value, RuntimeE
             )));
         }
     }
-    let ops = Operands { native: args.native, types: ctx.types, a: &current, b: rhs };
+    let ops = Operands {
+        native: args.native,
+        types: ctx.types,
+        a: &current,
+        b: rhs,
+        max_string_len: ctx.env.limits.max_string_len,
+    };
     let result = op.apply(&ops)?;
     reference.set(result.clone())?;
     Ok(result)
@@ -692,6 +711,31 @@ mod tests {
         assert!(h.call("+=", &[r.clone(), num(5.0)]).unwrap().script_eq(&num(15.0)));
         assert!(h.call("++post", &[r]).unwrap().script_eq(&num(15.0)));
         assert!(h.call_method(&a, "[]", &[num(0.0)]).unwrap().script_eq(&num(16.0)));
+    }
+
+    /// Found by fuzzing (`fuzz/`): concatenation had no bound, so doubling a string in a loop
+    /// or adding an array whose sub-arrays are shared (its text is exponential in its size)
+    /// asked for terabytes. Now GGE2507 at `Limits::max_string_len`.
+    #[test]
+    fn concatenation_is_bounded_by_the_string_limit() {
+        let mut h = Harness::new();
+        h.env.limits.max_string_len = 8;
+        assert!(h.call("+", &[s("abcd"), s("efgh")]).unwrap().script_eq(&s("abcdefgh")));
+        assert_eq!(h.err("+", &[s("abcde"), s("fghi")]), GGE2507);
+        assert_eq!(h.err("+", &[s("abcdefghi"), s("")]), GGE2507);
+        assert_eq!(h.err("+", &[num(123456.0), s("abc")]), GGE2507);
+        // `+=` on a string variable goes through the same check.
+        let a = h.list(&[s("abcde")]);
+        let r = h.call_method(&a, "[]ref", &[num(0.0)]).unwrap();
+        assert_eq!(h.err("+=", &[r, s("fghi")]), GGE2507);
+
+        // An array sharing its sub-array 40 levels deep: about 2^32 lines of text, refused early.
+        h.env.limits.max_string_len = 1_000_000;
+        let mut shared = h.list(&[num(1.0)]);
+        for _ in 0..40 {
+            shared = h.list(&[shared.clone(), shared]);
+        }
+        assert_eq!(h.err("+", &[s(""), shared]), GGE2507);
     }
 
     #[test]

@@ -85,6 +85,9 @@ pub struct Limits {
     pub max_rendering_steps: usize,
     /// Items in one array (GGE2506).
     pub max_array_len: usize,
+    /// Bytes in one string built by the script: a concatenation, a `Print` or `TriggerError`
+    /// message (GGE2507). Without it, `s = s + s` in a short loop asks for terabytes.
+    pub max_string_len: usize,
 }
 
 impl Default for Limits {
@@ -96,6 +99,7 @@ impl Default for Limits {
             instruction_budget: 100_000_000,
             max_rendering_steps: 100_000,
             max_array_len: 10_000_000,
+            max_string_len: 10_000_000,
         }
     }
 }
