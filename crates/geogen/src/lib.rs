@@ -410,6 +410,24 @@ impl Script {
         let (map_width, render_width) = axis("width", &meta.width, settings.map_width, settings.render_width, scale)?;
         let (map_height, render_height) =
             axis("height", &meta.height, settings.map_height, settings.render_height, scale)?;
+        // Map coordinates are 32-bit, as in the original: a render must stay inside them.
+        let logical_limit = f64::from(i32::MAX);
+        for (axis, origin, size) in
+            [("x", settings.render_origin.0, render_width), ("y", settings.render_origin.1, render_height)]
+        {
+            let start = origin as f64 / scale;
+            let end = (origin as f64 + f64::from(size)) / scale;
+            if start.abs() > logical_limit || end.abs() > logical_limit {
+                return Err(Diagnostic::new(
+                    codes::GGE4003,
+                    format!(
+                        "the render reaches {axis} = {} map units, outside the 32-bit coordinate range",
+                        if start.abs() > end.abs() { start } else { end }
+                    ),
+                )
+                .with_hint("choose an origin whose distance from 0, divided by the scale, is below 2147483647"));
+            }
+        }
         Ok(MapGeometry {
             map_width,
             map_height,

@@ -296,3 +296,21 @@ fn a_given_map_size_renders_whole_at_the_scale() {
     let map = &rendered.maps["main"];
     assert_eq!((map.rect().width, map.rect().height), (200, 150));
 }
+
+#[test]
+fn a_render_outside_the_32_bit_coordinate_range_is_refused() {
+    let script = compile("yield HeightMap.Noise();\n");
+    let far = RunSettings { render_origin: (i64::MIN, 0), render_width: Some(4), ..RunSettings::default() };
+    let failure = script.render(&far, &geogen::RenderConfig::default(), None).expect_err("out of range");
+    assert_eq!(failure.first().code.to_string(), "GGE4003");
+    // At scale 0.5 the limit is reached at half the physical distance.
+    let near_edge = RunSettings { render_origin: (1_200_000_000, 0), render_scale: 0.5, ..RunSettings::default() };
+    assert!(script.render(&near_edge, &geogen::RenderConfig::default(), None).is_err());
+    let fine = RunSettings {
+        render_origin: (-2_000_000_000, 5),
+        render_width: Some(8),
+        render_height: Some(8),
+        ..RunSettings::default()
+    };
+    assert!(script.render(&fine, &geogen::RenderConfig::default(), None).is_ok());
+}

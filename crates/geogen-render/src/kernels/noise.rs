@@ -37,7 +37,9 @@ pub fn previous_multiple_inclusive(n: i64, m: i64) -> i64 {
     if m <= 0 {
         return n;
     }
-    n - n.rem_euclid(m)
+    // Saturating: at the very ends of the i64 range (never reached from scripts, whose coordinates
+    // are 32-bit) a multiple may not exist, and the nearest representable value is good enough.
+    n.saturating_sub(n.rem_euclid(m))
 }
 
 /// The largest multiple of `m` that is `< n`.
@@ -158,6 +160,14 @@ pub fn add_noise_layer(map: &mut HeightMap, scale: f64, field: LayerField, ridge
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn multiples_do_not_overflow_at_the_ends_of_the_range() {
+        assert_eq!(previous_multiple_inclusive(i64::MIN, 3), i64::MIN);
+        assert_eq!(previous_multiple_exclusive(i64::MIN, 7), i64::MIN);
+        assert_eq!(next_multiple_exclusive(i64::MAX, 5), i64::MAX);
+        assert_eq!(next_multiple_inclusive(i64::MAX - 1, 4), i64::MAX);
+    }
 
     #[test]
     fn multiples_match_the_original_test_vectors() {
