@@ -409,7 +409,7 @@ mod tests {
         assert!(h.env.messages.is_empty());
     }
 
-    /// Found by fuzzing (`fuzz/`): a message had no length bound (GGE2507 now), and the text of
+    /// Found by review while adding the fuzz targets (`fuzz/`): a message had no length bound (GGE2507 now), and the text of
     /// arrays sharing sub-arrays is exponential in their size.
     #[test]
     fn messages_and_value_texts_are_bounded() {

@@ -713,7 +713,7 @@ mod tests {
         assert!(h.call_method(&a, "[]", &[num(0.0)]).unwrap().script_eq(&num(16.0)));
     }
 
-    /// Found by fuzzing (`fuzz/`): concatenation had no bound, so doubling a string in a loop
+    /// Found by review while adding the fuzz targets (`fuzz/`): concatenation had no bound, so doubling a string in a loop
     /// or adding an array whose sub-arrays are shared (its text is exponential in its size)
     /// asked for terabytes. Now GGE2507 at `Limits::max_string_len`.
     #[test]
