@@ -269,7 +269,7 @@ fn render_tile(
     tile: &Tile,
     output: &OutputArgs,
     formats: &[Format],
-) -> Result<(), TileError> {
+) -> Result<usize, TileError> {
     let settings = RunSettings {
         render_origin: (tile.x, tile.y),
         render_width: Some(tile.width),
@@ -283,10 +283,15 @@ fn render_tile(
         if map.rect().is_empty() {
             continue;
         }
-        let stem = format!("{}_{map_name}", tile.stem());
+        // Named after the map's own rectangle, not the grid cell: on a finite map a cell reaching
+        // past the edge (e.g. above y = 0) holds only the clipped pixels, which start elsewhere, and
+        // a stitcher placing it at the cell's corner would shift it. The manifest keeps the cell.
+        let rect = map.rect();
+        let stem = format!("tile_{}_{}_{map_name}", rect.x, rect.y);
         files.extend(write_map(&output.dir, &stem, map, formats).map_err(TileError::Io)?);
     }
-    write_manifest(tile, &output.dir, &files).map_err(TileError::Io)
+    write_manifest(tile, &output.dir, &files).map_err(TileError::Io)?;
+    Ok(files.len())
 }
 
 pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, String> {
@@ -309,11 +314,13 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, String> {
     let skipped = all.len() - todo.len();
     let bar = LazyBar::new(cmd.output.quiet, todo.len() as u64, "tiles");
     let done = Mutex::new(0u64);
+    let files_written = std::sync::atomic::AtomicUsize::new(0);
     let started = Instant::now();
     let errors: Vec<(Tile, TileError)> = todo
         .par_iter()
         .filter_map(|tile| {
-            let result = render_tile(&script, &base, tile, &cmd.output, &formats);
+            let result = render_tile(&script, &base, tile, &cmd.output, &formats)
+                .map(|n| files_written.fetch_add(n, Ordering::Relaxed));
             if let Ok(mut d) = done.lock() {
                 *d += 1;
                 bar.update(*d, todo.len() as u64);
@@ -329,6 +336,11 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, String> {
             TileError::Io(message) => eprintln!("error: {message}"),
         }
         return Ok(ExitCode::from(EXIT_SCRIPT));
+    }
+    if !todo.is_empty() && files_written.load(Ordering::Relaxed) == 0 {
+        // As `render` warns about empty maps: otherwise a region outside a finite map "succeeds"
+        // silently with no files.
+        eprintln!("warning: no tile wrote a file (the region lies outside the finite map)");
     }
     if !cmd.output.quiet {
         eprintln!(

@@ -409,3 +409,68 @@ fn run_accepts_origin_and_scale_and_test_shows_messages_of_failures() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).contains("FAIL") && stdout(&o).contains("| step one"), "{}", stdout(&o));
 }
+
+#[test]
+fn tiles_partly_outside_a_finite_map_are_named_after_the_pixels_they_hold() {
+    // A tile that starts above a finite map holds only the rows inside it; its file name must give
+    // the position of its first pixel, or a stitcher would shift it by the clipped rows.
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(
+        dir.path(),
+        "f.ggs",
+        "metadata { Width: Finite, Height: Finite }\nyield HeightMap.Gradient([0, 0], [100, 60], -1, 1);\n",
+    );
+    let s = script.to_str().unwrap();
+    let (full, tiles) = (dir.path().join("full"), dir.path().join("tiles"));
+    let o = geogen(&["render", "-q", s, "--map-size", "100x60", "-o", full.to_str().unwrap(), "--format", "r16"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let args = [
+        "tiles",
+        s,
+        "--map-size",
+        "100x60",
+        "--region=64,-10,100,60",
+        "--tile",
+        "32",
+        "--format",
+        "r16",
+        "-o",
+        tiles.to_str().unwrap(),
+    ];
+    let o = geogen(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let full = r16(&full.join("main.r16"));
+    // Grid rows start at y = -10 and 22; the map covers x < 100 and 0 <= y < 60.
+    for (tx, ty, w, h) in [(64i64, 0i64, 32usize, 22usize), (96, 0, 4, 22), (64, 22, 32, 28), (96, 22, 4, 28)] {
+        let tile = r16(&tiles.join(format!("tile_{tx}_{ty}_main.r16")));
+        assert_eq!(tile.len(), w * h, "tile ({tx}, {ty})");
+        for y in 0..h {
+            for x in 0..w {
+                let (fx, fy) = (tx as usize + x, ty as usize + y);
+                assert_eq!(tile[y * w + x], full[fy * 100 + fx], "tile ({tx}, {ty}) pixel ({x}, {y})");
+            }
+        }
+    }
+    let names = files_in(&tiles);
+    assert!(!names.iter().any(|f| f.contains("_-10_") && !f.starts_with('.')), "{names:?}");
+    // Resume still works with the grid's manifests.
+    let o = geogen(&args);
+    assert!(stderr(&o).contains("rendered 0 tiles"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    // A region entirely outside the map writes nothing, and says so.
+    let outside = dir.path().join("outside");
+    let o = geogen(&[
+        "tiles",
+        s,
+        "--map-size",
+        "100x60",
+        "--region",
+        "200,200,64,64",
+        "--tile",
+        "32",
+        "-o",
+        outside.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning: no tile wrote a file"), "{}", stderr(&o));
+}
