@@ -253,7 +253,8 @@ impl<'d> Lowerer<'d> {
                 self.lower_expr(cond);
                 let then = self.block(|l| l.lower_stmt_contents(then_branch));
                 let otherwise = else_branch.as_ref().and_then(|e| self.stmt_block(e));
-                self.emit(Op::If { then, otherwise }, span);
+                // The `If` checks the condition (GGE2104): point at it, as loops do.
+                self.emit(Op::If { then, otherwise }, cond.span);
             }
             StmtKind::Switch { scrutinee, cases } => self.lower_switch(scrutinee, cases, span),
             StmtKind::Block(block) => self.lower_block_stmt(block),
@@ -542,7 +543,7 @@ impl<'d> Lowerer<'d> {
                 self.lower_expr(cond);
                 let then = self.block(|l| l.lower_expr(then_value));
                 let otherwise = self.block(|l| l.lower_expr(else_value));
-                self.emit(Op::If { then, otherwise: Some(otherwise) }, span);
+                self.emit(Op::If { then, otherwise: Some(otherwise) }, cond.span);
             }
             ExprKind::Array(items) => self.lower_array(items, span),
             ExprKind::Coordinate(components) => {
@@ -589,7 +590,8 @@ impl<'d> Lowerer<'d> {
                 l.lower_expr(rhs);
                 let yes = l.block(|l| l.emit(Op::LoadBool(true), span));
                 let no = l.block(|l| l.emit(Op::LoadBool(false), span));
-                l.emit(Op::If { then: yes, otherwise: Some(no) }, span);
+                // A GGE2104 here is about the right operand: point at it, not at the whole `&&`.
+                l.emit(Op::If { then: yes, otherwise: Some(no) }, rhs.span);
             })
         };
         // `false && _` is false; `true || _` is true. (Blocks are built in branch order so that
@@ -602,7 +604,7 @@ impl<'d> Lowerer<'d> {
             let then = decided(self);
             (then, evaluate_rhs(self))
         };
-        self.emit(Op::If { then, otherwise: Some(otherwise) }, span);
+        self.emit(Op::If { then, otherwise: Some(otherwise) }, lhs.span);
     }
 
     fn lower_array(&mut self, items: &[ArrayItem], span: Span) {
