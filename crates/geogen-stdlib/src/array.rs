@@ -80,6 +80,7 @@ fn repeat(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
         )
         .with_hint("the count is the number of items of the new array"));
     }
+    ctx.env.spend(count as u64)?;
     let mut array = Array::new();
     for _ in 0..count as usize {
         array.push_back(value.clone())?;
@@ -175,8 +176,9 @@ fn contains_key(_ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeErr
 const CONTAINS_VALUE: Native =
     Native::function("ContainsValue", "array.ContainsValue(any value)", 1, Some(1), contains_value);
 
-fn contains_value(_ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
+fn contains_value(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
     let array = this_array(args)?;
+    ctx.env.spend(array.items.borrow().len() as u64)?;
     let value = args.value(0)?;
     let found = array.items.borrow().iter().any(|(_, v)| v.script_eq(value));
     Ok(Value::Bool(found))
@@ -199,6 +201,7 @@ const REMOVE_VALUE: Native = Native::function("RemoveValue", "array.RemoveValue(
 /// Removes the pair with the smallest key (in key order) among those whose value equals `value`.
 fn remove_value(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
     let array = this_array(args)?;
+    ctx.env.spend(array.items.borrow().len() as u64)?;
     let value = args.value(0)?;
     let key = {
         let items = array.items.borrow();
@@ -247,10 +250,17 @@ fn get_value_by_index(_ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, Runt
     items.get_index(i).map(|(_, v)| v.clone()).ok_or_else(|| RuntimeError::internal("index checked"))
 }
 
+/// Budget units for sorting `n` items: n·log2(n) comparisons.
+fn sort_cost(n: usize) -> u64 {
+    let n = n as u64;
+    n.saturating_mul(u64::from(64 - n.leading_zeros()))
+}
+
 const SORT_BY_KEYS: Native = Native::function("SortByKeys", "array.SortByKeys()", 0, Some(0), sort_by_keys);
 
 fn sort_by_keys(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
     let array = this_array(args)?;
+    ctx.env.spend(sort_cost(array.items.borrow().len()))?;
     array.items.borrow_mut().sort_by(|a, b| a.0.total_cmp(b.0, ctx.types));
     Ok(Value::Null)
 }
@@ -260,6 +270,7 @@ const SORT_BY_VALUES: Native = Native::function("SortByValues", "array.SortByVal
 /// A stable sort by value (equal values keep their relative order).
 fn sort_by_values(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
     let array = this_array(args)?;
+    ctx.env.spend(sort_cost(array.items.borrow().len()))?;
     array.items.borrow_mut().sort_by(|a, b| a.1.total_cmp(b.1, ctx.types));
     Ok(Value::Null)
 }
@@ -272,6 +283,7 @@ fn shuffle(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
         Some(_) => seed_from_number(args.number(0)?),
         None => ctx.env.random.next_u32(),
     };
+    ctx.env.spend(array.items.borrow().len() as u64)?;
     let mut mt = Mt19937::new(combine_seeds(&[ctx.env.script_seed, seed, hash_str("Array.Shuffle")]));
     let mut items = array.items.borrow_mut();
     let mut order: Vec<usize> = (0..items.len()).collect();

@@ -156,8 +156,10 @@ fn enum_from_number(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, Runtime
     let info = ctx.types.get(ty);
     let items = info.enum_items().ok_or_else(|| bad_this(args, "enum type"))?;
     let x = args.number(0)?;
-    if items.iter().any(|(_, v)| *v == x) {
-        return Ok(Value::Enum(EnumValue { ty, value: x }));
+    // Return the item's own value: `-0` finds the item 0 but must not make an item that prints
+    // `-0` (enum values are integers in the original).
+    if let Some((_, v)) = items.iter().find(|(_, v)| *v == x) {
+        return Ok(Value::Enum(EnumValue { ty, value: *v }));
     }
     let mut valid: Vec<String> = Vec::new();
     for (name, v) in items {

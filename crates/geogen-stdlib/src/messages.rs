@@ -250,6 +250,8 @@ const PRINT: Native = Native::function("Print", "Print(String template, any...)"
 
 fn print(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
     let text = template_and_text(args, ctx.env.limits.max_string_len)?;
+    // Messages are kept until the run ends: their total size is bounded through the budget.
+    ctx.env.spend(text.len() as u64 / 16)?;
     ctx.env.messages.push(Message { text, span: ctx.span });
     Ok(Value::Null)
 }

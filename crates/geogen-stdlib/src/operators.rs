@@ -196,7 +196,7 @@ fn underflow(what: String) -> RuntimeError {
         .with_hint("the result is too small for a Number")
 }
 
-fn binary(ctx: &Ctx<'_>, args: &Args<'_>, op: BinOp) -> Result<Value, RuntimeError> {
+fn binary(ctx: &mut Ctx<'_>, args: &Args<'_>, op: BinOp) -> Result<Value, RuntimeError> {
     let ops = Operands {
         native: args.native,
         types: ctx.types,
@@ -204,11 +204,22 @@ fn binary(ctx: &Ctx<'_>, args: &Args<'_>, op: BinOp) -> Result<Value, RuntimeErr
         b: args.value(1)?,
         max_string_len: ctx.env.limits.max_string_len,
     };
-    op.apply(&ops)
+    let result = op.apply(&ops)?;
+    charge_string(ctx, &result)?;
+    Ok(result)
+}
+
+/// Building a string copies it: charge the budget for its length, so a loop that grows a string
+/// pays for the quadratic copying it does.
+fn charge_string(ctx: &mut Ctx<'_>, result: &Value) -> Result<(), RuntimeError> {
+    match result {
+        Value::String(s) => ctx.env.spend(s.len() as u64 / 16),
+        _ => Ok(()),
+    }
 }
 
 /// `op=`: reads the target, computes, stores the result back and returns it.
-fn compound(ctx: &Ctx<'_>, args: &Args<'_>, op: BinOp) -> Result<Value, RuntimeError> {
+fn compound(ctx: &mut Ctx<'_>, args: &Args<'_>, op: BinOp) -> Result<Value, RuntimeError> {
     let reference = reference_arg(args)?;
     let current = reference.get()?;
     let rhs = args.value(1)?;
@@ -234,6 +245,7 @@ fn compound(ctx: &Ctx<'_>, args: &Args<'_>, op: BinOp) -> Result<Value, RuntimeE
         max_string_len: ctx.env.limits.max_string_len,
     };
     let result = op.apply(&ops)?;
+    charge_string(ctx, &result)?;
     reference.set(result.clone())?;
     Ok(result)
 }

@@ -128,6 +128,9 @@ pub struct Env {
     /// The script's text, so recorded steps can carry line:column locations.
     pub source: Option<Arc<SourceFile>>,
     next_object_id: u64,
+    /// Work done so far against `limits.instruction_budget`: one unit per instruction, plus what
+    /// natives charge for work proportional to their data (see [`Env::spend`]).
+    spent: u64,
 }
 
 impl Env {
@@ -146,6 +149,7 @@ impl Env {
             enabled_maps: None,
             source: None,
             next_object_id: 1,
+            spent: 0,
         })
     }
 
@@ -160,6 +164,27 @@ impl Env {
     /// Whether a yield of `name` records a rendering step.
     pub fn map_enabled(&self, name: &str) -> bool {
         self.enabled_maps.as_ref().is_none_or(|maps| maps.iter().any(|m| m == name))
+    }
+
+    /// Charges `units` of work to the instruction budget; GGE2505 once it is used up. The VM spends
+    /// one unit per instruction; a native whose work grows with its data (building, sorting or
+    /// searching an array, building a long string) spends in proportion, so a single call cannot
+    /// run unbounded under the cover of one instruction.
+    pub fn spend(&mut self, units: u64) -> Result<(), crate::RuntimeError> {
+        self.spent = self.spent.saturating_add(units);
+        if self.spent > self.limits.instruction_budget {
+            return Err(crate::RuntimeError::new(
+                geogen_diag::codes::GGE2505,
+                format!("the script used up its budget of {} instructions", self.limits.instruction_budget),
+            )
+            .with_hint("is there an endless loop? long array and string operations count in proportion to their size; otherwise raise the budget"));
+        }
+        Ok(())
+    }
+
+    /// Work charged so far (instructions plus native work).
+    pub fn spent(&self) -> u64 {
+        self.spent
     }
 
     /// A fresh identity for a new shared object.

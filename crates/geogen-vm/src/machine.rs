@@ -400,13 +400,7 @@ impl Vm {
         let site = (entry.block, entry.ip);
         entry.ip += 1;
         self.last_span = Some(instruction.span);
-        if self.instructions >= self.env.limits.instruction_budget {
-            return Err(RuntimeError::new(
-                codes::GGE2505,
-                format!("the script executed more than {} instructions", self.env.limits.instruction_budget),
-            )
-            .with_hint("is there an endless loop? otherwise raise the instruction budget"));
-        }
+        self.env.spend(1)?;
         self.instructions += 1;
         let span = instruction.span;
         let flow = self.execute(script, &instruction.op, span, site)?;
