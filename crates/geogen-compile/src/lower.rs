@@ -618,7 +618,9 @@ impl<'d> Lowerer<'d> {
                 Some(key) => {
                     self.lower_expr(key);
                     self.lower_expr(&item.value);
-                    self.emit(Op::CallMember { name: name("[]="), argc: 2 }, item.value.span);
+                    // Span the whole `key: value` item so that a null key (GGE2603) points at
+                    // the key, where the mistake is.
+                    self.emit(Op::CallMember { name: name("[]="), argc: 2 }, key.span.to(item.value.span));
                 }
                 None => {
                     self.lower_expr(&item.value);
