@@ -7,6 +7,9 @@
 //! `Σ bytes(live objects) + bytes(new result, if the step creates or resizes) + extra_memory(i)
 //!  + bytes(copy of the target, if it is also read as another argument) + bytes(outputs so far)`
 //!
+//! except that a yield of a map at its last use moves (crops) the map into the output, so its
+//! output bytes are not counted twice.
+//!
 //! with 4 bytes per `f32` pixel. Skipped steps (empty bounds) need nothing. The peak is checked
 //! against the configured limit (GGE3001) before rendering starts, and the renderer allocates
 //! exactly the planned extents. Per-thread row scratch (O(width)) is not counted.
@@ -49,7 +52,16 @@ impl MemoryPlan {
                 .collect();
             let mut need = live;
             let extent = if let Some(y) = step.op.as_yield() {
-                outputs = outputs.saturating_add(Bounds::Map(y.rect).bytes());
+                let moved = lifetimes.released_after(i).contains(&step.args[0])
+                    && !y.rect.is_empty()
+                    && arg_extents[0].rect().contains_rect(&y.rect);
+                let output = Bounds::Map(y.rect).bytes();
+                outputs = outputs.saturating_add(output);
+                if moved {
+                    // The renderer crops the argument's buffer in place into the output: the
+                    // output's bytes are the argument's (counted in `live`), not new ones.
+                    need = need.saturating_sub(output);
+                }
                 arg_extents[0]
             } else if own.is_empty() {
                 match step.op.effect() {

@@ -121,6 +121,32 @@ impl HeightMap {
     }
 }
 
+impl HeightMap {
+    /// This map reduced to `rect`, reusing its buffer: rows are moved to the front in place and
+    /// the buffer is shrunk, so nothing new is allocated (what a yield of a map used for the last
+    /// time needs). `rect` must lie inside the map's extent; otherwise this is [`HeightMap::cut_out`].
+    pub fn into_cut_out(mut self, rect: Rect) -> Result<HeightMap, RenderError> {
+        if rect.is_empty() || !self.rect.contains_rect(&rect) {
+            return self.cut_out(rect);
+        }
+        if rect == self.rect {
+            return Ok(self);
+        }
+        let (sw, w) = (self.width(), rect.width as usize);
+        let (dx, dy) = ((rect.x - self.rect.x) as usize, (rect.y - self.rect.y) as usize);
+        // Row r moves from (dy + r) * sw + dx to r * w; destinations never pass their sources
+        // (w <= sw), so copying rows in ascending order never overwrites unread pixels.
+        for r in 0..rect.height as usize {
+            let from = (dy + r) * sw + dx;
+            self.data.copy_within(from..from + w, r * w);
+        }
+        self.data.truncate(rect.area() as usize);
+        self.data.shrink_to_fit();
+        self.rect = rect;
+        Ok(self)
+    }
+}
+
 /// Copy the pixels of `src` into `dst` where their extents overlap; leave the rest of `dst` alone.
 pub(crate) fn copy_overlap(src: &HeightMap, dst: &mut HeightMap) {
     let common = src.rect.intersect(&dst.rect);
@@ -210,6 +236,29 @@ impl Object {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn into_cut_out_equals_cut_out_and_reuses_the_buffer() {
+        let data: Vec<f32> = (0..35).map(|i| i as f32 / 64.0).collect();
+        let src = HeightMap::from_data(Rect::new(-3, 2, 7, 5), data).unwrap();
+        for rect in [
+            Rect::new(-2, 3, 4, 2),
+            Rect::new(-3, 2, 7, 5),
+            Rect::new(-3, 6, 7, 1),
+            Rect::new(3, 2, 1, 5),
+            Rect::new(2, 4, 3, 3), // reaches outside: falls back to a zero-filled copy
+            Rect::EMPTY,
+        ] {
+            let expected = src.cut_out(rect).unwrap();
+            let moved = src.clone().into_cut_out(rect).unwrap();
+            assert_eq!(moved, expected, "{rect}");
+            assert_eq!(moved.data().len() as u64, rect.area());
+        }
+        let ptr = src.data().as_ptr();
+        assert_eq!(src.clone().into_cut_out(src.rect()).unwrap().data().len(), 35);
+        let same = src.into_cut_out(Rect::new(-3, 2, 7, 5)).unwrap();
+        assert_eq!(same.data().as_ptr(), ptr, "an exact match is a pure move");
+    }
 
     #[test]
     fn cut_out_zero_fills_outside_the_source() {

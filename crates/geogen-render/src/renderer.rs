@@ -176,9 +176,22 @@ impl Renderer {
         let missing = |slot: crate::Slot| RenderError::Internal(format!("step #{}: slot {slot} is empty", i + 1));
         if let Some(y) = step.op.as_yield() {
             let arg = step.args[0];
-            let map = match &self.slots[arg.index()] {
-                Some(obj) => obj.as_map()?.cut_out(y.rect)?,
-                None => return Err(missing(arg)),
+            // A map yielded for the last time is moved into the output (cropped in place) instead
+            // of copied: no second buffer, no copy when the extents match. The plan counts it so.
+            let map = if self.meta.lifetimes.released_after(i).contains(&arg) {
+                match self.slots[arg.index()].take() {
+                    Some(Object::Map(map)) => map.into_cut_out(y.rect)?,
+                    Some(other) => {
+                        self.slots[arg.index()] = Some(other);
+                        return Err(RenderError::Internal(format!("step #{}: yield of a non-map", i + 1)));
+                    }
+                    None => return Err(missing(arg)),
+                }
+            } else {
+                match &self.slots[arg.index()] {
+                    Some(obj) => obj.as_map()?.cut_out(y.rect)?,
+                    None => return Err(missing(arg)),
+                }
             };
             self.outputs.entry(y.name.clone()).or_insert(map);
         } else if own.is_empty() {

@@ -154,10 +154,10 @@ fn figure_19_memory_plan() {
     let meta = RenderMetadata::calculate(&s).unwrap();
     let map = 100 * 100 * 4;
     let bytes: Vec<u64> = (0..s.len()).map(|i| meta.plan.step_bytes(i)).collect();
-    // Two maps at a time at most; the yield holds the map and its output copy.
+    // Two maps at a time at most; the yield moves the map into the output (its last use).
     assert_eq!(
         bytes,
-        vec![map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map]
+        vec![map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, 2 * map, map]
     );
     assert_eq!(meta.plan.peak(), 80_000);
     assert_eq!(meta.plan.peak_step(), Some(1));
@@ -177,6 +177,32 @@ fn blur_scratch_and_self_aliasing_are_planned() {
     assert_eq!(meta.plan.step_bytes(2), px * 4 * 2, "map + copy of itself");
     let out = geogen_render::render(s, &RenderConfig::default()).unwrap();
     assert_eq!(out["main"].data(), &[0.5; 100], "m.Add(m) doubles");
+}
+
+#[test]
+fn a_yield_at_the_last_use_moves_the_map_and_an_earlier_one_copies_it() {
+    let mut s = RenderingSequence::new(1.0).unwrap();
+    let m = s.push_create(Gradient::new((0.0, 0.0), (9.0, 9.0), -1.0, 1.0), &[], None).unwrap();
+    s.push_yield(m, "before", Rect::new(2, 3, 6, 5), None).unwrap();
+    s.push_modify(Blur::new(1.0), m, &[], None).unwrap();
+    s.push_yield(m, "main", Rect::new(0, 0, 10, 10), None).unwrap();
+    let meta = RenderMetadata::calculate(&s).unwrap();
+    let (extent, before, main) = (12 * 12 * 4, 6 * 5 * 4, 10 * 10 * 4);
+    assert_eq!(meta.plan.step_bytes(1), extent + before, "the map is still needed: a copy");
+    assert_eq!(meta.plan.step_bytes(3), extent + before, "last use: the 12×12 map is cropped into the output");
+    let whole = geogen_render::render(s, &RenderConfig::default()).unwrap();
+    // The same pixels as copying: compare with a render that keeps the map alive afterwards.
+    let mut s2 = RenderingSequence::new(1.0).unwrap();
+    let m2 = s2.push_create(Gradient::new((0.0, 0.0), (9.0, 9.0), -1.0, 1.0), &[], None).unwrap();
+    s2.push_yield(m2, "before", Rect::new(2, 3, 6, 5), None).unwrap();
+    s2.push_modify(Blur::new(1.0), m2, &[], None).unwrap();
+    s2.push_yield(m2, "main", Rect::new(0, 0, 10, 10), None).unwrap();
+    s2.push_modify(Invert, m2, &[], None).unwrap();
+    let meta2 = RenderMetadata::calculate(&s2).unwrap();
+    assert_eq!(meta2.plan.step_bytes(3), extent + before + main, "not the last use: a copy");
+    let copied = geogen_render::render(s2, &RenderConfig::default()).unwrap();
+    assert_eq!(whole, copied);
+    assert_eq!(whole["main"].rect(), Rect::new(0, 0, 10, 10));
 }
 
 #[test]
