@@ -64,7 +64,14 @@ impl Native {
             };
             return Err(RuntimeError::new(
                 codes::GGE2103,
-                format!("`{}` takes {} argument{}, but {} were given", self.name, expected, plural(&expected), count),
+                format!(
+                    "`{}` takes {} argument{}, but {} {} given",
+                    self.name,
+                    expected,
+                    plural(&expected),
+                    count,
+                    if count == 1 { "was" } else { "were" }
+                ),
             )
             .with_hint(format!("call it as {}", self.signature)));
         }
@@ -72,8 +79,9 @@ impl Native {
     }
 }
 
+/// "argument" or "arguments" after `expected` ("1", "2", "at least 1", "1 to 3"): the last number decides.
 fn plural(expected: &str) -> &'static str {
-    if expected == "1" {
+    if expected == "1" || expected.ends_with(" 1") {
         ""
     } else {
         "s"
