@@ -20,7 +20,11 @@ pub enum Command {
         script: PathBuf,
     },
     /// Simulate a script: print its messages (no pixels are rendered).
+    #[command(
+        after_help = "Examples:\n  geogen run island.ggs -p Size=0.3 --seed 42\n  geogen run island.ggs --size 512 --bounds      # bounds, releases and peak memory per step"
+    )]
     Run {
+        /// The .ggs script.
         script: PathBuf,
         #[command(flatten)]
         settings: RunArgs,
@@ -38,6 +42,7 @@ pub enum Command {
     Tiles(TilesCmd),
     /// Describe a script: name, parameters, map size, the maps it yields.
     Info {
+        /// The .ggs script.
         script: PathBuf,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -55,6 +60,10 @@ pub enum Command {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  geogen render island.ggs -o out --size 1024 --seed 7 -p Size=0.3
+  geogen render dunes.ggs --origin=-500,-500 --size 2000x1000 --scale 0.5 --format r16,hillshade
+  geogen render                              # the built-in example island, into the current directory")]
 pub struct RenderCmd {
     /// The .ggs script; without it, the built-in example (an island) is rendered.
     pub script: Option<PathBuf>,
@@ -68,7 +77,14 @@ pub struct RenderCmd {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  geogen tiles dunes.ggs --region=-2048,-2048,4096,4096 --tile 512 -o tiles --format r16
+  geogen tiles island.ggs --map-size 2000x2000 --region 0,0,2000,2000 --tile 500 -o tiles
+
+Files are named tile_X_Y_MAP.EXT after their first pixel. Run the same command again to resume:
+tiles whose files are all present are skipped. Without --map-size a finite map is the region's size.")]
 pub struct TilesCmd {
+    /// The .ggs script.
     pub script: PathBuf,
     /// The region to render in pixels, `X,Y,W,H` (X and Y may be negative).
     #[arg(long, value_name = "X,Y,W,H", allow_hyphen_values = true, value_parser = parse_region)]
@@ -109,13 +125,13 @@ pub struct ScriptArgs {
     #[arg(short = 'p', long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     pub params: Vec<(String, String)>,
     /// The seed: a number is used as is, any other text is hashed (as the original does).
-    #[arg(long, default_value = "0")]
+    #[arg(long, default_value = "0", allow_negative_numbers = true)]
     pub seed: String,
     /// Map size of a finite map, `WxH` (default: the render size divided by the scale).
     #[arg(long = "map-size", value_name = "WxH", value_parser = parse_size)]
     pub map_size: Option<(u32, u32)>,
     /// Render scale: 1 = one pixel per map unit, 0.5 = zoomed out twice.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub scale: f64,
 }
 

@@ -474,3 +474,35 @@ fn tiles_partly_outside_a_finite_map_are_named_after_the_pixels_they_hold() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stderr(&o).contains("warning: no tile wrote a file"), "{}", stderr(&o));
 }
+
+#[test]
+fn negative_seed_and_scale_values_are_read_as_values() {
+    // `--seed -5` is a seed (hashed as text), and `--scale -1` a bad scale, not unknown flags.
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(dir.path(), "s.ggs", "Print(\"{0}\", Parameters.RenderScale);\nyield HeightMap.Flat(0);\n");
+    let s = script.to_str().unwrap();
+    let o = geogen(&["run", s, "--seed", "-5", "--size", "4"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = geogen(&["run", s, "--scale", "-1", "--size", "4"]);
+    assert!(stderr(&o).contains("render scale -1"), "{}", stderr(&o));
+    let o = geogen(&["tiles", s, "--region", "-8,-8,8,8", "--tile", "4", "-q", "-o", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn every_subcommand_documents_its_script_argument_and_shows_examples() {
+    for command in ["render", "tiles", "run", "info", "check"] {
+        let o = geogen(&[command, "--help"]);
+        assert_eq!(o.status.code(), Some(0));
+        let help = stdout(&o);
+        let line =
+            help.lines().find(|l| l.trim_start().starts_with("<SCRIPT>") || l.trim_start().starts_with("[SCRIPT]"));
+        assert!(
+            line.is_some_and(|l| l.split_once(']').or(l.split_once('>')).unwrap().1.trim().len() > 3),
+            "{command}: {help}"
+        );
+        if command != "check" && command != "info" {
+            assert!(help.contains("Examples:"), "{command}: {help}");
+        }
+    }
+}
