@@ -82,13 +82,16 @@ fn render_config(output: &OutputArgs) -> RenderConfig {
     RenderConfig { memory_limit }
 }
 
-/// What `render` and `tiles` share: the parsed formats and the output directory, checked before
-/// any work starts (a bad format name is a usage error and nothing is written).
-fn prepare_output(output: &OutputArgs) -> Result<Vec<Format>, String> {
-    let formats = geogen_io::parse_list(&output.format).map_err(|e| e.to_string())?;
+/// The formats, read before any work starts: a bad name is a usage error and nothing is written.
+fn parse_formats(output: &OutputArgs) -> Result<Vec<Format>, String> {
+    geogen_io::parse_list(&output.format).map_err(|e| e.to_string())
+}
+
+/// Creates the output directory only once there is something to put in it, so a script that
+/// fails leaves nothing behind.
+fn create_output_dir(output: &OutputArgs) -> Result<(), String> {
     std::fs::create_dir_all(&output.dir)
-        .map_err(|e| format!("cannot create the output directory `{}`: {e}", output.dir.display()))?;
-    Ok(formats)
+        .map_err(|e| format!("cannot create the output directory `{}`: {e}", output.dir.display()))
 }
 
 fn compile_or_report(name: &str, source: &str) -> Option<Script> {
@@ -120,7 +123,7 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, String> {
         Some(path) => (path.display().to_string(), read_script(path)?),
         None => ("<built-in example: island>".to_string(), geogen::EXAMPLE_ISLAND.to_string()),
     };
-    let formats = prepare_output(&cmd.output)?;
+    let formats = parse_formats(&cmd.output)?;
     let Some(script) = compile_or_report(&name, &source) else { return Ok(ExitCode::from(EXIT_SCRIPT)) };
     let settings = RunSettings { maps: cmd.output.maps.clone(), ..run_settings(&cmd.settings) };
     let bar = LazyBar::new(cmd.output.quiet, 1, "rendering");
@@ -138,6 +141,7 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, String> {
         }
     };
     let render_time = started.elapsed();
+    create_output_dir(&cmd.output)?;
     if !cmd.output.quiet {
         for m in &rendered.output.messages {
             report::outln(m);
@@ -296,10 +300,11 @@ fn render_tile(
 
 pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, String> {
     let source = read_script(&cmd.script)?;
-    let formats = prepare_output(&cmd.output)?;
+    let formats = parse_formats(&cmd.output)?;
     let Some(script) = compile_or_report(&cmd.script.display().to_string(), &source) else {
         return Ok(ExitCode::from(EXIT_SCRIPT));
     };
+    create_output_dir(&cmd.output)?;
     let scale = cmd.script_args.scale;
     let (_, _, region_w, region_h) = cmd.region;
     let mut base =
