@@ -60,12 +60,12 @@ fn parameter_json(p: &ScriptParameter) -> Value {
 
 fn to_json(info: &ScriptInfo) -> Value {
     json!({
-        "name": info.name,
-        "description": info.description,
-        "author": info.author,
-        "width": dimension_json(&info.width),
-        "height": dimension_json(&info.height),
-        "parameters": info.parameters.iter().map(parameter_json).collect::<Vec<_>>(),
+        "name": info.metadata.name,
+        "description": info.metadata.description,
+        "author": info.metadata.author,
+        "width": dimension_json(&info.metadata.width),
+        "height": dimension_json(&info.metadata.height),
+        "parameters": info.metadata.parameters.iter().map(parameter_json).collect::<Vec<_>>(),
         "maps": info.maps,
     })
 }
@@ -82,21 +82,21 @@ fn dimension_text(d: &Dimension) -> String {
 
 fn to_text(info: &ScriptInfo) -> String {
     let mut out = String::new();
-    out.push_str(&format!("name:        {}\n", info.name.as_deref().unwrap_or("(unnamed)")));
-    if let Some(d) = &info.description {
+    out.push_str(&format!("name:        {}\n", info.metadata.name.as_deref().unwrap_or("(unnamed)")));
+    if let Some(d) = &info.metadata.description {
         out.push_str(&format!("description: {d}\n"));
     }
-    if let Some(a) = &info.author {
+    if let Some(a) = &info.metadata.author {
         out.push_str(&format!("author:      {a}\n"));
     }
-    out.push_str(&format!("width:       {}\n", dimension_text(&info.width)));
-    out.push_str(&format!("height:      {}\n", dimension_text(&info.height)));
+    out.push_str(&format!("width:       {}\n", dimension_text(&info.metadata.width)));
+    out.push_str(&format!("height:      {}\n", dimension_text(&info.metadata.height)));
     out.push_str(&format!("maps:        {}\n", info.maps.join(", ")));
-    if info.parameters.is_empty() {
+    if info.metadata.parameters.is_empty() {
         out.push_str("parameters:  none\n");
     } else {
         out.push_str("parameters:\n");
-        for p in &info.parameters {
+        for p in &info.metadata.parameters {
             let detail = match &p.kind {
                 ParameterKind::Boolean { default } => format!("Boolean, default {default}"),
                 ParameterKind::Number { default, min, max, restriction } => {

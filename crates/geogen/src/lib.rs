@@ -16,7 +16,7 @@ use geogen_compile::{CompiledScript, CORE_TYPE_NAMES};
 use geogen_diag::{codes, Diagnostic, RenderOptions, SourceFile};
 use geogen_vm::{Library, MapGeometry, Name, Vm, VmConfig};
 
-pub use geogen_compile::metadata::{Dimension, ParameterKind, Restriction, ScriptParameter};
+pub use geogen_compile::metadata::{Dimension, ParameterKind, Restriction, ScriptMetadata, ScriptParameter};
 pub use geogen_diag as diag;
 pub use geogen_render::{HeightMap, Progress, RenderConfig, RenderMetadata, RenderingSequence, DEFAULT_MEMORY_LIMIT};
 pub use geogen_vm::Limits;
@@ -165,12 +165,8 @@ impl std::error::Error for Failure {}
 /// What `geogen info` shows about a script: its metadata, parameters and maps.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScriptInfo {
-    pub name: Option<String>,
-    pub description: Option<String>,
-    pub author: Option<String>,
-    pub width: Dimension,
-    pub height: Dimension,
-    pub parameters: Vec<ScriptParameter>,
+    /// Name, description, author, size per dimension and parameters, as the metadata declares.
+    pub metadata: ScriptMetadata,
     /// The names the script yields, in source order ("main" for an unnamed yield).
     pub maps: Vec<String>,
 }
@@ -244,14 +240,8 @@ impl Script {
 
     /// Metadata, parameters and maps, for `geogen info`.
     pub fn info(&self) -> ScriptInfo {
-        let meta = &self.compiled.metadata;
         ScriptInfo {
-            name: meta.name.clone(),
-            description: meta.description.clone(),
-            author: meta.author.clone(),
-            width: meta.width.clone(),
-            height: meta.height.clone(),
-            parameters: meta.parameters.clone(),
+            metadata: self.compiled.metadata.clone(),
             maps: self.compiled.map_names.iter().map(|n| n.to_string()).collect(),
         }
     }

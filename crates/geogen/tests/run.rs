@@ -254,15 +254,15 @@ fn info_lists_metadata() {
            var m = 1;"#,
     );
     let info = script.info();
-    assert_eq!(info.name.as_deref(), Some("Island"));
-    assert_eq!(info.author.as_deref(), Some("me"));
-    assert_eq!(info.width, Dimension::Finite { default: Some(800), min: 10, max: 5000 });
-    assert_eq!(info.height, Dimension::Infinite);
-    assert_eq!(info.parameters.len(), 2);
+    assert_eq!(info.metadata.name.as_deref(), Some("Island"));
+    assert_eq!(info.metadata.author.as_deref(), Some("me"));
+    assert_eq!(info.metadata.width, Dimension::Finite { default: Some(800), min: 10, max: 5000 });
+    assert_eq!(info.metadata.height, Dimension::Infinite);
+    assert_eq!(info.metadata.parameters.len(), 2);
     assert!(
-        matches!(info.parameters[0].kind, ParameterKind::Number { default, min, max, .. } if default == 3.0 && min == 0.0 && max == 10.0)
+        matches!(info.metadata.parameters[0].kind, ParameterKind::Number { default, min, max, .. } if default == 3.0 && min == 0.0 && max == 10.0)
     );
-    assert_eq!(info.parameters[1].kind.type_name(), "Direction");
+    assert_eq!(info.metadata.parameters[1].kind.type_name(), "Direction");
     assert!(info.maps.is_empty());
 }
 
