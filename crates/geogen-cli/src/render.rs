@@ -52,18 +52,7 @@ impl LazyBar {
 
 /// Bytes as KiB/MiB/GiB for people.
 pub fn bytes(n: u64) -> String {
-    const UNITS: [&str; 4] = ["bytes", "KiB", "MiB", "GiB"];
-    let mut value = n as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{n} bytes")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
+    geogen::human_bytes(n)
 }
 
 /// A quarter of this machine's memory (spec §6), or 1 GiB when it cannot be read.

@@ -6,6 +6,22 @@ use geogen_diag::{codes, Diagnostic};
 /// A script location (line, column), 1-based, carried by steps for messages.
 pub type Location = Option<(u32, u32)>;
 
+/// Bytes in KiB, MiB, GiB or TiB with one decimal, for people.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
 /// Formats " (line L, column C)" or nothing.
 pub(crate) fn location_suffix(location: Location) -> String {
     match location {
@@ -31,7 +47,9 @@ pub enum RenderError {
 
     /// GGE3001: the memory plan needs more than the limit.
     #[error(
-        "rendering needs {need} bytes but the memory limit is {limit} bytes; the peak is at step #{step} `{name}`{}",
+        "rendering needs {need} bytes ({}) but the memory limit is {limit} bytes ({}); the peak is at step #{step} `{name}`{}",
+        human_bytes(*.need),
+        human_bytes(*.limit),
         location_suffix(*.location)
     )]
     MemoryLimit { need: u64, limit: u64, step: usize, name: String, location: Location },
@@ -72,5 +90,24 @@ impl RenderError {
 impl From<RenderError> for Diagnostic {
     fn from(e: RenderError) -> Diagnostic {
         e.to_diagnostic()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn memory_errors_give_bytes_in_human_units_too() {
+        let e = super::RenderError::MemoryLimit {
+            need: 3 << 30,
+            limit: 512 << 20,
+            step: 2,
+            name: "Blur".into(),
+            location: Some((4, 1)),
+        };
+        let text = e.to_string();
+        assert!(text.contains("3221225472 bytes (3.0 GiB)"), "{text}");
+        assert!(text.contains("(512.0 MiB)"), "{text}");
+        assert!(text.contains("line 4, column 1"), "{text}");
+        assert_eq!(super::human_bytes(10), "10 bytes");
     }
 }

@@ -18,6 +18,7 @@ use geogen_vm::{Library, MapGeometry, Name, Vm, VmConfig};
 
 pub use geogen_compile::metadata::{Dimension, ParameterKind, Restriction, ScriptMetadata, ScriptParameter};
 pub use geogen_diag as diag;
+pub use geogen_render::error::human_bytes;
 pub use geogen_render::{HeightMap, Progress, RenderConfig, RenderMetadata, RenderingSequence, DEFAULT_MEMORY_LIMIT};
 pub use geogen_vm::Limits;
 
