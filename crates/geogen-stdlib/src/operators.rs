@@ -301,18 +301,21 @@ fn compare(ctx: &Ctx<'_>, args: &Args<'_>, cmp: Cmp) -> Result<Value, RuntimeErr
     Ok(Value::Bool(result))
 }
 
-macro_rules! binary_ops {
-    ($( $konst:ident, $fname:ident, $sym:literal, $sig:literal, $op:expr; )*) => {
+/// Declares two-operand operator natives that all forward to one dispatch function
+/// (`binary`, `compound` or `compare`) with their operation.
+macro_rules! operators_via {
+    ($dispatch:ident: $( $konst:ident, $fname:ident, $sym:literal, $sig:literal, $op:expr; )*) => {
         $(
             const $konst: Native = Native::operator($sym, $sig, 2, $fname);
             fn $fname(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
-                binary(ctx, args, $op)
+                $dispatch(ctx, args, $op)
             }
         )*
     };
 }
 
-binary_ops! {
+operators_via! {
+    binary:
     ADD, op_add, "+", "Number + Number, or String + any", BinOp::Add;
     SUB, op_sub, "-", "Number - Number", BinOp::Sub;
     MUL, op_mul, "*", "Number * Number", BinOp::Mul;
@@ -325,18 +328,8 @@ binary_ops! {
     XOR, op_xor, "^", "Number|Boolean ^ Number|Boolean", BinOp::Xor;
 }
 
-macro_rules! compound_ops {
-    ($( $konst:ident, $fname:ident, $sym:literal, $sig:literal, $op:expr; )*) => {
-        $(
-            const $konst: Native = Native::operator($sym, $sig, 2, $fname);
-            fn $fname(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
-                compound(ctx, args, $op)
-            }
-        )*
-    };
-}
-
-compound_ops! {
+operators_via! {
+    compound:
     ADD_ASSIGN, op_add_assign, "+=", "variable += Number (or String += any)", BinOp::Add;
     SUB_ASSIGN, op_sub_assign, "-=", "variable -= Number", BinOp::Sub;
     MUL_ASSIGN, op_mul_assign, "*=", "variable *= Number", BinOp::Mul;
@@ -349,18 +342,8 @@ compound_ops! {
     XOR_ASSIGN, op_xor_assign, "^=", "Number variable ^= Number, or Boolean variable ^= Boolean", BinOp::Xor;
 }
 
-macro_rules! compare_ops {
-    ($( $konst:ident, $fname:ident, $sym:literal, $sig:literal, $cmp:expr; )*) => {
-        $(
-            const $konst: Native = Native::operator($sym, $sig, 2, $fname);
-            fn $fname(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
-                compare(ctx, args, $cmp)
-            }
-        )*
-    };
-}
-
-compare_ops! {
+operators_via! {
+    compare:
     LT, op_lt, "<", "Number < Number (or String < String)", Cmp::Lt;
     LE, op_le, "<=", "Number <= Number (or String <= String)", Cmp::Le;
     GT, op_gt, ">", "Number > Number (or String > String)", Cmp::Gt;
