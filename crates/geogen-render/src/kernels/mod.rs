@@ -10,6 +10,7 @@ pub mod noise;
 
 use rayon::prelude::*;
 
+use crate::geometry::{Interval, Rect};
 use crate::raster::HeightMap;
 
 /// Minimum rows per rayon task, so tiny maps do not drown in scheduling overhead.
@@ -38,9 +39,9 @@ pub fn map_pixels(map: &mut HeightMap, f: impl Fn(f32) -> f32 + Sync + Send) {
     });
 }
 
-/// On the intersection of the extents, `h = f(h, a)`; pixels outside it are left alone.
-pub fn zip1(target: &mut HeightMap, a: &HeightMap, f: impl Fn(f32, f32) -> f32 + Sync + Send) {
-    let common = target.rect().intersect(&a.rect());
+/// Calls `f(absolute_y, xs, row)` in parallel for every row of `common` (a rectangle inside the
+/// target), where `row` is the target's part of that row and `xs` its x interval.
+fn for_each_common_row(target: &mut HeightMap, common: Rect, f: impl Fn(i64, Interval, &mut [f32]) + Sync + Send) {
     if common.is_empty() {
         return;
     }
@@ -56,38 +57,25 @@ pub fn zip1(target: &mut HeightMap, a: &HeightMap, f: impl Fn(f32, f32) -> f32 +
         .skip(skip)
         .take(common.height as usize)
         .enumerate()
-        .for_each(|(i, row)| {
-            let src = a.row_span(common.y + i as i64, xs);
-            for (h, &s) in row[offset..offset + len].iter_mut().zip(src) {
-                *h = f(*h, s);
-            }
-        });
+        .for_each(|(i, row)| f(common.y + i as i64, xs, &mut row[offset..offset + len]));
+}
+
+/// On the intersection of the extents, `h = f(h, a)`; pixels outside it are left alone.
+pub fn zip1(target: &mut HeightMap, a: &HeightMap, f: impl Fn(f32, f32) -> f32 + Sync + Send) {
+    let common = target.rect().intersect(&a.rect());
+    for_each_common_row(target, common, |py, xs, row| {
+        for (h, &s) in row.iter_mut().zip(a.row_span(py, xs)) {
+            *h = f(*h, s);
+        }
+    });
 }
 
 /// On the intersection of the three extents, `h = f(h, a, b)`; pixels outside it are left alone.
 pub fn zip2(target: &mut HeightMap, a: &HeightMap, b: &HeightMap, f: impl Fn(f32, f32, f32) -> f32 + Sync + Send) {
     let common = target.rect().intersect(&a.rect()).intersect(&b.rect());
-    if common.is_empty() {
-        return;
-    }
-    let xs = common.x_interval();
-    let offset = (common.x - target.rect().x) as usize;
-    let len = common.width as usize;
-    let skip = (common.y - target.rect().y) as usize;
-    let width = target.width();
-    target
-        .data_mut()
-        .par_chunks_mut(width)
-        .with_min_len(MIN_ROWS_PER_TASK)
-        .skip(skip)
-        .take(common.height as usize)
-        .enumerate()
-        .for_each(|(i, row)| {
-            let py = common.y + i as i64;
-            let sa = a.row_span(py, xs);
-            let sb = b.row_span(py, xs);
-            for ((h, &va), &vb) in row[offset..offset + len].iter_mut().zip(sa).zip(sb) {
-                *h = f(*h, va, vb);
-            }
-        });
+    for_each_common_row(target, common, |py, xs, row| {
+        for ((h, &va), &vb) in row.iter_mut().zip(a.row_span(py, xs)).zip(b.row_span(py, xs)) {
+            *h = f(*h, va, vb);
+        }
+    });
 }
