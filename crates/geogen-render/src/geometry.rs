@@ -103,6 +103,21 @@ impl Interval {
         Interval::from_bounds(self.start as i128 - margin as i128, self.end() + margin as i128)
     }
 
+    /// Grown by `low` before the start and `high` after the end (asymmetric windows such as the
+    /// original's blur). An empty interval stays empty.
+    pub fn expand_sides(&self, low: u64, high: u64) -> Interval {
+        if self.is_empty() {
+            return Interval::EMPTY;
+        }
+        Interval::from_bounds(self.start as i128 - low as i128, self.end() + high as i128)
+    }
+
+    /// The interval `[start, end)` given as `i128` bounds, clipped to the coordinate range; empty if
+    /// `end <= start`.
+    pub fn from_range(start: i128, end: i128) -> Interval {
+        Interval::from_bounds(start.max(i64::MIN as i128), end)
+    }
+
     pub fn translate(&self, offset: i64) -> Interval {
         if self.is_empty() {
             return Interval::EMPTY;
@@ -214,6 +229,12 @@ impl Rect {
     /// Grown by `margin` pixels in each of the four directions; empty stays empty.
     pub fn expand(&self, margin: u64) -> Rect {
         Rect::from_intervals(self.x_interval().expand(margin), self.y_interval().expand(margin))
+    }
+
+    /// Grown by `low` pixels towards negative coordinates and `high` towards positive ones, on both
+    /// axes; empty stays empty.
+    pub fn expand_sides(&self, low: u64, high: u64) -> Rect {
+        Rect::from_intervals(self.x_interval().expand_sides(low, high), self.y_interval().expand_sides(low, high))
     }
 
     pub fn translate(&self, dx: i64, dy: i64) -> Rect {

@@ -9,7 +9,9 @@
 //!    peak is checked against a limit before any pixel is touched (GGE3001),
 //! 4. executes the steps with data-parallel kernels ([`Renderer`]).
 //!
-//! It knows nothing of scripts: operations ([`Operation`], see [`ops`]) are structs of constants.
+//! It knows nothing of scripts: operations ([`Operation`]) are structs of constants, declared with
+//! their script side in the standard library (`geogen-stdlib`); this crate is the engine that plans
+//! and runs them.
 //! See `ARCHITECTURE.md` for the tile-exactness argument.
 
 pub mod bounds;
@@ -19,7 +21,6 @@ pub mod graph;
 pub mod kernels;
 pub mod lifetimes;
 pub mod operation;
-pub mod ops;
 pub mod plan;
 pub mod raster;
 pub mod renderer;

@@ -107,9 +107,19 @@ impl HeightMap {
 
     /// The part of row `py` (absolute) covering the absolute columns of `xs`, which must lie inside
     /// the map (callers pass intersections).
-    pub(crate) fn row_span(&self, py: i64, xs: Interval) -> &[f32] {
+    pub fn row_span(&self, py: i64, xs: Interval) -> &[f32] {
         let start = (py - self.rect.y) as usize * self.width() + (xs.start - self.rect.x) as usize;
         &self.data[start..start + xs.length as usize]
+    }
+
+    /// The same pixels at a rectangle moved by `(dx, dy)` (no resampling: `Move`).
+    pub fn translated(self, dx: i64, dy: i64) -> HeightMap {
+        let rect = self.rect.translate(dx, dy);
+        if rect.area() != self.rect.area() {
+            // Only at the very ends of the coordinate range, where translate clips.
+            return HeightMap::empty();
+        }
+        HeightMap { rect, data: self.data }
     }
 
     /// A copy of `rect` cut out of this map: pixels outside this map's extent are 0 (the original's
@@ -148,7 +158,7 @@ impl HeightMap {
 }
 
 /// Copy the pixels of `src` into `dst` where their extents overlap; leave the rest of `dst` alone.
-pub(crate) fn copy_overlap(src: &HeightMap, dst: &mut HeightMap) {
+pub fn copy_overlap(src: &HeightMap, dst: &mut HeightMap) {
     let common = src.rect.intersect(&dst.rect);
     if common.is_empty() {
         return;
@@ -200,6 +210,38 @@ impl HeightProfile {
     pub fn get(&self, p: i64) -> Option<f32> {
         self.interval.contains(p).then(|| self.data[(p - self.interval.start) as usize])
     }
+
+    /// Build from raw data; `None` if the length does not match the interval.
+    pub fn from_data(interval: Interval, data: Vec<f32>) -> Option<HeightProfile> {
+        let interval = if interval.is_empty() { Interval::EMPTY } else { interval };
+        (interval.is_valid() && data.len() as u64 == interval.length).then_some(HeightProfile { interval, data })
+    }
+
+    pub fn into_data(self) -> Vec<f32> {
+        self.data
+    }
+
+    /// The same heights at an interval moved by `offset` (no resampling: `Move`).
+    pub fn translated(self, offset: i64) -> HeightProfile {
+        let interval = self.interval.translate(offset);
+        if interval.length != self.interval.length {
+            return HeightProfile::empty();
+        }
+        HeightProfile { interval, data: self.data }
+    }
+
+    /// A copy of `interval` cut out of this profile (zero outside its extent).
+    pub fn cut_out(&self, interval: Interval) -> Result<HeightProfile, RenderError> {
+        let mut out = HeightProfile::try_zeroed(interval)?;
+        let common = self.interval.intersect(&out.interval);
+        if !common.is_empty() {
+            let from = (common.start - self.interval.start) as usize;
+            let to = (common.start - out.interval.start) as usize;
+            let len = common.length as usize;
+            out.data[to..to + len].copy_from_slice(&self.data[from..from + len]);
+        }
+        Ok(out)
+    }
 }
 
 /// What a renderer object slot holds.
@@ -221,6 +263,20 @@ impl Object {
         match self {
             Object::Map(m) => Ok(m),
             Object::Profile(_) => Err(RenderError::Internal("a height map was expected, found a profile".into())),
+        }
+    }
+
+    pub fn as_profile(&self) -> Result<&HeightProfile, RenderError> {
+        match self {
+            Object::Profile(p) => Ok(p),
+            Object::Map(_) => Err(RenderError::Internal("a height profile was expected, found a map".into())),
+        }
+    }
+
+    pub fn as_profile_mut(&mut self) -> Result<&mut HeightProfile, RenderError> {
+        match self {
+            Object::Profile(p) => Ok(p),
+            Object::Map(_) => Err(RenderError::Internal("a height profile was expected, found a map".into())),
         }
     }
 

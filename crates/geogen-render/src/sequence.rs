@@ -276,7 +276,52 @@ impl RenderingSequence {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::{Blur, Flat, Unify};
+
+    /// Stand-ins for the standard library's operations (which live in another crate): a creating
+    /// step with a parameter and in-place steps reading one or two slots.
+    #[derive(Debug)]
+    struct Flat(f64);
+    #[derive(Debug)]
+    struct Blur(f64);
+    #[derive(Debug)]
+    struct Unify;
+
+    impl Flat {
+        fn new(h: f64) -> Flat {
+            Flat(h)
+        }
+    }
+    impl Blur {
+        fn new(r: f64) -> Blur {
+            Blur(r)
+        }
+    }
+
+    macro_rules! stand_in {
+        ($ty:ty, $name:literal, $kinds:expr, $effect:expr, |$s:ident| $describe:expr) => {
+            impl Operation for $ty {
+                fn name(&self) -> &str {
+                    $name
+                }
+                fn arg_kinds(&self) -> &[ObjectKind] {
+                    $kinds
+                }
+                fn effect(&self) -> Effect {
+                    $effect
+                }
+                fn describe_params(&self) -> String {
+                    let $s = self;
+                    $describe
+                }
+                fn render(&self, _: &KernelContext, _: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
+                    Ok(())
+                }
+            }
+        };
+    }
+    stand_in!(Flat, "HeightMap.Flat", &[], Effect::Create(ObjectKind::Map), |s| s.0.to_string());
+    stand_in!(Blur, "HeightMap.Blur", &[ObjectKind::Map], Effect::Modify, |s| s.0.to_string());
+    stand_in!(Unify, "HeightMap.Unify", &[ObjectKind::Map, ObjectKind::Map], Effect::Modify, |_s| String::new());
 
     #[test]
     fn push_validates_slots_and_convention() {

@@ -1,10 +1,12 @@
-//! The GeoGen Script core standard library: operators, math, arrays, coordinates, randomness and
-//! messages (reference §4.1-§4.6), the HeightMap operations (§4.7, recorded as rendering steps),
-//! plus the test library (`AssertEquals`).
+//! The GeoGen Script standard library, by family (spec §5): operators, math, arrays, coordinates,
+//! randomness and messages (reference §4.1-§4.6); the HeightMap and HeightProfile operations
+//! (§4.7, §4.8) in `generators`, `combiners`, `filters`, `transforms` and `profiles`; plus the test
+//! library (`AssertEquals`).
 //!
-//! Every native is a small function next to its [`Native`](geogen_vm::Native) declaration (name,
-//! human signature, arity). Each family module has a `register` function that adds its natives to a
-//! [`Library`].
+//! Core natives are small functions next to their [`Native`](geogen_vm::Native) declaration. Map
+//! and profile operations are declared units ([`operation`]): one file each holds the script
+//! signature, the argument checks, the recording of rendering steps, and the pixel side (bounds
+//! rule, memory need, kernel).
 //!
 //! Numbers are computed with the pure-Rust `libm` so that results are identical on every platform;
 //! no fused multiply-add is used anywhere.
@@ -13,13 +15,19 @@
 #![cfg_attr(test, allow(clippy::cloned_ref_to_slice_refs))]
 
 pub mod array;
+pub mod combiners;
 pub mod coordinates;
-pub mod maps;
+pub mod filters;
+pub mod generators;
+pub mod kernels;
 pub mod math;
 pub mod messages;
+pub mod operation;
 pub mod operators;
+pub mod profiles;
 pub mod random;
 pub mod testlib;
+pub mod transforms;
 mod util;
 
 #[cfg(test)]
@@ -40,7 +48,7 @@ pub fn core_library() -> Library {
     coordinates::register(&mut lib);
     random::register(&mut lib);
     messages::register(&mut lib);
-    maps::register(&mut lib);
+    operation::register(&mut lib);
     lib
 }
 

@@ -233,7 +233,8 @@ fn compound(ctx: &mut Ctx<'_>, args: &Args<'_>, op: BinOp) -> Result<Value, Runt
         if let (Some(needed), false) = (needed, ok) {
             return Err(type_error(args.native, ctx.types, 0, needed, &current).with_hint(format!(
                 "with a {needed} on the right, `{}` needs a {needed} variable (expected {})",
-                args.native.name, args.native.signature
+                args.native.name,
+                args.native.signature()
             )));
         }
     }

@@ -20,7 +20,7 @@ fn range_args(args: &Args<'_>, first: usize) -> Result<Option<(f64, f64)>, Runti
         0 => Ok(None),
         1 => {
             Err(RuntimeError::new(codes::GGE2103, format!("`{}` was given a minimum but no maximum", args.native.name))
-                .with_hint(format!("pass both bounds or neither: {}", args.native.signature)))
+                .with_hint(format!("pass both bounds or neither: {}", args.native.signature())))
         }
         _ => {
             let min = args.number(first)?;

@@ -49,7 +49,7 @@ pub(crate) fn type_error(
         (codes::GGE2101, format!("argument {} of `{}`", i + 1, native.name))
     };
     RuntimeError::new(code, format!("{what} must be {}, not {}", article(expected), article(actual.type_name(types))))
-        .with_hint(format!("expected {}", native.signature))
+        .with_hint(format!("expected {}", native.signature()))
 }
 
 pub(crate) fn article(type_name: &str) -> String {

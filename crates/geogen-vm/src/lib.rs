@@ -26,7 +26,7 @@ pub use env::{Env, Limits, MapGeometry, Message};
 pub use error::RuntimeError;
 pub use library::Library;
 pub use machine::{BlockInfo, FrameInfo, ScopeInfo, VariableInfo, Vm, VmConfig, VmStatus, MAIN_FUNCTION, MAIN_MAP};
-pub use native::{Args, Ctx, Native, NativeFn};
+pub use native::{Args, Ctx, Native, NativeFn, SignatureText};
 pub use suggest::{close_names, did_you_mean};
 pub use types::{TypeId, TypeInfo, TypeKind, TypeMethods, TypeRegistry};
 pub use value::{Coordinate, EnumValue, Name, ObjectId, Point, Value};

@@ -18,12 +18,20 @@ use crate::RuntimeError;
 
 pub type NativeFn = fn(&mut Ctx<'_>, &Args<'_>) -> Result<Value, RuntimeError>;
 
+/// The human signature of a native, for messages: written out, or generated from a declaration
+/// (the map operations declare their parameters once and derive the text from them).
+#[derive(Copy, Clone)]
+pub enum SignatureText {
+    Written(&'static str),
+    Generated(fn() -> String),
+}
+
 #[derive(Copy, Clone)]
 pub struct Native {
     /// The name scripts call (`Sin`, `PushBack`, `+`, `[]=`).
     pub name: &'static str,
-    /// For messages: `Min(Number a, Number b, ...)`.
-    pub signature: &'static str,
+    /// For messages: `Min(Number a, Number b, ...)`; see [`Native::signature`].
+    pub signature_text: SignatureText,
     pub min_args: usize,
     /// `None` for variadic functions.
     pub max_args: Option<usize>,
@@ -34,7 +42,7 @@ pub struct Native {
 
 impl std::fmt::Debug for Native {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Native({})", self.signature)
+        write!(f, "Native({})", self.signature())
     }
 }
 
@@ -46,11 +54,37 @@ impl Native {
         max_args: Option<usize>,
         f: NativeFn,
     ) -> Native {
-        Native { name, signature, min_args, max_args, operator: false, f }
+        Native { name, signature_text: SignatureText::Written(signature), min_args, max_args, operator: false, f }
+    }
+
+    /// A function whose signature text is generated (by a declared operation).
+    pub const fn declared(
+        name: &'static str,
+        signature: fn() -> String,
+        min_args: usize,
+        max_args: Option<usize>,
+        f: NativeFn,
+    ) -> Native {
+        Native { name, signature_text: SignatureText::Generated(signature), min_args, max_args, operator: false, f }
     }
 
     pub const fn operator(name: &'static str, signature: &'static str, arity: usize, f: NativeFn) -> Native {
-        Native { name, signature, min_args: arity, max_args: Some(arity), operator: true, f }
+        Native {
+            name,
+            signature_text: SignatureText::Written(signature),
+            min_args: arity,
+            max_args: Some(arity),
+            operator: true,
+            f,
+        }
+    }
+
+    /// The human signature, e.g. `Min(Number a, Number b, ...)`.
+    pub fn signature(&self) -> std::borrow::Cow<'static, str> {
+        match self.signature_text {
+            SignatureText::Written(text) => std::borrow::Cow::Borrowed(text),
+            SignatureText::Generated(make) => std::borrow::Cow::Owned(make()),
+        }
     }
 
     /// GGE2103 if `count` arguments do not fit this native.
@@ -73,7 +107,7 @@ impl Native {
                     if count == 1 { "was" } else { "were" }
                 ),
             )
-            .with_hint(format!("call it as {}", self.signature)));
+            .with_hint(format!("call it as {}", self.signature())));
         }
         Ok(())
     }
@@ -145,7 +179,7 @@ impl<'a> Args<'a> {
             (codes::GGE2101, format!("argument {} of `{}`", i + 1, self.native.name))
         };
         RuntimeError::new(code, format!("{what} must be {}, not {}", article(expected), article(actual)))
-            .with_hint(format!("expected {}", self.native.signature))
+            .with_hint(format!("expected {}", self.native.signature()))
     }
 
     pub fn number(&self, i: usize) -> Result<f64, RuntimeError> {

@@ -38,14 +38,35 @@ fn record(ctx: &mut Ctx<'_>, a: &Args<'_>) -> Result<Value, RuntimeError> {
     ctx.env.messages.push(Message { text, span: ctx.span });
     Ok(Value::Null)
 }
-/// `MakeMap()`: records a real `Flat` step, as the standard library's constructors do, so that a
+/// A map of zeros: the smallest real creating step (the standard library's operations live in
+/// another crate).
+#[derive(Debug)]
+struct Zeros;
+
+impl geogen_render::Operation for Zeros {
+    fn name(&self) -> &str {
+        "Test.Zeros"
+    }
+    fn arg_kinds(&self) -> &[geogen_render::ObjectKind] {
+        &[]
+    }
+    fn effect(&self) -> geogen_render::Effect {
+        geogen_render::Effect::Create(geogen_render::ObjectKind::Map)
+    }
+    fn render(
+        &self,
+        _: &geogen_render::KernelContext,
+        _: &mut geogen_render::Object,
+        _: &[&geogen_render::Object],
+    ) -> Result<(), geogen_render::RenderError> {
+        Ok(())
+    }
+}
+
+/// `MakeMap()`: records a real creating step, as the standard library's constructors do, so that a
 /// yield of the handle is a valid rendering step.
 fn make_map(ctx: &mut Ctx<'_>, _: &Args<'_>) -> Result<Value, RuntimeError> {
-    let slot = ctx
-        .env
-        .sequence
-        .push_create(geogen_render::ops::Flat::new(0.0), &[], None)
-        .map_err(RuntimeError::from_render)?;
+    let slot = ctx.env.sequence.push_create(Zeros, &[], None).map_err(RuntimeError::from_render)?;
     Ok(Value::HeightMap(Rc::new(MapHandle { id: ctx.env.new_object_id(), slot: slot.0 })))
 }
 fn make_point(_: &mut Ctx<'_>, a: &Args<'_>) -> Result<Value, RuntimeError> {

@@ -1,12 +1,10 @@
-//! Pixel kernels and the parallel loops they share.
+//! The parallel loops every kernel shares (the kernels themselves live with their operations, in
+//! the standard library).
 //!
 //! Determinism rules (spec §4): each output pixel is computed by exactly one thread, from its
 //! inputs, in a fixed order that does not depend on where the buffer starts or how rows are split
 //! among threads; no FMA (`mul_add`), no platform math (only IEEE basic operations and `libm`).
 //! Parallelism is across rows (rayon); a row's computation depends only on its absolute `y`.
-
-pub mod blur;
-pub mod noise;
 
 use rayon::prelude::*;
 

@@ -4,11 +4,14 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use geogen_render::ops::*;
 use geogen_render::{
     Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, Rect, RenderConfig, RenderError,
     RenderMetadata, Renderer, RenderingSequence, Slot,
 };
+use geogen_stdlib::combiners::*;
+use geogen_stdlib::filters::*;
+use geogen_stdlib::generators::*;
+use geogen_stdlib::kernels::noise::amplitude_units;
 
 /// A consumer that needs a margin, standing in for `HeightMap.DistanceMap(map, 100)`: a creating
 /// step whose argument needs expand(B, S(distance)). Defined here to show that adding an operation
@@ -67,7 +70,7 @@ fn figure_21_bounds() {
     assert_eq!(
         meta.bounds,
         vec![
-            r(-120, -120, 1240, 1240), // RadialGradient: the blur's margin on top of the distance map's
+            r(-119, -119, 1240, 1240), // RadialGradient: the blur's window (19 before, 21 after) on top of the distance map's margin
             r(-100, -100, 1200, 1200), // Blur
             r(-100, -100, 1200, 1200), // Noise: Flat
             r(-100, -100, 1200, 1200), // Noise: layer
@@ -85,9 +88,9 @@ fn figure_21_bounds() {
 #[test]
 fn figure_21_bounds_at_scale_half() {
     let meta = RenderMetadata::calculate(&figure_21(0.5)).unwrap();
-    // Margins scale: S(100) = 50, S(20) = 10.
+    // Margins scale: S(100) = 50, S(20) = 10 (a window of 9 before and 11 after).
     assert_eq!(meta.bounds[4], Bounds::Map(Rect::new(-50, -50, 1100, 1100)));
-    assert_eq!(meta.bounds[0], Bounds::Map(Rect::new(-60, -60, 1120, 1120)));
+    assert_eq!(meta.bounds[0], Bounds::Map(Rect::new(-59, -59, 1120, 1120)));
 }
 
 #[test]
@@ -101,8 +104,8 @@ fn bounds_union_over_consumers_and_unused_steps_are_empty() {
     s.push_yield(a, "a", Rect::new(0, 0, 10, 10), None).unwrap();
     s.push_yield(b, "b", Rect::new(100, 0, 10, 10), None).unwrap();
     let meta = RenderMetadata::calculate(&s).unwrap();
-    // `a` is needed by its own yield and (with the blur margin) by the clone.
-    assert_eq!(meta.bounds[0], Bounds::Map(Rect::new(0, -3, 113, 16)));
+    // `a` is needed by its own yield and (with the blur window, 2 before and 4 after) by the clone.
+    assert_eq!(meta.bounds[0], Bounds::Map(Rect::new(0, -2, 114, 16)));
     assert!(meta.bounds[3].is_empty() && meta.bounds[4].is_empty(), "unused steps get empty bounds");
     assert_eq!(meta.plan.extent(3), Bounds::Map(Rect::EMPTY), "and allocate nothing");
     let mut r = Renderer::new(s, &RenderConfig::default()).unwrap();

@@ -1,8 +1,11 @@
 //! No accepted sequence makes the renderer panic, whatever the constants (NaN, infinities, huge
 //! radii, absurd coordinates): it renders, or it returns an error.
 
-use geogen_render::ops::*;
 use geogen_render::{render, Rect, RenderConfig, RenderingSequence};
+use geogen_stdlib::combiners::*;
+use geogen_stdlib::filters::*;
+use geogen_stdlib::generators::*;
+use geogen_stdlib::kernels::noise::amplitude_units;
 use proptest::prelude::*;
 
 fn extreme() -> impl Strategy<Value = f64> {

@@ -8,8 +8,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use geogen_render::ops::*;
 use geogen_render::{Bounds, HeightMap, KernelContext, Object, Operation, Rect};
+use geogen_stdlib::combiners::*;
+use geogen_stdlib::filters::*;
+use geogen_stdlib::generators::*;
 
 const SIDE: u64 = 1024;
 const PIXELS: u64 = SIDE * SIDE;

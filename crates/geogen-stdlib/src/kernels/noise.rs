@@ -7,9 +7,9 @@
 //! vertical interpolation at `ty`; then per pixel the horizontal interpolation of four of those
 //! at `tx`. Both are fixed-order f64 expressions (no FMA), so results are bit-reproducible.
 
-use crate::kernels::for_each_row;
-use crate::raster::{saturate, HeightMap, HEIGHT_UNITS};
-use crate::scale::to_logical;
+use geogen_render::kernels::for_each_row;
+use geogen_render::raster::{saturate, HeightMap, HEIGHT_UNITS};
+use geogen_render::scale::to_logical;
 
 /// The smallest multiple of `m` that is `>= n` (`m > 0`; `m <= 0` returns `n`).
 pub fn next_multiple_inclusive(n: i64, m: i64) -> i64 {
@@ -72,6 +72,18 @@ pub struct LayerField {
 }
 
 impl LayerField {
+    /// The field of layer `layer_index` for the combined `seed`: a `RandomSequence2D(seed)`
+    /// advanced `layer_index` times (reference §4.6); `wavelength` ≥ 1, `amplitude` in height
+    /// units (0..=32767).
+    pub fn new(wavelength: u32, amplitude: i32, seed: u32, layer_index: u32) -> LayerField {
+        let mut mt = geogen_random::Mt19937::new(seed);
+        let mut current = mt.next_u32();
+        for _ in 0..layer_index {
+            current = mt.next_u32();
+        }
+        LayerField { wavelength: wavelength.max(1), amplitude: amplitude.clamp(0, 32767), current }
+    }
+
     /// The field value at a lattice point: `−A + (hash mod (2A + 1))`, an integer in [−A, A].
     #[inline]
     pub fn value(&self, x: i64, y: i64) -> i32 {
@@ -80,6 +92,23 @@ impl LayerField {
         // Coordinates wrap to 32 bits as in the original's `int` arithmetic.
         -a + (geogen_random::field_int(self.current, x as i32, y as i32) % modulus) as i32
     }
+}
+
+/// A noise amplitude (a Number, nominally (0, 1]) in height units: `trunc(amp × 32767)`.
+pub fn amplitude_units(amplitude: f64) -> i32 {
+    let v = (amplitude * HEIGHT_UNITS).trunc();
+    if v.is_nan() {
+        0
+    } else {
+        v.clamp(0.0, HEIGHT_UNITS) as i32
+    }
+}
+
+/// The layers used when a script gives no array: wavelength → amplitude in height units.
+pub fn default_noise_layers() -> std::collections::BTreeMap<u32, i32> {
+    [(256, 16383), (128, 8191), (64, 4095), (32, 2047), (16, 1023), (8, 511), (4, 255), (2, 127), (1, 63)]
+        .into_iter()
+        .collect()
 }
 
 /// Floor of a logical coordinate as an integer (saturating).

@@ -1,9 +1,12 @@
 //! Numbers for each operation, rendered through real sequences.
 
-use geogen_render::kernels::noise::LayerField;
 use geogen_render::kernels::{zip1, zip2};
-use geogen_render::ops::*;
 use geogen_render::{render, HeightMap, Operation, Rect, RenderConfig, RenderingSequence, Slot};
+use geogen_stdlib::combiners::*;
+use geogen_stdlib::filters::*;
+use geogen_stdlib::generators::*;
+use geogen_stdlib::kernels::noise::LayerField;
+use geogen_stdlib::kernels::noise::{amplitude_units, default_noise_layers};
 
 fn seq(scale: f64) -> RenderingSequence {
     RenderingSequence::new(scale).unwrap()
@@ -149,17 +152,18 @@ fn radial_gradient_centre_and_rim() {
 
 #[test]
 fn blur_of_a_step_edge() {
-    // A vertical step at x = 0 (−1 left, 1 right), blurred with radius 2 (window 5).
+    // A vertical step at x = 0 (−1 left, 1 right), blurred with radius 2: the window of x is
+    // [x − 1, x + 3], as the original's, so the ramp sits one pixel left of a centred one.
     let mut s = seq(1.0);
     let g = s.push_create(Gradient::new((-1.0, 0.0), (0.0, 0.0), -1.0, 1.0), &[], None).unwrap();
     s.push_modify(Blur::new(2.0), g, &[], None).unwrap();
     let m = render_slot(s, g, Rect::new(-4, 0, 8, 1));
-    let expected = [-1.0f32, -1.0, -0.6, -0.2, 0.2, 0.6, 1.0, 1.0];
+    let expected = [-1.0f32, -0.6, -0.2, 0.2, 0.6, 1.0, 1.0, 1.0];
     for (v, e) in m.data().iter().zip(expected) {
         assert!((v - e).abs() < 1e-6, "{:?}", m.data());
     }
     // Far from the edge the result is exact, and symmetric about the step.
-    assert_eq!(m.data()[2], -m.data()[5]);
+    assert_eq!(m.data()[1], -m.data()[4]);
 }
 
 #[test]

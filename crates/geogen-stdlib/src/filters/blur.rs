@@ -1,0 +1,79 @@
+//! `map.Blur(radius)`: box blur.
+
+use geogen_render::scale::scaled_distance;
+use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
+use geogen_vm::{RuntimeError, Value};
+
+use crate::kernels::blur::{box_blur, scratch_bytes, Window};
+use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Blur {
+    /// Logical radius.
+    pub radius: f64,
+}
+
+impl Blur {
+    pub fn new(radius: f64) -> Blur {
+        Blur { radius }
+    }
+
+    fn window(&self, scale: f64) -> Window {
+        Window::of_radius(scaled_distance(self.radius, scale))
+    }
+}
+
+impl Declared for Blur {
+    const SIGNATURE: Signature = Signature {
+        owner: Owner::HeightMap,
+        name: "Blur",
+        receiver: Receiver::Method,
+        params: &[Param::size("radius")],
+        checks: &[],
+        family: Family::Filter,
+        summary: "Separable box blur of radius r (scaled): each pixel becomes the mean of the 2r + 1 pixels \
+                  [x − r + 1, x + r + 1] on each axis, as the original computes it (so shapes move one \
+                  pixel towards the origin). O(1) per pixel whatever the radius; exact across tiles.",
+        examples: &[Example {
+            // A unit step blurred with r = 1: the window of x is [x, x + 2].
+            script: "yield HeightMap.Flat(0).FillRectangle([3, 0], [9, 9], 0.75).Blur(1);",
+            size: (6, 3),
+            expect: &[(0, 1, 0.0), (1, 1, 0.25), (2, 1, 0.5), (3, 1, 0.75), (5, 1, 0.75)],
+        }],
+    };
+
+    fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
+        rec.modify(Blur::new(call.number(0)?), &[])
+    }
+}
+
+impl Operation for Blur {
+    fn name(&self) -> &str {
+        "HeightMap.Blur"
+    }
+    fn arg_kinds(&self) -> &[ObjectKind] {
+        &[ObjectKind::Map]
+    }
+    fn effect(&self) -> Effect {
+        Effect::Modify
+    }
+    fn describe_params(&self) -> String {
+        self.radius.to_string()
+    }
+    /// The argument needs the window around B: `r − 1` pixels before and `r + 1` after on each axis,
+    /// so the clamped edge never reaches a needed pixel.
+    fn required_bounds(&self, own: Bounds, ctx: &OpContext) -> Vec<Bounds> {
+        let w = self.window(ctx.scale);
+        vec![Bounds::Map(own.rect().expand_sides(w.low, w.high))]
+    }
+    fn extra_memory(&self, extent: Bounds, ctx: &OpContext) -> u64 {
+        if self.window(ctx.scale) == Window::of_radius(0) {
+            0
+        } else {
+            scratch_bytes(extent.pixels())
+        }
+    }
+    fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
+        box_blur(target.as_map_mut()?, scaled_distance(self.radius, ctx.scale))
+    }
+}

@@ -1,0 +1,29 @@
+//! Filters: operations changing heights, pointwise (their bounds rule is the default: the argument
+//! needs exactly B) or from a neighbourhood (their rule adds the margin they read).
+
+mod abs;
+mod blur;
+mod clamp_heights;
+mod crop_heights;
+mod fill;
+mod invert;
+
+pub use abs::Abs;
+pub use blur::Blur;
+pub use clamp_heights::ClampHeights;
+pub use crop_heights::CropHeights;
+pub use fill::Fill;
+pub use invert::Invert;
+
+pub use crate::combiners::{AddNumber, MultiplyNumber};
+
+use crate::operation::Entry;
+
+pub const OPERATIONS: &[Entry] = crate::operations![
+    abs::Abs,
+    invert::Invert,
+    fill::Fill,
+    clamp_heights::ClampHeights,
+    crop_heights::CropHeights,
+    blur::Blur,
+];

@@ -1,0 +1,28 @@
+//! Generators: operations that create a map from constants and logical coordinates (and `Clone`).
+//! Each pixel is a pure function of its coordinate, seeds and constants, so any tile reproduces the
+//! same pixels.
+
+mod clone;
+mod flat;
+mod gradient;
+mod noise;
+mod radial_gradient;
+mod ridged_noise;
+
+pub use clone::Clone;
+pub use flat::Flat;
+pub use gradient::Gradient;
+pub use noise::{push_noise, Noise, NoiseLayer};
+pub use radial_gradient::RadialGradient;
+pub use ridged_noise::RidgedNoise;
+
+use crate::operation::Entry;
+
+pub const OPERATIONS: &[Entry] = crate::operations![
+    flat::Flat,
+    gradient::Gradient,
+    radial_gradient::RadialGradient,
+    noise::Noise,
+    ridged_noise::RidgedNoise,
+    clone::Clone,
+];

@@ -1,0 +1,438 @@
+//! Checking a script's arguments against a [`Signature`]: every operation's arguments go through
+//! this one function, so each kind of parameter is checked the same way, with the same error code
+//! and message, everywhere.
+
+use std::collections::BTreeMap;
+
+use geogen_diag::codes;
+use geogen_render::Slot;
+use geogen_vm::{Args, Coordinate, Ctx, RuntimeError, TypeId, Value};
+
+use super::signature::{Along, Check, Default, Kind, Owner, Param, Signature};
+use crate::coordinates::{resolve_coordinate, Axis};
+use crate::util::n;
+
+/// One checked argument, with defaults filled in.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// An optional parameter that was not passed.
+    Absent,
+    Number(f64),
+    Bool(bool),
+    /// A point in whole logical coordinates.
+    Point(i32, i32),
+    /// A coordinate in whole logical units.
+    Coordinate(i32),
+    Direction(Axis),
+    /// The renderer slot of a HeightMap or HeightProfile.
+    Object(Owner, Slot),
+    /// Noise layers: wavelength → amplitude in height units, ascending wavelengths.
+    Layers(BTreeMap<u32, i32>),
+    /// Profile points: (coordinate, height), in the order given.
+    Points(Vec<(i32, f64)>),
+}
+
+/// The checked arguments of one call. The accessors return an internal error if the operation asks
+/// for something its signature does not declare (a bug the derived tests catch, never a panic).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    pub args: Vec<Arg>,
+    name: &'static str,
+}
+
+impl Call {
+    fn get(&self, i: usize) -> &Arg {
+        self.args.get(i).unwrap_or(&Arg::Absent)
+    }
+
+    fn mismatch(&self, i: usize, what: &str) -> RuntimeError {
+        RuntimeError::internal(format!(
+            "`{}` read argument {} as {what}, which its signature does not declare",
+            self.name,
+            i + 1
+        ))
+    }
+
+    pub fn is_absent(&self, i: usize) -> bool {
+        matches!(self.get(i), Arg::Absent)
+    }
+
+    pub fn number(&self, i: usize) -> Result<f64, RuntimeError> {
+        match self.get(i) {
+            Arg::Number(x) => Ok(*x),
+            _ => Err(self.mismatch(i, "a Number")),
+        }
+    }
+
+    /// A seed argument, reduced to 32 bits as the original does.
+    pub fn seed(&self, i: usize) -> Result<u32, RuntimeError> {
+        Ok(geogen_random::seed_from_number(self.number(i)?))
+    }
+
+    pub fn boolean(&self, i: usize) -> Result<bool, RuntimeError> {
+        match self.get(i) {
+            Arg::Bool(b) => Ok(*b),
+            _ => Err(self.mismatch(i, "a Boolean")),
+        }
+    }
+
+    pub fn point(&self, i: usize) -> Result<(i32, i32), RuntimeError> {
+        match self.get(i) {
+            Arg::Point(x, y) => Ok((*x, *y)),
+            _ => Err(self.mismatch(i, "a Point")),
+        }
+    }
+
+    /// A point as `f64` logical coordinates.
+    pub fn point_f64(&self, i: usize) -> Result<(f64, f64), RuntimeError> {
+        let (x, y) = self.point(i)?;
+        Ok((f64::from(x), f64::from(y)))
+    }
+
+    pub fn coordinate(&self, i: usize) -> Result<i32, RuntimeError> {
+        match self.get(i) {
+            Arg::Coordinate(c) => Ok(*c),
+            _ => Err(self.mismatch(i, "a Coordinate")),
+        }
+    }
+
+    pub fn axis(&self, i: usize) -> Result<Axis, RuntimeError> {
+        match self.get(i) {
+            Arg::Direction(a) => Ok(*a),
+            _ => Err(self.mismatch(i, "a Direction")),
+        }
+    }
+
+    /// The slot of a map or profile argument.
+    pub fn object(&self, i: usize) -> Result<Slot, RuntimeError> {
+        match self.get(i) {
+            Arg::Object(_, slot) => Ok(*slot),
+            _ => Err(self.mismatch(i, "an object")),
+        }
+    }
+
+    /// An optional object argument.
+    pub fn opt_object(&self, i: usize) -> Result<Option<Slot>, RuntimeError> {
+        match self.get(i) {
+            Arg::Absent => Ok(None),
+            _ => self.object(i).map(Some),
+        }
+    }
+
+    pub fn layers(&self, i: usize) -> Result<Option<&BTreeMap<u32, i32>>, RuntimeError> {
+        match self.get(i) {
+            Arg::Layers(layers) => Ok(Some(layers)),
+            Arg::Absent => Ok(None),
+            _ => Err(self.mismatch(i, "noise layers")),
+        }
+    }
+
+    pub fn points(&self, i: usize) -> Result<&[(i32, f64)], RuntimeError> {
+        match self.get(i) {
+            Arg::Points(points) => Ok(points),
+            _ => Err(self.mismatch(i, "profile points")),
+        }
+    }
+}
+
+/// Checks the arguments of a call against `sig` (the VM has checked their number already).
+pub fn check(sig: &'static Signature, ctx: &Ctx<'_>, args: &Args<'_>) -> Result<Call, RuntimeError> {
+    let mut checked: Vec<Arg> = Vec::with_capacity(sig.params.len());
+    // Directions first: coordinates may be resolved along them, whatever their order.
+    for (i, param) in sig.params.iter().enumerate() {
+        let value = if i < args.len() { Some(args.value(i)?) } else { None };
+        let arg = match (value, param.default) {
+            (None, Default::Required) => {
+                return Err(RuntimeError::internal(format!("`{}` is missing argument {}", sig.name, i + 1)))
+            }
+            (None, Default::Optional) => Arg::Absent,
+            (None, Default::Number(x)) => Arg::Number(x),
+            (None, Default::Bool(b)) => Arg::Bool(b),
+            (None, Default::SameAs(j)) => checked.get(j).cloned().unwrap_or(Arg::Absent),
+            (Some(value), _) => match param.kind {
+                // Resolved in the second pass.
+                Kind::Coordinate(_) | Kind::ProfilePoints(_) => Arg::Absent,
+                _ => check_simple(sig, ctx, args, i, param, value)?,
+            },
+        };
+        checked.push(arg);
+    }
+    for (i, param) in sig.params.iter().enumerate() {
+        let Some(value) = args.get(i) else { continue };
+        let axis_of = |along: Along| -> Result<Option<Axis>, RuntimeError> {
+            Ok(match along {
+                Along::Horizontal => Some(Axis::Horizontal),
+                Along::Vertical => Some(Axis::Vertical),
+                Along::Absolute => None,
+                Along::Param(j) => match checked.get(j) {
+                    Some(Arg::Direction(axis)) => Some(*axis),
+                    _ => None,
+                },
+            })
+        };
+        match param.kind {
+            Kind::Coordinate(along) => {
+                let c = match value {
+                    Value::Coordinate(c) => *c,
+                    Value::Number(x) => Coordinate::absolute(*x),
+                    _ => return Err(args.type_error(i, "Coordinate")),
+                };
+                checked[i] = Arg::Coordinate(coordinate(ctx, sig, param, c, axis_of(along)?)?);
+            }
+            Kind::ProfilePoints(along) => {
+                checked[i] = Arg::Points(profile_points(ctx, args, i, axis_of(along)?)?);
+            }
+            _ => {}
+        }
+    }
+    for check in sig.checks {
+        let Check::Ordered(a, b) = *check;
+        let value = |i: usize| match checked.get(i) {
+            Some(Arg::Number(x)) => Some(*x),
+            Some(Arg::Coordinate(c)) => Some(f64::from(*c)),
+            _ => None,
+        };
+        if let (Some(lo), Some(hi)) = (value(a), value(b)) {
+            if lo > hi {
+                return Err(RuntimeError::new(
+                    codes::GGE2705,
+                    format!(
+                        "`{}`: {} ({}) is greater than {} ({})",
+                        sig.name,
+                        sig.params[a].name,
+                        n(lo),
+                        sig.params[b].name,
+                        n(hi)
+                    ),
+                )
+                .with_hint(format!("{} must not exceed {}", sig.params[a].name, sig.params[b].name)));
+            }
+        }
+    }
+    Ok(Call { args: checked, name: sig.name })
+}
+
+fn out_of_range(
+    sig: &Signature,
+    i: usize,
+    param: &Param,
+    x: f64,
+    range: &str,
+    code: geogen_diag::ErrorCode,
+) -> RuntimeError {
+    RuntimeError::new(
+        code,
+        format!("argument {} of `{}` ({}) is {}, outside {range}", i + 1, sig.name, param.name, n(x)),
+    )
+}
+
+fn height(sig: &Signature, i: usize, param: &Param, x: f64) -> Result<f64, RuntimeError> {
+    if (-1.0..=1.0).contains(&x) {
+        Ok(x)
+    } else {
+        Err(out_of_range(sig, i, param, x, "[-1, 1]", codes::GGE2303)
+            .with_hint("heights run from -1 (lowest) to 1 (highest)"))
+    }
+}
+
+fn check_simple(
+    sig: &'static Signature,
+    ctx: &Ctx<'_>,
+    args: &Args<'_>,
+    i: usize,
+    param: &Param,
+    value: &Value,
+) -> Result<Arg, RuntimeError> {
+    let type_error = || args.type_error(i, param.kind.type_name());
+    let number = || match value {
+        Value::Number(x) => Ok(*x),
+        _ => Err(type_error()),
+    };
+    let object = |owner: Owner| match (owner, value) {
+        (Owner::HeightMap, Value::HeightMap(h)) | (Owner::HeightProfile, Value::HeightProfile(h)) => {
+            Ok(Arg::Object(owner, Slot(h.slot)))
+        }
+        _ => Err(type_error()),
+    };
+    Ok(match param.kind {
+        Kind::Number | Kind::Seed => Arg::Number(number()?),
+        Kind::Height => Arg::Number(height(sig, i, param, number()?)?),
+        Kind::Size => {
+            let x = number()?;
+            if !(0.0..=u32::MAX as f64).contains(&x) {
+                return Err(out_of_range(sig, i, param, x, "[0, 4294967295]", codes::GGE2309)
+                    .with_hint("sizes, radii and distances are in map units, from 0 up"));
+            }
+            Arg::Number(x)
+        }
+        Kind::Range { min, max, code } => {
+            let x = number()?;
+            if !(min..=max).contains(&x) {
+                return Err(out_of_range(sig, i, param, x, &format!("[{}, {}]", n(min), n(max)), code));
+            }
+            Arg::Number(x)
+        }
+        Kind::Boolean => match value {
+            Value::Bool(b) => Arg::Bool(*b),
+            _ => return Err(type_error()),
+        },
+        Kind::Point => match value {
+            Value::Point(p) => {
+                let (x, y) = crate::coordinates::resolve_point(*p, &ctx.env.geometry)?;
+                Arg::Point(x, y)
+            }
+            _ => return Err(type_error()),
+        },
+        Kind::Direction => match value {
+            Value::Enum(e) if e.ty == TypeId::DIRECTION => {
+                Arg::Direction(if e.value == 0.0 { Axis::Horizontal } else { Axis::Vertical })
+            }
+            _ => return Err(type_error()),
+        },
+        Kind::Object(owner) => object(owner)?,
+        Kind::HeightOr(owner) => match value {
+            Value::Number(x) => Arg::Number(height(sig, i, param, *x)?),
+            _ => object(owner)?,
+        },
+        Kind::NumberOr(owner) => match value {
+            Value::Number(x) => Arg::Number(*x),
+            _ => object(owner)?,
+        },
+        Kind::NoiseLayers => Arg::Layers(noise_layers(args, i)?),
+        Kind::Coordinate(_) | Kind::ProfilePoints(_) => Arg::Absent,
+    })
+}
+
+fn coordinate(
+    ctx: &Ctx<'_>,
+    sig: &Signature,
+    param: &Param,
+    c: Coordinate,
+    axis: Option<Axis>,
+) -> Result<i32, RuntimeError> {
+    match axis {
+        Some(axis) => resolve_coordinate(c, axis, &ctx.env.geometry),
+        None if c.relative => Err(RuntimeError::new(
+            codes::GGE2703,
+            format!(
+                "`{}`: {} is the relative coordinate @{}, but it has no direction to be relative to",
+                sig.name,
+                param.name,
+                n(c.value)
+            ),
+        )
+        .with_hint("use an absolute coordinate here")),
+        None => resolve_coordinate(c, Axis::Horizontal, &ctx.env.geometry),
+    }
+}
+
+/// A `{wavelength: amplitude}` array (reference §4.6): keys and values Numbers (GGE2708/2709),
+/// wavelengths positive (GGE2710), amplitudes in (0, 1] (GGE2711, GGE2303). Wavelengths are
+/// truncated to whole units and amplitudes to height units (× 32767), as in the original; a
+/// wavelength repeated after truncation keeps the last amplitude.
+fn noise_layers(args: &Args<'_>, i: usize) -> Result<BTreeMap<u32, i32>, RuntimeError> {
+    let array = args.array(i)?;
+    let items = array.items.borrow();
+    let mut layers = BTreeMap::new();
+    for (key, value) in items.iter() {
+        let Value::Number(wavelength) = key else {
+            return Err(RuntimeError::new(
+                codes::GGE2708,
+                "a noise layer wavelength (array key) must be a Number".into(),
+            )
+            .with_hint("write the layers as {wavelength: amplitude, ...}, e.g. {256: 0.5, 64: 0.25}"));
+        };
+        let Value::Number(amplitude) = value else {
+            return Err(RuntimeError::new(
+                codes::GGE2709,
+                "a noise layer amplitude (array value) must be a Number".into(),
+            )
+            .with_hint("write the layers as {wavelength: amplitude, ...}, e.g. {256: 0.5, 64: 0.25}"));
+        };
+        let (wavelength, amplitude) = (*wavelength, *amplitude);
+        if wavelength.trunc() < 1.0 {
+            return Err(RuntimeError::new(
+                codes::GGE2710,
+                format!("the noise layer wavelength {} is not a positive whole number of units", n(wavelength)),
+            ));
+        }
+        if wavelength > u32::MAX as f64 {
+            return Err(RuntimeError::new(
+                codes::GGE2309,
+                format!("the noise layer wavelength {} is too large", n(wavelength)),
+            ));
+        }
+        if amplitude <= 0.0 {
+            return Err(RuntimeError::new(
+                codes::GGE2711,
+                format!("the noise layer amplitude {} is not positive", n(amplitude)),
+            ));
+        }
+        if amplitude > 1.0 {
+            return Err(RuntimeError::new(
+                codes::GGE2303,
+                format!("the noise layer amplitude {} is above 1", n(amplitude)),
+            ));
+        }
+        layers.insert(wavelength.trunc() as u32, crate::kernels::noise::amplitude_units(amplitude));
+    }
+    Ok(layers)
+}
+
+/// A `{coordinate: height}` array for `HeightProfile.FromArray`: keys Numbers or Coordinates
+/// (GGE2706; relative ones need the axis, GGE2703), values heights (GGE2707, GGE2303). The original
+/// silently skipped wrong types (reference §4.8); here they are errors.
+fn profile_points(
+    ctx: &Ctx<'_>,
+    args: &Args<'_>,
+    i: usize,
+    axis: Option<Axis>,
+) -> Result<Vec<(i32, f64)>, RuntimeError> {
+    let array = args.array(i)?;
+    let items = array.items.borrow();
+    let mut points = Vec::with_capacity(items.len());
+    for (key, value) in items.iter() {
+        let c = match key {
+            Value::Number(x) => Coordinate::absolute(*x),
+            Value::Coordinate(c) => *c,
+            _ => {
+                return Err(RuntimeError::new(
+                    codes::GGE2706,
+                    format!(
+                        "a profile point's position (array key) must be a Number or Coordinate, not {}",
+                        key.type_name(args.types)
+                    ),
+                )
+                .with_hint("write the points as {position: height, ...}, e.g. {0: -1, 100: 1}"))
+            }
+        };
+        let Value::Number(h) = value else {
+            return Err(RuntimeError::new(
+                codes::GGE2707,
+                format!("a profile point's height (array value) must be a Number, not {}", value.type_name(args.types)),
+            )
+            .with_hint("write the points as {position: height, ...}, e.g. {0: -1, 100: 1}"));
+        };
+        if !(-1.0..=1.0).contains(h) {
+            return Err(RuntimeError::new(
+                codes::GGE2303,
+                format!("the profile point height {} is outside [-1, 1]", n(*h)),
+            ));
+        }
+        let position = match axis {
+            Some(axis) => resolve_coordinate(c, axis, &ctx.env.geometry)?,
+            None if c.relative => {
+                return Err(RuntimeError::new(
+                    codes::GGE2703,
+                    format!("the profile point position @{} is relative, but no direction was given", n(c.value)),
+                )
+                .with_hint(
+                    "pass the direction the profile runs in: HeightProfile.FromArray(points, Direction.Vertical)",
+                ))
+            }
+            None => resolve_coordinate(c, Axis::Horizontal, &ctx.env.geometry)?,
+        };
+        points.push((position, *h));
+    }
+    Ok(points)
+}

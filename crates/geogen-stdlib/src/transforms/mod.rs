@@ -1,0 +1,6 @@
+//! Transforms: operations that move pixels around (translate, rescale, rotate, shear, flip,
+//! distort, shift). Their bounds rules map B back through the transform.
+
+use crate::operation::Entry;
+
+pub const OPERATIONS: &[Entry] = crate::operations![];
