@@ -11,8 +11,8 @@
 //! ```
 //!
 //! and *look at the changed PNGs* before committing them: a golden file is only as good as the
-//! image in it. A golden file that does not exist yet is written (and the case passes) unless
-//! `CI=true`, where a missing file fails the case.
+//! image in it. A missing golden file fails its case: a new case is blessed on purpose, never by
+//! accident.
 //!
 //! # Case headers
 //!
@@ -43,10 +43,6 @@ fn golden_dir() -> PathBuf {
 
 fn bless() -> bool {
     std::env::var("GEOGEN_BLESS").is_ok_and(|v| v == "1")
-}
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
 }
 
 #[derive(Debug)]
@@ -170,10 +166,6 @@ fn run_case(case: &Case) -> Result<(), Failed> {
                 case.name,
                 describe_difference(&expected, &png)
             )),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !in_ci() => {
-                std::fs::write(&path, &png).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-                eprintln!("golden: wrote the missing {} (look at it before committing)", path.display());
-            }
             Err(e) => problems.push(format!(
                 "case `{}`, map \"{map}\": cannot read the golden file {} ({e}); bless it with GEOGEN_BLESS=1",
                 case.name,

@@ -6,6 +6,7 @@ mod blur;
 mod clamp_heights;
 mod crop_heights;
 mod fill;
+mod fill_rectangle;
 mod invert;
 
 pub use abs::Abs;
@@ -13,6 +14,7 @@ pub use blur::Blur;
 pub use clamp_heights::ClampHeights;
 pub use crop_heights::CropHeights;
 pub use fill::Fill;
+pub use fill_rectangle::FillRectangle;
 pub use invert::Invert;
 
 pub use crate::combiners::{AddNumber, MultiplyNumber};
@@ -26,4 +28,5 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     clamp_heights::ClampHeights,
     crop_heights::CropHeights,
     blur::Blur,
+    fill_rectangle::FillRectangle,
 ];

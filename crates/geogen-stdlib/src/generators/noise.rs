@@ -33,11 +33,19 @@ impl Declared for Noise {
                   interpolated bicubically (Catmull-Rom) and added, saturating. Seeded by `seed` and the \
                   script seed, bit for bit as the original.",
         examples: &[Example {
-            // A lattice point of the only layer holds its random value exactly (t = 0): the value
-            // is -A + hash mod (2A + 1), here checked against the pinned field of the random crate.
-            script: "yield HeightMap.Noise({4: 1}, 0).Multiply(0).Add(0.5);",
-            size: (8, 8),
-            expect: &[(0, 0, 0.5), (4, 4, 0.5)],
+            // At a lattice point of the only layer the interpolation weight is 0, so the pixel is
+            // the field value itself, −A + hash mod (2A + 1) in height units (A = 32767). The hash
+            // and MT19937 are checked against the original's test vectors in geogen-random; these
+            // values pin their composition for script seed 0 and seed argument 0.
+            script: "yield HeightMap.Noise({4: 1}, 0);",
+            size: (9, 9),
+            expect: &[
+                (0, 0, -3942.0 / 32767.0),
+                (4, 0, -31248.0 / 32767.0),
+                (0, 4, -9741.0 / 32767.0),
+                (4, 4, 2101.0 / 32767.0),
+                (8, 8, 17239.0 / 32767.0),
+            ],
         }],
     };
 

@@ -20,6 +20,7 @@ mod call;
 mod recorder;
 mod signature;
 
+use geogen_diag::codes;
 use geogen_vm::{Args, Ctx, Library, Native, NativeFn, RuntimeError, Value};
 
 pub use call::{check, Arg, Call};
@@ -121,15 +122,24 @@ pub fn reference_markdown() -> String {
                 continue;
             }
             out.push_str(&format!(
-                "#### {} {}\n\n| Call | What it does |\n|---|---|\n",
+                "#### {} {}\n\n| Call | What it does | Errors |\n|---|---|---|\n",
                 owner.type_name(),
                 family.title().to_lowercase()
             ));
             for e in entries {
+                // GGE2101 (a wrong type) and GGE2103 (a wrong count) apply to every call.
+                let codes: Vec<String> = e
+                    .signature
+                    .error_codes()
+                    .iter()
+                    .filter(|c| ![codes::GGE2101, codes::GGE2103].contains(c))
+                    .map(|c| c.to_string())
+                    .collect();
                 out.push_str(&format!(
-                    "| `{}` | {} |\n",
+                    "| `{}` | {} | {} |\n",
                     e.signature.text(),
-                    e.signature.summary.replace('|', "\\|").replace('\n', " ")
+                    e.signature.summary.replace('|', "\\|").replace('\n', " "),
+                    if codes.is_empty() { "—".to_string() } else { codes.join(", ") }
                 ));
             }
             out.push('\n');

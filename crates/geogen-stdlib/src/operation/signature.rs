@@ -337,6 +337,34 @@ impl Signature {
     }
 }
 
+impl Signature {
+    /// The error codes its argument checks can give, derived from the declaration (operations may
+    /// name further ones in their summary, such as a singular matrix).
+    pub fn error_codes(&self) -> Vec<ErrorCode> {
+        let mut out = vec![codes::GGE2101, codes::GGE2103];
+        for p in self.params {
+            let extra: &[ErrorCode] = match p.kind {
+                Kind::Point => &[codes::GGE2704, codes::GGE2304],
+                Kind::Coordinate(Along::Absolute) => &[codes::GGE2703, codes::GGE2304],
+                Kind::Coordinate(_) => &[codes::GGE2704, codes::GGE2304],
+                Kind::NoiseLayers => &[codes::GGE2708, codes::GGE2709, codes::GGE2710, codes::GGE2711, codes::GGE2303],
+                Kind::ProfilePoints(_) => {
+                    &[codes::GGE2706, codes::GGE2707, codes::GGE2303, codes::GGE2703, codes::GGE2704]
+                }
+                _ => &[],
+            };
+            out.extend_from_slice(extra);
+            out.extend(range_code(p.kind));
+        }
+        if !self.checks.is_empty() {
+            out.push(codes::GGE2705);
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
 /// The error code a wrong value of this kind gives, if the kind checks a range (for messages and
 /// the derived tests).
 pub const fn range_code(kind: Kind) -> Option<ErrorCode> {
