@@ -15,6 +15,8 @@
 //! The fuzz targets in `fuzz/` (see `fuzz/README.md`) explore the same ground far longer; this
 //! test keeps the property in CI.
 
+mod common;
+
 use geogen::diag::codes::TABLE;
 use geogen::diag::RenderOptions;
 use geogen::{CompileOptions, Failure, Limits, RenderConfig, RunSettings, Script};
@@ -346,6 +348,49 @@ proptest! {
     fn well_formed_programs_compile_and_never_panic(source in program()) {
         if let Some(failure) = pipeline(&source, true)? {
             prop_assert!(false, "a generated program did not compile:\n{}\n{}", source, failure);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// (d) every declared operation with hostile arguments
+
+/// Each operation of the list, called with arguments drawn from valid values, extreme numbers and
+/// values of other types, on maps (and profiles) made by random constructors, at a random render
+/// scale and origin: compile, simulate and render must end in a result or a coded failure.
+#[test]
+fn every_operation_with_hostile_arguments_never_panics() {
+    use common::ops::{self, Vars};
+    use geogen_stdlib::operation;
+    use proptest::test_runner::{Config, TestRunner};
+
+    let profiles = if ops::profiles_available() { 1 } else { 0 };
+    for entry in operation::all() {
+        let vars = Vars { maps: 2, profiles, finite: false };
+        let source = (ops::declarations(vars), ops::call_statement(entry, vars, true))
+            .prop_map(|(decls, call)| format!("{decls}{call}\nyield m0;\n"));
+        let place = (select(&[1.0, 0.5, 0.25, 2.0][..]), -40i64..40, -40i64..40);
+        let mut runner = TestRunner::new(Config { cases: 12, failure_persistence: None, ..Config::default() });
+        let result = runner.run(&(source, place), |(source, (scale, x, y))| {
+            let options = CompileOptions { test_library: false, main_map_mandatory: true };
+            let script = match Script::compile("op.ggs", &source, &options) {
+                Ok(script) => script,
+                Err(failure) => {
+                    return Err(TestCaseError::fail(format!("a generated call does not compile:\n{source}\n{failure}")))
+                }
+            };
+            let settings = RunSettings { render_scale: scale, render_origin: (x, y), ..settings() };
+            if let Err(failure) = script.simulate(&settings) {
+                check_failure(&failure, &source, true)?;
+                return Ok(());
+            }
+            if let Err(failure) = script.render(&settings, &RenderConfig { memory_limit: 8 << 20 }, None) {
+                check_failure(&failure, &source, false)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            panic!("{}: {e}", entry.signature.qualified_name());
         }
     }
 }
