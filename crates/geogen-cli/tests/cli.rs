@@ -102,11 +102,12 @@ fn run_rejects_unknown_parameters_and_bad_values() {
     let dir = tempfile::tempdir().unwrap();
     let script = write(dir.path(), "p.ggs", PARAMS);
     let s = script.to_str().unwrap();
+    // Host errors (GGE4xxx) are the user's settings: usage errors, exit 2.
     let o = geogen(&["run", s, "-p", "Nope=1"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("GGE4001"), "{}", stderr(&o));
     let o = geogen(&["run", s, "-p", "Count=many"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("GGE4002"), "{}", stderr(&o));
 }
 
@@ -355,7 +356,7 @@ fn render_errors_are_clear_have_the_right_exit_code_and_leave_no_file() {
 
     let out = dir.path().join("param");
     let o = geogen(&["render", s, "-o", out.to_str().unwrap(), "--size", "8", "-p", "Roughness=2"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("GGE4001"), "{}", stderr(&o));
     assert!(files_in(&out).is_empty());
 
@@ -370,7 +371,7 @@ fn render_errors_are_clear_have_the_right_exit_code_and_leave_no_file() {
     assert!(!out.exists(), "a bad format must not even create the directory");
 
     let o = geogen(&["render", s, "-o", dir.path().join("maps").to_str().unwrap(), "--maps", "nope"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no map named \"nope\""), "{}", stderr(&o));
 }
 
@@ -457,7 +458,8 @@ fn tiles_partly_outside_a_finite_map_are_named_after_the_pixels_they_hold() {
     let o = geogen(&args);
     assert!(stderr(&o).contains("rendered 0 tiles"), "{}", stderr(&o));
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
-    // A region entirely outside the map writes nothing, and says so.
+    // A region entirely outside the map would write nothing: refused before rendering (the
+    // region is the user's choice, so a usage error).
     let outside = dir.path().join("outside");
     let o = geogen(&[
         "tiles",
@@ -471,8 +473,9 @@ fn tiles_partly_outside_a_finite_map_are_named_after_the_pixels_they_hold() {
         "-o",
         outside.to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stderr(&o).contains("warning: no tile wrote a file"), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("lies entirely outside the map"), "{}", stderr(&o));
+    assert!(!outside.exists(), "nothing is created");
 }
 
 #[test]
