@@ -103,9 +103,9 @@ pub fn selected_maps(script: &Script, wanted: Option<&[String]>) -> Result<Vec<S
 }
 
 /// Refuses a run in which two outputs would share a file name (a map `main_8bit` in png16 and a
-/// map `main` in png8 both give `main_8bit.png`), before anything is rendered. `stem` turns a map
-/// name into the file stem (`tiles` prefixes the tile position, which is the same for all maps of
-/// a tile, so it collides exactly when the plain names do).
+/// map `main` in png8 both give `main_8bit.png`), before anything is rendered. It holds for tiles
+/// too: `tiles` prefixes every map of a tile with the same `tile_X_Y_`, so their names collide
+/// exactly when the plain names do.
 pub fn refuse_colliding_outputs(maps: &[String], formats: &[Format]) -> Result<(), CliError> {
     let mut seen: HashMap<String, (&str, Format)> = HashMap::new();
     for map in maps {
@@ -176,6 +176,9 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     let settings = RunSettings { maps: Some(maps), ..run_settings(&cmd.settings) };
     refuse_render_outside_the_map(&script, &settings, "render")?;
     signals::clean_up_on_interrupt();
+    // An existing directory is locked before rendering, so a busy one is refused at once; a new
+    // one is created only once there is something to put in it, so a failed render leaves nothing.
+    let locked = if cmd.output.dir.is_dir() { Some(OutputDir::open(&cmd.output.dir)?) } else { None };
     let bar = LazyBar::new(cmd.output.quiet, 1, "rendering");
     let progress_bar = bar.clone();
     let callback: Box<dyn FnMut(Progress) + Send> =
@@ -189,9 +192,10 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     for m in &rendered.output.messages {
         report::outln(m);
     }
-    // Locked only now: a render that fails leaves no directory behind, and two renders into one
-    // directory cannot interleave their writes.
-    let dir = OutputDir::open(&cmd.output.dir)?;
+    let dir = match locked {
+        Some(dir) => dir,
+        None => OutputDir::open(&cmd.output.dir)?,
+    };
     let mut pixels = 0u64;
     for (map_name, map) in &rendered.maps {
         if map.rect().is_empty() {
