@@ -121,6 +121,7 @@ fn kill_after(setup: &Setup, dir: &str, at_markers: usize) -> usize {
     markers(dir)
 }
 
+#[cfg(unix)] // SIGKILL
 #[test]
 fn a_run_killed_at_any_moment_resumes_to_the_bytes_of_an_uninterrupted_run() {
     let started = Instant::now();
@@ -159,6 +160,7 @@ fn a_run_killed_at_any_moment_resumes_to_the_bytes_of_an_uninterrupted_run() {
     eprintln!("kill test took {:.1} s", started.elapsed().as_secs_f64());
 }
 
+#[cfg(unix)]
 #[test]
 fn sigterm_and_sigint_remove_unfinished_files_and_exit_143_and_130() {
     let setup = setup();
