@@ -82,7 +82,10 @@ pub struct RenderCmd {
   geogen tiles island.ggs --map-size 2000x2000 --region 0,0,2000,2000 --tile 500 -o tiles
 
 Files are named tile_X_Y_MAP.EXT after their first pixel. Run the same command again to resume:
-tiles whose files are all present are skipped. Without --map-size a finite map is the region's size.")]
+tiles whose files are all present and intact are skipped. The directory's manifest (geogen-tiles.json)
+records the settings; a run with other settings refuses unless --restart is given. A larger region on
+the same tile grid, more formats or more maps are allowed. Without --map-size a finite map is the
+region's size.")]
 pub struct TilesCmd {
     /// The .ggs script.
     pub script: PathBuf,
@@ -92,11 +95,21 @@ pub struct TilesCmd {
     /// Tile side in pixels.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub tile: u32,
+    /// Delete the tiles of an earlier run in the directory (the files its markers list, and its
+    /// manifest) and start over, instead of refusing when the settings differ.
+    #[arg(long)]
+    pub restart: bool,
+    /// Refuse a region of more tiles than this.
+    #[arg(long = "max-tiles", value_name = "N", default_value_t = DEFAULT_MAX_TILES)]
+    pub max_tiles: u64,
     #[command(flatten)]
     pub script_args: ScriptArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
+
+/// The default of `tiles --max-tiles`: enough for a 100 000² map in 100-pixel tiles.
+pub const DEFAULT_MAX_TILES: u64 = 1_000_000;
 
 /// Where and how rendered maps are written.
 #[derive(Args, Debug)]
@@ -113,7 +126,7 @@ pub struct OutputArgs {
     /// Memory the renderer may use, in MiB (default: a quarter of this machine's memory).
     #[arg(long = "memory-limit", value_name = "MIB")]
     pub memory_limit: Option<u64>,
-    /// No progress bar and no summary.
+    /// No progress bar and no summary (the script's messages are still printed).
     #[arg(short, long)]
     pub quiet: bool,
 }
@@ -158,7 +171,14 @@ pub fn parse_param(text: &str) -> Result<(String, String), String> {
 /// `800x600`, `800X600` or `512` (square).
 pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
     let parse = |s: &str| -> Result<u32, String> {
-        let n: u32 = s.trim().parse().map_err(|_| format!("`{s}` is not a whole number of pixels"))?;
+        let digits = s.trim();
+        let n: u32 = digits.parse().map_err(|_| {
+            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                format!("`{s}` pixels is too large: the largest size is {}", u32::MAX)
+            } else {
+                format!("`{s}` is not a whole number of pixels")
+            }
+        })?;
         if n == 0 {
             return Err("a size must be at least 1".to_string());
         }
@@ -205,6 +225,10 @@ mod tests {
         assert_eq!(parse_size("512"), Ok((512, 512)));
         assert!(parse_size("0x5").is_err());
         assert!(parse_size("axb").is_err());
+        assert_eq!(parse_size("4294967295x1"), Ok((u32::MAX, 1)));
+        let too_large = parse_size("4294967296x1").unwrap_err();
+        assert!(too_large.contains("too large") && too_large.contains("4294967295"), "{too_large}");
+        assert!(parse_size("-5").unwrap_err().contains("not a whole number"));
         assert_eq!(parse_param("A=b=c"), Ok(("A".to_string(), "b=c".to_string())));
         assert!(parse_param("=1").is_err());
         assert!(parse_param("nope").is_err());

@@ -6,25 +6,25 @@ use std::process::ExitCode;
 use geogen::{CompileOptions, RunSettings, Script};
 
 use crate::args::{Cli, Command, RunArgs, ScriptArgs};
-use crate::report::{self, EXIT_SCRIPT};
+use crate::report::{self, CliError};
 
-/// Runs a command; `Err` is a usage error (exit 2).
-pub fn dispatch(cli: Cli) -> Result<ExitCode, String> {
+/// Runs a command; `Err` says why it stopped (and so its exit status).
+pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {
         Command::Check { script } => check(&script),
         Command::Run { script, settings, sequence, bounds } => run(&script, &settings, sequence, bounds),
         Command::Render(cmd) => crate::render::render(&cmd),
-        Command::Tiles(cmd) => crate::render::tiles(&cmd),
+        Command::Tiles(cmd) => crate::tiles::tiles(&cmd),
         Command::Info { script, json } => crate::info::info(&script, json),
         Command::Test { files, json } => crate::test::test(&files, json),
     }
 }
 
-pub fn read_script(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+pub fn read_script(path: &Path) -> Result<String, CliError> {
+    std::fs::read_to_string(path).map_err(|e| CliError::Usage(format!("cannot read `{}`: {e}", path.display())))
 }
 
-pub fn compile(path: &Path, options: &CompileOptions) -> Result<Result<Script, geogen::Failure>, String> {
+pub fn compile(path: &Path, options: &CompileOptions) -> Result<Result<Script, geogen::Failure>, CliError> {
     let source = read_script(path)?;
     Ok(Script::compile(&path.display().to_string(), &source, options))
 }
@@ -49,52 +49,26 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
     }
 }
 
-fn check(path: &Path) -> Result<ExitCode, String> {
-    match compile(path, &CompileOptions::default())? {
-        Ok(_) => {
-            eprintln!("{}: ok", path.display());
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(failure) => {
-            report::failure(&failure);
-            Ok(ExitCode::from(EXIT_SCRIPT))
-        }
-    }
+fn check(path: &Path) -> Result<ExitCode, CliError> {
+    compile(path, &CompileOptions::default())??;
+    eprintln!("{}: ok", path.display());
+    Ok(ExitCode::SUCCESS)
 }
 
-fn run(path: &Path, args: &RunArgs, show_sequence: bool, show_bounds: bool) -> Result<ExitCode, String> {
-    let script = match compile(path, &CompileOptions::default())? {
-        Ok(s) => s,
-        Err(failure) => {
-            report::failure(&failure);
-            return Ok(ExitCode::from(EXIT_SCRIPT));
-        }
-    };
-    match script.simulate(&run_settings(args)) {
-        Ok(simulation) => {
-            for m in &simulation.output.messages {
-                report::outln(m);
-            }
-            if show_sequence && !show_bounds {
-                report::out(&simulation.sequence.listing());
-            }
-            if show_bounds {
-                match geogen::RenderMetadata::calculate(&simulation.sequence) {
-                    Ok(meta) => {
-                        report::out(&meta.annotated_listing(&simulation.sequence));
-                        report::outln(&format!("peak memory: {}", crate::render::bytes(meta.plan.peak())));
-                    }
-                    Err(e) => {
-                        report::failure(&script.failure(e.to_diagnostic()));
-                        return Ok(ExitCode::from(EXIT_SCRIPT));
-                    }
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(failure) => {
-            report::failure(&failure);
-            Ok(ExitCode::from(EXIT_SCRIPT))
-        }
+fn run(path: &Path, args: &RunArgs, show_sequence: bool, show_bounds: bool) -> Result<ExitCode, CliError> {
+    let script = compile(path, &CompileOptions::default())??;
+    let simulation = script.simulate(&run_settings(args))?;
+    for m in &simulation.output.messages {
+        report::outln(m);
     }
+    if show_sequence && !show_bounds {
+        report::out(&simulation.sequence.listing());
+    }
+    if show_bounds {
+        let meta =
+            geogen::RenderMetadata::calculate(&simulation.sequence).map_err(|e| script.failure(e.to_diagnostic()))?;
+        report::out(&meta.annotated_listing(&simulation.sequence));
+        report::outln(&format!("peak memory: {}", crate::render::bytes(meta.plan.peak())));
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -3,27 +3,65 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use geogen::{CompileOptions, Dimension, ParameterKind, ScriptInfo, ScriptParameter};
+use geogen::{CompileOptions, Dimension, Failure, ParameterKind, ScriptInfo, ScriptParameter};
+use geogen_diag::codes;
 use serde_json::{json, Value};
 
 use crate::commands::compile;
-use crate::report::{self, EXIT_SCRIPT};
+use crate::report::{self, CliError};
 
-pub fn info(path: &Path, as_json: bool) -> Result<ExitCode, String> {
-    let script = match compile(path, &CompileOptions::default())? {
-        Ok(s) => s,
-        Err(failure) => {
-            report::failure(&failure);
-            return Ok(ExitCode::from(EXIT_SCRIPT));
+pub fn info(path: &Path, as_json: bool) -> Result<ExitCode, CliError> {
+    let compiled = match compile(path, &CompileOptions::default()) {
+        Ok(compiled) => compiled,
+        Err(CliError::Usage(message)) if as_json => {
+            // A program reading stdout gets an answer it can parse, whatever went wrong.
+            report::usage_error(&message);
+            let error = json!({ "code": codes::GGE4000.to_string(), "message": message, "line": null, "column": null, "hint": null });
+            report::outln(&pretty(&json!({ "diagnostics": [error] })));
+            return Err(CliError::Reported(report::EXIT_USAGE));
         }
+        Err(other) => return Err(other),
+    };
+    let script = match compiled {
+        Ok(script) => script,
+        Err(failure) if as_json => {
+            report::failure(&failure);
+            report::outln(&pretty(&failure_json(&failure)));
+            return Err(CliError::Reported(report::failure_status(&failure)));
+        }
+        Err(failure) => return Err(failure.into()),
     };
     let info = script.info();
     if as_json {
-        report::outln(&serde_json::to_string_pretty(&to_json(&info)).unwrap_or_default());
+        report::outln(&pretty(&to_json(&info)));
     } else {
         report::out(&to_text(&info));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
+/// `{"diagnostics": [{"code", "message", "line", "column", "hint"}]}`, positions 1-based (null when
+/// a diagnostic has no position in the script).
+fn failure_json(failure: &Failure) -> Value {
+    let diagnostics: Vec<Value> = failure
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let position = d.span.map(|s| failure.source.span_start(s));
+            json!({
+                "code": d.code.to_string(),
+                "message": d.message,
+                "line": position.map(|p| p.line),
+                "column": position.map(|p| p.column),
+                "hint": d.hint,
+            })
+        })
+        .collect();
+    json!({ "diagnostics": diagnostics })
 }
 
 fn dimension_json(d: &Dimension) -> Value {

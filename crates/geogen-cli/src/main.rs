@@ -1,14 +1,18 @@
 //! `geogen`: the command line of geogen.
 //!
-//! Exit codes: 0 success, 1 script error (compile, run or render), 2 usage error (bad flags,
-//! unreadable files, bad parameter syntax).
+//! Exit codes: 0 success, 1 script error (compile, run or render), 2 usage error (bad flags or
+//! values, unknown parameters or maps, unreadable files, an unusable output directory); the rule
+//! lives in [`report::exit_status`].
 
 mod args;
 mod commands;
 mod info;
+mod outdir;
 mod render;
 mod report;
+mod signals;
 mod test;
+mod tiles;
 
 use std::process::ExitCode;
 
@@ -16,12 +20,8 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
-    let result = commands::dispatch(cli);
-    match result {
+    match commands::dispatch(cli) {
         Ok(code) => code,
-        Err(err) => {
-            report::usage_error(&err);
-            ExitCode::from(report::EXIT_USAGE)
-        }
+        Err(error) => ExitCode::from(report::report_error(&error)),
     }
 }

@@ -1,24 +1,27 @@
 //! `geogen render` and `geogen tiles`: simulate, render, write files.
 
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use geogen::{CompileOptions, Failure, HeightMap, Progress, RenderConfig, RunSettings, Script};
+use geogen::diag::{codes, Diagnostic};
+use geogen::{CompileOptions, HeightMap, Progress, RenderConfig, RunSettings, Script};
 use geogen_io::{Format, HeightField};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 
-use crate::args::{OutputArgs, RenderCmd, TilesCmd};
-use crate::commands::{read_script, run_settings, script_settings};
-use crate::report::{self, EXIT_SCRIPT};
+use crate::args::{OutputArgs, RenderCmd};
+use crate::commands::{read_script, run_settings};
+use crate::outdir::{self, OutputDir};
+use crate::report::{self, CliError};
+use crate::signals;
 
 /// A progress bar that appears only when a render takes more than half a second, and never when
 /// quiet or when stderr is not a terminal.
 #[derive(Clone)]
-struct LazyBar {
+pub struct LazyBar {
     bar: ProgressBar,
     started: Instant,
     shown: Arc<AtomicBool>,
@@ -26,7 +29,7 @@ struct LazyBar {
 }
 
 impl LazyBar {
-    fn new(quiet: bool, total: u64, what: &str) -> LazyBar {
+    pub fn new(quiet: bool, total: u64, what: &str) -> LazyBar {
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
         let style = ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} {elapsed_precise} (eta {eta})")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
@@ -36,7 +39,7 @@ impl LazyBar {
         LazyBar { bar, started: Instant::now(), shown: Arc::new(AtomicBool::new(false)), enabled: !quiet }
     }
 
-    fn update(&self, done: u64, total: u64) {
+    pub fn update(&self, done: u64, total: u64) {
         self.bar.set_length(total);
         self.bar.set_position(done);
         if self.enabled && !self.shown.load(Ordering::Relaxed) && self.started.elapsed() > Duration::from_millis(500) {
@@ -45,7 +48,7 @@ impl LazyBar {
         }
     }
 
-    fn finish(&self) {
+    pub fn finish(&self) {
         self.bar.finish_and_clear();
     }
 }
@@ -66,55 +69,116 @@ fn default_memory_limit() -> u64 {
     total_kib.map(|kib| kib * 1024 / 4).unwrap_or(geogen::DEFAULT_MEMORY_LIMIT)
 }
 
-fn render_config(output: &OutputArgs) -> RenderConfig {
+pub fn render_config(output: &OutputArgs) -> RenderConfig {
     let memory_limit = output.memory_limit.map(|mib| mib.saturating_mul(1 << 20)).unwrap_or_else(default_memory_limit);
     RenderConfig { memory_limit }
 }
 
 /// The formats, read before any work starts: a bad name is a usage error and nothing is written.
-fn parse_formats(output: &OutputArgs) -> Result<Vec<Format>, String> {
-    geogen_io::parse_list(&output.format).map_err(|e| e.to_string())
+pub fn parse_formats(output: &OutputArgs) -> Result<Vec<Format>, CliError> {
+    geogen_io::parse_list(&output.format).map_err(|e| CliError::Usage(e.to_string()))
 }
 
-/// Creates the output directory only once there is something to put in it, so a script that
-/// fails leaves nothing behind.
-fn create_output_dir(output: &OutputArgs) -> Result<(), String> {
-    std::fs::create_dir_all(&output.dir)
-        .map_err(|e| format!("cannot create the output directory `{}`: {e}", output.dir.display()))
+pub fn compile_script(name: &str, source: &str) -> Result<Script, CliError> {
+    Ok(Script::compile(name, source, &CompileOptions::default())?)
 }
 
-fn compile_or_report(name: &str, source: &str) -> Option<Script> {
-    match Script::compile(name, source, &CompileOptions::default()) {
-        Ok(script) => Some(script),
-        Err(failure) => {
-            report::failure(&failure);
-            None
+/// The maps a run writes: those `--maps` names (each must be one the script yields: GGE4000), or
+/// every map the script can yield, in the script's order.
+pub fn selected_maps(script: &Script, wanted: Option<&[String]>) -> Result<Vec<String>, CliError> {
+    let known = script.info().maps;
+    let Some(wanted) = wanted else { return Ok(known) };
+    let mut selected = Vec::new();
+    for name in wanted {
+        if !known.contains(name) {
+            let diagnostic = Diagnostic::new(codes::GGE4000, format!("the script yields no map named \"{name}\""))
+                .with_hint(format!("it yields: {}", known.join(", ")));
+            return Err(script.failure(diagnostic).into());
+        }
+        if !selected.contains(name) {
+            selected.push(name.clone());
         }
     }
+    Ok(selected)
 }
 
-/// Writes one map in each format; returns the paths written.
-fn write_map(dir: &Path, file_stem: &str, map: &HeightMap, formats: &[Format]) -> Result<Vec<PathBuf>, String> {
+/// Refuses a run in which two outputs would share a file name (a map `main_8bit` in png16 and a
+/// map `main` in png8 both give `main_8bit.png`), before anything is rendered. It holds for tiles
+/// too: `tiles` prefixes every map of a tile with the same `tile_X_Y_`, so their names collide
+/// exactly when the plain names do.
+pub fn refuse_colliding_outputs(maps: &[String], formats: &[Format]) -> Result<(), CliError> {
+    let mut seen: HashMap<String, (&str, Format)> = HashMap::new();
+    for map in maps {
+        // Defence in depth: the compiler checked every yielded name (GGE1315).
+        if let Err(why) = geogen::check_map_name(map) {
+            return Err(CliError::Usage(format!(
+                "the map name \"{}\" cannot be a file name: {why}",
+                map.escape_debug()
+            )));
+        }
+        for &format in formats {
+            let file = format.file_name(map);
+            if let Some((other_map, other_format)) = seen.insert(file.clone(), (map, format)) {
+                return Err(CliError::Usage(format!(
+                    "the map \"{other_map}\" in {other_format} and the map \"{map}\" in {format} would both be written to `{file}`; \
+                     drop one of the formats, pick maps with --maps, or rename a map in the script"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a render rectangle that lies entirely outside a finite map: it would write nothing.
+pub fn refuse_render_outside_the_map(script: &Script, settings: &RunSettings, what: &str) -> Result<(), CliError> {
+    let geometry = script.geometry(settings).map_err(|d| script.failure(d))?;
+    if geometry.yield_rect().is_empty() {
+        let size = |m: Option<u32>| m.map_or("infinite".to_string(), |m| m.to_string());
+        return Err(CliError::Usage(format!(
+            "the {what} ({}x{} pixels at {},{}) lies entirely outside the map ({} x {} map units at scale {}), so nothing would be written",
+            geometry.render_width,
+            geometry.render_height,
+            geometry.render_origin_x,
+            geometry.render_origin_y,
+            size(geometry.map_width),
+            size(geometry.map_height),
+            geometry.render_scale
+        )));
+    }
+    Ok(())
+}
+
+/// Writes one map in each format into `dir`; returns the paths written.
+fn write_map(dir: &OutputDir, file_stem: &str, map: &HeightMap, formats: &[Format]) -> Result<Vec<PathBuf>, CliError> {
     let rect = map.rect();
     let (width, height) = (rect.width as u32, rect.height as u32);
-    let field = HeightField::new(width, height, map.data()).map_err(|e| format!("cannot write `{file_stem}`: {e}"))?;
+    let field = HeightField::new(width, height, map.data())
+        .map_err(|e| CliError::Usage(format!("cannot write `{file_stem}`: {e}")))?;
     let mut written = Vec::new();
     for &format in formats {
-        let path = dir.join(format.file_name(file_stem));
-        geogen_io::write(format, &field, &path).map_err(|e| e.to_string())?;
+        let path = dir.file(&format.file_name(file_stem))?;
+        geogen_io::write(format, &field, &path).map_err(|e| CliError::Usage(e.to_string()))?;
         written.push(path);
     }
     Ok(written)
 }
 
-pub fn render(cmd: &RenderCmd) -> Result<ExitCode, String> {
+pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     let (name, source) = match &cmd.script {
         Some(path) => (path.display().to_string(), read_script(path)?),
         None => ("<built-in example: island>".to_string(), geogen::EXAMPLE_ISLAND.to_string()),
     };
     let formats = parse_formats(&cmd.output)?;
-    let Some(script) = compile_or_report(&name, &source) else { return Ok(ExitCode::from(EXIT_SCRIPT)) };
-    let settings = RunSettings { maps: cmd.output.maps.clone(), ..run_settings(&cmd.settings) };
+    outdir::refuse_non_directory(&cmd.output.dir)?;
+    let script = compile_script(&name, &source)?;
+    let maps = selected_maps(&script, cmd.output.maps.as_deref())?;
+    refuse_colliding_outputs(&maps, &formats)?;
+    let settings = RunSettings { maps: Some(maps), ..run_settings(&cmd.settings) };
+    refuse_render_outside_the_map(&script, &settings, "render")?;
+    signals::clean_up_on_interrupt();
+    // An existing directory is locked before rendering, so a busy one is refused at once; a new
+    // one is created only once there is something to put in it, so a failed render leaves nothing.
+    let locked = if cmd.output.dir.is_dir() { Some(OutputDir::open(&cmd.output.dir)?) } else { None };
     let bar = LazyBar::new(cmd.output.quiet, 1, "rendering");
     let progress_bar = bar.clone();
     let callback: Box<dyn FnMut(Progress) + Send> =
@@ -122,20 +186,16 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, String> {
     let started = Instant::now();
     let result = script.render(&settings, &render_config(&cmd.output), Some(callback));
     bar.finish();
-    let rendered = match result {
-        Ok(r) => r,
-        Err(failure) => {
-            report::failure(&failure);
-            return Ok(ExitCode::from(EXIT_SCRIPT));
-        }
-    };
+    let rendered = result?;
     let render_time = started.elapsed();
-    create_output_dir(&cmd.output)?;
-    if !cmd.output.quiet {
-        for m in &rendered.output.messages {
-            report::outln(m);
-        }
+    // Script messages are output, not chatter: -q does not hide them.
+    for m in &rendered.output.messages {
+        report::outln(m);
     }
+    let dir = match locked {
+        Some(dir) => dir,
+        None => OutputDir::open(&cmd.output.dir)?,
+    };
     let mut pixels = 0u64;
     for (map_name, map) in &rendered.maps {
         if map.rect().is_empty() {
@@ -143,13 +203,7 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, String> {
             continue;
         }
         pixels += map.rect().area();
-        let written = match write_map(&cmd.output.dir, map_name, map, &formats) {
-            Ok(w) => w,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(ExitCode::from(EXIT_SCRIPT));
-            }
-        };
+        let written = write_map(&dir, map_name, map, &formats)?;
         if !cmd.output.quiet {
             for path in written {
                 report::outln(&format!("wrote {} ({}x{})", path.display(), map.rect().width, map.rect().height));
@@ -160,16 +214,25 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, String> {
         report::out(&profile_table(&rendered.timings));
     }
     if !cmd.output.quiet && pixels > 0 {
-        let seconds = render_time.as_secs_f64();
-        eprintln!(
-            "rendered {} map{} in {:.3} s ({:.1} ns per pixel)",
-            rendered.maps.len(),
-            if rendered.maps.len() == 1 { "" } else { "s" },
-            seconds,
-            seconds * 1e9 / pixels as f64
-        );
+        eprintln!("{}", render_summary(rendered.maps.len(), pixels, render_time));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How long a render must take before a time per pixel means something: below it, compiling,
+/// simulating and starting threads dominate and the figure would mislead.
+const PER_PIXEL_MIN_TIME: Duration = Duration::from_millis(500);
+
+/// `rendered 2 maps (131072 pixels) in 1.234 s (9.4 ns per pixel)`; the per-pixel figure only
+/// when the render took long enough for it to be about pixels.
+fn render_summary(maps: usize, pixels: u64, time: Duration) -> String {
+    let seconds = time.as_secs_f64();
+    let per_pixel = if time >= PER_PIXEL_MIN_TIME {
+        format!(" ({:.1} ns per pixel)", seconds * 1e9 / pixels as f64)
+    } else {
+        String::new()
+    };
+    format!("rendered {maps} map{} ({pixels} pixels) in {seconds:.3} s{per_pixel}", if maps == 1 { "" } else { "s" })
 }
 
 /// `--profile`: one line per step with its time and ns per pixel, slowest steps easy to spot.
@@ -197,170 +260,35 @@ fn profile_table(timings: &[geogen::StepTiming]) -> String {
     out
 }
 
-/// One tile of a `tiles` run, in physical pixels.
-#[derive(Copy, Clone, Debug)]
-struct Tile {
-    x: i64,
-    y: i64,
-    width: u32,
-    height: u32,
-}
-
-impl Tile {
-    fn stem(&self) -> String {
-        format!("tile_{}_{}", self.x, self.y)
-    }
-
-    fn manifest(&self, dir: &Path) -> PathBuf {
-        dir.join(format!(".{}.done", self.stem()))
-    }
-
-    /// Complete when its manifest exists and every file it lists is still there.
-    fn is_complete(&self, dir: &Path) -> bool {
-        match std::fs::read_to_string(self.manifest(dir)) {
-            Ok(list) => list.lines().filter(|l| !l.is_empty()).all(|file| dir.join(file).is_file()),
-            Err(_) => false,
-        }
-    }
-}
-
-fn tiles_of(region: (i64, i64, u32, u32), side: u32) -> Vec<Tile> {
-    let (x0, y0, w, h) = region;
-    let mut tiles = Vec::new();
-    for ty in (0..h).step_by(side as usize) {
-        for tx in (0..w).step_by(side as usize) {
-            tiles.push(Tile {
-                x: x0 + i64::from(tx),
-                y: y0 + i64::from(ty),
-                width: side.min(w - tx),
-                height: side.min(h - ty),
-            });
-        }
-    }
-    tiles
-}
-
-/// Writes the manifest atomically after all of a tile's files, so an interrupted run resumes.
-fn write_manifest(tile: &Tile, dir: &Path, files: &[PathBuf]) -> Result<(), String> {
-    let list: String =
-        files.iter().filter_map(|p| p.file_name()).map(|n| format!("{}\n", n.to_string_lossy())).collect();
-    let target = tile.manifest(dir);
-    let temp = dir.join(format!(".{}.done.tmp-{}", tile.stem(), std::process::id()));
-    std::fs::write(&temp, list)
-        .and_then(|()| std::fs::rename(&temp, &target))
-        .map_err(|e| format!("cannot write `{}`: {e}", target.display()))
-}
-
-enum TileError {
-    Script(Box<Failure>),
-    Io(String),
-}
-
-fn render_tile(
-    script: &Script,
-    base: &RunSettings,
-    tile: &Tile,
-    output: &OutputArgs,
-    formats: &[Format],
-) -> Result<usize, TileError> {
-    let settings = RunSettings {
-        render_origin: (tile.x, tile.y),
-        render_width: Some(tile.width),
-        render_height: Some(tile.height),
-        ..base.clone()
-    };
-    let rendered =
-        script.render(&settings, &render_config(output), None).map_err(|f| TileError::Script(Box::new(f)))?;
-    let mut files = Vec::new();
-    for (map_name, map) in &rendered.maps {
-        if map.rect().is_empty() {
-            continue;
-        }
-        // Named after the map's own rectangle, not the grid cell: on a finite map a cell reaching
-        // past the edge (e.g. above y = 0) holds only the clipped pixels, which start elsewhere, and
-        // a stitcher placing it at the cell's corner would shift it. The manifest keeps the cell.
-        let rect = map.rect();
-        let stem = format!("tile_{}_{}_{map_name}", rect.x, rect.y);
-        files.extend(write_map(&output.dir, &stem, map, formats).map_err(TileError::Io)?);
-    }
-    write_manifest(tile, &output.dir, &files).map_err(TileError::Io)?;
-    Ok(files.len())
-}
-
-pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, String> {
-    let source = read_script(&cmd.script)?;
-    let formats = parse_formats(&cmd.output)?;
-    let Some(script) = compile_or_report(&cmd.script.display().to_string(), &source) else {
-        return Ok(ExitCode::from(EXIT_SCRIPT));
-    };
-    create_output_dir(&cmd.output)?;
-    let scale = cmd.script_args.scale;
-    let (_, _, region_w, region_h) = cmd.region;
-    let mut base =
-        RunSettings { render_scale: scale, maps: cmd.output.maps.clone(), ..script_settings(&cmd.script_args) };
-    // Without --map-size, a finite map is the whole region (not one tile).
-    if base.map_width.is_none() {
-        base.map_width = Some(((f64::from(region_w) / scale).floor() as u32).max(1));
-        base.map_height = Some(((f64::from(region_h) / scale).floor() as u32).max(1));
-    }
-    let all = tiles_of(cmd.region, cmd.tile);
-    let todo: Vec<Tile> = all.iter().copied().filter(|t| !t.is_complete(&cmd.output.dir)).collect();
-    let skipped = all.len() - todo.len();
-    let bar = LazyBar::new(cmd.output.quiet, todo.len() as u64, "tiles");
-    let done = Mutex::new(0u64);
-    let files_written = std::sync::atomic::AtomicUsize::new(0);
-    let started = Instant::now();
-    let errors: Vec<(Tile, TileError)> = todo
-        .par_iter()
-        .filter_map(|tile| {
-            let result = render_tile(&script, &base, tile, &cmd.output, &formats)
-                .map(|n| files_written.fetch_add(n, Ordering::Relaxed));
-            if let Ok(mut d) = done.lock() {
-                *d += 1;
-                bar.update(*d, todo.len() as u64);
-            }
-            result.err().map(|e| (*tile, e))
-        })
-        .collect();
-    bar.finish();
-    if let Some((tile, error)) = errors.into_iter().min_by_key(|(t, _)| (t.y, t.x)) {
-        eprintln!("error in tile at {},{} ({}x{}):", tile.x, tile.y, tile.width, tile.height);
-        match error {
-            TileError::Script(failure) => report::failure(&failure),
-            TileError::Io(message) => eprintln!("error: {message}"),
-        }
-        return Ok(ExitCode::from(EXIT_SCRIPT));
-    }
-    if !todo.is_empty() && files_written.load(Ordering::Relaxed) == 0 {
-        // As `render` warns about empty maps: otherwise a region outside a finite map "succeeds"
-        // silently with no files.
-        eprintln!("warning: no tile wrote a file (the region lies outside the finite map)");
-    }
-    if !cmd.output.quiet {
-        eprintln!(
-            "rendered {} tile{} in {:.3} s into {}{}",
-            todo.len(),
-            if todo.len() == 1 { "" } else { "s" },
-            started.elapsed().as_secs_f64(),
-            cmd.output.dir.display(),
-            if skipped > 0 { format!(" ({skipped} complete tiles skipped)") } else { String::new() }
-        );
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn tiles_cover_the_region_without_overlap() {
-        let tiles = tiles_of((-10, 5, 25, 12), 10);
-        assert_eq!(tiles.len(), 6);
-        let area: u64 = tiles.iter().map(|t| u64::from(t.width) * u64::from(t.height)).sum();
-        assert_eq!(area, 25 * 12);
-        assert_eq!((tiles[2].x, tiles[2].width), (10, 5));
-        assert_eq!((tiles[5].y, tiles[5].height), (15, 2));
+    fn the_time_per_pixel_shows_only_for_renders_long_enough_to_mean_it() {
+        let tiny = render_summary(1, 4096, Duration::from_millis(35));
+        assert_eq!(tiny, "rendered 1 map (4096 pixels) in 0.035 s");
+        let long = render_summary(2, 100_000_000, Duration::from_secs(2));
+        assert_eq!(long, "rendered 2 maps (100000000 pixels) in 2.000 s (20.0 ns per pixel)");
+    }
+
+    #[test]
+    fn outputs_sharing_a_file_name_are_refused_naming_both() {
+        let maps = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        let error = refuse_colliding_outputs(&maps(&["main", "main_8bit"]), &[Format::Png16, Format::Png8]);
+        match error {
+            Err(CliError::Usage(message)) => {
+                assert!(
+                    message.contains("\"main\" in png8") && message.contains("\"main_8bit\" in png16"),
+                    "{message}"
+                );
+                assert!(message.contains("`main_8bit.png`"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(refuse_colliding_outputs(&maps(&["main", "main_8bit"]), &[Format::Png16, Format::R16]).is_ok());
+        assert!(refuse_colliding_outputs(&maps(&["a", "a_colored"]), &[Format::Colored, Format::Png16]).is_err());
+        assert!(refuse_colliding_outputs(&maps(&["../x"]), &[Format::Png16]).is_err());
     }
 
     #[test]

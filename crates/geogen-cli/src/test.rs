@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use geogen::{CompileOptions, Failure, RunSettings, Script};
+use geogen_diag::{codes, ErrorCode};
 use serde_json::json;
 
 use crate::report;
@@ -16,7 +17,7 @@ struct Outcome {
 }
 
 struct ErrorReport {
-    code: String,
+    code: ErrorCode,
     message: String,
     line: Option<u32>,
     column: Option<u32>,
@@ -27,7 +28,7 @@ fn error_report(failure: &Failure) -> ErrorReport {
     let first = failure.first();
     let position = first.span.map(|s| failure.source.line_col(s.start));
     ErrorReport {
-        code: first.code.to_string(),
+        code: first.code,
         message: first.message.clone(),
         line: position.map(|p| p.line),
         column: position.map(|p| p.column),
@@ -44,7 +45,7 @@ fn run_one(path: &Path) -> Outcome {
                 file,
                 messages: Vec::new(),
                 error: Some(ErrorReport {
-                    code: "GGE4000".to_string(),
+                    code: codes::GGE4000,
                     message: format!("cannot read the file: {e}"),
                     line: None,
                     column: None,
@@ -61,7 +62,7 @@ fn run_one(path: &Path) -> Outcome {
     }
 }
 
-pub fn test(files: &[PathBuf], as_json: bool) -> Result<ExitCode, String> {
+pub fn test(files: &[PathBuf], as_json: bool) -> Result<ExitCode, crate::report::CliError> {
     let outcomes: Vec<Outcome> = files.iter().map(|f| run_one(f)).collect();
     let failed = outcomes.iter().filter(|o| o.error.is_some()).count();
     if as_json {
@@ -72,7 +73,7 @@ pub fn test(files: &[PathBuf], as_json: bool) -> Result<ExitCode, String> {
                     "file": o.file,
                     "passed": o.error.is_none(),
                     "error": o.error.as_ref().map(|e| json!({
-                        "code": e.code,
+                        "code": e.code.to_string(),
                         "message": e.message,
                         "line": e.line,
                         "column": e.column,
@@ -97,5 +98,8 @@ pub fn test(files: &[PathBuf], as_json: bool) -> Result<ExitCode, String> {
         }
         report::outln(&format!("{} passed, {} failed", outcomes.len() - failed, failed));
     }
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(report::EXIT_SCRIPT) })
+    // The most serious failure decides: an unreadable file (a usage error) over a failing test.
+    let status =
+        outcomes.iter().filter_map(|o| o.error.as_ref()).map(|e| report::exit_status(e.code)).max().unwrap_or(0);
+    Ok(ExitCode::from(status))
 }

@@ -102,11 +102,12 @@ fn run_rejects_unknown_parameters_and_bad_values() {
     let dir = tempfile::tempdir().unwrap();
     let script = write(dir.path(), "p.ggs", PARAMS);
     let s = script.to_str().unwrap();
+    // Host errors (GGE4xxx) are the user's settings: usage errors, exit 2.
     let o = geogen(&["run", s, "-p", "Nope=1"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("GGE4001"), "{}", stderr(&o));
     let o = geogen(&["run", s, "-p", "Count=many"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("GGE4002"), "{}", stderr(&o));
 }
 
@@ -355,7 +356,7 @@ fn render_errors_are_clear_have_the_right_exit_code_and_leave_no_file() {
 
     let out = dir.path().join("param");
     let o = geogen(&["render", s, "-o", out.to_str().unwrap(), "--size", "8", "-p", "Roughness=2"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("GGE4001"), "{}", stderr(&o));
     assert!(files_in(&out).is_empty());
 
@@ -370,7 +371,7 @@ fn render_errors_are_clear_have_the_right_exit_code_and_leave_no_file() {
     assert!(!out.exists(), "a bad format must not even create the directory");
 
     let o = geogen(&["render", s, "-o", dir.path().join("maps").to_str().unwrap(), "--maps", "nope"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no map named \"nope\""), "{}", stderr(&o));
 }
 
@@ -457,7 +458,8 @@ fn tiles_partly_outside_a_finite_map_are_named_after_the_pixels_they_hold() {
     let o = geogen(&args);
     assert!(stderr(&o).contains("rendered 0 tiles"), "{}", stderr(&o));
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
-    // A region entirely outside the map writes nothing, and says so.
+    // A region entirely outside the map would write nothing: refused before rendering (the
+    // region is the user's choice, so a usage error).
     let outside = dir.path().join("outside");
     let o = geogen(&[
         "tiles",
@@ -471,8 +473,9 @@ fn tiles_partly_outside_a_finite_map_are_named_after_the_pixels_they_hold() {
         "-o",
         outside.to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stderr(&o).contains("warning: no tile wrote a file"), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("lies entirely outside the map"), "{}", stderr(&o));
+    assert!(!outside.exists(), "nothing is created");
 }
 
 #[test]
@@ -505,4 +508,374 @@ fn every_subcommand_documents_its_script_argument_and_shows_examples() {
             assert!(help.contains("Examples:"), "{command}: {help}");
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// exit codes: every command × every kind of failure
+
+/// A finite map with a size range and a parameter; it prints, then yields "main" and "second".
+const EXITS: &str = r#"
+metadata {
+  Width: { Min: 10, Max: 200 }, Height: { Min: 10, Max: 200 },
+  Parameters: { Count: { Min: 1, Max: 10, Default: 3 } }
+}
+Print("hello {0}", Parameters.Count);
+yield HeightMap.Flat(0.25);
+yield HeightMap.Flat(-0.25) as "second";
+"#;
+
+#[test]
+fn exit_codes_follow_the_readme_for_every_command_and_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str, text: &str| write(dir.path(), name, text).to_str().unwrap().to_string();
+    let good = path("good.ggs", EXITS);
+    let syntax = path("syntax.ggs", "var x = ;\nyield HeightMap.Flat(0);\n");
+    let runtime = path("runtime.ggs", "TriggerError(\"no\");\nyield HeightMap.Flat(0);\n");
+    let heavy = path("heavy.ggs", "yield HeightMap.Flat(0).Blur(5);\n");
+    let failing = path("failing.ggs", "AssertEquals(1, 2);\n");
+    let a_file = path("a_file", "not a directory");
+    let missing = dir.path().join("missing.ggs").to_str().unwrap().to_string();
+    let out = dir.path().join("out").to_str().unwrap().to_string();
+
+    // (arguments, expected exit code, text the output must contain)
+    let mut cases: Vec<(Vec<String>, i32, &str)> = Vec::new();
+    let commands: [&[&str]; 6] = [
+        &["check"],
+        &["info"],
+        &["info", "--json"],
+        &["run", "--size", "16"],
+        &["render", "-q", "--size", "16", "-o", &out],
+        &["tiles", "-q", "--region", "0,0,16,16", "--tile", "8", "-o", &out],
+    ];
+    for command in commands {
+        let name = command[0];
+        let with = |script: &str, extra: &[&str]| -> Vec<String> {
+            let mut args: Vec<String> = command.iter().map(|a| a.to_string()).collect();
+            args.insert(1, script.to_string());
+            args.extend(extra.iter().map(|a| a.to_string()));
+            args
+        };
+        cases.push((with(&missing, &[]), 2, "cannot read"));
+        cases.push((with(&syntax, &[]), 1, "GGE1201"));
+        cases.push((with(&good, &["--no-such-flag"]), 2, "--no-such-flag"));
+        if name == "run" || name == "render" || name == "tiles" {
+            cases.push((with(&runtime, &[]), 1, "GGE6000"));
+            cases.push((with(&good, &["-p", "Nope=1"]), 2, "GGE4001"));
+            cases.push((with(&good, &["-p", "Count=many"]), 2, "GGE4002"));
+            cases.push((with(&good, &["--scale", "100"]), 2, "GGE4003"));
+            cases.push((with(&good, &["--map-size", "5x5"]), 2, "GGE4003"));
+            cases.push((with(&good, &["--map-size", "0x5"]), 2, "at least 1"));
+        }
+        if name == "render" || name == "tiles" {
+            cases.push((with(&good, &["--maps", "nope"]), 2, "GGE4000"));
+            cases.push((with(&heavy, &["--memory-limit", "0"]), 1, "GGE3001"));
+            cases.push((with(&good, &["--format", "jpeg"]), 2, "jpeg"));
+            let mut into_file = with(&good, &[]);
+            let at = into_file.iter().position(|a| a == "-o").unwrap();
+            into_file[at + 1] = a_file.clone();
+            cases.push((into_file, 2, "is a file, not a directory"));
+        }
+    }
+    let strings = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    // A rectangle entirely outside a finite map writes nothing: refused.
+    cases.push((
+        strings(&["render", &good, "--map-size", "100x100", "--origin=500,500", "--size", "8", "-o", &out]),
+        2,
+        "outside",
+    ));
+    cases.push((
+        strings(&["tiles", &good, "--map-size", "100x100", "--region", "500,500,16,16", "--tile", "8", "-o", &out]),
+        2,
+        "outside",
+    ));
+    cases.push((
+        strings(&["tiles", &good, "--region", "0,0,100000,100000", "--tile", "1", "-o", &out]),
+        2,
+        "--max-tiles",
+    ));
+    // test: a failing file is 1, an unreadable one 2 (the more serious wins).
+    cases.push((strings(&["test", &failing]), 1, "GGE9000"));
+    cases.push((strings(&["test", &failing, &missing]), 2, "cannot read"));
+    cases.push((strings(&["frobnicate"]), 2, "frobnicate"));
+
+    let mut wrong = Vec::new();
+    for (args, expected, needle) in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = geogen(&args);
+        let text = format!("{}{}", stderr(&o), stdout(&o));
+        if o.status.code() != Some(*expected) || !text.contains(needle) {
+            wrong.push(format!("{args:?}: exit {:?}, expected {expected} and {needle:?} in:\n{text}", o.status.code()));
+        }
+        // Refusals happen before anything is written; `tiles` meets script errors tile by tile,
+        // after it has claimed the directory.
+        if Path::new(&out).exists() {
+            if !(args[0] == "tiles" && *expected == 1) {
+                wrong.push(format!("{args:?} created the output directory"));
+            }
+            let _ = std::fs::remove_dir_all(&out);
+        }
+    }
+    assert!(wrong.is_empty(), "{} of {} cases wrong:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// a yielded name is a name, never a path
+
+/// Every file under `root`, relative, sorted.
+fn all_files(root: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                found.push(path.strip_prefix(root).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// A GeoGen Script string literal for `text` (only `\\`, `"`, newline and tab need escapes).
+fn ggs_string(text: &str) -> String {
+    let mut literal = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '\\' => literal.push_str("\\\\"),
+            '"' => literal.push_str("\\\""),
+            '\n' => literal.push_str("\\n"),
+            '\t' => literal.push_str("\\t"),
+            c => literal.push(c),
+        }
+    }
+    literal.push('"');
+    literal
+}
+
+/// Renders a script yielding a map named `name` into `<root>/a/b/out`; returns the run and every
+/// file under `root` afterwards.
+fn render_named(root: &Path, name: &str) -> (Output, Vec<String>) {
+    let source = format!("yield HeightMap.Flat(0);\nyield HeightMap.Flat(0.5) as {};\n", ggs_string(name));
+    std::fs::write(root.join("s.ggs"), source).unwrap();
+    let out = root.join("a").join("b").join("out");
+    let o = geogen(&["render", "-q", root.join("s.ggs").to_str().unwrap(), "--size", "2", "-o", out.to_str().unwrap()]);
+    (o, all_files(root))
+}
+
+#[test]
+fn hostile_map_names_are_refused_at_the_yield() {
+    let dir = tempfile::tempdir().unwrap();
+    let absolute = dir.path().join("abs").join("pwned").to_str().unwrap().to_string();
+    for name in [absolute.as_str(), "../victim/f", "", ".", "..", "a\nb", "CON", "-rf", "x/y"] {
+        let (o, files) = render_named(dir.path(), name);
+        assert_eq!(o.status.code(), Some(1), "{name:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("GGE1315"), "{name:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("A-Z"), "the hint says what is allowed: {}", stderr(&o));
+        assert_eq!(files, ["s.ggs"], "{name:?} wrote something");
+    }
+    let (o, files) = render_named(dir.path(), "Hills-2_b");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(files, ["a/b/out/Hills-2_b.png", "a/b/out/main.png", "s.ggs"]);
+}
+
+mod hostile_names {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn hostile_name() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just(String::new()),
+            Just(".".to_string()),
+            Just("..".to_string()),
+            "(\\.\\./){1,4}[a-z]{0,6}",
+            "/[a-z]{1,8}(/[a-z]{1,8}){0,2}",
+            "[a-z]{0,4}[\\n\\r\\t\\x00\\x1b\\\\/:*?<>|][a-z]{0,4}",
+            "[a-zA-Z0-9_-]{60,70}",
+            "\\PC{1,12}",
+            any::<String>(),
+            "[a-zA-Z0-9_.-]{1,12}",
+        ]
+    }
+
+    proptest! {
+        // Each case runs the binary: few cases, a fixed seed in CI (PROPTEST_RNG_SEED).
+        #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// However hostile the name, nothing lands outside -o: the script is refused with GGE1315
+        /// (or an earlier lexical error for characters a string cannot hold), or the file is in -o.
+        #[test]
+        fn no_yielded_name_writes_outside_the_output_directory(name in hostile_name(), absolute in any::<bool>()) {
+            let dir = tempfile::tempdir().unwrap();
+            // Absolute names point into the sandbox, where a stray file would be seen.
+            let name = if absolute { format!("{}/{name}", dir.path().display()) } else { name };
+            let (o, files) = render_named(dir.path(), &name);
+            let outside: Vec<&String> = files.iter().filter(|f| *f != "s.ggs" && !f.starts_with("a/b/out/")).collect();
+            prop_assert!(outside.is_empty(), "{:?} wrote {:?}", name, outside);
+            match o.status.code() {
+                Some(0) => {
+                    let expected = format!("a/b/out/{name}.png");
+                    prop_assert!(files.contains(&expected), "{:?}: {:?}", name, files);
+                    prop_assert!(geogen::check_map_name(&name).is_ok() || name == "main");
+                }
+                Some(1) => {
+                    let err = stderr(&o);
+                    prop_assert!(err.contains("GGE1315") || err.contains("GGE11"), "{:?}: {}", name, err);
+                    prop_assert!(!files.iter().any(|f| f.starts_with("a/")), "{:?}: {:?}", name, files);
+                }
+                other => prop_assert!(false, "{:?}: exit {:?}: {}", name, other, stderr(&o)),
+            }
+        }
+    }
+}
+
+#[test]
+fn two_outputs_sharing_a_file_name_are_refused_before_rendering() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(dir.path(), "c.ggs", "yield HeightMap.Flat(0);\nyield HeightMap.Flat(0.5) as \"main_8bit\";\n");
+    let s = script.to_str().unwrap();
+    let out = dir.path().join("out");
+    let o = geogen(&["render", s, "--size", "4", "--format", "png16,png8", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("\"main\" in png8") && err.contains("\"main_8bit\" in png16") && err.contains("main_8bit.png"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    let o = geogen(&[
+        "tiles",
+        s,
+        "--region",
+        "0,0,4,4",
+        "--tile",
+        "2",
+        "--format",
+        "png8,png16",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!out.exists());
+    // Picking one of the two maps resolves it.
+    let o = geogen(&[
+        "render",
+        "-q",
+        s,
+        "--size",
+        "4",
+        "--format",
+        "png16,png8",
+        "--maps",
+        "main",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(files_in(&out), ["main.png", "main_8bit.png"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// smaller ones
+
+#[test]
+fn a_size_beyond_32_bits_is_too_large_and_says_the_maximum() {
+    let o = geogen(&["run", "x.ggs", "--size", "4294967296x1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("too large") && stderr(&o).contains("4294967295"), "{}", stderr(&o));
+}
+
+#[test]
+fn an_output_that_is_a_file_is_named_as_such_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(dir.path(), "s.ggs", "yield HeightMap.Flat(0);\n");
+    let file = write(dir.path(), "x", "mine");
+    let o = geogen(&["render", script.to_str().unwrap(), "--size", "4", "-o", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is a file, not a directory"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+}
+
+#[test]
+fn the_origin_may_be_at_either_end_of_the_32_bit_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(dir.path(), "d.ggs", DUNES);
+    let s = script.to_str().unwrap();
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap();
+    for (origin, expected) in [
+        ("--origin=-2147483648,-2147483648", 0),
+        ("--origin=2147483644,2147483644", 0),
+        ("--origin=-2147483649,0", 2),
+        ("--origin=2147483645,0", 2),
+    ] {
+        let o = geogen(&["render", "-q", s, origin, "--size", "4", "--format", "r16", "-o", out]);
+        assert_eq!(o.status.code(), Some(expected), "{origin}: {}", stderr(&o));
+        if expected == 2 {
+            assert!(stderr(&o).contains("GGE4003"), "{}", stderr(&o));
+        }
+    }
+}
+
+#[test]
+fn tiny_renders_report_no_time_per_pixel() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = geogen(&["render", "--size", "8", "-o", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("rendered 1 map (64 pixels) in"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("per pixel"), "{}", stderr(&o));
+}
+
+#[test]
+fn info_json_on_a_broken_script_prints_the_diagnostics_as_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = write(dir.path(), "bad.ggs", "var x = ;\nyield HeightMap.Flat(0) as \"a/b\";\n");
+    let o = geogen(&["info", "--json", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON object on stdout");
+    let first = &v["diagnostics"][0];
+    assert_eq!(first["code"], "GGE1201");
+    assert_eq!(first["line"], 1);
+    assert!(first["column"].as_u64().is_some_and(|c| c > 1), "{first}");
+    assert!(first["message"].as_str().is_some_and(|m| !m.is_empty()));
+    assert!(first.get("hint").is_some());
+    let o = geogen(&["info", "--json", dir.path().join("none.ggs").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON for a missing file too");
+    assert_eq!(v["diagnostics"][0]["code"], "GGE4000");
+}
+
+#[test]
+fn quiet_hides_the_summary_but_not_the_scripts_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(dir.path(), "p.ggs", "Print(\"a message\");\nyield HeightMap.Flat(0);\n");
+    let o = geogen(&[
+        "render",
+        "-q",
+        script.to_str().unwrap(),
+        "--size",
+        "4",
+        "-o",
+        dir.path().join("o").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "a message\n");
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn render_sweeps_temporary_files_of_killed_runs_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    for stray in [".main.png.tmp-999999-3", ".tile_0_0_main.r16.tmp-12-0"] {
+        std::fs::write(out.join(stray), b"half a file").unwrap();
+    }
+    std::fs::write(out.join(".mine.tmp"), b"not ours").unwrap();
+    let o = geogen(&["render", "--size", "4", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("removed 2 temporary files left by an interrupted run"), "{}", stderr(&o));
+    assert_eq!(files_in(&out), [".mine.tmp", "main.png"]);
 }

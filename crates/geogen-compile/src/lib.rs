@@ -27,6 +27,7 @@ mod compiler;
 mod disasm;
 pub mod ir;
 mod lower;
+pub mod map_name;
 pub mod metadata;
 mod options;
 pub mod params;
@@ -34,6 +35,7 @@ mod validate_metadata;
 
 pub use compiler::{compile, MAIN_FUNCTION};
 pub use ir::{BlockId, CodeBlock, CompiledScript, EnumDef, Instruction, Name, Op, ScriptFunction};
+pub use map_name::{check_map_name, is_valid_map_name, MapNameError, MAP_NAME_CHARACTERS, MAP_NAME_MAX_LEN};
 pub use metadata::{Dimension, ParameterKind, ParameterValue, Restriction, ScriptMetadata, ScriptParameter};
 pub use options::{CompileOptions, CORE_TYPE_NAMES};
 pub use params::{default_value, parse_parameter_value};

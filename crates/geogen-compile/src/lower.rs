@@ -151,6 +151,21 @@ impl<'d> Lowerer<'d> {
         name(&format!("<{kind}{n}>"))
     }
 
+    /// GGE1315: a map name becomes part of file names, so it must be a name, not a path.
+    fn check_map_name(&mut self, text: &str, span: Span) {
+        if let Err(why) = crate::map_name::check_map_name(text) {
+            let shown: String = text.chars().flat_map(char::escape_default).take(80).collect();
+            self.error(
+                Diagnostic::at(codes::GGE1315, span, format!("\"{shown}\" is not a valid map name: {why}"))
+                    .with_hint(format!(
+                        "a map name has 1 to {} characters: {}; it may not start with `-` or be a Windows device name such as CON or COM1",
+                        crate::map_name::MAP_NAME_MAX_LEN,
+                        crate::map_name::MAP_NAME_CHARACTERS
+                    )),
+            );
+        }
+    }
+
     fn error(&mut self, diagnostic: Diagnostic) {
         self.diagnostics.push(diagnostic);
     }
@@ -216,6 +231,9 @@ impl<'d> Lowerer<'d> {
             StmtKind::Expr(expr) => self.lower_expr_stmt(expr, span),
             StmtKind::Yield { value, name: map } => {
                 self.lower_expr(value);
+                if let Some((text, name_span)) = map {
+                    self.check_map_name(text, *name_span);
+                }
                 let map_name = name(map.as_ref().map_or("main", |(n, _)| n.as_str()));
                 if !self.map_names.contains(&map_name) {
                     self.map_names.push(map_name.clone());

@@ -651,6 +651,24 @@ fn yields_record_map_names() {
 }
 
 #[test]
+fn a_map_name_that_is_not_a_name_is_gge1315_at_the_name() {
+    let name_span = Span::new(20, 36);
+    let yield_stmt = StmtKind::Yield { value: id("m"), name: Some(("../victim/f".to_string(), name_span)) };
+    let bad = stmts(vec![Stmt { kind: yield_stmt, span: Span::default() }]);
+    let found = errors(&bad);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].code, codes::GGE1315);
+    assert_eq!(found[0].span, Some(name_span));
+    assert!(found[0].message.contains("`.`"), "{}", found[0].message);
+    assert!(found[0].hint.as_deref().is_some_and(|h| h.contains("A-Z")), "{:?}", found[0].hint);
+    // A newline in the name is shown escaped, not printed raw.
+    let newline = stmts(vec![yield_(id("m"), Some("a\nb"))]);
+    let message = &errors(&newline)[0].message;
+    assert!(message.contains("a\\nb") && !message.contains('\n'), "{message}");
+    assert!(compile(&stmts(vec![yield_(id("m"), Some("Hills-2_b"))]), &options()).is_ok());
+}
+
+#[test]
 fn error_nodes_are_skipped_with_a_balanced_stack() {
     let c = compiled(&stmts(vec![
         expr(err()),

@@ -91,6 +91,7 @@ codes! {
     GGE1312 = 1312, "MainMapNotSupported", Compiler, false, "The script has no `yield` of the map \"main\".";
     GGE1313 = 1313, "DuplicateSwitchDefault", Compiler, true, "A `switch` with more than one `default` label.";
     GGE1314 = 1314, "InvalidDeclarationPlace", Compiler, true, "A declaration where it is not allowed (a statement or second metadata block before `metadata`).";
+    GGE1315 = 1315, "InvalidMapName", Compiler, true, "A `yield ... as \"name\"` whose name is not 1-64 characters of A-Z, a-z, 0-9, `_`, `-` (not starting with `-`, not a Windows device name).";
     GGE1401 = 1401, "MetadataKeyRedefinition", Metadata, false, "The same key twice in one metadata collection.";
     GGE1402 = 1402, "IncorrectParametersType", Metadata, false, "`Parameters` in metadata is not a key-value collection.";
     GGE1403 = 1403, "IncorrectParameterType", Metadata, false, "A script parameter's definition is not a key-value collection.";

@@ -7,23 +7,98 @@
 //! among concurrent writers (process id plus a process-wide counter) and makes strays easy to identify.
 //! If anything fails, or the guard is dropped before [`AtomicFile::commit`], the temporary file is
 //! removed and the target is left untouched.
+//!
+//! # Interruptions
+//!
+//! Destructors do not run when a signal ends the process, so every temporary file in flight is also
+//! listed in a process-wide registry: a signal handler calls [`stop_writes_and_remove_temp_files`],
+//! which removes them and refuses any new temporary file from then on (a write racing with the handler
+//! either is listed, and removed, or fails to start). After a `SIGKILL` nothing can run; the next
+//! writer into the directory removes the strays with [`remove_stale_temp_files`].
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use crate::IoError;
 
 /// Distinguishes temporary files of concurrent writes to one target within this process.
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// The temporary files this process has created and not yet renamed or removed.
+struct InFlight {
+    temps: BTreeMap<u64, PathBuf>,
+    /// Set once by [`stop_writes_and_remove_temp_files`]: no new temporary file may appear.
+    stopped: bool,
+}
+
+static IN_FLIGHT: Mutex<InFlight> = Mutex::new(InFlight { temps: BTreeMap::new(), stopped: false });
+
+fn in_flight() -> std::sync::MutexGuard<'static, InFlight> {
+    // A panic elsewhere must not stop the cleanup: the map is consistent after every operation.
+    IN_FLIGHT.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Removes every temporary file this process is writing and makes every later attempt to start an
+/// atomic write fail. For a signal handler that is about to end the process: afterwards no
+/// temporary file of this process exists or can appear. Returns the number of files removed.
+pub fn stop_writes_and_remove_temp_files() -> usize {
+    let mut state = in_flight();
+    state.stopped = true;
+    let mut removed = 0;
+    for temp in std::mem::take(&mut state.temps).into_values() {
+        if fs::remove_file(&temp).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Whether `file_name` has the exact form of an atomic writer's temporary file:
+/// `.<name>.tmp-<pid>-<counter>` with a non-empty name and decimal pid and counter.
+pub fn is_temp_file_name(file_name: &str) -> bool {
+    let Some(rest) = file_name.strip_prefix('.') else { return false };
+    let Some((name, numbers)) = rest.rsplit_once(".tmp-") else { return false };
+    let Some((pid, counter)) = numbers.split_once('-') else { return false };
+    let decimal = |s: &str| !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit());
+    !name.is_empty() && decimal(pid) && decimal(counter)
+}
+
+/// Removes the temporary files that interrupted writers left in `dir` (names matching
+/// [`is_temp_file_name`], regular files only), except those this process is writing now. Call it
+/// only while no other process writes into `dir` (the CLI holds the directory's lock). Returns the
+/// paths removed, sorted.
+pub fn remove_stale_temp_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut removed = Vec::new();
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !is_temp_file_name(name) || !entry.file_type()?.is_file() {
+            continue;
+        }
+        let path = entry.path();
+        if in_flight().temps.values().any(|p| p == &path) {
+            continue;
+        }
+        fs::remove_file(&path)?;
+        removed.push(path);
+    }
+    removed.sort();
+    Ok(removed)
+}
+
 /// Guard over a temporary file that becomes `target` on [`commit`](AtomicFile::commit).
 #[derive(Debug)]
 pub(crate) struct AtomicFile {
     target: PathBuf,
     temp: PathBuf,
+    /// The key of `temp` in the in-flight registry.
+    id: u64,
     committed: bool,
 }
 
@@ -41,13 +116,23 @@ impl AtomicFile {
         let pid = std::process::id();
         // A stale temporary file from a crashed process with a recycled pid could collide; skip past it.
         for _ in 0..64 {
+            let id = COUNTER.fetch_add(1, Ordering::Relaxed);
             let mut temp_name = OsString::from(".");
             temp_name.push(name);
-            temp_name.push(format!(".tmp-{pid}-{}", COUNTER.fetch_add(1, Ordering::Relaxed)));
+            temp_name.push(format!(".tmp-{pid}-{id}"));
             let temp = dir.join(temp_name);
+            // Created and listed under one lock, so a signal handler sees every temporary file.
+            let mut state = in_flight();
+            if state.stopped {
+                return Err(fail(
+                    "create temporary file",
+                    io::Error::new(io::ErrorKind::Interrupted, "the process is being interrupted"),
+                ));
+            }
             match OpenOptions::new().write(true).create_new(true).open(&temp) {
                 Ok(file) => {
-                    let guard = AtomicFile { target: target.to_path_buf(), temp, committed: false };
+                    state.temps.insert(id, temp.clone());
+                    let guard = AtomicFile { target: target.to_path_buf(), temp, id, committed: false };
                     return Ok((guard, file));
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -71,6 +156,7 @@ impl AtomicFile {
         drop(file);
         fs::rename(&self.temp, &self.target).map_err(|e| fail("rename into place", e))?;
         self.committed = true;
+        in_flight().temps.remove(&self.id);
         sync_parent(&self.target);
         Ok(())
     }
@@ -81,6 +167,7 @@ impl Drop for AtomicFile {
         if !self.committed {
             // Best effort: there is no one to report a failure to, and the original error matters more.
             let _ = fs::remove_file(&self.temp);
+            in_flight().temps.remove(&self.id);
         }
     }
 }
@@ -97,4 +184,49 @@ fn sync_parent(target: &Path) {
     }
     #[cfg(not(unix))]
     let _ = target;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temp_file_names_match_exactly() {
+        for name in [".main.png.tmp-123-0", ".tile_0_-5_a.r16.tmp-1-99", ".x.tmp-1-2.tmp-3-4"] {
+            assert!(is_temp_file_name(name), "{name}");
+        }
+        for name in [
+            "main.png.tmp-1-2",
+            ".main.png",
+            ".main.png.tmp-1",
+            ".main.png.tmp--2",
+            ".main.png.tmp-1-",
+            ".main.png.tmp-a-2",
+            ".main.png.tmp-1-2x",
+            ".tmp-1-2",
+            "..tmp-1-2",
+            ".tile_0_0.done.tmp-77",
+        ] {
+            assert!(!is_temp_file_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_sweep_removes_strays_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for name in [".main.png.tmp-4242-0", ".a.r16.tmp-1-7", "main.png", ".hidden", "x.tmp-1-2"] {
+            fs::write(dir.path().join(name), b"x").expect("write");
+        }
+        fs::create_dir(dir.path().join(".d.tmp-1-1")).expect("mkdir");
+        // A write of this process in progress is not a stray.
+        let (guard, _file) = AtomicFile::create(&dir.path().join("live.png")).expect("create");
+        let removed = remove_stale_temp_files(dir.path()).expect("sweep");
+        let names: Vec<String> =
+            removed.iter().map(|p| p.file_name().unwrap_or_default().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, [".a.r16.tmp-1-7", ".main.png.tmp-4242-0"]);
+        assert!(guard.temp.exists());
+        for kept in ["main.png", ".hidden", "x.tmp-1-2", ".d.tmp-1-1"] {
+            assert!(dir.path().join(kept).exists(), "{kept}");
+        }
+    }
 }

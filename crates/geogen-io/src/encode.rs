@@ -114,7 +114,7 @@ impl<W: Write + 'static> RowEncoder<W> {
         if self.poisoned {
             return Err(Failure::Stream(StreamError::Poisoned));
         }
-        if samples % self.width != 0 {
+        if !samples.is_multiple_of(self.width) {
             return Err(Failure::Stream(StreamError::PartialRow { len: samples, width: self.width as u32 }));
         }
         let given = self.rows_done + (samples / self.width) as u64;

@@ -27,7 +27,9 @@
 //! Every file is written to a temporary file in the target's directory, flushed, `sync_all`ed and
 //! renamed over the target. On any error the temporary file is removed and an existing target is left
 //! as it was. The temporary file is named `.<name>.tmp-<pid>-<n>` (hidden on Unix, unique per process
-//! and write, easy to recognise if a crash ever leaves one behind).
+//! and write, easy to recognise if a crash ever leaves one behind). A signal handler can remove every
+//! temporary file in flight with [`stop_writes_and_remove_temp_files`]; after a `SIGKILL`, the next
+//! writer into the directory removes the strays with [`remove_stale_temp_files`].
 //!
 //! # Determinism
 //!
@@ -55,6 +57,8 @@ pub use crate::error::{FieldError, IoError, StreamError};
 pub use crate::format::{parse_list, Format, FormatError};
 pub use crate::hillshade::HillshadeOptions;
 pub use crate::stream::StreamWriter;
+
+pub use crate::atomic::{is_temp_file_name, remove_stale_temp_files, stop_writes_and_remove_temp_files};
 
 use crate::atomic::AtomicFile;
 use crate::encode::Failure;
@@ -169,8 +173,8 @@ pub fn write_hillshade(
     guard.commit(file)
 }
 
-/// Writes arbitrary bytes to `path`, atomically.
-pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
+/// Writes arbitrary bytes to `path`, atomically (for hosts' own small files, e.g. run manifests).
+pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
     let (guard, mut file) = AtomicFile::create(path)?;
     file.write_all(bytes).map_err(|source| IoError::Io { path: path.to_path_buf(), operation: "write", source })?;
     guard.commit(file)

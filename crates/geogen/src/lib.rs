@@ -11,12 +11,14 @@
 
 use std::sync::{Arc, OnceLock};
 
-use geogen_compile::metadata::ParameterValue;
 use geogen_compile::{CompiledScript, CORE_TYPE_NAMES};
 use geogen_diag::{codes, Diagnostic, RenderOptions, SourceFile};
 use geogen_vm::{Library, MapGeometry, Name, Vm, VmConfig};
 
-pub use geogen_compile::metadata::{Dimension, ParameterKind, Restriction, ScriptMetadata, ScriptParameter};
+pub use geogen_compile::metadata::{
+    Dimension, ParameterKind, ParameterValue, Restriction, ScriptMetadata, ScriptParameter,
+};
+pub use geogen_compile::{check_map_name, MapNameError, MAP_NAME_CHARACTERS, MAP_NAME_MAX_LEN};
 pub use geogen_diag as diag;
 pub use geogen_render::error::human_bytes;
 pub use geogen_render::{HeightMap, Progress, RenderConfig, RenderMetadata, RenderingSequence, DEFAULT_MEMORY_LIMIT};
@@ -387,6 +389,22 @@ impl Script {
         Ok(values)
     }
 
+    /// The value every declared parameter takes in a run with these settings, in declaration
+    /// order: the value given (read by the parameter's type, so `1` and `1.0` agree) or the
+    /// default. Bad settings are GGE4001/GGE4002, as for a run.
+    pub fn parameter_values(&self, settings: &RunSettings) -> Result<Vec<(String, ParameterValue)>, Failure> {
+        let given = self.parameters(settings).map_err(|d| Failure::new(vec![d], &self.source))?;
+        let mut values = Vec::new();
+        for parameter in &self.compiled.metadata.parameters {
+            let value = match given.iter().rev().find(|(name, _)| *name == parameter.name) {
+                Some((_, value)) => value.clone(),
+                None => geogen_compile::default_value(parameter),
+            };
+            values.push((parameter.name.to_string(), value));
+        }
+        Ok(values)
+    }
+
     /// The map size and render rectangle (reference §2.4, §5.5).
     pub fn geometry(&self, settings: &RunSettings) -> Result<MapGeometry, Diagnostic> {
         let scale = settings.render_scale;
@@ -401,22 +419,28 @@ impl Script {
         let (map_width, render_width) = axis("width", &meta.width, settings.map_width, settings.render_width, scale)?;
         let (map_height, render_height) =
             axis("height", &meta.height, settings.map_height, settings.render_height, scale)?;
-        // Map coordinates are 32-bit, as in the original: a render must stay inside them.
-        let logical_limit = f64::from(i32::MAX);
+        // Map coordinates are 32-bit, as in the original: the logical coordinate of every pixel of
+        // the render, from the first (origin / scale) to the last ((origin + size - 1) / scale),
+        // must be a 32-bit integer coordinate, i32::MIN and i32::MAX included.
+        let (lowest, highest) = (f64::from(i32::MIN), f64::from(i32::MAX));
         for (axis, origin, size) in
             [("x", settings.render_origin.0, render_width), ("y", settings.render_origin.1, render_height)]
         {
-            let start = origin as f64 / scale;
-            let end = (origin as f64 + f64::from(size)) / scale;
-            if start.abs() > logical_limit || end.abs() > logical_limit {
+            let first = origin as f64 / scale;
+            let last = (origin as f64 + f64::from(size) - 1.0) / scale;
+            if first < lowest || last > highest {
                 return Err(Diagnostic::new(
                     codes::GGE4003,
                     format!(
                         "the render reaches {axis} = {} map units, outside the 32-bit coordinate range",
-                        if start.abs() > end.abs() { start } else { end }
+                        if first < lowest { first } else { last }
                     ),
                 )
-                .with_hint("choose an origin whose distance from 0, divided by the scale, is below 2147483647"));
+                .with_hint(format!(
+                    "every pixel of the render, divided by the scale, must lie in [{}, {}]",
+                    i32::MIN,
+                    i32::MAX
+                )));
             }
         }
         Ok(MapGeometry {
@@ -493,6 +517,57 @@ mod tests {
         assert_send_sync::<Script>();
         assert_send_sync::<Failure>();
         assert_send_sync::<RunSettings>();
+    }
+
+    #[test]
+    fn the_render_may_reach_both_ends_of_the_32_bit_range_and_no_further() {
+        let script = Script::compile("t.ggs", "yield HeightMap.Flat(0);", &CompileOptions::default()).unwrap();
+        let at = |x: i64, width: u32, scale: f64| {
+            let settings = RunSettings {
+                render_origin: (x, 0),
+                render_width: Some(width),
+                render_height: Some(1),
+                render_scale: scale,
+                ..RunSettings::default()
+            };
+            script.geometry(&settings).map(|_| ()).map_err(|d| d.code)
+        };
+        let (min, max) = (i64::from(i32::MIN), i64::from(i32::MAX));
+        assert_eq!(at(min, 4, 1.0), Ok(()));
+        assert_eq!(at(min - 1, 4, 1.0), Err(codes::GGE4003));
+        assert_eq!(at(max - 3, 4, 1.0), Ok(()), "the last pixel is i32::MAX");
+        assert_eq!(at(max - 2, 4, 1.0), Err(codes::GGE4003));
+        // At scale 2 the physical range is twice as wide.
+        assert_eq!(at(2 * min, 4, 2.0), Ok(()));
+        assert_eq!(at(2 * min - 1, 4, 2.0), Err(codes::GGE4003));
+        assert_eq!(at(i64::MIN, 1, 1.0), Err(codes::GGE4003));
+        assert_eq!(at(i64::MAX, 1, 1.0), Err(codes::GGE4003));
+    }
+
+    #[test]
+    fn parameter_values_give_every_parameter_its_effective_value() {
+        let source = "metadata { Parameters: { Count: { Min: 1, Max: 10, Default: 3, Restriction: Integers }, \
+                      Snow: { Default: true }, Dir: { Type: Direction, Default: Vertical } } }\n\
+                      yield HeightMap.Flat(0);";
+        let script = Script::compile("t.ggs", source, &CompileOptions::default()).unwrap();
+        let with = |params: &[(&str, &str)]| {
+            let parameters = params.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
+            script.parameter_values(&RunSettings { parameters, ..RunSettings::default() })
+        };
+        let defaults = with(&[]).unwrap();
+        assert_eq!(
+            defaults,
+            [
+                ("Count".to_string(), ParameterValue::Number(3.0)),
+                ("Snow".to_string(), ParameterValue::Boolean(true)),
+                ("Dir".to_string(), ParameterValue::Enum("Vertical".into(), 1.0)),
+            ]
+        );
+        assert_eq!(with(&[("Count", "1")]).unwrap(), with(&[("Count", "1.0")]).unwrap());
+        assert_eq!(with(&[("Dir", "1")]).unwrap(), defaults, "an enum by number is the same item");
+        assert_eq!(with(&[("Count", "3"), ("Snow", "yes")]).unwrap(), defaults);
+        assert_eq!(with(&[("Nope", "1")]).unwrap_err().first().code, codes::GGE4001);
+        assert_eq!(with(&[("Count", "many")]).unwrap_err().first().code, codes::GGE4002);
     }
 
     fn finite(min: u32, max: u32) -> Dimension {

@@ -1,0 +1,618 @@
+//! `geogen tiles`: a region rendered in square tiles, several at once, resumable.
+//!
+//! Resuming must never mix two worlds, so the output directory records what its tiles are:
+//!
+//! - `geogen-tiles.json`, the manifest: everything that determines the bytes of a tile (geogen
+//!   version, SHA-256 of the script, the value of every parameter, seed, scale, map size, tile size
+//!   and the phase of the tile grid), and the formats and maps written so far. A run whose settings
+//!   differ refuses, listing the differences (exit 2), unless `--restart` deletes the earlier run's
+//!   files and starts over. More formats, more maps or a larger region on the same grid are fine.
+//! - `.tile_X_Y.done` for each grid cell (X, Y its first pixel), written atomically after the
+//!   cell's files: the cell's rectangle, and for each map and format the file written (name, size,
+//!   SHA-256), or that the map has no pixels in this cell.
+//!
+//! A cell is complete when its marker is for the same rectangle, covers every map and format of
+//! this run, and every file it lists is still there with the recorded size and checksum. Anything
+//! else (no marker, a 0-byte, truncated or replaced file) renders the cell again.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use geogen::{Failure, ParameterValue, RenderConfig, RunSettings, Script};
+use geogen_io::{Format, HeightField};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::args::TilesCmd;
+use crate::commands::{read_script, script_settings};
+use crate::outdir::{self, OutputDir};
+use crate::render::{
+    compile_script, parse_formats, refuse_colliding_outputs, refuse_render_outside_the_map, render_config,
+    selected_maps, LazyBar,
+};
+use crate::report::CliError;
+use crate::signals;
+
+/// The run manifest of a tiles directory.
+pub const MANIFEST_FILE: &str = "geogen-tiles.json";
+/// The version of the manifest and marker layout.
+const LAYOUT_VERSION: u32 = 1;
+
+/// Everything that determines the bytes of a tile. Two runs may share a directory only if these
+/// are equal.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+struct RunSettingsRecord {
+    geogen_version: String,
+    script_sha256: String,
+    /// Every declared parameter with its effective value (given or default), in declaration order.
+    parameters: serde_json::Map<String, Value>,
+    seed: u32,
+    scale: f64,
+    /// The map size of finite dimensions (null when infinite).
+    map_width: Option<u32>,
+    map_height: Option<u32>,
+    tile: u32,
+    /// The grid's phase: its origin modulo the tile size, so a region grown by whole tiles keeps it.
+    grid_origin: [i64; 2],
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+struct Manifest {
+    geogen_tiles_layout: u32,
+    settings: RunSettingsRecord,
+    /// Formats and maps written so far, over all runs (for people; the markers are what counts).
+    formats: Vec<String>,
+    maps: Vec<String>,
+}
+
+/// The marker of one grid cell.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Marker {
+    /// x, y, width, height of the cell in physical pixels.
+    cell: [i64; 4],
+    outputs: Vec<TileOutput>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct TileOutput {
+    map: String,
+    format: String,
+    /// None when the map has no pixels in this cell (outside a finite map, or not yielded).
+    file: Option<RecordedFile>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct RecordedFile {
+    name: String,
+    bytes: u64,
+    sha256: String,
+}
+
+/// One tile of a `tiles` run, in physical pixels.
+#[derive(Copy, Clone, Debug, PartialEq)]
+struct Tile {
+    x: i64,
+    y: i64,
+    width: u32,
+    height: u32,
+}
+
+impl Tile {
+    fn marker_name(&self) -> String {
+        format!(".tile_{}_{}.done", self.x, self.y)
+    }
+
+    fn cell(&self) -> [i64; 4] {
+        [self.x, self.y, i64::from(self.width), i64::from(self.height)]
+    }
+}
+
+/// The cells of a region, computed one at a time: a region may have more cells than fit in memory
+/// as a list (`--max-tiles` bounds the run, not the arithmetic).
+#[derive(Copy, Clone, Debug)]
+struct TileGrid {
+    x: i64,
+    y: i64,
+    width: u32,
+    height: u32,
+    side: u32,
+}
+
+impl TileGrid {
+    fn columns(&self) -> u64 {
+        u64::from(self.width).div_ceil(u64::from(self.side))
+    }
+
+    fn rows(&self) -> u64 {
+        u64::from(self.height).div_ceil(u64::from(self.side))
+    }
+
+    /// Below 2^64: both factors are below 2^32.
+    fn count(&self) -> u64 {
+        self.columns() * self.rows()
+    }
+
+    /// The cell at `index` (row-major), `index < count()`.
+    fn tile(&self, index: u64) -> Tile {
+        let side = u64::from(self.side);
+        let (tx, ty) = ((index % self.columns()) * side, (index / self.columns()) * side);
+        // tx < width and ty < height, so both fit in u32 and the remainders are positive.
+        let (tx, ty) = (tx as u32, ty as u32);
+        Tile {
+            x: self.x + i64::from(tx),
+            y: self.y + i64::from(ty),
+            width: self.side.min(self.width - tx),
+            height: self.side.min(self.height - ty),
+        }
+    }
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    format!("{:x}", Sha256::digest(bytes))
+}
+
+fn parameter_json(value: &ParameterValue) -> Value {
+    match value {
+        ParameterValue::Boolean(b) => Value::from(*b),
+        ParameterValue::Number(n) => Value::from(*n),
+        ParameterValue::Enum(name, _) => Value::from(name.to_string()),
+    }
+}
+
+/// What the settings of an earlier run and this one disagree on, one line each.
+fn differences(before: &RunSettingsRecord, now: &RunSettingsRecord) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut compare = |what: &str, a: String, b: String| {
+        if a != b {
+            lines.push(format!("{what}: {a} before, {b} now"));
+        }
+    };
+    compare("geogen version", before.geogen_version.clone(), now.geogen_version.clone());
+    compare("script (SHA-256)", before.script_sha256.clone(), now.script_sha256.clone());
+    let mut names: Vec<&String> = before.parameters.keys().collect();
+    names.extend(now.parameters.keys().filter(|k| !before.parameters.contains_key(*k)));
+    for name in names {
+        let show = |v: Option<&Value>| v.map_or("not declared".to_string(), Value::to_string);
+        compare(&format!("parameter {name}"), show(before.parameters.get(name)), show(now.parameters.get(name)));
+    }
+    compare("seed", before.seed.to_string(), now.seed.to_string());
+    compare("scale", before.scale.to_string(), now.scale.to_string());
+    let size = |w: Option<u32>, h: Option<u32>| {
+        let axis = |a: Option<u32>| a.map_or("infinite".to_string(), |a| a.to_string());
+        format!("{}x{}", axis(w), axis(h))
+    };
+    compare("map size", size(before.map_width, before.map_height), size(now.map_width, now.map_height));
+    compare("tile size", before.tile.to_string(), now.tile.to_string());
+    let phase = |p: [i64; 2]| format!("{},{}", p[0], p[1]);
+    compare("tile grid origin (modulo the tile size)", phase(before.grid_origin), phase(now.grid_origin));
+    lines
+}
+
+/// `.tile_X_Y.done` → (X, Y).
+fn parse_marker_name(name: &str) -> Option<(i64, i64)> {
+    let inner = name.strip_prefix(".tile_")?.strip_suffix(".done")?;
+    let (x, y) = inner.split_once('_')?;
+    Some((x.parse().ok()?, y.parse().ok()?))
+}
+
+fn read_marker(path: &Path) -> Option<Marker> {
+    let text = std::fs::read(path).ok()?;
+    serde_json::from_slice(&text).ok()
+}
+
+/// The markers in the directory, by file name.
+fn marker_names(dir: &Path) -> Result<Vec<String>, CliError> {
+    let cannot = |e: std::io::Error| CliError::Usage(format!("cannot read `{}`: {e}", dir.display()));
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(cannot)? {
+        let name = entry.map_err(cannot)?.file_name();
+        if let Some(name) = name.to_str() {
+            if parse_marker_name(name).is_some() {
+                names.push(name.to_string());
+            }
+        }
+    }
+    Ok(names)
+}
+
+fn remove_if_present(path: &Path) -> Result<bool, CliError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(CliError::Usage(format!("cannot remove `{}`: {e}", path.display()))),
+    }
+}
+
+/// `--restart`: removes what an earlier run wrote, and only that: the tile files its markers list,
+/// the markers and the manifest. Returns the number of files removed.
+fn remove_previous_run(dir: &OutputDir) -> Result<usize, CliError> {
+    let mut removed = 0;
+    for name in marker_names(dir.path())? {
+        let marker_path = dir.file(&name)?;
+        if let Some(marker) = read_marker(&marker_path) {
+            for file in marker.outputs.iter().filter_map(|o| o.file.as_ref()) {
+                // A marker is a file anyone could edit: only ever delete tile files inside the directory.
+                if !file.name.starts_with("tile_") {
+                    continue;
+                }
+                if let Ok(path) = dir.file(&file.name) {
+                    removed += usize::from(remove_if_present(&path)?);
+                }
+            }
+        }
+        removed += usize::from(remove_if_present(&marker_path)?);
+    }
+    removed += usize::from(remove_if_present(&dir.file(MANIFEST_FILE)?)?);
+    Ok(removed)
+}
+
+fn union(previous: &[String], current: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut all = previous.to_vec();
+    for item in current {
+        if !all.contains(&item) {
+            all.push(item);
+        }
+    }
+    all
+}
+
+/// Checks this run against the directory's manifest (refusing another run's directory), handles
+/// `--restart`, and writes the manifest for this run before any tile.
+fn claim_directory(
+    dir: &OutputDir,
+    settings: RunSettingsRecord,
+    formats: &[Format],
+    maps: &[String],
+    restart: bool,
+    quiet: bool,
+) -> Result<(), CliError> {
+    let manifest_path = dir.file(MANIFEST_FILE)?;
+    let shown = dir.path().display();
+    if restart {
+        let removed = remove_previous_run(dir)?;
+        if removed > 0 && !quiet {
+            eprintln!(
+                "--restart: removed {removed} file{} of the earlier run in {shown}",
+                if removed == 1 { "" } else { "s" }
+            );
+        }
+    }
+    let previous = match std::fs::read(&manifest_path) {
+        Ok(bytes) => Some(serde_json::from_slice::<Manifest>(&bytes).map_err(|e| {
+            CliError::Usage(format!(
+                "`{}` is not a manifest this geogen can read ({e}); use --restart to delete the earlier run's tiles and start over",
+                manifest_path.display()
+            ))
+        })?),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(CliError::Usage(format!("cannot read `{}`: {e}", manifest_path.display()))),
+    };
+    let (previous_formats, previous_maps) = match previous {
+        Some(manifest) => {
+            let differ = if manifest.geogen_tiles_layout == LAYOUT_VERSION {
+                differences(&manifest.settings, &settings)
+            } else {
+                vec![format!("manifest layout: {} before, {LAYOUT_VERSION} now", manifest.geogen_tiles_layout)]
+            };
+            if !differ.is_empty() {
+                return Err(CliError::Usage(format!(
+                    "`{shown}` holds tiles rendered with other settings; tiles of two settings would not fit together:\n  {}\n\
+                     use --restart to delete the earlier run's tiles and start over, or choose another directory{}",
+                    differ.join("\n  "),
+                    if differ.iter().any(|d| d.starts_with("map size")) && settings.map_width.is_some() {
+                        " (without --map-size a finite map is the size of the region: give --map-size to grow the region)"
+                    } else {
+                        ""
+                    }
+                )));
+            }
+            (manifest.formats, manifest.maps)
+        }
+        None => {
+            if !marker_names(dir.path())?.is_empty() {
+                return Err(CliError::Usage(format!(
+                    "`{shown}` holds tile markers but no manifest ({MANIFEST_FILE}), so which settings made them is unknown; \
+                     use --restart to delete those tiles and start over, or choose another directory"
+                )));
+            }
+            (Vec::new(), Vec::new())
+        }
+    };
+    let manifest = Manifest {
+        geogen_tiles_layout: LAYOUT_VERSION,
+        settings,
+        formats: union(&previous_formats, formats.iter().map(|f| f.name().to_string())),
+        maps: union(&previous_maps, maps.iter().cloned()),
+    };
+    let text = serde_json::to_string_pretty(&manifest)
+        .map_err(|e| CliError::Usage(format!("cannot write `{}`: {e}", manifest_path.display())))?;
+    geogen_io::write_bytes(&manifest_path, format!("{text}\n").as_bytes()).map_err(|e| CliError::Usage(e.to_string()))
+}
+
+/// What every tile of a run shares.
+struct Job<'a> {
+    script: &'a Script,
+    settings: RunSettings,
+    config: RenderConfig,
+    formats: &'a [Format],
+    maps: &'a [String],
+    dir: &'a OutputDir,
+}
+
+enum TileError {
+    Script(Box<Failure>),
+    Other(CliError),
+}
+
+impl From<CliError> for TileError {
+    fn from(e: CliError) -> TileError {
+        TileError::Other(e)
+    }
+}
+
+/// A file a marker lists, still there with its size and checksum.
+fn intact(dir: &OutputDir, file: &RecordedFile) -> bool {
+    let Ok(path) = dir.file(&file.name) else { return false };
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.is_file() && meta.len() == file.bytes => {}
+        _ => return false,
+    }
+    std::fs::read(&path).is_ok_and(|bytes| bytes.len() as u64 == file.bytes && sha256_hex(&bytes) == file.sha256)
+}
+
+impl Job<'_> {
+    fn marker_path(&self, tile: &Tile) -> Result<std::path::PathBuf, CliError> {
+        self.dir.file(&tile.marker_name())
+    }
+
+    /// The cell's marker, if it is for this very cell.
+    fn marker(&self, tile: &Tile) -> Option<Marker> {
+        let marker = read_marker(&self.marker_path(tile).ok()?)?;
+        (marker.cell == tile.cell()).then_some(marker)
+    }
+
+    fn is_complete(&self, tile: &Tile) -> bool {
+        let Some(marker) = self.marker(tile) else { return false };
+        self.maps.iter().all(|map| {
+            self.formats.iter().all(|format| {
+                marker.outputs.iter().find(|o| &o.map == map && o.format == format.name()).is_some_and(|o| {
+                    match &o.file {
+                        None => true,
+                        Some(file) => intact(self.dir, file),
+                    }
+                })
+            })
+        })
+    }
+
+    /// Renders the cell, writes its files, then its marker. Returns the number of files written.
+    fn render(&self, tile: &Tile) -> Result<usize, TileError> {
+        let settings = RunSettings {
+            render_origin: (tile.x, tile.y),
+            render_width: Some(tile.width),
+            render_height: Some(tile.height),
+            ..self.settings.clone()
+        };
+        let rendered = self.script.render(&settings, &self.config, None).map_err(|f| TileError::Script(Box::new(f)))?;
+        let mut outputs = Vec::new();
+        for map_name in self.maps {
+            let map = rendered.maps.get(map_name).filter(|m| !m.rect().is_empty());
+            let Some(map) = map else {
+                outputs.extend(self.formats.iter().map(|f| TileOutput {
+                    map: map_name.clone(),
+                    format: f.name().to_string(),
+                    file: None,
+                }));
+                continue;
+            };
+            // Named after the map's own rectangle, not the grid cell: on a finite map a cell reaching
+            // past the edge (e.g. above y = 0) holds only the clipped pixels, which start elsewhere, and
+            // a stitcher placing it at the cell's corner would shift it. The marker keeps the cell.
+            let rect = map.rect();
+            let stem = format!("tile_{}_{}_{map_name}", rect.x, rect.y);
+            let field = HeightField::new(rect.width as u32, rect.height as u32, map.data())
+                .map_err(|e| CliError::Usage(format!("cannot write `{stem}`: {e}")))?;
+            for &format in self.formats {
+                let name = format.file_name(&stem);
+                let path = self.dir.file(&name)?;
+                let bytes = geogen_io::encode(format, &field).map_err(|e| CliError::Usage(e.to_string()))?;
+                geogen_io::write_bytes(&path, &bytes).map_err(|e| CliError::Usage(e.to_string()))?;
+                outputs.push(TileOutput {
+                    map: map_name.clone(),
+                    format: format.name().to_string(),
+                    file: Some(RecordedFile { name, bytes: bytes.len() as u64, sha256: sha256_hex(&bytes) }),
+                });
+            }
+        }
+        let written = outputs.iter().filter(|o| o.file.is_some()).count();
+        // Keep what an earlier run recorded for other maps or formats of this very cell.
+        if let Some(earlier) = self.marker(tile) {
+            for output in earlier.outputs {
+                if !outputs.iter().any(|o| o.map == output.map && o.format == output.format) {
+                    outputs.push(output);
+                }
+            }
+        }
+        let marker = Marker { cell: tile.cell(), outputs };
+        let path = self.marker_path(tile)?;
+        let text = serde_json::to_vec(&marker).map_err(|e| CliError::Usage(format!("cannot write a marker: {e}")))?;
+        geogen_io::write_bytes(&path, &text).map_err(|e| CliError::Usage(e.to_string()))?;
+        Ok(written)
+    }
+}
+
+pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
+    let (x, y, width, height) = cmd.region;
+    let grid = TileGrid { x, y, width, height, side: cmd.tile };
+    // Before anything else, and without listing the cells: a region of 10^10 cells is refused at once.
+    if grid.count() > cmd.max_tiles {
+        return Err(CliError::Usage(format!(
+            "the region {width}x{height} in tiles of {} makes {} tiles, more than the limit of {}; use larger tiles, \
+             a smaller region, or raise the limit with --max-tiles",
+            cmd.tile,
+            grid.count(),
+            cmd.max_tiles
+        )));
+    }
+    let source = read_script(&cmd.script)?;
+    let formats = parse_formats(&cmd.output)?;
+    outdir::refuse_non_directory(&cmd.output.dir)?;
+    let script = compile_script(&cmd.script.display().to_string(), &source)?;
+    let maps = selected_maps(&script, cmd.output.maps.as_deref())?;
+    refuse_colliding_outputs(&maps, &formats)?;
+    let scale = cmd.script_args.scale;
+    let mut settings =
+        RunSettings { render_scale: scale, maps: Some(maps.clone()), ..script_settings(&cmd.script_args) };
+    // Without --map-size, a finite map is the whole region (not one tile).
+    if settings.map_width.is_none() {
+        settings.map_width = Some(((f64::from(width) / scale).floor() as u32).max(1));
+        settings.map_height = Some(((f64::from(height) / scale).floor() as u32).max(1));
+    }
+    let whole_region = RunSettings {
+        render_origin: (x, y),
+        render_width: Some(width),
+        render_height: Some(height),
+        ..settings.clone()
+    };
+    refuse_render_outside_the_map(&script, &whole_region, "region")?;
+    let geometry = script.geometry(&whole_region).map_err(|d| script.failure(d))?;
+    let parameters = script.parameter_values(&settings)?;
+    let record = RunSettingsRecord {
+        geogen_version: env!("CARGO_PKG_VERSION").to_string(),
+        script_sha256: sha256_hex(source.as_bytes()),
+        parameters: parameters.iter().map(|(name, value)| (name.clone(), parameter_json(value))).collect(),
+        seed: settings.seed,
+        scale,
+        map_width: geometry.map_width,
+        map_height: geometry.map_height,
+        tile: cmd.tile,
+        grid_origin: [x.rem_euclid(i64::from(cmd.tile)), y.rem_euclid(i64::from(cmd.tile))],
+    };
+
+    signals::clean_up_on_interrupt();
+    let dir = OutputDir::open(&cmd.output.dir)?;
+    claim_directory(&dir, record, &formats, &maps, cmd.restart, cmd.output.quiet)?;
+
+    let job = Job {
+        script: &script,
+        settings,
+        config: render_config(&cmd.output),
+        formats: &formats,
+        maps: &maps,
+        dir: &dir,
+    };
+    let total = grid.count();
+    let bar = LazyBar::new(cmd.output.quiet, total, "tiles");
+    let (done, rendered, skipped) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
+    let stop = AtomicBool::new(false);
+    // The first failing cell in grid order among those that failed; the others stop early.
+    let first_error: Mutex<Option<(u64, Tile, TileError)>> = Mutex::new(None);
+    let started = Instant::now();
+    (0..total).into_par_iter().for_each(|index| {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let tile = grid.tile(index);
+        if job.is_complete(&tile) {
+            skipped.fetch_add(1, Ordering::Relaxed);
+        } else {
+            match job.render(&tile) {
+                Ok(_) => {
+                    rendered.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(error) => {
+                    stop.store(true, Ordering::Relaxed);
+                    if let Ok(mut first) = first_error.lock() {
+                        if first.as_ref().is_none_or(|(i, _, _)| index < *i) {
+                            *first = Some((index, tile, error));
+                        }
+                    }
+                }
+            }
+        }
+        bar.update(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+    });
+    bar.finish();
+    let first_error = first_error.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, tile, error)) = first_error {
+        eprintln!("error in tile at {},{} ({}x{}):", tile.x, tile.y, tile.width, tile.height);
+        return Err(match error {
+            TileError::Script(failure) => CliError::Script(failure),
+            TileError::Other(other) => other,
+        });
+    }
+    if !cmd.output.quiet {
+        let (rendered, skipped) = (rendered.into_inner(), skipped.into_inner());
+        eprintln!(
+            "rendered {rendered} tile{} in {:.3} s into {}{}",
+            if rendered == 1 { "" } else { "s" },
+            started.elapsed().as_secs_f64(),
+            dir.path().display(),
+            if skipped > 0 { format!(" ({skipped} complete tiles skipped)") } else { String::new() }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(grid: &TileGrid) -> Vec<Tile> {
+        (0..grid.count()).map(|i| grid.tile(i)).collect()
+    }
+
+    #[test]
+    fn tiles_cover_the_region_without_overlap() {
+        let grid = TileGrid { x: -10, y: 5, width: 25, height: 12, side: 10 };
+        let tiles = all(&grid);
+        assert_eq!(tiles.len(), 6);
+        let area: u64 = tiles.iter().map(|t| u64::from(t.width) * u64::from(t.height)).sum();
+        assert_eq!(area, 25 * 12);
+        assert_eq!((tiles[2].x, tiles[2].width), (10, 5));
+        assert_eq!((tiles[5].y, tiles[5].height), (15, 2));
+    }
+
+    #[test]
+    fn a_huge_grid_is_counted_not_listed() {
+        let grid = TileGrid { x: 0, y: 0, width: u32::MAX, height: u32::MAX, side: 1 };
+        assert_eq!(grid.count(), u64::from(u32::MAX) * u64::from(u32::MAX));
+        let last = grid.tile(grid.count() - 1);
+        assert_eq!((last.x, last.y, last.width, last.height), (i64::from(u32::MAX) - 1, i64::from(u32::MAX) - 1, 1, 1));
+    }
+
+    #[test]
+    fn marker_names_parse() {
+        assert_eq!(parse_marker_name(".tile_-30_12.done"), Some((-30, 12)));
+        assert_eq!(parse_marker_name(".tile_1_2.done.tmp-1-2"), None);
+        assert_eq!(parse_marker_name(".tile_a_2.done"), None);
+        assert_eq!(parse_marker_name("tile_1_2.done"), None);
+    }
+
+    #[test]
+    fn differences_name_each_setting() {
+        let record = RunSettingsRecord {
+            geogen_version: "1".into(),
+            script_sha256: "ab".into(),
+            parameters: [("Count".to_string(), Value::from(3.0))].into_iter().collect(),
+            seed: 1,
+            scale: 1.0,
+            map_width: Some(10),
+            map_height: Some(10),
+            tile: 32,
+            grid_origin: [0, 0],
+        };
+        assert!(differences(&record, &record).is_empty());
+        let other = RunSettingsRecord {
+            seed: 2,
+            parameters: [("Count".to_string(), Value::from(4.0))].into_iter().collect(),
+            ..record.clone()
+        };
+        assert_eq!(differences(&record, &other), ["parameter Count: 3.0 before, 4.0 now", "seed: 1 before, 2 now"]);
+    }
+}

@@ -1,0 +1,358 @@
+//! `geogen tiles` resume: a run killed at any moment and resumed gives exactly the bytes of an
+//! uninterrupted run; a directory never mixes tiles of two settings; damaged tiles are redone;
+//! one run at a time writes a directory.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn geogen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_geogen")).args(args).env("NO_COLOR", "1").output().expect("the binary runs")
+}
+
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_geogen"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Slow enough per tile (a loop in the script, three atomic writes) that a run can be caught
+/// half-way, with two maps.
+const SLOW: &str = r#"
+metadata { Parameters: { Count: { Min: 1, Max: 10, Default: 3 } } }
+var n = 0;
+for (var i = 0; i < 4000; i++) { n = n + 1; }
+var m = HeightMap.Noise(CreateNoiseLayers(2, 32, 0.5), 3);
+yield m;
+yield HeightMap.Clone(m).Abs() as "abs";
+"#;
+
+const TOTAL_TILES: usize = 100;
+
+struct Setup {
+    _root: tempfile::TempDir,
+    script: String,
+    root: PathBuf,
+}
+
+fn setup() -> Setup {
+    let root = tempfile::tempdir().unwrap();
+    let script = root.path().join("slow.ggs");
+    std::fs::write(&script, SLOW).unwrap();
+    Setup { script: script.to_str().unwrap().to_string(), root: root.path().to_path_buf(), _root: root }
+}
+
+impl Setup {
+    fn dir(&self, name: &str) -> String {
+        self.root.join(name).to_str().unwrap().to_string()
+    }
+
+    /// `tiles` over 40×40 pixels in 4-pixel tiles (100 tiles) as r16 into `dir`, plus `extra`.
+    fn args<'a>(&'a self, dir: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+        let mut args = vec!["tiles", &self.script, "--region=-20,-20,40,40", "--tile", "4", "--format", "r16"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-o", dir]);
+        args
+    }
+
+    fn run(&self, dir: &str, extra: &[&str]) -> Output {
+        geogen(&self.args(dir, extra))
+    }
+}
+
+/// Every file of a directory by name, with its bytes.
+fn contents(dir: &str) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+        .collect()
+}
+
+fn markers(dir: &str) -> usize {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    name.starts_with(".tile_") && name.ends_with(".done")
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+fn temp_files(dir: &str) -> Vec<String> {
+    contents(dir).into_keys().filter(|n| geogen_io::is_temp_file_name(n)).collect()
+}
+
+fn assert_same(actual: &str, expected: &str) {
+    let (actual, expected) = (contents(actual), contents(expected));
+    let names = |c: &BTreeMap<String, Vec<u8>>| c.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(names(&actual), names(&expected), "the same files");
+    for (name, bytes) in &expected {
+        assert!(actual[name] == *bytes, "{name} differs");
+    }
+}
+
+/// Starts the run and kills it (SIGKILL) once `at_markers` tiles are complete. Returns how many
+/// were complete when it died.
+fn kill_after(setup: &Setup, dir: &str, at_markers: usize) -> usize {
+    let mut child = spawn(&setup.args(dir, &[]));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while markers(dir) < at_markers && Instant::now() < deadline {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let _ = child.kill();
+    child.wait().unwrap();
+    markers(dir)
+}
+
+#[cfg(unix)] // SIGKILL
+#[test]
+fn a_run_killed_at_any_moment_resumes_to_the_bytes_of_an_uninterrupted_run() {
+    let started = Instant::now();
+    let setup = setup();
+    let reference = setup.dir("reference");
+    let o = setup.run(&reference, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(markers(&reference), TOTAL_TILES);
+
+    let mut interrupted = 0;
+    for (i, at) in [0, TOTAL_TILES / 4, TOTAL_TILES * 3 / 4].into_iter().enumerate() {
+        let dir = setup.dir(&format!("killed{i}"));
+        let complete = kill_after(&setup, &dir, at);
+        interrupted += usize::from(complete < TOTAL_TILES);
+        let o = setup.run(&dir, &[]);
+        assert_eq!(o.status.code(), Some(0), "resume after {complete} tiles: {}", stderr(&o));
+        assert!(temp_files(&dir).is_empty(), "{:?}", temp_files(&dir));
+        assert!(!Path::new(&dir).join(".geogen.lock").exists());
+        assert_same(&dir, &reference);
+    }
+    assert!(interrupted >= 2, "the runs finished before they could be killed: make SLOW slower");
+
+    // The killed directory now belongs to seed 0: another seed refuses, naming the difference.
+    let dir = setup.dir("killed1");
+    let o = setup.run(&dir, &["--seed", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("seed: 0 before, 2 now") && stderr(&o).contains("--restart"), "{}", stderr(&o));
+    assert_same(&dir, &reference);
+    // --restart starts over: the result is that of a fresh run with the new seed.
+    let o = setup.run(&dir, &["--seed", "2", "--restart"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("rendered {TOTAL_TILES} tiles")), "{}", stderr(&o));
+    let fresh = setup.dir("seed2");
+    assert_eq!(setup.run(&fresh, &["--seed", "2"]).status.code(), Some(0));
+    assert_same(&dir, &fresh);
+    eprintln!("kill test took {:.1} s", started.elapsed().as_secs_f64());
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_and_sigint_remove_unfinished_files_and_exit_143_and_130() {
+    let setup = setup();
+    for (signal, code) in [("-TERM", 143), ("-INT", 130)] {
+        let dir = setup.dir(&format!("signal{code}"));
+        let mut child = spawn(&setup.args(&dir, &[]));
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while markers(&dir) < 10 && Instant::now() < deadline && child.try_wait().unwrap().is_none() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let sent = Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
+        assert!(sent.success());
+        let status = child.wait().unwrap();
+        if markers(&dir) == TOTAL_TILES && status.code() == Some(0) {
+            continue; // finished before the signal arrived
+        }
+        assert_eq!(status.code(), Some(code), "{signal}");
+        assert!(temp_files(&dir).is_empty(), "{signal}: {:?}", temp_files(&dir));
+        assert!(!Path::new(&dir).join(".geogen.lock").exists(), "{signal}: the lock file is removed");
+    }
+}
+
+#[test]
+fn two_runs_cannot_write_one_directory_at_once() {
+    let setup = setup();
+    let dir = setup.dir("busy");
+    let mut first = spawn(&setup.args(&dir, &[]));
+    let lock = Path::new(&dir).join(".geogen.lock");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while markers(&dir) < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(lock.exists());
+    let second = setup.run(&dir, &["--seed", "9"]);
+    let render = geogen(&["render", &setup.script, "--size", "4", "-o", &dir]);
+    let first_done = first.try_wait().unwrap().is_some();
+    first.wait().unwrap();
+    if first_done {
+        return; // the first run ended before the others started: nothing to contend with
+    }
+    for o in [&second, &render] {
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(o));
+        assert!(stderr(o).contains("another geogen run is writing into") && stderr(o).contains(&dir), "{}", stderr(o));
+    }
+    assert!(!lock.exists(), "the first run removed its lock");
+    assert!(!Path::new(&dir).join("main.png").exists());
+}
+
+#[test]
+fn damaged_tiles_are_redone_and_intact_ones_skipped() {
+    let setup = setup();
+    let (reference, dir) = (setup.dir("reference"), setup.dir("damaged"));
+    assert_eq!(setup.run(&reference, &["-q"]).status.code(), Some(0));
+    assert_eq!(setup.run(&dir, &["-q"]).status.code(), Some(0));
+    let path = |name: &str| Path::new(&dir).join(name);
+    // Empty, truncated, and garbage of the same size: each makes its tile incomplete.
+    std::fs::write(path("tile_0_0_main.r16"), b"").unwrap();
+    let r16 = std::fs::read(path("tile_4_0_abs.r16")).unwrap();
+    std::fs::write(path("tile_4_0_abs.r16"), &r16[..r16.len() / 2]).unwrap();
+    std::fs::write(path("tile_-20_-20_main.r16"), vec![0x55; r16.len()]).unwrap();
+    std::fs::remove_file(path("tile_8_8_abs.r16")).unwrap();
+    let o = setup.run(&dir, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("rendered 4 tiles") && stderr(&o).contains("96 complete tiles skipped"),
+        "{}",
+        stderr(&o)
+    );
+    assert_same(&dir, &reference);
+    // A marker that is itself garbage counts as no marker.
+    std::fs::write(path(".tile_0_4.done"), b"{garbage").unwrap();
+    let o = setup.run(&dir, &[]);
+    assert!(stderr(&o).contains("rendered 1 tile "), "{}", stderr(&o));
+    assert_same(&dir, &reference);
+}
+
+#[test]
+fn more_formats_and_more_maps_on_a_rerun_write_the_new_files() {
+    let setup = setup();
+    let dir = setup.dir("grow");
+    let only = |extra: &[&str]| {
+        let mut args = vec!["tiles", &setup.script, "--region=-8,-8,16,16", "--tile", "8"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-o", &dir]);
+        geogen(&args)
+    };
+    let o = only(&["--format", "r16", "--maps", "abs"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let files = || contents(&dir).into_keys().filter(|n| n.starts_with("tile_")).collect::<Vec<_>>();
+    assert_eq!(files().len(), 4);
+    // Dropping --maps renders the other map.
+    let o = only(&["--format", "r16"]);
+    assert!(stderr(&o).contains("rendered 4 tiles"), "{}", stderr(&o));
+    assert_eq!(files().len(), 8);
+    assert!(Path::new(&dir).join("tile_0_0_main.r16").exists());
+    // More formats write the new files.
+    let o = only(&["--format", "r16,png8"]);
+    assert!(stderr(&o).contains("rendered 4 tiles"), "{}", stderr(&o));
+    assert_eq!(files().len(), 16);
+    // Every earlier combination is now complete.
+    for formats in ["r16", "png8", "png8,r16"] {
+        let o = only(&["--format", formats]);
+        assert!(stderr(&o).contains("rendered 0 tiles"), "{formats}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn equal_settings_written_differently_agree_and_a_region_may_grow_on_the_same_grid() {
+    let setup = setup();
+    let dir = setup.dir("same");
+    let with = |region: &str, extra: &[&str]| {
+        let mut args = vec!["tiles", &setup.script, region, "--tile", "4", "--format", "r16"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-o", &dir]);
+        geogen(&args)
+    };
+    assert_eq!(with("--region=0,0,10,8", &["-p", "Count=1"]).status.code(), Some(0));
+    // 1 and 1.0 are the same value; a numeric seed and the same number as text too.
+    let o = with("--region=0,0,10,8", &["-p", "Count=1.0", "--seed", "0"]);
+    assert!(stderr(&o).contains("rendered 0 tiles"), "{}", stderr(&o));
+    // Growing the region on the same grid renders the new cells and the edge cells that grew
+    // (x = 8 was 2 pixels wide, now 4).
+    let o = with("--region=-4,0,16,8", &["-p", "Count=1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("rendered 4 tiles") && stderr(&o).contains("(4 complete tiles skipped)"),
+        "{}",
+        stderr(&o)
+    );
+    let reference = setup.dir("grown");
+    let o = geogen(&[
+        "tiles",
+        &setup.script,
+        "--region=-4,0,16,8",
+        "--tile",
+        "4",
+        "--format",
+        "r16",
+        "-p",
+        "Count=1",
+        "-o",
+        &reference,
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_same(&dir, &reference);
+    // A grid shifted by less than a tile, or another parameter value, would not fit.
+    let o = with("--region=-2,0,16,8", &["-p", "Count=1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("tile grid origin"), "{}", stderr(&o));
+    let o = with("--region=-4,0,16,8", &["-p", "Count=2"]);
+    assert!(stderr(&o).contains("parameter Count: 1.0 before, 2.0 now"), "{}", stderr(&o));
+}
+
+#[test]
+fn restart_removes_only_what_geogen_wrote() {
+    let setup = setup();
+    let dir = setup.dir("mixed");
+    std::fs::create_dir(&dir).unwrap();
+    // Markers without a manifest (an older geogen, or a deleted manifest): refused.
+    std::fs::write(Path::new(&dir).join(".tile_0_0.done"), "tile_0_0_main.png\n").unwrap();
+    std::fs::write(Path::new(&dir).join("notes.txt"), "mine").unwrap();
+    std::fs::write(Path::new(&dir).join("tile_0_0_main.png"), "from an older run").unwrap();
+    let args = ["tiles", &setup.script, "--region=0,0,8,8", "--tile", "4", "-o", &dir];
+    let o = geogen(&args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no manifest"), "{}", stderr(&o));
+    let mut restart = args.to_vec();
+    restart.push("--restart");
+    let o = geogen(&restart);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(Path::new(&dir).join("notes.txt")).unwrap(), "mine");
+    // A marker that lists a file outside the tiles makes --restart delete nothing outside them.
+    let marker = Path::new(&dir).join(".tile_0_0.done");
+    let text = std::fs::read_to_string(&marker).unwrap().replace("tile_0_0_main.png", "notes.txt");
+    std::fs::write(&marker, text).unwrap();
+    let o = geogen(&restart);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(Path::new(&dir).join("notes.txt")).unwrap(), "mine");
+}
+
+#[test]
+fn a_region_of_too_many_tiles_is_refused_at_once() {
+    let setup = setup();
+    let dir = setup.dir("huge");
+    let started = Instant::now();
+    let o = geogen(&["tiles", &setup.script, "--region", "0,0,100000,100000", "--tile", "1", "-o", &dir]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("10000000000 tiles") && stderr(&o).contains("--max-tiles"), "{}", stderr(&o));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(!Path::new(&dir).exists());
+    let o = setup.run(&dir, &["--max-tiles", "99"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = setup.run(&dir, &["--max-tiles", "100", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
