@@ -15,7 +15,8 @@
 //! - `for (init; cond; step) body` is
 //!   `CallBlock[init; While[cond; If(then: [], else: [Break 2]); CallBlock[body]; step; Pop]]`, and
 //!   `continue` in `body` is a `Break` that leaves only the body's blocks: the step then runs and
-//!   the while block loops (the original's `continue` skipped the step).
+//!   the while block loops (the original's `continue` skipped the step). A looping block left
+//!   empty (`for (;;) {}`) gets `LoadNull; Pop`, so every iteration executes an instruction.
 //! - `while (cond) body` is `While[cond; If(then: [], else: [Break 2]); CallBlock[body]]`;
 //!   `continue` there is a `Continue` to the while block.
 //! - `a && b` is `a; If(then: [b; If(then: [true], else: [false])], else: [false])`: `b` runs only
@@ -378,6 +379,13 @@ impl<'d> Lowerer<'d> {
                 l.jumps.pop();
                 if let Some(step) = step {
                     l.lower_expr_stmt(step, step.span);
+                }
+                // `for (;;) {}` has nothing to execute, but each iteration must still execute an
+                // instruction: the budget counts instructions, and the VM refuses an empty
+                // looping block, which could otherwise spin forever without using any.
+                if l.open.last().is_some_and(Vec::is_empty) {
+                    l.emit(Op::LoadNull, span);
+                    l.emit(Op::Pop, span);
                 }
             });
             l.emit(Op::While(looping), span);
