@@ -6,13 +6,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use geogen::{CompileOptions, Failure, HeightMap, Progress, RenderConfig, RunSettings, Script};
+use geogen::{CompileOptions, Failure, HeightMap, MessageMode, Progress, RenderConfig, RunSettings, Script};
 use geogen_io::{Format, HeightField};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::args::{OutputArgs, RenderCmd, TilesCmd};
-use crate::commands::{read_script, run_settings, script_settings};
+use crate::commands::{compile_options, read_script, run_settings, script_settings};
 use crate::report::{self, EXIT_SCRIPT};
 
 /// A progress bar that appears only when a render takes more than half a second, and never when
@@ -83,8 +83,8 @@ fn create_output_dir(output: &OutputArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot create the output directory `{}`: {e}", output.dir.display()))
 }
 
-fn compile_or_report(name: &str, source: &str) -> Option<Script> {
-    match Script::compile(name, source, &CompileOptions::default()) {
+fn compile_or_report(name: &str, source: &[u8], options: &CompileOptions) -> Option<Script> {
+    match Script::compile_bytes(name, source, options) {
         Ok(script) => Some(script),
         Err(failure) => {
             report::failure(&failure);
@@ -108,13 +108,16 @@ fn write_map(dir: &Path, file_stem: &str, map: &HeightMap, formats: &[Format]) -
 }
 
 pub fn render(cmd: &RenderCmd) -> Result<ExitCode, String> {
+    let options = compile_options(&cmd.settings.script.limits.source);
     let (name, source) = match &cmd.script {
-        Some(path) => (path.display().to_string(), read_script(path)?),
-        None => ("<built-in example: island>".to_string(), geogen::EXAMPLE_ISLAND.to_string()),
+        Some(path) => (path.display().to_string(), read_script(path, options.max_script_bytes)?),
+        None => ("<built-in example: island>".to_string(), geogen::EXAMPLE_ISLAND.as_bytes().to_vec()),
     };
     let formats = parse_formats(&cmd.output)?;
-    let Some(script) = compile_or_report(&name, &source) else { return Ok(ExitCode::from(EXIT_SCRIPT)) };
-    let settings = RunSettings { maps: cmd.output.maps.clone(), ..run_settings(&cmd.settings) };
+    let Some(script) = compile_or_report(&name, &source, &options) else { return Ok(ExitCode::from(EXIT_SCRIPT)) };
+    // Messages are printed as the script prints them, not held until the render ends.
+    let messages = if cmd.output.quiet { MessageMode::Collect } else { MessageMode::stream(report::outln) };
+    let settings = RunSettings { maps: cmd.output.maps.clone(), messages, ..run_settings(&cmd.settings) };
     let bar = LazyBar::new(cmd.output.quiet, 1, "rendering");
     let progress_bar = bar.clone();
     let callback: Box<dyn FnMut(Progress) + Send> =
@@ -131,11 +134,6 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, String> {
     };
     let render_time = started.elapsed();
     create_output_dir(&cmd.output)?;
-    if !cmd.output.quiet {
-        for m in &rendered.output.messages {
-            report::outln(m);
-        }
-    }
     let mut pixels = 0u64;
     for (map_name, map) in &rendered.maps {
         if map.rect().is_empty() {
@@ -288,9 +286,10 @@ fn render_tile(
 }
 
 pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, String> {
-    let source = read_script(&cmd.script)?;
+    let options = compile_options(&cmd.script_args.limits.source);
+    let source = read_script(&cmd.script, options.max_script_bytes)?;
     let formats = parse_formats(&cmd.output)?;
-    let Some(script) = compile_or_report(&cmd.script.display().to_string(), &source) else {
+    let Some(script) = compile_or_report(&cmd.script.display().to_string(), &source, &options) else {
         return Ok(ExitCode::from(EXIT_SCRIPT));
     };
     create_output_dir(&cmd.output)?;

@@ -3,9 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use geogen::{CompileOptions, Failure, RunSettings, Script};
+use geogen::{CompileOptions, Failure, MessageMode, RunSettings, Script};
 use serde_json::json;
 
+use crate::args::LimitArgs;
 use crate::report;
 
 /// The outcome of one test file.
@@ -35,9 +36,16 @@ fn error_report(failure: &Failure) -> ErrorReport {
     }
 }
 
-fn run_one(path: &Path) -> Outcome {
+/// Runs one test file. `messages` decides what happens to its `Print` messages: kept in the
+/// outcome (for `--json`) or printed as they come.
+fn run_one(path: &Path, limits: &LimitArgs, messages: MessageMode) -> Outcome {
     let file = path.display().to_string();
-    let source = match std::fs::read_to_string(path) {
+    let options = CompileOptions {
+        test_library: true,
+        main_map_mandatory: false,
+        max_script_bytes: limits.source.max_script_bytes(),
+    };
+    let source = match crate::commands::read_script(path, options.max_script_bytes) {
         Ok(s) => s,
         Err(e) => {
             return Outcome {
@@ -45,26 +53,27 @@ fn run_one(path: &Path) -> Outcome {
                 messages: Vec::new(),
                 error: Some(ErrorReport {
                     code: "GGE4000".to_string(),
-                    message: format!("cannot read the file: {e}"),
+                    message: e.clone(),
                     line: None,
                     column: None,
-                    rendered: format!("error: cannot read `{}`: {e}\n", path.display()),
+                    rendered: format!("error: {e}\n"),
                 }),
             }
         }
     };
-    let options = CompileOptions { test_library: true, main_map_mandatory: false };
-    let result = Script::compile(&file, &source, &options).and_then(|script| script.run(&RunSettings::default()));
+    let settings = RunSettings { limits: limits.limits(), messages, ..RunSettings::default() };
+    let result = Script::compile_bytes(&file, &source, &options).and_then(|script| script.run(&settings));
     match result {
         Ok(output) => Outcome { file, messages: output.messages, error: None },
         Err(failure) => Outcome { file, messages: failure.messages.clone(), error: Some(error_report(&failure)) },
     }
 }
 
-pub fn test(files: &[PathBuf], as_json: bool) -> Result<ExitCode, String> {
-    let outcomes: Vec<Outcome> = files.iter().map(|f| run_one(f)).collect();
-    let failed = outcomes.iter().filter(|o| o.error.is_some()).count();
+pub fn test(files: &[PathBuf], as_json: bool, limits: &LimitArgs) -> Result<ExitCode, String> {
     if as_json {
+        // Every message goes into its file's object, so they are kept (bounded by the heap limit).
+        let outcomes: Vec<Outcome> = files.iter().map(|f| run_one(f, limits, MessageMode::Collect)).collect();
+        let failed = outcomes.iter().filter(|o| o.error.is_some()).count();
         let array: Vec<_> = outcomes
             .iter()
             .map(|o| {
@@ -82,20 +91,29 @@ pub fn test(files: &[PathBuf], as_json: bool) -> Result<ExitCode, String> {
             })
             .collect();
         report::outln(&format!("{}", serde_json::Value::Array(array)));
-    } else {
-        for o in &outcomes {
-            match &o.error {
-                None => report::outln(&format!("PASS {}", o.file)),
-                Some(e) => {
-                    report::outln(&format!("FAIL {}", o.file));
-                    for m in &o.messages {
-                        report::outln(&format!("  | {m}"));
-                    }
-                    eprint!("{}", e.rendered);
-                }
+        return Ok(exit_code(failed));
+    }
+    // Text: each file's messages as they are printed, then its PASS or FAIL line.
+    let mut failed = 0;
+    for file in files {
+        let outcome = run_one(file, limits, MessageMode::stream(|m| report::outln(&format!("  | {m}"))));
+        match &outcome.error {
+            None => report::outln(&format!("PASS {}", outcome.file)),
+            Some(e) => {
+                failed += 1;
+                report::outln(&format!("FAIL {}", outcome.file));
+                eprint!("{}", e.rendered);
             }
         }
-        report::outln(&format!("{} passed, {} failed", outcomes.len() - failed, failed));
     }
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(report::EXIT_SCRIPT) })
+    report::outln(&format!("{} passed, {} failed", files.len() - failed, failed));
+    Ok(exit_code(failed))
+}
+
+fn exit_code(failed: usize) -> ExitCode {
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(report::EXIT_SCRIPT)
+    }
 }

@@ -29,7 +29,7 @@
 //! Each is declared in the block that evaluates it, and that block instance runs the declaration
 //! once: loop bodies, branches and function calls all get fresh scopes.
 
-use geogen_diag::{codes, Diagnostic, Span};
+use geogen_diag::{codes, Diagnostic, Diagnostics, Span};
 use geogen_syntax::ast::{
     ArrayItem, AssignOp, BinaryOp, Block, Expr, ExprKind, ForInit, Ident, PostfixOp, Stmt, StmtKind, SwitchCase,
     UnaryOp,
@@ -69,7 +69,7 @@ pub(crate) struct Lowerer<'d> {
     jumps: Vec<JumpTarget>,
     in_function: bool,
     hidden_counter: u32,
-    pub(crate) diagnostics: &'d mut Vec<Diagnostic>,
+    pub(crate) diagnostics: &'d mut Diagnostics,
     /// `yield` map names in source order without repeats.
     pub(crate) map_names: Vec<Name>,
 }
@@ -99,7 +99,7 @@ fn describe(expr: &Expr) -> &'static str {
 }
 
 impl<'d> Lowerer<'d> {
-    pub(crate) fn new(diagnostics: &'d mut Vec<Diagnostic>) -> Lowerer<'d> {
+    pub(crate) fn new(diagnostics: &'d mut Diagnostics) -> Lowerer<'d> {
         Lowerer {
             blocks: Vec::new(),
             open: Vec::new(),

@@ -28,7 +28,7 @@ fn main_code(body: Vec<Stmt>) -> String {
 fn errors(script: &Script) -> Vec<Diagnostic> {
     match compile(script, &options()) {
         Ok(_) => panic!("expected errors"),
-        Err(e) => e,
+        Err(e) => e.into_vec(),
     }
 }
 

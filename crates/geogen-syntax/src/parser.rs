@@ -15,24 +15,22 @@
 //! * Nesting deeper than [`crate::MAX_NESTING`] reports one error and skips the nested part, so no
 //!   input can overflow the stack, here or in later stages walking the tree.
 
-use geogen_diag::{codes, Diagnostic, Span};
+use geogen_diag::{codes, Diagnostic, Diagnostics, Span};
 
 use crate::ast::*;
-use crate::lexer::{lex, Token, TokenKind as T};
+use crate::lexer::{lex_for_parser, Token, TokenKind as T};
 use crate::{Parsed, MAX_NESTING};
 
 pub(crate) fn parse(source: &str) -> Parsed {
-    let (tokens, lex_diagnostics) = lex(source);
-    let mut parser = Parser::new(source, tokens);
-    parser.junk = lex_diagnostics.iter().filter(|d| d.code == codes::GGE1101).filter_map(|d| d.span).collect();
+    let lexed = lex_for_parser(source);
+    let mut parser = Parser::new(source, lexed.tokens);
+    parser.junk = lexed.junk;
     // An unterminated string or comment swallows the rest of the file; whatever the parser would
     // say about the abrupt end is noise after that.
-    parser.eof_reported = lex_diagnostics.iter().any(|d| d.code == codes::GGE1103 || d.code == codes::GGE1104);
+    parser.eof_reported = lexed.unterminated;
     let script = parser.script();
-    let mut diagnostics = lex_diagnostics;
-    diagnostics.extend(parser.diagnostics);
     // Stable: errors at one offset keep the lexer-then-parser order.
-    diagnostics.sort_by_key(|d| d.span.map_or(0, |s| s.start));
+    let diagnostics = lexed.diagnostics.merge_sorted(parser.diagnostics);
     Parsed { script, diagnostics }
 }
 
@@ -169,7 +167,7 @@ struct Parser<'a> {
     pos: usize,
     /// End of the last consumed token: where "missing" errors point and where node spans end.
     prev_end: u32,
-    diagnostics: Vec<Diagnostic>,
+    diagnostics: Diagnostics,
     /// An error was reported in the current statement; suppress the follow-ups.
     panicking: bool,
     /// An error at the end of the file was reported; suppress the others.
@@ -195,7 +193,7 @@ impl<'a> Parser<'a> {
             eof,
             pos: 0,
             prev_end: 0,
-            diagnostics: Vec::new(),
+            diagnostics: Diagnostics::new(),
             panicking: false,
             eof_reported: false,
             depth: 0,

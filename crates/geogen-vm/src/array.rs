@@ -3,7 +3,8 @@
 
 use indexmap::IndexMap;
 
-use crate::value::{ObjectId, Value};
+use crate::heap::Heap;
+use crate::value::{ObjectId, ScriptString, Value};
 use crate::RuntimeError;
 use geogen_diag::codes;
 
@@ -13,7 +14,7 @@ pub enum KeyRepr {
     Bool(bool),
     /// `f64::to_bits` of the value with -0 folded into +0.
     Number(u64),
-    String(std::rc::Rc<str>),
+    String(ScriptString),
     /// Coordinates compare by value only.
     Coordinate(u64),
     Point(u64, u64, bool, bool),
@@ -53,17 +54,79 @@ impl KeyRepr {
     }
 }
 
-#[derive(Clone, Debug, Default)]
+/// Bytes one slot of an array's capacity holds: the entry (hash, key, key value, value) and its
+/// place in the hash index (an index, a control byte, and the index's spare room).
+const SLOT_BYTES: u64 = (std::mem::size_of::<(KeyRepr, (Value, Value))>() + 3 * std::mem::size_of::<usize>()) as u64;
+
+/// Bytes of an array object itself: its header, shared-pointer counts and allocator bookkeeping.
+const OBJECT_BYTES: u64 = (std::mem::size_of::<crate::value::ArrayObject>() + 48) as u64;
+
+/// The fewest slots an array allocates when it first grows.
+const FIRST_CAPACITY: usize = 4;
+
+#[derive(Debug, Default)]
 pub struct Array {
     /// Insertion order; each entry keeps the key value as first inserted.
     entries: IndexMap<KeyRepr, (Value, Value)>,
     /// The greatest integer key ever inserted (for push-back), starting at -1.
     greatest_int_key: f64,
+    /// The script heap this array's bytes are counted on (`None`: an array outside a run).
+    heap: Option<Heap>,
+    /// Bytes counted on `heap` now.
+    charged: u64,
 }
 
 impl Array {
+    /// An array not counted on any heap (outside a run, or until [`Array::count_on`]).
     pub fn new() -> Array {
-        Array { entries: IndexMap::new(), greatest_int_key: -1.0 }
+        Array { entries: IndexMap::new(), greatest_int_key: -1.0, heap: None, charged: 0 }
+    }
+
+    /// An empty array counted on `heap` (GGE2508 if even that does not fit).
+    pub fn counted(heap: &Heap) -> Result<Array, RuntimeError> {
+        let mut array = Array::new();
+        array.count_on(heap)?;
+        Ok(array)
+    }
+
+    /// Starts counting this array on `heap`, with what it holds already; no-op if it is counted.
+    pub fn count_on(&mut self, heap: &Heap) -> Result<(), RuntimeError> {
+        if self.heap.is_some() {
+            return Ok(());
+        }
+        let bytes = footprint(self.entries.capacity());
+        heap.charge(bytes)?;
+        self.heap = Some(heap.clone());
+        self.charged = bytes;
+        Ok(())
+    }
+
+    /// Before an insertion of a new key that will reallocate: charges the grown capacity first,
+    /// so an array cannot take the memory before the limit is checked.
+    fn reserve_one(&mut self) -> Result<(), RuntimeError> {
+        let Some(heap) = &self.heap else { return Ok(()) };
+        let capacity = self.entries.capacity();
+        if self.entries.len() < capacity {
+            return Ok(());
+        }
+        let grown = footprint((capacity * 2).max(FIRST_CAPACITY));
+        if grown > self.charged {
+            heap.charge(grown - self.charged)?;
+            self.charged = grown;
+        }
+        Ok(())
+    }
+
+    /// After a change: counts what the array actually holds.
+    fn settle(&mut self) {
+        let Some(heap) = &self.heap else { return };
+        let bytes = footprint(self.entries.capacity());
+        if bytes > self.charged {
+            heap.charge_anyway(bytes - self.charged);
+        } else {
+            heap.release(self.charged - bytes);
+        }
+        self.charged = bytes;
     }
 
     pub fn len(&self) -> usize {
@@ -84,9 +147,13 @@ impl Array {
         self.get(key).is_some()
     }
 
-    /// Inserts or overwrites; an existing key keeps its position.
+    /// Inserts or overwrites; an existing key keeps its position. A new key that the script heap
+    /// has no room for is GGE2508, and the array is left as it was.
     pub fn set(&mut self, key: Value, value: Value) -> Result<(), RuntimeError> {
         let repr = KeyRepr::of(&key)?;
+        if !self.entries.contains_key(&repr) {
+            self.reserve_one()?;
+        }
         if let Value::Number(n) = key {
             let c = n.ceil();
             if c > self.greatest_int_key {
@@ -97,6 +164,7 @@ impl Array {
             Some(slot) => slot.1 = value,
             None => {
                 self.entries.insert(repr, (key, value));
+                self.settle();
             }
         }
         Ok(())
@@ -151,4 +219,17 @@ impl Array {
     pub(crate) fn take_pairs(&mut self) -> Vec<(Value, Value)> {
         self.entries.drain(..).map(|(_, kv)| kv).collect()
     }
+}
+
+impl Drop for Array {
+    fn drop(&mut self) {
+        if let Some(heap) = &self.heap {
+            heap.release(self.charged);
+        }
+    }
+}
+
+/// The bytes an array with room for `capacity` pairs holds.
+fn footprint(capacity: usize) -> u64 {
+    OBJECT_BYTES.saturating_add(SLOT_BYTES.saturating_mul(capacity as u64))
 }

@@ -34,6 +34,7 @@ fn settings() -> RunSettings {
             max_rendering_steps: 200,
             max_array_len: 10_000,
             max_string_len: 100_000,
+            max_heap_bytes: 16 << 20,
         },
         ..RunSettings::default()
     }
@@ -62,7 +63,7 @@ fn check_failure(failure: &Failure, source: &str, needs_span: bool) -> Result<()
 /// Compiles and simulates; renders too when `render` and the simulation succeeded. Returns the
 /// compile failure, if any.
 fn pipeline(source: &str, render: bool) -> Result<Option<Failure>, TestCaseError> {
-    let options = CompileOptions { test_library: true, main_map_mandatory: false };
+    let options = CompileOptions { test_library: true, main_map_mandatory: false, ..CompileOptions::default() };
     let script = match Script::compile("prop.ggs", source, &options) {
         Ok(script) => script,
         Err(failure) => {
