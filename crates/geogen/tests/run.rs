@@ -395,3 +395,23 @@ fn diagnostics_are_capped_per_file() {
     assert_eq!(failure.diagnostics.len(), geogen::diag::MAX_DIAGNOSTICS);
     assert_eq!(failure.diagnostics.total(), 1000);
 }
+
+/// Found by the hardening review: language.md §9 said changes made after a `yield` count. They do
+/// not, as in the original's rendering sequence: a yield takes the map as it is at that point.
+/// Pinned here (and the docs now say so).
+#[test]
+fn a_yield_takes_the_map_as_it_is_at_the_yield() {
+    let script = compile(
+        "var m = HeightMap.Flat(0.25);\nyield m;\nm.Add(0.5);\nyield m as \"raised\";\nm.Add(0.25);\nyield HeightMap.Clone(m) as \"copy\";\n",
+    );
+    let settings = RunSettings { render_width: Some(8), render_height: Some(4), ..RunSettings::default() };
+    let rendered = script.render(&settings, &geogen::RenderConfig::default(), None).expect("renders");
+    let all = |name: &str, value: f32| {
+        let data = rendered.maps[name].data();
+        assert_eq!(data.len(), 32, "{name}");
+        assert!(data.iter().all(|&h| h == value), "{name}: {:?}", &data[..4]);
+    };
+    all("main", 0.25);
+    all("raised", 0.75);
+    all("copy", 1.0);
+}
