@@ -151,22 +151,20 @@ impl Array {
     /// has no room for is GGE2508, and the array is left as it was.
     pub fn set(&mut self, key: Value, value: Value) -> Result<(), RuntimeError> {
         let repr = KeyRepr::of(&key)?;
-        if !self.entries.contains_key(&repr) {
-            self.reserve_one()?;
+        // An existing key (the same Number, so the same ceiling) changes nothing but its value.
+        if let Some(slot) = self.entries.get_mut(&repr) {
+            slot.1 = value;
+            return Ok(());
         }
+        self.reserve_one()?;
         if let Value::Number(n) = key {
             let c = n.ceil();
             if c > self.greatest_int_key {
                 self.greatest_int_key = c;
             }
         }
-        match self.entries.get_mut(&repr) {
-            Some(slot) => slot.1 = value,
-            None => {
-                self.entries.insert(repr, (key, value));
-                self.settle();
-            }
-        }
+        self.entries.insert(repr, (key, value));
+        self.settle();
         Ok(())
     }
 
@@ -232,4 +230,47 @@ impl Drop for Array {
 /// The bytes an array with room for `capacity` pairs holds.
 fn footprint(capacity: usize) -> u64 {
     OBJECT_BYTES.saturating_add(SLOT_BYTES.saturating_mul(capacity as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_counted_array_charges_as_it_grows_and_releases_when_dropped() {
+        let heap = Heap::new(1 << 20);
+        let mut array = Array::counted(&heap).unwrap();
+        let empty = heap.used();
+        assert!(empty > 0, "the object itself counts");
+        for i in 0..100 {
+            array.push_back(Value::Number(f64::from(i))).unwrap();
+        }
+        assert!(heap.used() >= empty + 100 * SLOT_BYTES, "{}", heap.used());
+        drop(array);
+        assert_eq!(heap.used(), 0);
+    }
+
+    #[test]
+    fn growth_past_the_limit_is_gge2508_and_leaves_the_array_as_it_was() {
+        let heap = Heap::new(4096);
+        let mut array = Array::counted(&heap).unwrap();
+        let mut pushed = 0;
+        let error = loop {
+            match array.push_back(Value::Number(1.0)) {
+                Ok(()) => pushed += 1,
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(error.code, codes::GGE2508);
+        assert_eq!(array.len(), pushed);
+        assert!(heap.used() <= 4096);
+        // Overwriting an existing key needs no room.
+        array.set(Value::Number(0.0), Value::Number(2.0)).unwrap();
+        // Counting an array that is already too big is refused too.
+        let mut big = Array::new();
+        for i in 0..1000 {
+            big.push_back(Value::Number(f64::from(i))).unwrap();
+        }
+        assert_eq!(big.count_on(&Heap::new(1000)).unwrap_err().code, codes::GGE2508);
+    }
 }

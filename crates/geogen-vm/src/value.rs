@@ -400,3 +400,26 @@ impl Value {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_strings_count_while_alive_and_literals_not_at_all() {
+        let heap = Heap::new(1 << 20);
+        let text = ScriptString::built("x".repeat(1000), &heap).unwrap();
+        assert_eq!(heap.used(), ScriptString::footprint(1000));
+        let shared = text.clone();
+        drop(text);
+        assert_eq!(heap.used(), ScriptString::footprint(1000), "still alive through the clone");
+        assert_eq!(shared.len(), 1000);
+        drop(shared);
+        assert_eq!(heap.used(), 0);
+        let literal = ScriptString::literal(Arc::from("abc"));
+        assert_eq!((heap.used(), &*literal), (0, "abc"));
+        assert_eq!(literal, ScriptString::uncounted("abc"));
+        let error = ScriptString::built("x".repeat(2 << 20), &heap).unwrap_err();
+        assert_eq!(error.code, geogen_diag::codes::GGE2508);
+    }
+}
