@@ -397,7 +397,8 @@ fn deep_nesting_gives_one_error_and_no_stack_overflow() {
 /// (the statement and its expression counted too). Each construct nests exactly 200 deep.
 #[test]
 fn the_nesting_limit_is_what_the_message_says() {
-    let cases: Vec<(&str, fn(usize) -> String)> = vec![
+    type Nested = fn(usize) -> String;
+    let cases: Vec<(&str, Nested)> = vec![
         ("parentheses", |k| format!("var x = {};", nested("(", "1", ")", k))),
         ("parentheses in an expression statement", |k| format!("{};", nested("(", "1", ")", k))),
         ("calls", |k| format!("{};", nested("f(", "1", ")", k))),
