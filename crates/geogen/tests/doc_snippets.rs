@@ -29,11 +29,10 @@ fn snippets(doc: &'static str, text: &str) -> Vec<Snippet> {
         let end = (i + 1..lines.len()).find(|&j| lines[j].trim().starts_with("```")).unwrap_or(lines.len());
         if fence == "```c" {
             let marker = lines[..i].iter().rev().find(|l| !l.trim().is_empty()).copied().unwrap_or("");
-            let expected_error = marker
-                .trim()
-                .strip_prefix("<!-- expect-error:")
-                .and_then(|rest| rest.strip_suffix("-->"))
-                .map(|code| ErrorCode::parse(code.trim()).unwrap_or_else(|| panic!("{doc}:{}: unknown code", i + 1)));
+            let expected_error =
+                marker.trim().strip_prefix("<!-- expect-error:").and_then(|rest| rest.strip_suffix("-->")).map(
+                    |code| ErrorCode::parse(code.trim()).unwrap_or_else(|| panic!("{doc}:{}: unknown code", i + 1)),
+                );
             out.push(Snippet { doc, line: i + 1, code: lines[i + 1..end].join("\n"), expected_error });
         }
         i = end + 1;
