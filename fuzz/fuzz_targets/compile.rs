@@ -13,7 +13,11 @@ fuzz_target!(|data: &[u8]| {
     // The first byte picks the options, so both library flavours and both main-map modes are
     // covered without a structured input.
     let flags = data.first().copied().unwrap_or(0);
-    let options = CompileOptions { test_library: flags & 1 != 0, main_map_mandatory: flags & 2 != 0 };
+    let options = CompileOptions {
+        test_library: flags & 1 != 0,
+        main_map_mandatory: flags & 2 != 0,
+        ..CompileOptions::default()
+    };
     match Script::compile("fuzz.ggs", &source, &options) {
         Ok(script) => {
             let _ = script.info();

@@ -39,7 +39,7 @@ fn check(failure: &geogen::Failure) {
 
 fuzz_target!(|data: &[u8]| {
     let source = String::from_utf8_lossy(data);
-    let options = CompileOptions { test_library: true, main_map_mandatory: false };
+    let options = CompileOptions { test_library: true, main_map_mandatory: false, ..CompileOptions::default() };
     let script = match Script::compile("fuzz.ggs", &source, &options) {
         Ok(script) => script,
         Err(failure) => return check(&failure),

@@ -18,6 +18,8 @@ pub enum Command {
     Check {
         /// The .ggs script.
         script: PathBuf,
+        #[command(flatten)]
+        source: SourceArgs,
     },
     /// Simulate a script: print its messages (no pixels are rendered).
     #[command(
@@ -56,6 +58,8 @@ pub enum Command {
         /// Print one JSON array with an object per file.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
 }
 
@@ -146,6 +150,50 @@ pub struct ScriptArgs {
     /// Render scale: 1 = one pixel per map unit, 0.5 = zoomed out twice.
     #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub scale: f64,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// How large a script file may be.
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Limits")]
+pub struct SourceArgs {
+    /// Largest script accepted, in MiB (default 4; GGE1107).
+    #[arg(long = "max-script-size", value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_script_size: Option<u64>,
+}
+
+/// The limits of a script run (spec §6), each with the error it prevents; unset ones keep the
+/// library defaults.
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Limits")]
+pub struct LimitArgs {
+    /// Instructions a run may execute (default 100000000; GGE2505).
+    #[arg(long = "max-instructions", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_instructions: Option<u64>,
+    /// Nested function calls (default 1000; GGE2501).
+    #[arg(long = "max-call-depth", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_call_depth: Option<u64>,
+    /// Nested code blocks within one call (default 1000; GGE2502).
+    #[arg(long = "max-block-depth", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_block_depth: Option<u64>,
+    /// Values on the object stack (default 100000; GGE2503).
+    #[arg(long = "max-object-stack", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_object_stack: Option<u64>,
+    /// Rendering steps (map operations) a run may record (default 100000; GGE2504).
+    #[arg(long = "max-steps", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_steps: Option<u64>,
+    /// Items in one array (default 10000000; GGE2506).
+    #[arg(long = "max-array-len", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_array_len: Option<u64>,
+    /// Bytes in one string (default 10000000; GGE2507).
+    #[arg(long = "max-string-len", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_string_len: Option<u64>,
+    /// MiB the script's live arrays, strings and kept messages may hold (default 1024; GGE2508).
+    #[arg(long = "max-heap", value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_heap: Option<u64>,
+    #[command(flatten)]
+    pub source: SourceArgs,
 }
 
 /// Settings of `run` and `render`.
@@ -215,9 +263,82 @@ pub fn parse_region(text: &str) -> Result<(i64, i64, u32, u32), String> {
     Ok((parse_i64(x)?, parse_i64(y)?, w, h))
 }
 
+impl SourceArgs {
+    pub fn max_script_bytes(&self) -> usize {
+        self.max_script_size.map_or(geogen::DEFAULT_MAX_SCRIPT_BYTES, |mib| usize_of(mib.saturating_mul(1 << 20)))
+    }
+}
+
+impl LimitArgs {
+    /// The library's limits with the ones given on the command line.
+    pub fn limits(&self) -> geogen::Limits {
+        let defaults = geogen::Limits::default();
+        let count = |flag: Option<u64>, default: usize| flag.map_or(default, usize_of);
+        geogen::Limits {
+            instruction_budget: self.max_instructions.unwrap_or(defaults.instruction_budget),
+            max_call_depth: count(self.max_call_depth, defaults.max_call_depth),
+            max_block_depth: count(self.max_block_depth, defaults.max_block_depth),
+            max_object_stack: count(self.max_object_stack, defaults.max_object_stack),
+            max_rendering_steps: count(self.max_steps, defaults.max_rendering_steps),
+            max_array_len: count(self.max_array_len, defaults.max_array_len),
+            max_string_len: count(self.max_string_len, defaults.max_string_len),
+            max_heap_bytes: self.max_heap.map_or(defaults.max_heap_bytes, |mib| mib.saturating_mul(1 << 20)),
+        }
+    }
+}
+
+/// A count from the command line; beyond what this machine can address it is as good as no limit.
+fn usize_of(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn limit_flags_set_every_vm_limit_and_keep_the_rest() {
+        let cli = Cli::try_parse_from([
+            "geogen",
+            "run",
+            "s.ggs",
+            "--max-instructions",
+            "5",
+            "--max-call-depth",
+            "6",
+            "--max-block-depth",
+            "7",
+            "--max-object-stack",
+            "8",
+            "--max-steps",
+            "9",
+            "--max-array-len",
+            "10",
+            "--max-string-len",
+            "11",
+            "--max-heap",
+            "12",
+            "--max-script-size",
+            "2",
+        ])
+        .unwrap();
+        let Command::Run { settings, .. } = cli.command else { panic!("not run") };
+        let limits = settings.script.limits.limits();
+        let expected = geogen::Limits {
+            instruction_budget: 5,
+            max_call_depth: 6,
+            max_block_depth: 7,
+            max_object_stack: 8,
+            max_rendering_steps: 9,
+            max_array_len: 10,
+            max_string_len: 11,
+            max_heap_bytes: 12 << 20,
+        };
+        assert_eq!(limits, expected);
+        assert_eq!(settings.script.limits.source.max_script_bytes(), 2 << 20);
+        assert_eq!(LimitArgs::default().limits(), geogen::Limits::default());
+        assert!(Cli::try_parse_from(["geogen", "run", "s.ggs", "--max-heap", "0"]).is_err());
+    }
 
     #[test]
     fn sizes_and_params_parse() {

@@ -3,30 +3,37 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use geogen::{CompileOptions, RunSettings, Script};
+use geogen::{CompileOptions, MessageMode, RunSettings, Script};
 
-use crate::args::{Cli, Command, RunArgs, ScriptArgs};
+use crate::args::{Cli, Command, RunArgs, ScriptArgs, SourceArgs};
 use crate::report::{self, CliError};
 
 /// Runs a command; `Err` says why it stopped (and so its exit status).
 pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {
-        Command::Check { script } => check(&script),
+        Command::Check { script, source } => check(&script, &source),
         Command::Run { script, settings, sequence, bounds } => run(&script, &settings, sequence, bounds),
         Command::Render(cmd) => crate::render::render(&cmd),
         Command::Tiles(cmd) => crate::tiles::tiles(&cmd),
         Command::Info { script, json } => crate::info::info(&script, json),
-        Command::Test { files, json } => crate::test::test(&files, json),
+        Command::Test { files, json, limits } => crate::test::test(&files, json, &limits),
     }
 }
 
-pub fn read_script(path: &Path) -> Result<String, CliError> {
-    std::fs::read_to_string(path).map_err(|e| CliError::Usage(format!("cannot read `{}`: {e}", path.display())))
+/// The bytes of a script file, at most `max_bytes + 1` of them (a longer file is refused by the
+/// compiler with GGE1107 rather than read whole: `geogen check /dev/urandom` ends).
+pub fn read_script(path: &Path, max_bytes: usize) -> Result<Vec<u8>, CliError> {
+    geogen::read_script(path, max_bytes).map_err(|e| CliError::Usage(format!("cannot read `{}`: {e}", path.display())))
 }
 
 pub fn compile(path: &Path, options: &CompileOptions) -> Result<Result<Script, geogen::Failure>, CliError> {
-    let source = read_script(path)?;
-    Ok(Script::compile(&path.display().to_string(), &source, options))
+    let source = read_script(path, options.max_script_bytes)?;
+    Ok(Script::compile_bytes(&path.display().to_string(), &source, options))
+}
+
+/// Compile options with the script size limit given on the command line.
+pub fn compile_options(source: &SourceArgs) -> CompileOptions {
+    CompileOptions { max_script_bytes: source.max_script_bytes(), ..CompileOptions::default() }
 }
 
 pub fn script_settings(args: &ScriptArgs) -> RunSettings {
@@ -36,6 +43,7 @@ pub fn script_settings(args: &ScriptArgs) -> RunSettings {
         map_width: args.map_size.map(|s| s.0),
         map_height: args.map_size.map(|s| s.1),
         render_scale: args.scale,
+        limits: args.limits.limits(),
         ..RunSettings::default()
     }
 }
@@ -49,18 +57,17 @@ pub fn run_settings(args: &RunArgs) -> RunSettings {
     }
 }
 
-fn check(path: &Path) -> Result<ExitCode, CliError> {
-    compile(path, &CompileOptions::default())??;
+fn check(path: &Path, source: &SourceArgs) -> Result<ExitCode, CliError> {
+    compile(path, &compile_options(source))??;
     eprintln!("{}: ok", path.display());
     Ok(ExitCode::SUCCESS)
 }
 
 fn run(path: &Path, args: &RunArgs, show_sequence: bool, show_bounds: bool) -> Result<ExitCode, CliError> {
-    let script = compile(path, &CompileOptions::default())??;
-    let simulation = script.simulate(&run_settings(args))?;
-    for m in &simulation.output.messages {
-        report::outln(m);
-    }
+    let script = compile(path, &compile_options(&args.script.limits.source))??;
+    // Messages are printed as the script prints them, not held until it ends.
+    let settings = RunSettings { messages: MessageMode::stream(report::outln), ..run_settings(args) };
+    let simulation = script.simulate(&settings)?;
     if show_sequence && !show_bounds {
         report::out(&simulation.sequence.listing());
     }

@@ -8,12 +8,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use geogen::diag::{codes, Diagnostic};
-use geogen::{CompileOptions, HeightMap, Progress, RenderConfig, RunSettings, Script};
+use geogen::{CompileOptions, HeightMap, MessageMode, Progress, RenderConfig, RunSettings, Script};
 use geogen_io::{Format, HeightField};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::args::{OutputArgs, RenderCmd};
-use crate::commands::{read_script, run_settings};
+use crate::commands::{compile_options, read_script, run_settings};
 use crate::outdir::{self, OutputDir};
 use crate::report::{self, CliError};
 use crate::signals;
@@ -79,8 +79,8 @@ pub fn parse_formats(output: &OutputArgs) -> Result<Vec<Format>, CliError> {
     geogen_io::parse_list(&output.format).map_err(|e| CliError::Usage(e.to_string()))
 }
 
-pub fn compile_script(name: &str, source: &str) -> Result<Script, CliError> {
-    Ok(Script::compile(name, source, &CompileOptions::default())?)
+pub fn compile_script(name: &str, source: &[u8], options: &CompileOptions) -> Result<Script, CliError> {
+    Ok(Script::compile_bytes(name, source, options)?)
 }
 
 /// The maps a run writes: those `--maps` names (each must be one the script yields: GGE4000), or
@@ -164,16 +164,20 @@ fn write_map(dir: &OutputDir, file_stem: &str, map: &HeightMap, formats: &[Forma
 }
 
 pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
+    let options = compile_options(&cmd.settings.script.limits.source);
     let (name, source) = match &cmd.script {
-        Some(path) => (path.display().to_string(), read_script(path)?),
-        None => ("<built-in example: island>".to_string(), geogen::EXAMPLE_ISLAND.to_string()),
+        Some(path) => (path.display().to_string(), read_script(path, options.max_script_bytes)?),
+        None => ("<built-in example: island>".to_string(), geogen::EXAMPLE_ISLAND.as_bytes().to_vec()),
     };
     let formats = parse_formats(&cmd.output)?;
     outdir::refuse_non_directory(&cmd.output.dir)?;
-    let script = compile_script(&name, &source)?;
+    let script = compile_script(&name, &source, &options)?;
     let maps = selected_maps(&script, cmd.output.maps.as_deref())?;
     refuse_colliding_outputs(&maps, &formats)?;
-    let settings = RunSettings { maps: Some(maps), ..run_settings(&cmd.settings) };
+    // Script messages are output, not chatter (-q does not hide them), printed as the script
+    // prints them rather than held until the render ends.
+    let settings =
+        RunSettings { maps: Some(maps), messages: MessageMode::stream(report::outln), ..run_settings(&cmd.settings) };
     refuse_render_outside_the_map(&script, &settings, "render")?;
     signals::clean_up_on_interrupt();
     // An existing directory is locked before rendering, so a busy one is refused at once; a new
@@ -188,10 +192,6 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     bar.finish();
     let rendered = result?;
     let render_time = started.elapsed();
-    // Script messages are output, not chatter: -q does not hide them.
-    for m in &rendered.output.messages {
-        report::outln(m);
-    }
     let dir = match locked {
         Some(dir) => dir,
         None => OutputDir::open(&cmd.output.dir)?,

@@ -3,10 +3,11 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use geogen::{CompileOptions, Failure, RunSettings, Script};
+use geogen::{CompileOptions, Failure, MessageMode, RunSettings, Script};
 use geogen_diag::{codes, ErrorCode};
 use serde_json::json;
 
+use crate::args::LimitArgs;
 use crate::report;
 
 /// The outcome of one test file.
@@ -36,36 +37,45 @@ fn error_report(failure: &Failure) -> ErrorReport {
     }
 }
 
-fn run_one(path: &Path) -> Outcome {
+/// Runs one test file. `messages` decides what happens to its `Print` messages: kept in the
+/// outcome (for `--json`) or printed as they come.
+fn run_one(path: &Path, limits: &LimitArgs, messages: MessageMode) -> Outcome {
     let file = path.display().to_string();
-    let source = match std::fs::read_to_string(path) {
+    let options = CompileOptions {
+        test_library: true,
+        main_map_mandatory: false,
+        max_script_bytes: limits.source.max_script_bytes(),
+    };
+    let source = match geogen::read_script(path, options.max_script_bytes) {
         Ok(s) => s,
         Err(e) => {
+            let e = format!("cannot read `{}`: {e}", path.display());
             return Outcome {
                 file,
                 messages: Vec::new(),
                 error: Some(ErrorReport {
                     code: codes::GGE4000,
-                    message: format!("cannot read the file: {e}"),
+                    message: e.clone(),
                     line: None,
                     column: None,
-                    rendered: format!("error: cannot read `{}`: {e}\n", path.display()),
+                    rendered: format!("error: {e}\n"),
                 }),
-            }
+            };
         }
     };
-    let options = CompileOptions { test_library: true, main_map_mandatory: false };
-    let result = Script::compile(&file, &source, &options).and_then(|script| script.run(&RunSettings::default()));
+    let settings = RunSettings { limits: limits.limits(), messages, ..RunSettings::default() };
+    let result = Script::compile_bytes(&file, &source, &options).and_then(|script| script.run(&settings));
     match result {
         Ok(output) => Outcome { file, messages: output.messages, error: None },
         Err(failure) => Outcome { file, messages: failure.messages.clone(), error: Some(error_report(&failure)) },
     }
 }
 
-pub fn test(files: &[PathBuf], as_json: bool) -> Result<ExitCode, crate::report::CliError> {
-    let outcomes: Vec<Outcome> = files.iter().map(|f| run_one(f)).collect();
-    let failed = outcomes.iter().filter(|o| o.error.is_some()).count();
+pub fn test(files: &[PathBuf], as_json: bool, limits: &LimitArgs) -> Result<ExitCode, crate::report::CliError> {
     if as_json {
+        // Every message goes into its file's object, so they are kept (bounded by the heap limit).
+        let outcomes: Vec<Outcome> = files.iter().map(|f| run_one(f, limits, MessageMode::Collect)).collect();
+        let status = worst_status(outcomes.iter().filter_map(|o| o.error.as_ref()));
         let array: Vec<_> = outcomes
             .iter()
             .map(|o| {
@@ -83,23 +93,28 @@ pub fn test(files: &[PathBuf], as_json: bool) -> Result<ExitCode, crate::report:
             })
             .collect();
         report::outln(&format!("{}", serde_json::Value::Array(array)));
-    } else {
-        for o in &outcomes {
-            match &o.error {
-                None => report::outln(&format!("PASS {}", o.file)),
-                Some(e) => {
-                    report::outln(&format!("FAIL {}", o.file));
-                    for m in &o.messages {
-                        report::outln(&format!("  | {m}"));
-                    }
-                    eprint!("{}", e.rendered);
-                }
+        return Ok(ExitCode::from(status));
+    }
+    // Text: each file's messages as they are printed, then its PASS or FAIL line.
+    let mut failed = 0;
+    let mut status = 0;
+    for file in files {
+        let outcome = run_one(file, limits, MessageMode::stream(|m| report::outln(&format!("  | {m}"))));
+        match &outcome.error {
+            None => report::outln(&format!("PASS {}", outcome.file)),
+            Some(e) => {
+                failed += 1;
+                status = status.max(report::exit_status(e.code));
+                report::outln(&format!("FAIL {}", outcome.file));
+                eprint!("{}", e.rendered);
             }
         }
-        report::outln(&format!("{} passed, {} failed", outcomes.len() - failed, failed));
     }
-    // The most serious failure decides: an unreadable file (a usage error) over a failing test.
-    let status =
-        outcomes.iter().filter_map(|o| o.error.as_ref()).map(|e| report::exit_status(e.code)).max().unwrap_or(0);
+    report::outln(&format!("{} passed, {} failed", files.len() - failed, failed));
     Ok(ExitCode::from(status))
+}
+
+/// The most serious failure decides: an unreadable file (a usage error, 2) over a failing test (1).
+fn worst_status<'a>(errors: impl Iterator<Item = &'a ErrorReport>) -> u8 {
+    errors.map(|e| report::exit_status(e.code)).max().unwrap_or(0)
 }

@@ -29,7 +29,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::args::TilesCmd;
-use crate::commands::{read_script, script_settings};
+use crate::commands::{compile_options, read_script, script_settings};
 use crate::outdir::{self, OutputDir};
 use crate::render::{
     compile_script, parse_formats, refuse_colliding_outputs, refuse_render_outside_the_map, render_config,
@@ -459,10 +459,11 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
             cmd.max_tiles
         )));
     }
-    let source = read_script(&cmd.script)?;
+    let options = compile_options(&cmd.script_args.limits.source);
+    let source = read_script(&cmd.script, options.max_script_bytes)?;
     let formats = parse_formats(&cmd.output)?;
     outdir::refuse_non_directory(&cmd.output.dir)?;
-    let script = compile_script(&cmd.script.display().to_string(), &source)?;
+    let script = compile_script(&cmd.script.display().to_string(), &source, &options)?;
     let maps = selected_maps(&script, cmd.output.maps.as_deref())?;
     refuse_colliding_outputs(&maps, &formats)?;
     let scale = cmd.script_args.scale;
@@ -484,7 +485,7 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     let parameters = script.parameter_values(&settings)?;
     let record = RunSettingsRecord {
         geogen_version: env!("CARGO_PKG_VERSION").to_string(),
-        script_sha256: sha256_hex(source.as_bytes()),
+        script_sha256: sha256_hex(&source),
         parameters: parameters.iter().map(|(name, value)| (name.clone(), parameter_json(value))).collect(),
         seed: settings.seed,
         scale,

@@ -879,3 +879,174 @@ fn render_sweeps_temporary_files_of_killed_runs_and_says_so() {
     assert!(stderr(&o).contains("removed 2 temporary files left by an interrupted run"), "{}", stderr(&o));
     assert_eq!(files_in(&out), [".mine.tmp", "main.png"]);
 }
+
+/// Found by the hardening review: invalid UTF-8 exited 2 with no position. It is a script error
+/// (exit 1, GGE1106) at the line:column of the first invalid byte.
+#[test]
+fn invalid_utf8_is_a_script_error_with_a_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("latin1.ggs");
+    std::fs::write(&path, b"var a = 1;\nvar b = \"caf\xe9\";\n").unwrap();
+    let o = geogen(&["check", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("GGE1106") && err.contains("latin1.ggs:2:13"), "{err}");
+}
+
+/// Found by the hardening review: `geogen check /dev/urandom` read without bound. At most the
+/// script size limit plus one byte is read, then the script is refused (GGE1107, exit 1).
+#[test]
+fn an_endless_or_huge_script_file_is_refused_after_the_size_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = write(dir.path(), "big.ggs", &format!("{}yield HeightMap.Flat(0);\n", "a = 1;\n".repeat(300_000)));
+    let o = geogen(&["check", big.to_str().unwrap(), "--max-script-size", "1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("GGE1107") && stderr(&o).contains("--max-script-size"), "{}", stderr(&o));
+    assert_eq!(geogen(&["check", big.to_str().unwrap(), "--max-script-size", "3"]).status.code(), Some(0));
+    if Path::new("/dev/urandom").exists() {
+        let o = geogen(&["check", "/dev/urandom"]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(stderr(&o).contains("GGE1107"), "{}", stderr(&o));
+    }
+}
+
+/// Found by the hardening review: 16 000 bad tokens printed 16 000 errors, each with the whole
+/// 32 KB line. At most 50 are shown, each line cut around its caret, then one summary line.
+#[test]
+fn check_shows_at_most_fifty_errors_with_short_snippets() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = write(dir.path(), "junk.ggs", &"` ".repeat(16_000));
+    let started = std::time::Instant::now();
+    let o = geogen(&["check", junk.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    let err = stderr(&o);
+    assert_eq!(err.matches("error[GGE1101]").count(), 50, "{err}");
+    assert!(err.ends_with("error: and 15950 more errors\n"), "{}", &err[err.len().saturating_sub(300)..]);
+    assert!(err.len() < 30_000, "{} bytes", err.len());
+    // Found by the hardening review too: the character is quoted readably, not as ```.
+    assert!(err.contains("unexpected character '`'"), "{}", &err[..500]);
+}
+
+/// Found by the hardening review: snippets echoed raw terminal escape sequences from the script.
+#[test]
+fn control_characters_in_snippets_and_messages_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let script =
+        write(dir.path(), "esc.ggs", "var s = \"\u{1b}[2J\u{1b}[31m\"; ` TriggerError(\"\u{1b}]0;x\u{7}\");\n");
+    let o = geogen(&["check", script.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+    assert!(err.contains(r"\u{1b}[2J\u{1b}[31m"), "{err}");
+    let script = write(
+        dir.path(),
+        "msg.ggs",
+        "TriggerError(\"\u{1b}]0;title\u{7} and \u{1b}[2J\");\nyield HeightMap.Flat(0);\n",
+    );
+    let o = geogen(&["run", script.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("GGE6000") && !err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+    assert!(err.contains(r"\u{1b}]0;title\u{7} and \u{1b}[2J"), "{err}");
+}
+
+/// Found by the hardening review: the hints said "raise the limit" but no flag could. Every VM
+/// limit has a flag on run, render, tiles and test, and the hints name it.
+#[test]
+fn every_vm_limit_has_a_flag_that_the_hint_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("loop.ggs", "while (true) {}\n", vec!["--max-instructions", "1000"], "GGE2505", "--max-instructions"),
+        (
+            "deep.ggs",
+            "function f() { return f(); }\nf();\n",
+            vec!["--max-call-depth", "10"],
+            "GGE2501",
+            "--max-call-depth",
+        ),
+        (
+            "steps.ggs",
+            "var m = HeightMap.Flat(0);\nfor (var i = 0; i < 10; i++) { m.Add(0); }\nyield m;\n",
+            vec!["--max-steps", "5"],
+            "GGE2504",
+            "--max-steps",
+        ),
+        (
+            "heap.ggs",
+            "var kept = {};\nwhile (true) { kept.PushBack(Array.Repeat(0, 10000)); }\n",
+            vec!["--max-heap", "1"],
+            "GGE2508",
+            "--max-heap",
+        ),
+        ("array.ggs", "var a = Array.Repeat(0, 100);\n", vec!["--max-array-len", "10"], "GGE2309", ""),
+        (
+            "push.ggs",
+            "var a = {};\nfor (var i = 0; i < 100; i++) { a.PushBack(i); }\n",
+            vec!["--max-array-len", "10"],
+            "GGE2506",
+            "--max-array-len",
+        ),
+        (
+            "text.ggs",
+            "var s = \"x\";\nfor (var i = 0; i < 10; i++) { s = s + s; }\n",
+            vec!["--max-string-len", "100"],
+            "GGE2507",
+            "--max-string-len",
+        ),
+        (
+            "blocks.ggs",
+            "{{{{{{{{ var a = 1; }}}}}}}}\n",
+            vec!["--max-block-depth", "4"],
+            "GGE2502",
+            "--max-block-depth",
+        ),
+    ];
+    for (name, source, flags, code, flag) in cases {
+        let script = write(dir.path(), name, &format!("{source}yield HeightMap.Flat(0);\n"));
+        let mut args = vec!["run", script.to_str().unwrap()];
+        args.extend(flags.iter().copied());
+        let o = geogen(&args);
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains(code), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains(flag), "{name}: {}", stderr(&o));
+    }
+    // The same flags on render, tiles and test.
+    let script = write(dir.path(), "l.ggs", "while (true) {}\nyield HeightMap.Flat(0);\n");
+    let s = script.to_str().unwrap();
+    let out = dir.path().join("out");
+    let o = geogen(&["render", s, "-o", out.to_str().unwrap(), "--size", "4", "--max-instructions", "500"]);
+    assert!(stderr(&o).contains("GGE2505"), "{}", stderr(&o));
+    let o = geogen(&[
+        "tiles",
+        s,
+        "--region",
+        "0,0,4,4",
+        "--tile",
+        "4",
+        "-o",
+        out.to_str().unwrap(),
+        "--max-instructions",
+        "500",
+    ]);
+    assert!(stderr(&o).contains("GGE2505"), "{}", stderr(&o));
+    let o = geogen(&["test", s, "--max-instructions", "500"]);
+    assert!(stderr(&o).contains("GGE2505"), "{}", stderr(&o));
+}
+
+/// Found by the hardening review: `Print` output was held until the run ended. `run` prints each
+/// message as it comes, so printing far more than the script heap limit is fine.
+#[test]
+fn run_streams_messages_instead_of_holding_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(
+        dir.path(),
+        "p.ggs",
+        "var line = \"0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789\";\nfor (var i = 0; i < 30000; i++) { Print(line); }\nyield HeightMap.Flat(0);\n",
+    );
+    let o = geogen(&["run", script.to_str().unwrap(), "--max-heap", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.stdout.len(), 30_000 * 101);
+    let o = geogen(&["test", script.to_str().unwrap(), "--max-heap", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

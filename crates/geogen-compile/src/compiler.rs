@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use geogen_diag::{codes, Diagnostic, Span};
+use geogen_diag::{codes, Diagnostic, Diagnostics, Span};
 use geogen_syntax::ast::{EnumDecl, Item, Script};
 
 use crate::ir::{CompiledScript, EnumDef, Name, ScriptFunction};
@@ -21,8 +21,8 @@ const RESERVED_TYPE_NAME: &str = "Type";
 ///
 /// Returns every compile error found (not only the first), sorted by position. Syntax errors
 /// are the parser's business: `ExprKind::Error`/`StmtKind::Error` nodes are skipped silently.
-pub fn compile(script: &Script, options: &CompileOptions) -> Result<CompiledScript, Vec<Diagnostic>> {
-    let mut diagnostics = Vec::new();
+pub fn compile(script: &Script, options: &CompileOptions) -> Result<CompiledScript, Diagnostics> {
+    let mut diagnostics = Diagnostics::new();
 
     let enums = check_enums(script, options, &mut diagnostics);
     check_functions(script, options, &mut diagnostics);
@@ -86,7 +86,7 @@ fn script_end(script: &Script) -> Span {
 /// Also GGE1306, by our choice: two parameters of one function with the same name. The original
 /// declared each parameter as a local on every call, so the script failed with GGE2204 only when
 /// the function was called; the mistake is certain at compile time, so we report it then.
-fn check_functions(script: &Script, options: &CompileOptions, diagnostics: &mut Vec<Diagnostic>) {
+fn check_functions(script: &Script, options: &CompileOptions, diagnostics: &mut Diagnostics) {
     let mut seen: HashMap<&str, Span> = HashMap::new();
     for function in script.functions() {
         for (i, param) in function.params.iter().enumerate() {
@@ -126,7 +126,7 @@ fn check_functions(script: &Script, options: &CompileOptions, diagnostics: &mut 
 
 /// GGE1308 to GGE1311, and the item values (explicit, or the previous one + 1, the first 0).
 /// Returns the enums in source order, the valid ones only once per name.
-fn check_enums(script: &Script, options: &CompileOptions, diagnostics: &mut Vec<Diagnostic>) -> Vec<EnumDef> {
+fn check_enums(script: &Script, options: &CompileOptions, diagnostics: &mut Diagnostics) -> Vec<EnumDef> {
     let mut seen: HashMap<&str, Span> = HashMap::new();
     let mut enums = Vec::new();
     for decl in script.enums() {
@@ -162,7 +162,7 @@ fn check_enums(script: &Script, options: &CompileOptions, diagnostics: &mut Vec<
     enums
 }
 
-fn enum_items(decl: &EnumDecl, diagnostics: &mut Vec<Diagnostic>) -> EnumDef {
+fn enum_items(decl: &EnumDecl, diagnostics: &mut Diagnostics) -> EnumDef {
     let mut items: Vec<(Name, f64)> = Vec::new();
     let mut spans: HashMap<&str, Span> = HashMap::new();
     let mut next = 0.0;

@@ -15,7 +15,8 @@
 //! - `for (init; cond; step) body` is
 //!   `CallBlock[init; While[cond; If(then: [], else: [Break 2]); CallBlock[body]; step; Pop]]`, and
 //!   `continue` in `body` is a `Break` that leaves only the body's blocks: the step then runs and
-//!   the while block loops (the original's `continue` skipped the step).
+//!   the while block loops (the original's `continue` skipped the step). A looping block left
+//!   empty (`for (;;) {}`) gets `LoadNull; Pop`, so every iteration executes an instruction.
 //! - `while (cond) body` is `While[cond; If(then: [], else: [Break 2]); CallBlock[body]]`;
 //!   `continue` there is a `Continue` to the while block.
 //! - `a && b` is `a; If(then: [b; If(then: [true], else: [false])], else: [false])`: `b` runs only
@@ -28,7 +29,7 @@
 //! Each is declared in the block that evaluates it, and that block instance runs the declaration
 //! once: loop bodies, branches and function calls all get fresh scopes.
 
-use geogen_diag::{codes, Diagnostic, Span};
+use geogen_diag::{codes, Diagnostic, Diagnostics, Span};
 use geogen_syntax::ast::{
     ArrayItem, AssignOp, BinaryOp, Block, Expr, ExprKind, ForInit, Ident, PostfixOp, Stmt, StmtKind, SwitchCase,
     UnaryOp,
@@ -68,7 +69,7 @@ pub(crate) struct Lowerer<'d> {
     jumps: Vec<JumpTarget>,
     in_function: bool,
     hidden_counter: u32,
-    pub(crate) diagnostics: &'d mut Vec<Diagnostic>,
+    pub(crate) diagnostics: &'d mut Diagnostics,
     /// `yield` map names in source order without repeats.
     pub(crate) map_names: Vec<Name>,
 }
@@ -98,7 +99,7 @@ fn describe(expr: &Expr) -> &'static str {
 }
 
 impl<'d> Lowerer<'d> {
-    pub(crate) fn new(diagnostics: &'d mut Vec<Diagnostic>) -> Lowerer<'d> {
+    pub(crate) fn new(diagnostics: &'d mut Diagnostics) -> Lowerer<'d> {
         Lowerer {
             blocks: Vec::new(),
             open: Vec::new(),
@@ -396,6 +397,13 @@ impl<'d> Lowerer<'d> {
                 l.jumps.pop();
                 if let Some(step) = step {
                     l.lower_expr_stmt(step, step.span);
+                }
+                // `for (;;) {}` has nothing to execute, but each iteration must still execute an
+                // instruction: the budget counts instructions, and the VM refuses an empty
+                // looping block, which could otherwise spin forever without using any.
+                if l.open.last().is_some_and(Vec::is_empty) {
+                    l.emit(Op::LoadNull, span);
+                    l.emit(Op::Pop, span);
                 }
             });
             l.emit(Op::While(looping), span);

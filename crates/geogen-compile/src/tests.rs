@@ -28,7 +28,7 @@ fn main_code(body: Vec<Stmt>) -> String {
 fn errors(script: &Script) -> Vec<Diagnostic> {
     match compile(script, &options()) {
         Ok(_) => panic!("expected errors"),
-        Err(e) => e,
+        Err(e) => e.into_vec(),
     }
 }
 
@@ -486,6 +486,45 @@ fn for_without_clauses_loops_forever_and_expression_init_is_popped() {
          }
          LoadNull",
     );
+}
+
+/// Found by the hardening review: `for (;;) {}` compiled to an empty looping block, which the VM
+/// refuses (GGE5001) because an iteration that executes nothing would never use up the budget.
+#[test]
+fn loops_with_empty_bodies_still_execute_an_instruction_per_iteration() {
+    let sources = [
+        "for (;;) {}",
+        "for (;;) ;",
+        "for (;;) { {} }",
+        "for (;;) { ; ; }",
+        "for (var i = 0;;) {}",
+        "var i = 0; for (i = 0;;) ;",
+        "while (true) {}",
+        "while (true) ;",
+        "while (true) { {} }",
+    ];
+    for source in sources {
+        let parsed = geogen_syntax::parse(source);
+        assert!(parsed.diagnostics.is_empty(), "{source}: {:?}", parsed.diagnostics);
+        let compiled = compile(&parsed.script, &options()).unwrap_or_else(|e| panic!("{source}: {e:?}"));
+        let looping: Vec<BlockId> = compiled
+            .blocks
+            .iter()
+            .flat_map(|b| &b.instructions)
+            .filter_map(|i| match i.op {
+                Op::While(block) => Some(block),
+                _ => None,
+            })
+            .collect();
+        assert!(!looping.is_empty(), "{source}: no looping block");
+        for block in looping {
+            assert!(
+                !compiled.blocks[block.0 as usize].instructions.is_empty(),
+                "{source}: empty looping block\n{}",
+                compiled.disassemble(None)
+            );
+        }
+    }
 }
 
 #[test]

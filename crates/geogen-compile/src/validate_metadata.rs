@@ -8,7 +8,7 @@
 //!
 //! Unknown keys are ignored (but their collections are still checked for duplicate keys).
 
-use geogen_diag::{codes, Diagnostic, ErrorCode, Span};
+use geogen_diag::{codes, Diagnostic, Diagnostics, ErrorCode, Span};
 use geogen_syntax::ast::{Ident, MetaValue, MetaValueKind, Metadata};
 
 use crate::ir::{EnumDef, Name};
@@ -25,7 +25,7 @@ const NUMBER_MAX: f64 = 100.0;
 pub(crate) fn validate_metadata(
     metadata: &Metadata,
     enums: &[EnumDef],
-    diagnostics: &mut Vec<Diagnostic>,
+    diagnostics: &mut Diagnostics,
 ) -> ScriptMetadata {
     let mut v = Validator { enums, diagnostics };
     v.check_duplicate_keys(&metadata.root);
@@ -84,7 +84,7 @@ fn number(n: f64) -> String {
 
 struct Validator<'a> {
     enums: &'a [EnumDef],
-    diagnostics: &'a mut Vec<Diagnostic>,
+    diagnostics: &'a mut Diagnostics,
 }
 
 /// One attribute of a parameter that was read (or its default), with where it was written.

@@ -78,6 +78,8 @@ codes! {
     GGE1103 = 1103, "UnterminatedString", Lexer, true, "A string literal that is not closed before the end of the file.";
     GGE1104 = 1104, "UnterminatedComment", Lexer, true, "A /* block comment */ that is not closed before the end of the file.";
     GGE1105 = 1105, "NumberLiteralOutOfRange", Lexer, true, "A number literal too large to be represented (it would be infinite).";
+    GGE1106 = 1106, "InvalidUtf8", Lexer, true, "The script is not valid UTF-8 text (reported at the first invalid byte).";
+    GGE1107 = 1107, "ScriptTooLarge", Lexer, true, "The script is larger than the maximum script size.";
     GGE1201 = 1201, "UnexpectedToken", Parser, false, "A syntax error: the parser met a token it did not expect.";
     GGE1301 = 1301, "InvalidBreak", Compiler, false, "`break` outside a loop or switch.";
     GGE1303 = 1303, "InvalidContinue", Compiler, false, "`continue` outside a loop.";
@@ -131,6 +133,7 @@ codes! {
     GGE2505 = 2505, "ExecutionBudgetExceeded", Runtime, true, "The script executed more instructions than its budget (an endless loop?).";
     GGE2506 = 2506, "ArrayTooLarge", Runtime, true, "An array would grow past the array size limit.";
     GGE2507 = 2507, "StringTooLong", Runtime, true, "A string or message would grow past the string length limit.";
+    GGE2508 = 2508, "ScriptHeapExhausted", Runtime, true, "The script's arrays, strings and kept messages would grow past the script heap limit.";
     GGE2601 = 2601, "EmptyArray", Runtime, false, "Front, Back or Pop of an empty array.";
     GGE2602 = 2602, "ArrayKeyNotFound", Runtime, false, "Reading or removing an array key that does not exist.";
     GGE2603 = 2603, "NullKey", Runtime, false, "`null` used as an array key.";

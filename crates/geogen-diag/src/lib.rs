@@ -5,11 +5,13 @@
 //! source of `docs/error-codes.md`.
 
 pub mod codes;
+mod list;
 mod render;
 mod source;
 
 pub use codes::{ErrorCode, ErrorInfo, Stage};
-pub use render::{render_diagnostic, render_diagnostics, RenderOptions};
+pub use list::{Diagnostics, MAX_DIAGNOSTICS};
+pub use render::{escape_text, render_diagnostic, render_diagnostics, RenderOptions};
 pub use source::{LineCol, SourceFile};
 
 /// A half-open byte range `[start, end)` in one source file.

@@ -41,13 +41,38 @@ impl SourceFile {
         &self.text
     }
 
+    /// The 0-based line holding a byte offset; offsets past the end clamp to the last line.
+    pub fn line_index(&self, offset: u32) -> usize {
+        let offset = offset.min(self.text.len() as u32);
+        match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        }
+    }
+
+    /// The number of lines (a final line without a newline counts; an empty file has one line).
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// The byte range of a 0-based line's text, without its line break (`\n` or `\r\n`).
+    pub fn line_range(&self, line_index: usize) -> Option<std::ops::Range<usize>> {
+        let start = *self.line_starts.get(line_index)? as usize;
+        let next = self.line_starts.get(line_index + 1).map_or(self.text.len(), |&n| n as usize);
+        let mut end = next;
+        if end > start && self.text.as_bytes()[end - 1] == b'\n' {
+            end -= 1;
+            if end > start && self.text.as_bytes()[end - 1] == b'\r' {
+                end -= 1;
+            }
+        }
+        Some(start..end)
+    }
+
     /// The line and column of a byte offset; offsets past the end clamp to the end.
     pub fn line_col(&self, offset: u32) -> LineCol {
         let offset = offset.min(self.text.len() as u32);
-        let line_index = match self.line_starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
+        let line_index = self.line_index(offset);
         let line_start = self.line_starts[line_index] as usize;
         let mut end = offset as usize;
         while !self.text.is_char_boundary(end) {
@@ -96,5 +121,18 @@ mod tests {
             let lc = f.line_col(offset);
             assert_eq!(f.offset(lc.line, lc.column), offset);
         }
+    }
+
+    #[test]
+    fn line_ranges_leave_out_the_line_break() {
+        let f = SourceFile::new("t", "ab\r\ncd\n\nlast");
+        assert_eq!(f.line_count(), 4);
+        assert_eq!(f.line_range(0), Some(0..2));
+        assert_eq!(f.line_range(1), Some(4..6));
+        assert_eq!(f.line_range(2), Some(7..7));
+        assert_eq!(f.line_range(3), Some(8..12));
+        assert_eq!(f.line_range(4), None);
+        assert_eq!(f.line_index(5), 1);
+        assert_eq!(f.line_index(100), 3);
     }
 }

@@ -8,7 +8,7 @@ pub type Location = Option<(u32, u32)>;
 
 /// Bytes in KiB, MiB, GiB or TiB with one decimal, for people.
 pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    const UNITS: [&str; 7] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
     let mut value = bytes as f64;
     let mut unit = 0;
     while value >= 1024.0 && unit + 1 < UNITS.len() {
@@ -20,6 +20,12 @@ pub fn human_bytes(bytes: u64) -> String {
     } else {
         format!("{value:.1} {}", UNITS[unit])
     }
+}
+
+/// "N bytes (H)", or "more than N bytes (H)" for `u64::MAX`, which is where counts saturate.
+fn needed_bytes(bytes: u64) -> String {
+    let more = if bytes == u64::MAX { "more than " } else { "" };
+    format!("{more}{bytes} bytes ({})", human_bytes(bytes))
 }
 
 /// Formats " (line L, column C)" or nothing.
@@ -47,8 +53,8 @@ pub enum RenderError {
 
     /// GGE3001: the memory plan needs more than the limit.
     #[error(
-        "rendering needs {need} bytes ({}) but the memory limit is {limit} bytes ({}); the peak is at step #{step} `{name}`{}",
-        human_bytes(*.need),
+        "rendering needs {} but the memory limit is {limit} bytes ({}); the peak is at step #{step} `{name}`{}",
+        needed_bytes(*.need),
         human_bytes(*.limit),
         location_suffix(*.location)
     )]

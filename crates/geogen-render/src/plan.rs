@@ -21,6 +21,20 @@ use crate::lifetimes::Lifetimes;
 use crate::operation::{Bounds, Effect, OpContext};
 use crate::sequence::RenderingSequence;
 
+/// The bytes of an `f32` object of this extent, without saturating (see the module comment).
+fn exact_bytes(extent: &Bounds) -> u128 {
+    let pixels = match extent {
+        Bounds::Map(rect) if rect.is_empty() => 0,
+        Bounds::Map(rect) => u128::from(rect.width) * u128::from(rect.height),
+        Bounds::Profile(interval) => u128::from(interval.length),
+    };
+    pixels.saturating_mul(4)
+}
+
+fn saturated(bytes: u128) -> u64 {
+    u64::try_from(bytes).unwrap_or(u64::MAX)
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct MemoryPlan {
     /// The extent of each step's result object (empty for skipped creating steps).
@@ -39,11 +53,11 @@ impl MemoryPlan {
         let mut slot_extent: Vec<Option<Bounds>> = vec![None; seq.slot_count()];
         let mut extents = Vec::with_capacity(seq.len());
         let mut step_bytes = Vec::with_capacity(seq.len());
-        let mut outputs: u64 = 0;
-        let (mut peak, mut peak_step) = (0u64, None);
+        let mut outputs: u128 = 0;
+        let (mut peak, mut peak_step) = (0u128, None);
         for (i, step) in seq.steps().iter().enumerate() {
             let own = bounds[i];
-            let live: u64 = slot_extent.iter().flatten().fold(0u64, |acc, b| acc.saturating_add(b.bytes()));
+            let live: u128 = slot_extent.iter().flatten().fold(0, |acc, b| acc.saturating_add(exact_bytes(b)));
             let arg_extents: Vec<Bounds> = step
                 .args
                 .iter()
@@ -55,7 +69,7 @@ impl MemoryPlan {
                 let moved = lifetimes.released_after(i).contains(&step.args[0])
                     && !y.rect.is_empty()
                     && arg_extents[0].rect().contains_rect(&y.rect);
-                let output = Bounds::Map(y.rect).bytes();
+                let output = exact_bytes(&Bounds::Map(y.rect));
                 outputs = outputs.saturating_add(output);
                 if moved {
                     // The renderer crops the argument's buffer in place into the output: the
@@ -75,11 +89,11 @@ impl MemoryPlan {
                     Effect::Modify => extent != arg_extents[0],
                 };
                 if resized {
-                    need = need.saturating_add(extent.bytes());
+                    need = need.saturating_add(exact_bytes(&extent));
                 }
-                need = need.saturating_add(step.op.extra_memory(extent, &ctx));
+                need = need.saturating_add(u128::from(step.op.extra_memory(extent, &ctx)));
                 if step.op.effect() == Effect::Modify && step.args[1..].contains(&step.ret) {
-                    need = need.saturating_add(arg_extents[0].bytes());
+                    need = need.saturating_add(exact_bytes(&arg_extents[0]));
                 }
                 extent
             };
@@ -88,7 +102,7 @@ impl MemoryPlan {
                 peak = need;
                 peak_step = Some(i);
             }
-            step_bytes.push(need);
+            step_bytes.push(saturated(need));
             extents.push(extent);
             slot_extent[step.ret.index()] = Some(extent);
             for slot in lifetimes.released_after(i) {
@@ -99,7 +113,7 @@ impl MemoryPlan {
             Some(i) => (seq.steps()[i].op.name().to_string(), seq.steps()[i].location),
             None => (String::new(), None),
         };
-        MemoryPlan { extents, step_bytes, peak, peak_step, peak_name, peak_location }
+        MemoryPlan { extents, step_bytes, peak: saturated(peak), peak_step, peak_name, peak_location }
     }
 
     /// The extent of the object step `i` produces.
@@ -112,7 +126,7 @@ impl MemoryPlan {
         self.step_bytes[step]
     }
 
-    /// The largest need over all steps.
+    /// The largest need over all steps (`u64::MAX` when it is that much or more).
     pub fn peak(&self) -> u64 {
         self.peak
     }

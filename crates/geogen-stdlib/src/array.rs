@@ -45,6 +45,7 @@ fn too_large(ctx: &Ctx<'_>) -> RuntimeError {
         codes::GGE2506,
         format!("the array would grow past the limit of {} items", ctx.env.limits.max_array_len),
     )
+    .with_hint("raise the limit with --max-array-len N")
 }
 
 /// GGE2506 if adding one more item to `array` would exceed the limit.
@@ -63,7 +64,7 @@ fn empty_array(what: &str) -> RuntimeError {
 const EMPTY: Native = Native::function("Empty", "Array.Empty()", 0, Some(0), empty);
 
 fn empty(ctx: &mut Ctx<'_>, _args: &Args<'_>) -> Result<Value, RuntimeError> {
-    Ok(Value::Array(ctx.new_array(Array::new())))
+    Ok(Value::Array(ctx.new_array(Array::new())?))
 }
 
 const REPEAT: Native = Native::function("Repeat", "Array.Repeat(any value, Number count)", 2, Some(2), repeat);
@@ -81,11 +82,12 @@ fn repeat(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
         .with_hint("the count is the number of items of the new array"));
     }
     ctx.env.spend(count as u64)?;
-    let mut array = Array::new();
+    // Counted as it grows, so a count the script heap cannot hold fails before taking the memory.
+    let mut array = ctx.array()?;
     for _ in 0..count as usize {
         array.push_back(value.clone())?;
     }
-    Ok(Value::Array(ctx.new_array(array)))
+    Ok(Value::Array(ctx.new_array(array)?))
 }
 
 const GET: Native = Native::function("[]", "array[key]", 1, Some(1), get);

@@ -79,7 +79,7 @@ pub fn format_value_within(value: &Value, max: usize) -> Option<String> {
 /// GGE2507 for a string that would be longer than the limit.
 pub fn string_too_long(what: &str, max: usize) -> RuntimeError {
     RuntimeError::new(codes::GGE2507, format!("{what} would be longer than the limit of {max} bytes"))
-        .with_hint("is a string doubling in a loop, or a large array being printed?")
+        .with_hint("is a string doubling in a loop, or a large array being printed? the limit is --max-string-len N")
 }
 
 /// How many levels of nested arrays [`format_value`] lists; deeper ones print as `{...}`. (Scripts
@@ -250,9 +250,10 @@ const PRINT: Native = Native::function("Print", "Print(String template, any...)"
 
 fn print(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
     let text = template_and_text(args, ctx.env.limits.max_string_len)?;
-    // Messages are kept until the run ends: their total size is bounded through the budget.
+    // Formatting costs in proportion to the text; a message kept for the caller (rather than
+    // streamed to a sink) also counts on the script heap.
     ctx.env.spend(text.len() as u64 / 16)?;
-    ctx.env.messages.push(Message { text, span: ctx.span });
+    ctx.env.print(Message { text, span: ctx.span })?;
     Ok(Value::Null)
 }
 

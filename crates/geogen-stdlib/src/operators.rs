@@ -25,7 +25,7 @@ use std::rc::Rc;
 
 use geogen_diag::codes;
 use geogen_vm::value::Reference;
-use geogen_vm::{Args, Coordinate, Ctx, Library, Native, Point, RuntimeError, TypeRegistry, Value};
+use geogen_vm::{Args, Coordinate, Ctx, Heap, Library, Native, Point, RuntimeError, ScriptString, TypeRegistry, Value};
 
 use crate::messages::{format_value_within, string_too_long};
 use crate::util::{finite, n, trunc_i32, type_error};
@@ -38,6 +38,8 @@ struct Operands<'a> {
     b: &'a Value,
     /// `Limits::max_string_len`, for concatenation.
     max_string_len: usize,
+    /// Where a concatenation's bytes are counted.
+    heap: &'a Heap,
 }
 
 impl Operands<'_> {
@@ -113,7 +115,7 @@ impl BinOp {
                     let mut s = format_value_within(ops.a, max).ok_or_else(too_long)?;
                     let b = format_value_within(ops.b, max - s.len()).ok_or_else(too_long)?;
                     s.push_str(&b);
-                    return Ok(Value::String(Rc::from(s)));
+                    return Ok(Value::String(ScriptString::built(s, ops.heap)?));
                 }
                 let (a, b) = ops.numbers()?;
                 finite(a + b, || format!("{} + {}", n(a), n(b))).map(Value::Number)
@@ -203,6 +205,7 @@ fn binary(ctx: &mut Ctx<'_>, args: &Args<'_>, op: BinOp) -> Result<Value, Runtim
         a: args.value(0)?,
         b: args.value(1)?,
         max_string_len: ctx.env.limits.max_string_len,
+        heap: &ctx.env.heap,
     };
     let result = op.apply(&ops)?;
     charge_string(ctx, &result)?;
@@ -244,6 +247,7 @@ fn compound(ctx: &mut Ctx<'_>, args: &Args<'_>, op: BinOp) -> Result<Value, Runt
         a: &current,
         b: rhs,
         max_string_len: ctx.env.limits.max_string_len,
+        heap: &ctx.env.heap,
     };
     let result = op.apply(&ops)?;
     charge_string(ctx, &result)?;

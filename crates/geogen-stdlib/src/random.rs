@@ -68,8 +68,9 @@ fn sequence_create(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeE
     };
     let mut generator = Mt19937::new(combine_seeds(&[seed, ctx.env.script_seed, hash_str("RandomSequence2D")]));
     let current = generator.next_u32();
+    let charge = Some(ctx.env.heap.hold(RandomSequence2D::FOOTPRINT)?);
     let id = ctx.env.new_object_id();
-    Ok(Value::RandomSequence2D(Rc::new(RefCell::new(RandomSequence2D { id, generator, current }))))
+    Ok(Value::RandomSequence2D(Rc::new(RefCell::new(RandomSequence2D { id, generator, current, charge }))))
 }
 
 fn this_sequence<'a>(args: &Args<'a>) -> Result<&'a Rc<RefCell<RandomSequence2D>>, RuntimeError> {
@@ -158,7 +159,7 @@ fn create_noise_layers(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, Runt
     for (wavelength, amplitude) in layers.iter().rev() {
         array.set(Value::Number(*wavelength as f64), Value::Number(amplitude / total))?;
     }
-    Ok(Value::Array(ctx.new_array(array)))
+    Ok(Value::Array(ctx.new_array(array)?))
 }
 
 pub(crate) fn register(lib: &mut Library) {

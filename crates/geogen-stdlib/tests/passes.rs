@@ -231,6 +231,24 @@ fn absurd_sizes_are_rejected_before_allocating() {
     assert_eq!(err.code(), geogen_diag::codes::GGE3001);
 }
 
+/// Found by the hardening review: `HeightMap.Flat(0).Blur(4294967295)` blamed the Flat. Its
+/// margin makes the Flat's extent larger than a u64 can count in bytes; saturated, every step from
+/// there on tied at u64::MAX and the tie went to the first. The Blur needs the Flat's map *and*
+/// its own scratch, so it is the peak, and the message must not claim an exact byte count.
+#[test]
+fn the_peak_step_is_found_beyond_what_u64_bytes_can_count() {
+    let mut s = RenderingSequence::new(1.0).unwrap();
+    let m = s.push_create(Flat::new(0.0), &[], Some((1, 7))).unwrap();
+    s.push_modify(Blur::new(4294967295.0), m, &[], Some((1, 25))).unwrap();
+    s.push_yield(m, "main", Rect::new(0, 0, 10, 10), Some((1, 1))).unwrap();
+    let meta = RenderMetadata::calculate(&s).unwrap();
+    assert_eq!(meta.plan.peak_step(), Some(1), "the Blur");
+    let d = meta.plan.check(1 << 30).unwrap_err();
+    assert!(d.message.contains("#2 `HeightMap.Blur` (line 1, column 25)"), "{}", d.message);
+    assert!(d.message.contains("more than"), "{}", d.message);
+    assert!(d.message.contains("EiB"), "{}", d.message);
+}
+
 #[test]
 fn renderer_steps_one_at_a_time_with_progress() {
     let s = figure_19(50);

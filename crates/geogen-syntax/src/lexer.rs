@@ -5,7 +5,7 @@
 //! kept, an unterminated string or comment runs to the end of the file. The token list always ends
 //! with exactly one [`TokenKind::Eof`], so the parser never runs off the end.
 
-use geogen_diag::{codes, Diagnostic, Span};
+use geogen_diag::{codes, Diagnostic, Diagnostics, Span};
 
 /// What a token is. Keywords and punctuation carry no data; literals carry their value.
 #[derive(Clone, Debug, PartialEq)]
@@ -240,10 +240,33 @@ pub struct Token {
 
 /// Splits `source` into tokens. The list always ends with one [`TokenKind::Eof`] token (whose span
 /// is empty, at the end of the source); the diagnostics are GGE1101 to GGE1105, in source order.
-pub fn lex(source: &str) -> (Vec<Token>, Vec<Diagnostic>) {
-    let mut lexer = Lexer { src: source, pos: 0, tokens: Vec::new(), diagnostics: Vec::new() };
+/// At most [`geogen_diag::MAX_DIAGNOSTICS`] diagnostics are kept; the rest are counted.
+pub fn lex(source: &str) -> (Vec<Token>, Diagnostics) {
+    let lexed = lex_for_parser(source);
+    (lexed.tokens, lexed.diagnostics)
+}
+
+/// What the parser needs from the lexer besides the tokens, whatever the diagnostics cap kept.
+pub(crate) struct Lexed {
+    pub tokens: Vec<Token>,
+    pub diagnostics: Diagnostics,
+    /// The characters skipped as junk (GGE1101), in source order.
+    pub junk: Vec<Span>,
+    /// A string or block comment runs to the end of the file (GGE1103, GGE1104).
+    pub unterminated: bool,
+}
+
+pub(crate) fn lex_for_parser(source: &str) -> Lexed {
+    let mut lexer = Lexer {
+        src: source,
+        pos: 0,
+        tokens: Vec::new(),
+        diagnostics: Diagnostics::new(),
+        junk: Vec::new(),
+        unterminated: false,
+    };
     lexer.run();
-    (lexer.tokens, lexer.diagnostics)
+    Lexed { tokens: lexer.tokens, diagnostics: lexer.diagnostics, junk: lexer.junk, unterminated: lexer.unterminated }
 }
 
 /// Byte offsets are `u32` in spans; a source longer than 4 GiB saturates rather than wrapping.
@@ -251,13 +274,14 @@ fn offset(pos: usize) -> u32 {
     u32::try_from(pos).unwrap_or(u32::MAX)
 }
 
-/// How a character is shown in a message: itself between backticks, plus its code point when it is
-/// not plain printable ASCII (an invisible or look-alike character is otherwise impossible to spot).
+/// How a character is shown in a message: between single quotes as a C character literal (so a
+/// backtick reads '`', not ```), plus its code point when it is not plain printable ASCII (an
+/// invisible or look-alike character is otherwise impossible to spot).
 pub(crate) fn show_char(c: char) -> String {
     if c.is_ascii_graphic() {
-        format!("`{c}`")
+        format!("'{}'", c.escape_debug())
     } else {
-        format!("`{}` (U+{:04X})", c.escape_debug(), u32::from(c))
+        format!("'{}' (U+{:04X})", c.escape_debug(), u32::from(c))
     }
 }
 
@@ -265,7 +289,9 @@ struct Lexer<'a> {
     src: &'a str,
     pos: usize,
     tokens: Vec<Token>,
-    diagnostics: Vec<Diagnostic>,
+    diagnostics: Diagnostics,
+    junk: Vec<Span>,
+    unterminated: bool,
 }
 
 impl Lexer<'_> {
@@ -328,6 +354,7 @@ impl Lexer<'_> {
             Some(i) => self.pos = start + 2 + i + 2,
             None => {
                 self.pos = self.src.len();
+                self.unterminated = true;
                 self.diagnostics.push(
                     Diagnostic::at(codes::GGE1104, self.span(start, start + 2), "this block comment is never closed")
                         .with_hint("end the comment with `*/`"),
@@ -342,6 +369,7 @@ impl Lexer<'_> {
         let mut value = String::new();
         loop {
             let Some(c) = self.char_at(self.pos) else {
+                self.unterminated = true;
                 self.diagnostics.push(
                     Diagnostic::at(codes::GGE1103, self.span(start, start + 1), "this string is never closed")
                         .with_hint("end the string with `\"`"),
@@ -495,7 +523,7 @@ impl Lexer<'_> {
             if chars.len() > 16 {
                 shown.push_str("...");
             }
-            format!("unexpected characters `{shown}` (starting with {})", show_char(first))
+            format!("unexpected characters \"{shown}\" (starting with {})", show_char(first))
         };
         let hint = match first {
             '\'' => Some("strings are written between double quotes: \"text\""),
@@ -504,6 +532,7 @@ impl Lexer<'_> {
             c if c.is_whitespace() => Some("only spaces, tabs and line breaks may separate tokens"),
             _ => None,
         };
+        self.junk.push(self.span(start, self.pos));
         let mut diagnostic = Diagnostic::at(codes::GGE1101, self.span(start, self.pos), message);
         if let Some(hint) = hint {
             diagnostic = diagnostic.with_hint(hint);
@@ -694,7 +723,7 @@ mod tests {
         assert_eq!(diags.len(), 1);
         assert_eq!(diags[0].code, codes::GGE1101);
         assert_eq!(diags[0].span, Some(Span::new(2, 3)));
-        assert!(diags[0].message.contains("`#`"), "{}", diags[0].message);
+        assert!(diags[0].message.contains("'#'"), "{}", diags[0].message);
 
         // A run of junk is one error.
         let e = errors("x $~` y");
@@ -712,6 +741,15 @@ mod tests {
         assert!(e[0].2.contains("U+00A0"), "{}", e[0].2);
     }
 
+    /// Found by the hardening review: a backtick between backticks read "unexpected character ```".
+    #[test]
+    fn characters_are_quoted_readably() {
+        assert_eq!(errors("`")[0].2, "unexpected character '`'");
+        assert_eq!(errors("'")[0].2, "unexpected character '\\''");
+        assert_eq!(errors("~~~")[0].2, "unexpected characters \"~~~\" (starting with '~')");
+        assert_eq!(errors("\u{1b}")[0].2, "unexpected character '\\u{1b}' (U+001B)");
+    }
+
     #[test]
     fn non_ascii_letters_stay_in_one_identifier() {
         let (tokens, diags) = lex("café = 1");
@@ -720,7 +758,7 @@ mod tests {
         assert_eq!(diags.len(), 1);
         assert_eq!(diags[0].code, codes::GGE1101);
         assert_eq!(diags[0].span, Some(Span::new(3, 5)));
-        assert!(diags[0].message.contains("`é` (U+00E9)"), "{}", diags[0].message);
+        assert!(diags[0].message.contains("'é' (U+00E9)"), "{}", diags[0].message);
         // Even at the start of a name.
         assert_eq!(errors("Ωmega").len(), 1);
     }

@@ -11,7 +11,7 @@ pub mod dump;
 pub mod lexer;
 mod parser;
 
-use geogen_diag::Diagnostic;
+use geogen_diag::Diagnostics;
 
 /// The deepest nesting the parser accepts, counting blocks, statements, brackets and operators
 /// (each operator applied in a chain such as `a + b + c` counts as one level). Deeper input gets
@@ -24,8 +24,9 @@ pub const MAX_NESTING: u32 = 200;
 #[derive(Clone, Debug)]
 pub struct Parsed {
     pub script: ast::Script,
-    /// All lexical and syntax errors, in source order. Empty means the script is well-formed.
-    pub diagnostics: Vec<Diagnostic>,
+    /// The lexical and syntax errors, in source order: the first [`geogen_diag::MAX_DIAGNOSTICS`],
+    /// and the number of the others. Empty means the script is well-formed.
+    pub diagnostics: Diagnostics,
 }
 
 /// Parses a whole script.

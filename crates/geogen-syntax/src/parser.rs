@@ -15,24 +15,25 @@
 //! * Nesting deeper than [`crate::MAX_NESTING`] reports one error and skips the nested part, so no
 //!   input can overflow the stack, here or in later stages walking the tree.
 
-use geogen_diag::{codes, Diagnostic, Span};
+use geogen_diag::{codes, Diagnostic, Diagnostics, Span};
 
 use crate::ast::*;
-use crate::lexer::{lex, Token, TokenKind as T};
+use crate::lexer::{lex_for_parser, Token, TokenKind as T};
 use crate::{Parsed, MAX_NESTING};
 
+/// The levels every statement enters before its own nesting: the statement and its expression.
+const STATEMENT_LEVELS: u32 = 2;
+
 pub(crate) fn parse(source: &str) -> Parsed {
-    let (tokens, lex_diagnostics) = lex(source);
-    let mut parser = Parser::new(source, tokens);
-    parser.junk = lex_diagnostics.iter().filter(|d| d.code == codes::GGE1101).filter_map(|d| d.span).collect();
+    let lexed = lex_for_parser(source);
+    let mut parser = Parser::new(source, lexed.tokens);
+    parser.junk = lexed.junk;
     // An unterminated string or comment swallows the rest of the file; whatever the parser would
     // say about the abrupt end is noise after that.
-    parser.eof_reported = lex_diagnostics.iter().any(|d| d.code == codes::GGE1103 || d.code == codes::GGE1104);
+    parser.eof_reported = lexed.unterminated;
     let script = parser.script();
-    let mut diagnostics = lex_diagnostics;
-    diagnostics.extend(parser.diagnostics);
     // Stable: errors at one offset keep the lexer-then-parser order.
-    diagnostics.sort_by_key(|d| d.span.map_or(0, |s| s.start));
+    let diagnostics = lexed.diagnostics.merge_sorted(parser.diagnostics);
     Parsed { script, diagnostics }
 }
 
@@ -169,7 +170,7 @@ struct Parser<'a> {
     pos: usize,
     /// End of the last consumed token: where "missing" errors point and where node spans end.
     prev_end: u32,
-    diagnostics: Vec<Diagnostic>,
+    diagnostics: Diagnostics,
     /// An error was reported in the current statement; suppress the follow-ups.
     panicking: bool,
     /// An error at the end of the file was reported; suppress the others.
@@ -195,7 +196,7 @@ impl<'a> Parser<'a> {
             eof,
             pos: 0,
             prev_end: 0,
-            diagnostics: Vec::new(),
+            diagnostics: Diagnostics::new(),
             panicking: false,
             eof_reported: false,
             depth: 0,
@@ -419,7 +420,9 @@ impl<'a> Parser<'a> {
 
     /// Enters one level of nesting; false (after reporting) if that is too deep.
     fn enter(&mut self) -> bool {
-        if self.depth >= MAX_NESTING {
+        // The statement and its expression are levels of the parser but not nesting the user
+        // wrote: `var x = (((1)));` has three levels.
+        if self.depth >= MAX_NESTING + STATEMENT_LEVELS {
             self.too_deep();
             return false;
         }
@@ -1313,11 +1316,27 @@ impl<'a> Parser<'a> {
         expr
     }
 
+    /// An expression inside a bracket that already counted as a level of nesting (a method
+    /// call's arguments, an index), so that `a[a[a[0]]]` is three levels like `f(f(f(0)))`.
+    fn expr_in_bracket(&mut self) -> Expr {
+        let outer = std::mem::replace(&mut self.in_expression, true);
+        let expr = self.expr_levels(0);
+        self.in_expression = outer;
+        expr
+    }
+
     /// Precedence climbing: parses operators binding at least as tightly as `min_bp`.
     fn expr_bp(&mut self, min_bp: u8) -> Expr {
         if !self.enter() {
             return self.error_expr();
         }
+        let expr = self.expr_levels(min_bp);
+        self.leave();
+        expr
+    }
+
+    /// [`Parser::expr_bp`] without entering a level for itself.
+    fn expr_levels(&mut self, min_bp: u8) -> Expr {
         let mut lhs = self.unary();
         // Each operator applied in this loop makes the tree one level deeper, so a 100 000-term
         // sum would overflow the stack of whoever walks the tree: count them as nesting.
@@ -1376,7 +1395,6 @@ impl<'a> Parser<'a> {
         for _ in 0..chain {
             self.leave();
         }
-        self.leave();
         lhs
     }
 
@@ -1421,15 +1439,20 @@ impl<'a> Parser<'a> {
                         break;
                     };
                     if let Some(open) = self.eat(&T::LParen) {
-                        let args = self.list(open, &T::RParen, ListInfo::of_expressions("arguments"), Parser::expr);
+                        let args =
+                            self.list(open, &T::RParen, ListInfo::of_expressions("arguments"), Parser::expr_in_bracket);
                         ExprKind::MethodCall { object: Box::new(expr), name, args }
                     } else {
                         ExprKind::Member { object: Box::new(expr), name }
                     }
                 }
                 T::LBracket => {
-                    let indices =
-                        self.list(token.span, &T::RBracket, ListInfo::of_expressions("indices"), Parser::expr);
+                    let indices = self.list(
+                        token.span,
+                        &T::RBracket,
+                        ListInfo::of_expressions("indices"),
+                        Parser::expr_in_bracket,
+                    );
                     ExprKind::Index { object: Box::new(expr), indices }
                 }
                 T::LParen => {

@@ -7,6 +7,7 @@ use geogen_diag::{SourceFile, Span};
 use geogen_random::Mt19937;
 use geogen_render::{Location, Rect, RenderingSequence};
 
+use crate::heap::Heap;
 use crate::value::ObjectId;
 
 /// Map size and render rectangle, as `Parameters.MapWidth`, `RenderOriginX`, ... show them.
@@ -88,7 +89,13 @@ pub struct Limits {
     /// Bytes in one string built by the script: a concatenation, a `Print` or `TriggerError`
     /// message (GGE2507). Without it, `s = s + s` in a short loop asks for terabytes.
     pub max_string_len: usize,
+    /// Bytes the script's live data may hold: arrays, built strings, random sequences and the
+    /// messages kept for the caller (GGE2508). See [`crate::heap`].
+    pub max_heap_bytes: u64,
 }
+
+/// The default script heap limit: 1 GiB.
+pub const DEFAULT_MAX_HEAP_BYTES: u64 = 1 << 30;
 
 impl Default for Limits {
     fn default() -> Limits {
@@ -100,6 +107,7 @@ impl Default for Limits {
             max_rendering_steps: 100_000,
             max_array_len: 10_000_000,
             max_string_len: 10_000_000,
+            max_heap_bytes: DEFAULT_MAX_HEAP_BYTES,
         }
     }
 }
@@ -111,6 +119,28 @@ pub struct Message {
     pub span: Span,
 }
 
+impl Message {
+    /// The bytes a kept message of `len` bytes holds (its text and its place in the list).
+    pub fn footprint(len: usize) -> u64 {
+        (len + std::mem::size_of::<Message>() + 16) as u64
+    }
+}
+
+/// Where `Print` messages go as they are printed, instead of being kept in [`Env::messages`].
+pub struct MessageSink(Box<dyn FnMut(&Message)>);
+
+impl MessageSink {
+    pub fn new(sink: impl FnMut(&Message) + 'static) -> MessageSink {
+        MessageSink(Box::new(sink))
+    }
+}
+
+impl std::fmt::Debug for MessageSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MessageSink")
+    }
+}
+
 /// The state natives share with the VM during one run.
 #[derive(Debug)]
 pub struct Env {
@@ -119,7 +149,12 @@ pub struct Env {
     pub random: Mt19937,
     pub geometry: MapGeometry,
     pub limits: Limits,
+    /// The live bytes of the script's data, against `limits.max_heap_bytes`.
+    pub heap: Heap,
+    /// Messages printed so far, when there is no sink (they count on the heap).
     pub messages: Vec<Message>,
+    /// Receives each message as it is printed; then nothing is kept.
+    pub message_sink: Option<MessageSink>,
     /// The rendering sequence map operations record into (the VM never computes pixels).
     pub sequence: RenderingSequence,
     /// When set, only yields of these map names record a rendering step (`--maps a,b`); the
@@ -143,8 +178,10 @@ impl Env {
             script_seed,
             random: Mt19937::new(script_seed),
             geometry,
+            heap: Heap::new(limits.max_heap_bytes),
             limits,
             messages: Vec::new(),
+            message_sink: None,
             sequence,
             enabled_maps: None,
             source: None,
@@ -159,6 +196,18 @@ impl Env {
             let lc = file.line_col(span.start);
             (lc.line, lc.column)
         })
+    }
+
+    /// Hands a `Print` message to the sink, or keeps it (counted on the heap: GGE2508 when full).
+    pub fn print(&mut self, message: Message) -> Result<(), crate::RuntimeError> {
+        match &mut self.message_sink {
+            Some(sink) => (sink.0)(&message),
+            None => {
+                self.heap.charge(Message::footprint(message.text.len()))?;
+                self.messages.push(message);
+            }
+        }
+        Ok(())
     }
 
     /// Whether a yield of `name` records a rendering step.
@@ -177,7 +226,7 @@ impl Env {
                 geogen_diag::codes::GGE2505,
                 format!("the script used up its budget of {} instructions", self.limits.instruction_budget),
             )
-            .with_hint("is there an endless loop? long array and string operations count in proportion to their size; otherwise raise the budget"));
+            .with_hint("is there an endless loop? long array and string operations count in proportion to their size; otherwise raise the budget with --max-instructions N"));
         }
         Ok(())
     }

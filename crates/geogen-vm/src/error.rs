@@ -35,7 +35,7 @@ impl RuntimeError {
             geogen_render::RenderError::SequenceTooLong { limit } => {
                 RuntimeError::new(codes::GGE2504, format!("the script recorded more than {limit} rendering steps"))
                     .with_hint(
-                    "each map operation is a step (noise adds one per layer); raise the limit or use fewer operations",
+                    "each map operation is a step (noise adds one per layer); use fewer, or raise the limit with --max-steps N",
                 )
             }
             other => RuntimeError::internal(other.to_string()),

@@ -25,7 +25,7 @@ use crate::library::Library;
 use crate::native::{Args, Ctx, Native};
 use crate::suggest::did_you_mean;
 use crate::types::{TypeId, TypeInfo, TypeKind, TypeMethods, TypeRegistry, BUILTIN_TYPE_NAMES};
-use crate::value::{EnumValue, Name, Reference, Scope, ScopeRef, Value, Variable};
+use crate::value::{EnumValue, Name, Reference, Scope, ScopeRef, ScriptString, Value, Variable};
 
 /// The name of the implicit function holding the top-level statements.
 pub const MAIN_FUNCTION: &str = "<main>";
@@ -33,7 +33,8 @@ pub const MAIN_FUNCTION: &str = "<main>";
 /// The name of the map every script must yield unless told otherwise.
 pub const MAIN_MAP: &str = "main";
 
-/// Call sites shown as labels of a runtime error; deeper ones are summarised in the last label.
+/// Distinct call sites shown as labels of a runtime error; the others are summarised in the last
+/// label.
 const MAX_CALL_SITE_LABELS: usize = 8;
 
 /// Everything one run depends on besides the script and the library.
@@ -373,14 +374,24 @@ impl Vm {
         let mut diagnostic = Diagnostic::new(error.code, error.message);
         diagnostic.span = self.last_span;
         diagnostic.hint = error.hint;
-        let sites: Vec<Span> = self.frames.iter().rev().filter_map(|f| f.call_site).collect();
-        for (i, site) in sites.iter().enumerate() {
-            if i + 1 == MAX_CALL_SITE_LABELS && sites.len() > MAX_CALL_SITE_LABELS {
-                let more = sites.len() - i - 1;
+        // One label per call site, innermost first, with how often it is on the stack: deep
+        // recursion is a thousand calls from one or two places.
+        let mut sites: IndexMap<Span, usize> = IndexMap::new();
+        for site in self.frames.iter().rev().filter_map(|f| f.call_site) {
+            *sites.entry(site).or_insert(0) += 1;
+        }
+        let distinct = sites.len();
+        for (i, (site, count)) in sites.iter().enumerate() {
+            if i + 1 == MAX_CALL_SITE_LABELS && distinct > MAX_CALL_SITE_LABELS {
+                let more: usize = sites.values().skip(i).sum::<usize>() - 1;
                 diagnostic.labels.push((*site, format!("called from here (and {more} more calls)")));
                 break;
             }
-            diagnostic.labels.push((*site, "called from here".to_string()));
+            let text = match count {
+                1 => "called from here".to_string(),
+                n => format!("called from here ({n} times)"),
+            };
+            diagnostic.labels.push((*site, text));
         }
         self.fault = Some(diagnostic);
         self.status = VmStatus::Faulted;
@@ -420,7 +431,7 @@ impl Vm {
     ) -> Result<Flow, RuntimeError> {
         match op {
             Op::LoadNumber(n) => self.push(Value::Number(*n))?,
-            Op::LoadString(s) => self.push(Value::String(Rc::from(&**s)))?,
+            Op::LoadString(s) => self.push(Value::String(ScriptString::literal(Arc::clone(s))))?,
             Op::LoadBool(b) => self.push(Value::Bool(*b))?,
             Op::LoadNull => self.push(Value::Null)?,
             Op::LoadScope(name) => {
@@ -593,7 +604,8 @@ impl Vm {
             return Err(RuntimeError::new(
                 codes::GGE2503,
                 format!("the object stack is full ({} values)", self.env.limits.max_object_stack),
-            ));
+            )
+            .with_hint("is an expression or call argument list enormous? raise the limit with --max-object-stack N"));
         }
         self.stack.push(value);
         Ok(())
@@ -623,7 +635,8 @@ impl Vm {
             return Err(RuntimeError::new(
                 codes::GGE2502,
                 format!("too many nested code blocks in `{}` (the limit is {max})", frame.function),
-            ));
+            )
+            .with_hint("raise the limit with --max-block-depth N"));
         }
         frame.blocks.push(BlockEntry { block, ip: 0, scope: None, looping });
         Ok(())
@@ -686,7 +699,9 @@ impl Vm {
                 codes::GGE2501,
                 format!("too many nested function calls (the limit is {})", self.env.limits.max_call_depth),
             )
-            .with_hint("does a recursive function lack a way to stop?"));
+            .with_hint(
+                "does a recursive function lack a way to stop? otherwise raise the limit with --max-call-depth N",
+            ));
         }
         block_len(script, body)?;
         let start = self.stack.len().checked_sub(argc).ok_or_else(|| intermediate("missing call arguments"))?;

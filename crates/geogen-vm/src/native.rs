@@ -131,9 +131,20 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// A new, empty shared array.
-    pub fn new_array(&mut self, array: Array) -> ArrayRef {
-        Rc::new(ArrayObject { id: self.env.new_object_id(), items: RefCell::new(array) })
+    /// An empty array counted on the script heap, to fill and then share with [`Ctx::new_array`].
+    pub fn array(&self) -> Result<Array, RuntimeError> {
+        Array::counted(&self.env.heap)
+    }
+
+    /// Shares an array as a new object, counting it on the script heap if it is not yet.
+    pub fn new_array(&mut self, mut array: Array) -> Result<ArrayRef, RuntimeError> {
+        array.count_on(&self.env.heap)?;
+        Ok(Rc::new(ArrayObject { id: self.env.new_object_id(), items: RefCell::new(array) }))
+    }
+
+    /// A String value built by the script, counted on the script heap.
+    pub fn new_string(&self, text: String) -> Result<Value, RuntimeError> {
+        Ok(Value::String(crate::value::ScriptString::built(text, &self.env.heap)?))
     }
 
     pub fn type_name(&self, value: &Value) -> String {

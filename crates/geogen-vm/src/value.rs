@@ -11,6 +11,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::array::Array;
+use crate::heap::{Charge, Heap};
 use crate::types::{TypeId, TypeRegistry};
 
 /// Names of variables, members and functions. `Arc` because compiled code is shared across threads.
@@ -25,7 +26,7 @@ pub enum Value {
     Null,
     Bool(bool),
     Number(f64),
-    String(Rc<str>),
+    String(ScriptString),
     Coordinate(Coordinate),
     Point(Point),
     /// An item of a built-in (`Direction`) or script enum.
@@ -40,6 +41,119 @@ pub enum Value {
     HeightProfile(Rc<MapHandle>),
     /// Internal: a writable place, produced for `++`, `--` and `op=`.
     Reference(Rc<Reference>),
+}
+
+/// A String value: immutable and shared. A literal shares the compiled script's text (loading
+/// it copies nothing); a string the script builds (a concatenation) is counted on the script heap
+/// while it lives.
+#[derive(Clone)]
+pub struct ScriptString(StringRepr);
+
+#[derive(Clone)]
+enum StringRepr {
+    Literal(Arc<str>),
+    Built(Rc<BuiltString>),
+}
+
+struct BuiltString {
+    text: Box<str>,
+    _charge: Option<Charge>,
+}
+
+impl ScriptString {
+    /// A literal of the compiled script.
+    pub fn literal(text: Arc<str>) -> ScriptString {
+        ScriptString(StringRepr::Literal(text))
+    }
+
+    /// A string built while running, charged to `heap` (GGE2508 when it does not fit).
+    pub fn built(text: String, heap: &Heap) -> Result<ScriptString, crate::RuntimeError> {
+        let charge = heap.hold(Self::footprint(text.len()))?;
+        Ok(ScriptString(StringRepr::Built(Rc::new(BuiltString { text: text.into_boxed_str(), _charge: Some(charge) }))))
+    }
+
+    /// A string from outside a run (a host or a test), not counted anywhere.
+    pub fn uncounted(text: &str) -> ScriptString {
+        ScriptString(StringRepr::Built(Rc::new(BuiltString { text: Box::from(text), _charge: None })))
+    }
+
+    /// The bytes a built string of `len` bytes holds: its text, the shared header and the
+    /// allocator's bookkeeping of the two allocations.
+    pub fn footprint(len: usize) -> u64 {
+        const OVERHEAD: usize = std::mem::size_of::<BuiltString>() + 2 * std::mem::size_of::<usize>() + 32;
+        (len + OVERHEAD) as u64
+    }
+
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            StringRepr::Literal(text) => text,
+            StringRepr::Built(built) => &built.text,
+        }
+    }
+}
+
+impl std::ops::Deref for ScriptString {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for ScriptString {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Display for ScriptString {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Debug for ScriptString {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq for ScriptString {
+    fn eq(&self, other: &ScriptString) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for ScriptString {}
+
+impl PartialOrd for ScriptString {
+    fn partial_cmp(&self, other: &ScriptString) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ScriptString {
+    fn cmp(&self, other: &ScriptString) -> Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::hash::Hash for ScriptString {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl PartialEq<str> for ScriptString {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for ScriptString {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
 }
 
 /// A Number that may be relative to the map size (`@0.5`).
@@ -110,11 +224,18 @@ fn collect_arrays(array: &mut Array, pending: &mut Vec<ArrayRef>) {
 }
 
 /// `RandomSequence2D`: a stateless per-point field selected by `current`, advanced by MT19937.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct RandomSequence2D {
     pub id: ObjectId,
     pub generator: geogen_random::Mt19937,
     pub current: u32,
+    /// Its bytes on the script heap (the generator's state is 2.5 KB); `None` outside a run.
+    pub charge: Option<Charge>,
+}
+
+impl RandomSequence2D {
+    /// The bytes one sequence holds, with its shared header.
+    pub const FOOTPRINT: u64 = (std::mem::size_of::<RefCell<RandomSequence2D>>() + 32) as u64;
 }
 
 /// A script-side HeightMap or HeightProfile. The handle names a renderer object slot; in-place
@@ -184,8 +305,9 @@ impl Value {
         Value::Number(n)
     }
 
+    /// A String value not counted on any script heap (for hosts and tests).
     pub fn string(s: &str) -> Value {
-        Value::String(Rc::from(s))
+        Value::String(ScriptString::uncounted(s))
     }
 
     pub fn is_null(&self) -> bool {
@@ -276,5 +398,28 @@ impl Value {
             Value::RandomSequence2D(_) => 4,
             _ => 0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_strings_count_while_alive_and_literals_not_at_all() {
+        let heap = Heap::new(1 << 20);
+        let text = ScriptString::built("x".repeat(1000), &heap).unwrap();
+        assert_eq!(heap.used(), ScriptString::footprint(1000));
+        let shared = text.clone();
+        drop(text);
+        assert_eq!(heap.used(), ScriptString::footprint(1000), "still alive through the clone");
+        assert_eq!(shared.len(), 1000);
+        drop(shared);
+        assert_eq!(heap.used(), 0);
+        let literal = ScriptString::literal(Arc::from("abc"));
+        assert_eq!((heap.used(), &*literal), (0, "abc"));
+        assert_eq!(literal, ScriptString::uncounted("abc"));
+        let error = ScriptString::built("x".repeat(2 << 20), &heap).unwrap_err();
+        assert_eq!(error.code, geogen_diag::codes::GGE2508);
     }
 }

@@ -77,7 +77,7 @@ var radius = Min(Parameters.MapWidth, Parameters.MapHeight) / (2 + Parameters.Is
 "#;
 
 fn compile(source: &str) -> Script {
-    let options = CompileOptions { test_library: false, main_map_mandatory: false };
+    let options = CompileOptions { test_library: false, main_map_mandatory: false, ..CompileOptions::default() };
     Script::compile("bench.ggs", source, &options).unwrap_or_else(|f| panic!("{f}"))
 }
 

@@ -12,8 +12,8 @@
 use std::sync::{Arc, OnceLock};
 
 use geogen_compile::{CompiledScript, CORE_TYPE_NAMES};
-use geogen_diag::{codes, Diagnostic, RenderOptions, SourceFile};
-use geogen_vm::{Library, MapGeometry, Name, Vm, VmConfig};
+use geogen_diag::{codes, Diagnostic, Diagnostics, RenderOptions, SourceFile};
+use geogen_vm::{Library, MapGeometry, MessageSink, Name, Vm, VmConfig};
 
 pub use geogen_compile::metadata::{
     Dimension, ParameterKind, ParameterValue, Restriction, ScriptMetadata, ScriptParameter,
@@ -33,6 +33,12 @@ pub const RENDER_SCALE_MAX: f64 = 10.0;
 /// The render size of a dimension that has no other size to go by.
 pub const RENDER_SIZE_DEFAULT: u32 = 1000;
 
+/// The default largest script, in bytes (4 MiB): far above any real script (the examples are a
+/// few KiB), and small enough that compiling the worst text of that size (a million tiny
+/// statements, each a token pair, a tree node and instructions) stays under 1 GiB and a few
+/// seconds.
+pub const DEFAULT_MAX_SCRIPT_BYTES: usize = 4 << 20;
+
 /// How to compile.
 #[derive(Clone, Debug)]
 pub struct CompileOptions {
@@ -41,11 +47,51 @@ pub struct CompileOptions {
     /// Requires a `yield` of "main" somewhere in the script (GGE1312) and at the end of a run
     /// (GGE2801). The test runner turns it off.
     pub main_map_mandatory: bool,
+    /// Larger scripts are refused before parsing (GGE1107). A host reading a file should read
+    /// no more than this plus one byte (see [`read_script`]).
+    pub max_script_bytes: usize,
 }
 
 impl Default for CompileOptions {
     fn default() -> CompileOptions {
-        CompileOptions { test_library: false, main_map_mandatory: true }
+        CompileOptions { test_library: false, main_map_mandatory: true, max_script_bytes: DEFAULT_MAX_SCRIPT_BYTES }
+    }
+}
+
+/// Reads a script file, at most `max_bytes + 1` bytes of it: enough for [`Script::compile_bytes`]
+/// to tell that a longer one is too large, without reading a huge (or endless) file.
+pub fn read_script(path: &std::path::Path, max_bytes: usize) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    let limit = u64::try_from(max_bytes).unwrap_or(u64::MAX).saturating_add(1);
+    std::fs::File::open(path)?.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// What a run does with the messages `Print` prints.
+#[derive(Clone, Default)]
+pub enum MessageMode {
+    /// Keep them, in order, in [`RunOutput::messages`] (or [`Failure::messages`] when the run
+    /// fails). Kept messages count on the script heap (`Limits::max_heap_bytes`, GGE2508).
+    #[default]
+    Collect,
+    /// Hand each message to the function as soon as it is printed; nothing is kept.
+    Stream(Arc<dyn Fn(&str) + Send + Sync>),
+}
+
+impl MessageMode {
+    /// Streams every message to `sink` as it is printed.
+    pub fn stream(sink: impl Fn(&str) + Send + Sync + 'static) -> MessageMode {
+        MessageMode::Stream(Arc::new(sink))
+    }
+}
+
+impl std::fmt::Debug for MessageMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MessageMode::Collect => f.write_str("Collect"),
+            MessageMode::Stream(_) => f.write_str("Stream(..)"),
+        }
     }
 }
 
@@ -67,6 +113,8 @@ pub struct RunSettings {
     pub limits: geogen_vm::Limits,
     /// Only these yielded maps are rendered (`--maps a,b`); `None` renders all.
     pub maps: Option<Vec<String>>,
+    /// Where `Print` messages go: kept in the output (the default) or streamed as printed.
+    pub messages: MessageMode,
 }
 
 impl Default for RunSettings {
@@ -82,6 +130,7 @@ impl Default for RunSettings {
             render_scale: 1.0,
             limits: geogen_vm::Limits::default(),
             maps: None,
+            messages: MessageMode::Collect,
         }
     }
 }
@@ -89,7 +138,7 @@ impl Default for RunSettings {
 /// The result of simulating a script.
 #[derive(Clone, Debug, Default)]
 pub struct RunOutput {
-    /// `Print` messages in order.
+    /// `Print` messages in order (none when they were streamed, see [`RunSettings::messages`]).
     pub messages: Vec<String>,
     /// Map names yielded, in order.
     pub yielded: Vec<String>,
@@ -131,15 +180,18 @@ pub struct StepTiming {
 /// Errors with the source they refer to, ready to print.
 #[derive(Clone, Debug)]
 pub struct Failure {
-    pub diagnostics: Vec<Diagnostic>,
-    pub source: SourceFile,
-    /// Messages printed before a runtime error, so nothing is lost.
+    /// At least one; at most [`geogen_diag::MAX_DIAGNOSTICS`] kept, the others counted.
+    pub diagnostics: Diagnostics,
+    /// Shared with the compiled script (a failure does not copy the text).
+    pub source: Arc<SourceFile>,
+    /// Messages printed before a runtime error, so nothing is lost (none when they were
+    /// streamed).
     pub messages: Vec<String>,
 }
 
 impl Failure {
-    fn new(diagnostics: Vec<Diagnostic>, source: &SourceFile) -> Failure {
-        Failure { diagnostics, source: source.clone(), messages: Vec::new() }
+    fn new(diagnostics: impl Into<Diagnostics>, source: &Arc<SourceFile>) -> Failure {
+        Failure { diagnostics: diagnostics.into(), source: Arc::clone(source), messages: Vec::new() }
     }
 
     pub fn render(&self, options: RenderOptions) -> String {
@@ -206,9 +258,13 @@ fn test_library() -> Arc<Library> {
 
 impl Script {
     /// Parses and compiles; all syntax errors of the file are reported together (and compile
-    /// errors only when the syntax is clean, since they would mostly repeat them).
+    /// errors only when the syntax is clean, since they would mostly repeat them). A script
+    /// larger than `options.max_script_bytes` is GGE1107.
     pub fn compile(name: &str, source: &str, options: &CompileOptions) -> Result<Script, Failure> {
-        let file = SourceFile::new(name, source);
+        if source.len() > options.max_script_bytes {
+            return Err(too_large(name, options.max_script_bytes));
+        }
+        let file = Arc::new(SourceFile::new(name, source));
         let parsed = geogen_syntax::parse(source);
         if !parsed.diagnostics.is_empty() {
             return Err(Failure::new(parsed.diagnostics, &file));
@@ -220,11 +276,41 @@ impl Script {
         let compiled =
             geogen_compile::compile(&parsed.script, &compile_options).map_err(|errors| Failure::new(errors, &file))?;
         Ok(Script {
-            source: Arc::new(file),
+            source: file,
             compiled: Arc::new(compiled),
             library,
             main_map_mandatory: options.main_map_mandatory,
         })
+    }
+
+    /// [`Script::compile`] for the bytes of a file: text that is not UTF-8 is GGE1106 at the
+    /// first invalid byte, and more than `options.max_script_bytes` bytes GGE1107.
+    pub fn compile_bytes(name: &str, bytes: &[u8], options: &CompileOptions) -> Result<Script, Failure> {
+        if bytes.len() > options.max_script_bytes {
+            return Err(too_large(name, options.max_script_bytes));
+        }
+        match std::str::from_utf8(bytes) {
+            Ok(source) => Script::compile(name, source, options),
+            Err(error) => {
+                let at = error.valid_up_to();
+                let shown = String::from_utf8_lossy(bytes);
+                let bad: Vec<String> = bytes[at..]
+                    .iter()
+                    .take(error.error_len().unwrap_or(bytes.len() - at).min(4))
+                    .map(|b| format!("0x{b:02X}"))
+                    .collect();
+                let file = Arc::new(SourceFile::new(name, shown.into_owned()));
+                // In the shown text the invalid bytes became one U+FFFD (3 bytes) at the same offset.
+                let offset = u32::try_from(at).unwrap_or(u32::MAX);
+                let d = Diagnostic::at(
+                    codes::GGE1106,
+                    geogen_diag::Span::new(offset, offset.saturating_add(3)),
+                    format!("the script is not valid UTF-8: invalid byte {} here", bad.join(" ")),
+                )
+                .with_hint("save the script as UTF-8 text");
+                Err(Failure::new(d, &file))
+            }
+        }
     }
 
     pub fn source(&self) -> &SourceFile {
@@ -253,7 +339,7 @@ impl Script {
     pub fn run(&self, settings: &RunSettings) -> Result<RunOutput, Failure> {
         let mut vm = self.vm(settings)?;
         let result = vm.run();
-        let messages: Vec<String> = vm.env().messages.iter().map(|m| m.text.clone()).collect();
+        let messages = take_messages(&mut vm);
         match result {
             Ok(()) => Ok(RunOutput {
                 messages,
@@ -261,7 +347,9 @@ impl Script {
                 instructions: vm.instructions_executed(),
                 geometry: vm.env().geometry.clone(),
             }),
-            Err(diagnostic) => Err(Failure { diagnostics: vec![diagnostic], source: (*self.source).clone(), messages }),
+            Err(diagnostic) => {
+                Err(Failure { diagnostics: diagnostic.into(), source: Arc::clone(&self.source), messages })
+            }
         }
     }
 
@@ -271,9 +359,9 @@ impl Script {
         self.check_map_names(settings)?;
         let mut vm = self.vm(settings)?;
         let result = vm.run();
-        let messages: Vec<String> = vm.env().messages.iter().map(|m| m.text.clone()).collect();
+        let messages = take_messages(&mut vm);
         if let Err(diagnostic) = result {
-            return Err(Failure { diagnostics: vec![diagnostic], source: (*self.source).clone(), messages });
+            return Err(Failure { diagnostics: diagnostic.into(), source: Arc::clone(&self.source), messages });
         }
         let output = RunOutput {
             messages,
@@ -339,7 +427,7 @@ impl Script {
         if let Some((line, column)) = location {
             diagnostic.span = Some(geogen_diag::Span::at(self.source.offset(line, column)));
         }
-        Failure { diagnostics: vec![diagnostic], source: (*self.source).clone(), messages }
+        Failure { diagnostics: diagnostic.into(), source: Arc::clone(&self.source), messages }
     }
 
     /// `--maps` may only name maps the script yields.
@@ -371,8 +459,13 @@ impl Script {
             enabled_maps: settings.maps.clone(),
             source: Some(Arc::clone(&self.source)),
         };
-        Vm::new(Arc::clone(&self.compiled), Arc::clone(&self.library), config)
-            .map_err(|d| Failure::new(vec![d], &self.source))
+        let mut vm = Vm::new(Arc::clone(&self.compiled), Arc::clone(&self.library), config)
+            .map_err(|d| Failure::new(vec![d], &self.source))?;
+        if let MessageMode::Stream(sink) = &settings.messages {
+            let sink = Arc::clone(sink);
+            vm.env_mut().message_sink = Some(MessageSink::new(move |message| sink(&message.text)));
+        }
+        Ok(vm)
     }
 
     /// Reads the `-p NAME=VALUE` texts by the declared types (a later value of one name wins).
@@ -455,6 +548,23 @@ impl Script {
     }
 }
 
+/// The messages a run kept (none when they were streamed), as text.
+fn take_messages(vm: &mut Vm) -> Vec<String> {
+    std::mem::take(&mut vm.env_mut().messages).into_iter().map(|m| m.text).collect()
+}
+
+fn too_large(name: &str, max_bytes: usize) -> Failure {
+    let d = Diagnostic::new(
+        codes::GGE1107,
+        format!(
+            "the script `{name}` is larger than the limit of {max_bytes} bytes ({})",
+            human_bytes(max_bytes as u64)
+        ),
+    )
+    .with_hint("is this the right file? otherwise raise the limit with --max-script-size MIB");
+    Failure::new(d, &Arc::new(SourceFile::new(name, "")))
+}
+
 /// One axis: (map size if finite, render size).
 fn axis(
     axis: &str,
@@ -517,6 +627,7 @@ mod tests {
         assert_send_sync::<Script>();
         assert_send_sync::<Failure>();
         assert_send_sync::<RunSettings>();
+        assert_send_sync::<MessageMode>();
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! // param: Name=Value           (repeatable) a script parameter set by the harness
 //! // map-size: 400x300           map_width x map_height
 //! // budget: 100000              the instruction budget (default: the library default)
+//! // heap: 1000000               the script heap limit in bytes (default: the library default)
 //! // main-map: required          compile with the mandatory main map (GGE1312 / GGE2801)
 //! ```
 //!
@@ -52,6 +53,7 @@ struct Case {
     params: Vec<(String, String)>,
     map_size: Option<(u32, u32)>,
     budget: Option<u64>,
+    heap: Option<u64>,
     main_map_mandatory: bool,
 }
 
@@ -85,6 +87,7 @@ fn parse_case(name: String, path: PathBuf, source: String) -> Result<Case, Strin
         params: Vec::new(),
         map_size: None,
         budget: None,
+        heap: None,
         main_map_mandatory: false,
     };
     let mut saw_expect = false;
@@ -132,6 +135,7 @@ fn parse_case(name: String, path: PathBuf, source: String) -> Result<Case, Strin
                 case.map_size = Some((w, h));
             }
             "budget" => case.budget = Some(value.parse().map_err(|_| bad("not a u64"))?),
+            "heap" => case.heap = Some(value.parse().map_err(|_| bad("not a u64"))?),
             "main-map" => match value {
                 "required" => case.main_map_mandatory = true,
                 "optional" => case.main_map_mandatory = false,
@@ -176,7 +180,8 @@ fn expected_text(case: &Case) -> String {
 
 /// Compiles and runs one case and checks its expectations.
 fn check(case: &Case) -> Result<(), String> {
-    let options = CompileOptions { test_library: true, main_map_mandatory: case.main_map_mandatory };
+    let options =
+        CompileOptions { test_library: true, main_map_mandatory: case.main_map_mandatory, ..CompileOptions::default() };
     let mut settings = RunSettings { seed: case.seed, parameters: case.params.clone(), ..RunSettings::default() };
     if let Some((w, h)) = case.map_size {
         settings.map_width = Some(w);
@@ -184,6 +189,9 @@ fn check(case: &Case) -> Result<(), String> {
     }
     if let Some(budget) = case.budget {
         settings.limits.instruction_budget = budget;
+    }
+    if let Some(heap) = case.heap {
+        settings.limits.max_heap_bytes = heap;
     }
     let result = Script::compile(&case.name, &case.source, &options).and_then(|script| script.run(&settings));
     let header = format!("{}\nexpected: {}\n", case.path.display(), expected_text(case));

@@ -36,6 +36,7 @@ fn settings() -> RunSettings {
             max_rendering_steps: 200,
             max_array_len: 10_000,
             max_string_len: 100_000,
+            max_heap_bytes: 16 << 20,
         },
         ..RunSettings::default()
     }
@@ -64,7 +65,7 @@ fn check_failure(failure: &Failure, source: &str, needs_span: bool) -> Result<()
 /// Compiles and simulates; renders too when `render` and the simulation succeeded. Returns the
 /// compile failure, if any.
 fn pipeline(source: &str, render: bool) -> Result<Option<Failure>, TestCaseError> {
-    let options = CompileOptions { test_library: true, main_map_mandatory: false };
+    let options = CompileOptions { test_library: true, main_map_mandatory: false, ..CompileOptions::default() };
     let script = match Script::compile("prop.ggs", source, &options) {
         Ok(script) => script,
         Err(failure) => {
@@ -372,7 +373,7 @@ fn every_operation_with_hostile_arguments_never_panics() {
         let place = (select(&[1.0, 0.5, 0.25, 2.0][..]), -40i64..40, -40i64..40);
         let mut runner = TestRunner::new(Config { cases: 12, failure_persistence: None, ..Config::default() });
         let result = runner.run(&(source, place), |(source, (scale, x, y))| {
-            let options = CompileOptions { test_library: false, main_map_mandatory: true };
+            let options = CompileOptions { test_library: false, main_map_mandatory: true, ..CompileOptions::default() };
             let script = match Script::compile("op.ggs", &source, &options) {
                 Ok(script) => script,
                 Err(failure) => {

@@ -87,9 +87,12 @@ fn half_scale_noise_is_the_even_pixels_of_the_full_scale_noise() {
 }
 
 fn messages(source: &str, settings: &RunSettings) -> Vec<String> {
-    let script =
-        Script::compile("facts.ggs", source, &CompileOptions { test_library: false, main_map_mandatory: false })
-            .unwrap_or_else(|f| panic!("compile failed:\n{f}"));
+    let script = Script::compile(
+        "facts.ggs",
+        source,
+        &CompileOptions { test_library: false, main_map_mandatory: false, ..CompileOptions::default() },
+    )
+    .unwrap_or_else(|f| panic!("compile failed:\n{f}"));
     script.run(settings).unwrap_or_else(|f| panic!("run failed:\n{f}")).messages
 }
 

@@ -4,7 +4,7 @@ use geogen::diag::codes;
 use geogen::{CompileOptions, Dimension, Failure, Limits, ParameterKind, RunOutput, RunSettings, Script};
 
 fn options() -> CompileOptions {
-    CompileOptions { test_library: true, main_map_mandatory: false }
+    CompileOptions { test_library: true, main_map_mandatory: false, ..CompileOptions::default() }
 }
 
 fn compile(source: &str) -> Script {
@@ -313,4 +313,105 @@ fn a_render_outside_the_32_bit_coordinate_range_is_refused() {
         ..RunSettings::default()
     };
     assert!(script.render(&fine, &geogen::RenderConfig::default(), None).is_ok());
+}
+
+/// Found by the hardening review: `Print` output was held in memory until the run ended (1.96 GB
+/// for 33 MB printed). Streamed messages reach the sink as they are printed, in order, and
+/// nothing is kept; messages before a runtime error are delivered too.
+#[test]
+fn streamed_messages_arrive_as_printed_and_are_not_kept() {
+    use std::sync::{Arc, Mutex};
+    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = Arc::clone(&seen);
+    let settings = RunSettings {
+        messages: geogen::MessageMode::stream(move |m| sink.lock().unwrap().push(m.to_string())),
+        // Far too small to keep a hundred thousand messages: streaming holds none of them.
+        limits: Limits { max_heap_bytes: 64 << 10, ..Limits::default() },
+        ..RunSettings::default()
+    };
+    let source = "for (var i = 0; i < 100000; i++) { Print(\"line {0}\", i); }\nPrint(\"last\");\nvar x = 1 / 0;\n";
+    let failure = run_err(source, &settings);
+    assert_eq!(failure.first().code, codes::GGE2301);
+    assert!(failure.messages.is_empty(), "streamed messages are not kept");
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 100_001);
+    assert_eq!(seen[7], "line 7");
+    assert_eq!(seen.last().map(String::as_str), Some("last"));
+    // Collected, the same messages pass the heap limit (GGE2508) and the ones kept so far survive.
+    let settings =
+        RunSettings { limits: Limits { max_heap_bytes: 64 << 10, ..Limits::default() }, ..RunSettings::default() };
+    let failure = run_err(source, &settings);
+    assert_eq!(failure.first().code, codes::GGE2508);
+    assert!(failure.messages.len() > 100 && failure.messages[0] == "line 0", "{}", failure.messages.len());
+}
+
+/// Found by the hardening review: invalid UTF-8 was a usage error without a position. It is a
+/// script error (GGE1106) at the line and column of the first invalid byte, with a snippet.
+#[test]
+fn invalid_utf8_is_gge1106_at_the_first_bad_byte() {
+    let bytes = b"var a = 1;\nvar b = \"caf\xe9\";\n";
+    let failure = Script::compile_bytes("latin1.ggs", bytes, &options()).unwrap_err();
+    assert_eq!(failure.first().code, codes::GGE1106);
+    assert_eq!(failure.first_location().map(|l| (l.line, l.column)), Some((2, 13)));
+    let text = failure.to_string();
+    assert!(text.contains("latin1.ggs:2:13"), "{text}");
+    assert!(text.contains("0xE9"), "{text}");
+    assert!(text.contains("var b = \"caf"), "{text}");
+    // A valid file compiles through the same entry point.
+    assert!(Script::compile_bytes("ok.ggs", b"var a = 1;", &options()).is_ok());
+}
+
+#[test]
+fn a_script_larger_than_the_limit_is_gge1107() {
+    let small = CompileOptions { max_script_bytes: 16, ..options() };
+    let failure = Script::compile("big.ggs", "var a = 1; var b = 2;", &small).unwrap_err();
+    assert_eq!(failure.first().code, codes::GGE1107);
+    assert!(failure.first().message.contains("16 bytes"), "{}", failure.first().message);
+    assert_eq!(Script::compile_bytes("big.ggs", &[0xff; 17], &small).unwrap_err().first().code, codes::GGE1107);
+    assert!(Script::compile("ok.ggs", "var a = 1;", &small).is_ok());
+    // Reading stops after the limit plus one byte, whatever the file's length.
+    let dir = std::env::temp_dir().join(format!("geogen-read-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("long.ggs");
+    std::fs::write(&path, vec![b' '; 1000]).unwrap();
+    assert_eq!(geogen::read_script(&path, 10).unwrap().len(), 11);
+    assert_eq!(geogen::read_script(&path, 5000).unwrap().len(), 1000);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Found by the hardening review: 16 000 repeated bad tokens gave 16 000 diagnostics, each with
+/// its 32 KB source line (28 s, 1.5 GB). At most 50 are kept, the rest counted.
+#[test]
+fn diagnostics_are_capped_per_file() {
+    let source = "` ".repeat(16_000);
+    let failure = Script::compile("junk.ggs", &source, &options()).unwrap_err();
+    assert_eq!(failure.diagnostics.len(), geogen::diag::MAX_DIAGNOSTICS);
+    assert_eq!(failure.diagnostics.total(), 16_000);
+    let text = failure.to_string();
+    assert!(text.len() < 50 * 1000, "{} bytes", text.len());
+    assert!(text.ends_with("error: and 15950 more errors\n"), "{}", &text[text.len() - 200..]);
+    // Compile errors are capped too.
+    let failure = Script::compile("breaks.ggs", &"break;\n".repeat(1000), &options()).unwrap_err();
+    assert_eq!(failure.diagnostics.len(), geogen::diag::MAX_DIAGNOSTICS);
+    assert_eq!(failure.diagnostics.total(), 1000);
+}
+
+/// Found by the hardening review: language.md §9 said changes made after a `yield` count. They do
+/// not, as in the original's rendering sequence: a yield takes the map as it is at that point.
+/// Pinned here (and the docs now say so).
+#[test]
+fn a_yield_takes_the_map_as_it_is_at_the_yield() {
+    let script = compile(
+        "var m = HeightMap.Flat(0.25);\nyield m;\nm.Add(0.5);\nyield m as \"raised\";\nm.Add(0.25);\nyield HeightMap.Clone(m) as \"copy\";\n",
+    );
+    let settings = RunSettings { render_width: Some(8), render_height: Some(4), ..RunSettings::default() };
+    let rendered = script.render(&settings, &geogen::RenderConfig::default(), None).expect("renders");
+    let all = |name: &str, value: f32| {
+        let data = rendered.maps[name].data();
+        assert_eq!(data.len(), 32, "{name}");
+        assert!(data.iter().all(|&h| h == value), "{name}: {:?}", &data[..4]);
+    };
+    all("main", 0.25);
+    all("raised", 0.75);
+    all("copy", 1.0);
 }

@@ -33,18 +33,18 @@ pub struct Window {
 }
 
 impl Window {
-    /// The original's window of radius `r` (empty for `r = 0`: no blur).
+    /// The original's window of radius `r` (empty for `r = 0`: no blur). Not capped: the bounds
+    /// rule must ask for the whole window, and the memory plan refuses what cannot be allocated.
     pub fn of_radius(r: u64) -> Window {
-        let r = r.min(MAX_RADIUS);
         if r == 0 {
             Window { low: 0, high: 0 }
         } else {
-            Window { low: r - 1, high: r + 1 }
+            Window { low: r - 1, high: r.saturating_add(1) }
         }
     }
 
     fn len(self) -> i64 {
-        (self.low + self.high + 1) as i64
+        self.low.saturating_add(self.high).saturating_add(1) as i64
     }
 
     fn is_identity(self) -> bool {
@@ -97,7 +97,7 @@ fn blur_line(len: usize, window: Window, at: impl Fn(usize) -> i64, mut out: imp
 /// Blurs `map` in place with radius `r` (physical pixels). `r = 0` is a no-op.
 pub fn box_blur(map: &mut HeightMap, r: u64) -> Result<(), RenderError> {
     let rect = map.rect();
-    let window = Window::of_radius(r);
+    let window = Window::of_radius(r.min(MAX_RADIUS));
     if window.is_identity() || rect.is_empty() {
         return Ok(());
     }
@@ -144,7 +144,7 @@ pub fn box_blur(map: &mut HeightMap, r: u64) -> Result<(), RenderError> {
 
 /// Blurs a profile in place with radius `r`, with the same window and arithmetic as the map blur.
 pub fn box_blur_profile(profile: &mut HeightProfile, r: u64) {
-    let window = Window::of_radius(r);
+    let window = Window::of_radius(r.min(MAX_RADIUS));
     let len = profile.data().len();
     if window.is_identity() || len == 0 {
         return;

@@ -330,13 +330,15 @@ fn reasonable_nesting_is_fine() {
 }
 
 #[test]
-fn nesting_just_under_the_limit_fits_on_a_test_thread_stack() {
+fn nesting_at_the_limit_fits_on_a_test_thread_stack() {
     // Test threads have 2 MiB of stack: the deepest accepted input must fit comfortably.
-    let depth = (MAX_NESTING - 10) as usize;
+    let depth = MAX_NESTING as usize;
     for src in [
-        format!("a = {};", nested("(", "x", ")", depth)),
-        format!("a = {};", nested("{", "x", "}", depth)),
-        format!("a = {};", nested("f(", "x", ")", depth)),
+        format!("var a = {};", nested("(", "x", ")", depth)),
+        format!("var a = {};", nested("{", "x", "}", depth)),
+        format!("var a = {};", nested("f(", "x", ")", depth)),
+        format!("var a = {};", nested("a.f(", "x", ")", depth)),
+        format!("var a = {};", nested("a[", "x", "]", depth)),
         nested("{", "x;", "}", depth),
         nested("while (x) ", "y;", "", depth),
     ] {
@@ -388,5 +390,33 @@ fn deep_nesting_gives_one_error_and_no_stack_overflow() {
         let shown = &src[..src.len().min(30)];
         assert!(!parsed.diagnostics.is_empty(), "{shown}");
         assert!(parsed.diagnostics.len() <= 2, "{shown}: {:#?}", parsed.diagnostics);
+    }
+}
+
+/// Found by the hardening review: 199 nested brackets were reported as "more than 200 levels"
+/// (the statement and its expression counted too). Each construct nests exactly 200 deep.
+#[test]
+fn the_nesting_limit_is_what_the_message_says() {
+    type Nested = fn(usize) -> String;
+    let cases: Vec<(&str, Nested)> = vec![
+        ("parentheses", |k| format!("var x = {};", nested("(", "1", ")", k))),
+        ("parentheses in an expression statement", |k| format!("{};", nested("(", "1", ")", k))),
+        ("calls", |k| format!("{};", nested("f(", "1", ")", k))),
+        ("method calls", |k| format!("{};", nested("a.f(", "1", ")", k))),
+        ("indices", |k| format!("{};", nested("a[", "1", "]", k))),
+        ("array literals", |k| format!("var x = {};", nested("{", "1", "}", k))),
+        ("blocks", |k| nested("{", "x;", "}", k)),
+        ("if statements", |k| nested("if (x) ", "y;", "", k)),
+        ("parentheses in a function", |k| format!("function f() {{ var x = {}; }}", nested("(", "1", ")", k))),
+        ("metadata collections", |k| format!("metadata {{ A: {} }}", nested("{ A: ", "1", " }", k))),
+    ];
+    let limit = MAX_NESTING as usize;
+    for (what, make) in cases {
+        for k in [limit - 1, limit] {
+            assert_eq!(errors(&make(k)), vec![], "{k} nested {what}");
+        }
+        let too_deep = errors(&make(limit + 1));
+        assert_eq!(too_deep.len(), 1, "{} nested {what}: {too_deep:?}", limit + 1);
+        assert!(too_deep[0].1.contains("more than 200 levels"), "{what}: {}", too_deep[0].1);
     }
 }
