@@ -1,7 +1,7 @@
 //! `map.Stratify(strata, steepness = 0.5, smoothness = 0.5, includeNegative = false)`: terraces.
 
 use geogen_diag::codes;
-use geogen_render::raster::HEIGHT_UNITS;
+use geogen_render::raster::{saturate, HEIGHT_UNITS};
 use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
@@ -158,8 +158,39 @@ impl Operation for Stratify {
                 return table[i];
             }
             let (a, b) = (f64::from(table[i]), f64::from(table[i + 1]));
-            (a + (b - a) * t) as f32
+            saturate((a + (b - a) * t) as f32)
         });
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_staircase_rises_from_0_to_1_and_steepness_1_gives_flat_steps() {
+        for (strata, steepness, smoothness) in [(1, 0.5, 0.5), (4, 0.0, 1.0), (7, 1.0, 0.0), (100, 0.3, 0.2)] {
+            let t = terrace_profile(strata, steepness, smoothness);
+            assert_eq!(t.len(), TERRACE_SAMPLES);
+            assert!(t.windows(2).all(|w| w[1] >= w[0] - 1e-12), "monotone for {strata} strata");
+            assert!(t[0] < 1e-3 && t[TERRACE_SAMPLES - 1] == 1.0);
+        }
+        // Two strata with vertical rises: 0 on the first third, 0.5 on the second, then 1.
+        let steps = terrace_profile(2, 1.0, 0.0);
+        assert_eq!((steps[0], steps[10922], steps[10923], steps[21844], steps[21845]), (0.0, 0.0, 0.5, 0.5, 1.0));
+    }
+
+    #[test]
+    fn smoothing_keeps_plateaus_at_their_height() {
+        // The blur divides by the samples it sums, so the flat top stays exactly 1 at the largest
+        // radius (10); the original summed 2r and divided by 2r + 1, lowering it to 20/21.
+        let smooth = terrace_profile(3, 1.0, 1.0);
+        assert_eq!(smooth[TERRACE_SAMPLES - 1], 1.0);
+        assert_eq!(smooth[TERRACE_SAMPLES - 100], 1.0);
+        // Within a flat step the middle terrace keeps its height; the steps' edges are rounded.
+        // Three strata with vertical rises are N / 4 long each: the third (2/3) spans [N/2, 3N/4).
+        let middle = (2.5 * TERRACE_SAMPLES as f64 / 4.0) as usize;
+        assert!((smooth[middle] - 2.0 / 3.0).abs() < 1e-12);
     }
 }

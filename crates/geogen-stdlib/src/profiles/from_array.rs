@@ -35,10 +35,13 @@ impl ProfileFromArray {
             return h_last;
         }
         // The first point strictly after `l` (exists because l < x_last) and the one before it
-        // (exists because l > x_first); their positions differ, so the division is safe.
+        // (exists because l > x_first); their positions differ, so the division is safe. (Only a
+        // NaN `l`, which no pixel has, could miss both; it reads the first height.)
         let k = self.points.partition_point(|&(x, _)| x <= l);
-        let ((x0, h0), (x1, h1)) = (self.points[k - 1], self.points[k]);
-        h0 + (h1 - h0) * ((l - x0) / (x1 - x0))
+        match (k.checked_sub(1).and_then(|i| self.points.get(i)), self.points.get(k)) {
+            (Some(&(x0, h0)), Some(&(x1, h1))) => h0 + (h1 - h0) * ((l - x0) / (x1 - x0)),
+            _ => h_first,
+        }
     }
 }
 
@@ -119,5 +122,6 @@ mod tests {
         assert_eq!(p.height_at(11.0), 1.0);
         assert_eq!(ProfileFromArray::new(&[]).height_at(3.0), 0.0);
         assert_eq!(ProfileFromArray::new(&[(7, 0.25)]).height_at(-1e9), 0.25);
+        assert_eq!(p.height_at(f64::NAN), -0.5);
     }
 }
