@@ -48,7 +48,8 @@ pub fn terrace_profile(strata: u32, steepness: f64, smoothness: f64) -> Vec<f64>
             let h = if u < gentle_length {
                 base + steep_share * stratum_height * (u / gentle_length)
             } else if steep_length > 0.0 {
-                base + steep_share * stratum_height + gentle_share * stratum_height * ((u - gentle_length) / steep_length)
+                base + steep_share * stratum_height
+                    + gentle_share * stratum_height * ((u - gentle_length) / steep_length)
             } else {
                 base + stratum_height
             };

@@ -2,12 +2,16 @@
 //! height through a profile used as a transfer function.
 
 use geogen_render::raster::{height_from_f64, saturate};
-use geogen_render::{Bounds, Effect, HeightMap, Interval, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
+use geogen_render::{
+    Bounds, Effect, HeightMap, Interval, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError,
+};
 use geogen_vm::{RuntimeError, Value};
 
 use crate::kernels::map_pixels;
 use crate::kernels::profile::{physical_interval, profile_input, sample_linear};
-use crate::operation::{Along, Call, Check, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use crate::operation::{
+    Along, Call, Check, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature,
+};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TransformHeights {

@@ -41,7 +41,12 @@ pub fn profile_zip1(target: &mut HeightProfile, a: &HeightProfile, f: impl Fn(f3
 
 /// On the intersection of the three intervals, `h = f(h, a, b)`; heights outside it are left
 /// alone.
-pub fn profile_zip2(target: &mut HeightProfile, a: &HeightProfile, b: &HeightProfile, f: impl Fn(f32, f32, f32) -> f32) {
+pub fn profile_zip2(
+    target: &mut HeightProfile,
+    a: &HeightProfile,
+    b: &HeightProfile,
+    f: impl Fn(f32, f32, f32) -> f32,
+) {
     let common = target.interval().intersect(&a.interval()).intersect(&b.interval());
     if common.is_empty() {
         return;

@@ -50,10 +50,7 @@ impl Declared for ProfileFromArray {
         owner: Owner::HeightProfile,
         name: "FromArray",
         receiver: Receiver::Static,
-        params: &[
-            Param::new("points", Kind::ProfilePoints(Along::Param(1))),
-            Param::direction("direction").optional(),
-        ],
+        params: &[Param::new("points", Kind::ProfilePoints(Along::Param(1))), Param::direction("direction").optional()],
         checks: &[],
         family: Family::Generator,
         summary: "A profile through the points of an array `{position: height}` (positions Numbers or \

@@ -1,7 +1,9 @@
 //! `profile.Move(offset)`: translate the profile (no resampling).
 
 use geogen_render::scale::to_physical;
-use geogen_render::{Bounds, Effect, HeightProfile, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
+use geogen_render::{
+    Bounds, Effect, HeightProfile, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError,
+};
 use geogen_vm::{RuntimeError, Value};
 
 use crate::operation::{Along, Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};

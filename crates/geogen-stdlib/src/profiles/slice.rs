@@ -1,7 +1,9 @@
 //! `HeightProfile.Slice(map, direction, coordinate)`: one row or column of a map as a profile.
 
 use geogen_render::scale::to_physical;
-use geogen_render::{Bounds, Effect, Interval, KernelContext, Object, ObjectKind, OpContext, Operation, Rect, RenderError};
+use geogen_render::{
+    Bounds, Effect, Interval, KernelContext, Object, ObjectKind, OpContext, Operation, Rect, RenderError,
+};
 use geogen_vm::{RuntimeError, Value};
 
 use crate::combiners::input;

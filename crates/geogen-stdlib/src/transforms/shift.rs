@@ -120,9 +120,7 @@ impl Operation for Shift {
             Axis::Horizontal => {
                 (Rect::from_intervals(rect.x_interval().expand(d), rect.y_interval()), rect.y_interval())
             }
-            Axis::Vertical => {
-                (Rect::from_intervals(rect.x_interval(), rect.y_interval().expand(d)), rect.x_interval())
-            }
+            Axis::Vertical => (Rect::from_intervals(rect.x_interval(), rect.y_interval().expand(d)), rect.x_interval()),
         };
         vec![Bounds::Map(map), Bounds::Profile(profile)]
     }
