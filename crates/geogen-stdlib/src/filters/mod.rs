@@ -8,6 +8,8 @@ mod crop_heights;
 mod fill;
 mod fill_rectangle;
 mod invert;
+mod stratify;
+mod transform_heights;
 
 pub use abs::Abs;
 pub use blur::Blur;
@@ -16,6 +18,8 @@ pub use crop_heights::CropHeights;
 pub use fill::Fill;
 pub use fill_rectangle::FillRectangle;
 pub use invert::Invert;
+pub use stratify::{terrace_profile, Stratify, TERRACE_SAMPLES};
+pub use transform_heights::{remap_heights, TransformHeights};
 
 pub use crate::combiners::{AddNumber, MultiplyNumber};
 
@@ -29,4 +33,6 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     crop_heights::CropHeights,
     blur::Blur,
     fill_rectangle::FillRectangle,
+    transform_heights::TransformHeights,
+    stratify::Stratify,
 ];

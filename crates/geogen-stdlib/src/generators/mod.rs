@@ -6,6 +6,7 @@ mod clone;
 mod flat;
 mod gradient;
 mod noise;
+mod projection;
 mod radial_gradient;
 mod ridged_noise;
 
@@ -13,6 +14,7 @@ pub use clone::Clone;
 pub use flat::Flat;
 pub use gradient::Gradient;
 pub use noise::{push_noise, Noise, NoiseLayer};
+pub use projection::Projection;
 pub use radial_gradient::RadialGradient;
 pub use ridged_noise::RidgedNoise;
 
@@ -25,4 +27,5 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     noise::Noise,
     ridged_noise::RidgedNoise,
     clone::Clone,
+    projection::Projection,
 ];

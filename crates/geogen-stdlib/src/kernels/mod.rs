@@ -8,5 +8,6 @@
 pub mod blur;
 pub mod noise;
 pub mod pointwise;
+pub mod profile;
 
 pub use geogen_render::kernels::{for_each_row, map_pixels, zip1, zip2};

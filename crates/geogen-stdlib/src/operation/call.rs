@@ -146,7 +146,11 @@ pub fn check(sig: &'static Signature, ctx: &Ctx<'_>, args: &Args<'_>) -> Result<
                 return Err(RuntimeError::internal(format!("`{}` is missing argument {}", sig.name, i + 1)))
             }
             (None, Default::Optional) => Arg::Absent,
-            (None, Default::Number(x)) => Arg::Number(x),
+            // A coordinate's default is a whole absolute coordinate (`TransformHeights(p, 0, 100)`).
+            (None, Default::Number(x)) => match param.kind {
+                Kind::Coordinate(_) => Arg::Coordinate(crate::util::trunc_i32(x).unwrap_or(0)),
+                _ => Arg::Number(x),
+            },
             (None, Default::Bool(b)) => Arg::Bool(b),
             (None, Default::SameAs(j)) => checked.get(j).cloned().unwrap_or(Arg::Absent),
             (Some(value), _) => match param.kind {
@@ -166,6 +170,11 @@ pub fn check(sig: &'static Signature, ctx: &Ctx<'_>, args: &Args<'_>) -> Result<
                 Along::Absolute => None,
                 Along::Param(j) => match checked.get(j) {
                     Some(Arg::Direction(axis)) => Some(*axis),
+                    _ => None,
+                },
+                Along::Across(j) => match checked.get(j) {
+                    Some(Arg::Direction(Axis::Horizontal)) => Some(Axis::Vertical),
+                    Some(Arg::Direction(Axis::Vertical)) => Some(Axis::Horizontal),
                     _ => None,
                 },
             })

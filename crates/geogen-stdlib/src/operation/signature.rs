@@ -82,6 +82,9 @@ pub enum Along {
     Vertical,
     /// Along the direction given by the `Direction` parameter at this index.
     Param(usize),
+    /// Across the direction given by the `Direction` parameter at this index: a row for
+    /// `Horizontal` (resolved against the map height), a column for `Vertical` (`Slice`).
+    Across(usize),
     /// No axis: a relative coordinate is an error (GGE2703), as for most profile positions.
     Absolute,
 }
@@ -295,7 +298,7 @@ impl Signature {
                 Kind::Coordinate(a) | Kind::ProfilePoints(a) => Some(a),
                 _ => None,
             };
-            if let Some(Along::Param(j)) = along {
+            if let Some(Along::Param(j) | Along::Across(j)) = along {
                 if self.params.get(j).map(|q| q.kind) != Some(Kind::Direction) {
                     return Err(format!(
                         "{name}: parameter {} is resolved along a parameter that is no Direction",
