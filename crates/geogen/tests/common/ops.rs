@@ -138,7 +138,8 @@ pub fn callable(entry: &Entry, vars: Vars) -> bool {
         Owner::HeightMap => vars.maps > 0,
         Owner::HeightProfile => vars.profiles > 0,
     };
-    let receiver_ok = entry.signature.receiver == Receiver::Static || has(entry.signature.owner);
+    // A static assigns its new object to an existing variable of its owner; a method needs one.
+    let receiver_ok = has(entry.signature.owner);
     receiver_ok
         && entry.signature.params.iter().all(|p| match p.kind {
             Kind::Object(owner) => has(owner) || p.default != operation::Default::Required,
