@@ -4,17 +4,27 @@
 mod abs;
 mod blur;
 mod clamp_heights;
+mod convexity_map;
+mod crop;
 mod crop_heights;
+mod distance_map;
+mod draw_line;
 mod fill;
 mod fill_rectangle;
+mod glaciate;
 mod invert;
 
 pub use abs::Abs;
 pub use blur::Blur;
 pub use clamp_heights::ClampHeights;
+pub use convexity_map::ConvexityMap;
+pub use crop::{logical_rect_pixels, Crop};
 pub use crop_heights::CropHeights;
+pub use distance_map::DistanceMap;
+pub use draw_line::DrawLine;
 pub use fill::Fill;
 pub use fill_rectangle::FillRectangle;
+pub use glaciate::Glaciate;
 pub use invert::Invert;
 
 pub use crate::combiners::{AddNumber, MultiplyNumber};
@@ -29,4 +39,9 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     crop_heights::CropHeights,
     blur::Blur,
     fill_rectangle::FillRectangle,
+    crop::Crop,
+    draw_line::DrawLine,
+    glaciate::Glaciate,
+    distance_map::DistanceMap,
+    convexity_map::ConvexityMap,
 ];

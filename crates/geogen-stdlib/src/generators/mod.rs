@@ -2,17 +2,21 @@
 //! Each pixel is a pure function of its coordinate, seeds and constants, so any tile reproduces the
 //! same pixels.
 
+mod cell_noise;
 mod clone;
 mod flat;
 mod gradient;
 mod noise;
+mod pattern;
 mod radial_gradient;
 mod ridged_noise;
 
+pub use cell_noise::CellNoise;
 pub use clone::Clone;
 pub use flat::Flat;
 pub use gradient::Gradient;
 pub use noise::{push_noise, Noise, NoiseLayer};
+pub use pattern::Pattern;
 pub use radial_gradient::RadialGradient;
 pub use ridged_noise::RidgedNoise;
 
@@ -25,4 +29,6 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     noise::Noise,
     ridged_noise::RidgedNoise,
     clone::Clone,
+    cell_noise::CellNoise,
+    pattern::Pattern,
 ];
