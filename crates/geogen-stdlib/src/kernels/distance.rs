@@ -12,7 +12,7 @@
 //! can never change it, so the source is only needed on `expand(B, D)` and the result does not
 //! depend on how much more of the source exists (which differs between tiles). Everything is
 //! integer arithmetic: the envelope's breakpoints are compared as exact fractions (cross
-//! multiplication in i128), so no rounding can make two renders choose differently. Only the last
+//! multiplication in i64 or i128), so no rounding can make two renders choose differently. Only the last
 //! step, `√d / D`, is floating point, per pixel.
 //!
 //! Pixels outside the source's extent count as non-features (the bounds rule makes sure none is
@@ -41,6 +41,19 @@ fn is_feature(h: f32) -> bool {
 /// Fills `out` (its extent is B) with `min(distance to the nearest feature of source, D) / D`; with
 /// `D = 0`, features are 0 and everything else 1.
 pub fn distance_map(source: &HeightMap, out: &mut HeightMap, d: u64) -> Result<(), RenderError> {
+    distance_map_in(source, out, d, Arithmetic::Narrowest)
+}
+
+/// Which integers the envelope computes with (tests force the wide one).
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Arithmetic {
+    /// `i64` when everything fits, `i128` otherwise.
+    Narrowest,
+    #[cfg(test)]
+    Wide,
+}
+
+fn distance_map_in(source: &HeightMap, out: &mut HeightMap, d: u64, arithmetic: Arithmetic) -> Result<(), RenderError> {
     let b = out.rect();
     if b.is_empty() {
         return Ok(());
@@ -74,7 +87,19 @@ pub fn distance_map(source: &HeightMap, out: &mut HeightMap, d: u64) -> Result<(
         });
     }
 
-    // Column pass: each task handles a band of adjacent columns and returns them column-major.
+    let normalise = Normaliser::new(d);
+    // Column pass: each task handles a band of adjacent columns.
+    // B's rows as indexes into `rows` (B lies inside `rows` unless the source is short, in which
+    // case the missing rows are simply absent parabolas); within 2^31 since the source is in memory
+    // and B is within D of it.
+    let offset = (b.y as i128 - rows.start as i128).clamp(-(1 << 40), 1 << 40) as i64;
+    // i64 suffices when |numerators| < 2^41 and denominators, positions ≤ 2^21 (products < 2^62).
+    const SMALL: u64 = 1 << 20;
+    let small = arithmetic == Arithmetic::Narrowest
+        && d < (1 << 16)
+        && (row_count as u64) < SMALL
+        && b.height < SMALL
+        && offset.unsigned_abs() < SMALL;
     let bands: Vec<Vec<f32>> = (0..width.div_ceil(COLUMNS_PER_TASK))
         .into_par_iter()
         .map(|band| {
@@ -88,27 +113,33 @@ pub fn distance_map(source: &HeightMap, out: &mut HeightMap, d: u64) -> Result<(
                     gathered[c * row_count + j] = v;
                 }
             }
+            // The band's result, row by row (so that the rows of the map are copied from it).
             let mut result = vec![0.0f32; columns * height];
-            let mut envelope = Envelope::with_capacity(row_count);
-            // B's rows as indexes into `rows` (B lies inside `rows` unless the source is short, in
-            // which case the missing rows are simply absent parabolas).
-            let offset = b.y as i128 - rows.start as i128;
-            for (c, out) in result.chunks_mut(height).enumerate() {
-                envelope.build(&gathered[c * row_count..(c + 1) * row_count], cap);
-                envelope.evaluate(offset, height, cap, |i, squared| out[i] = normalised(squared, d));
+            let column = |c: usize| &gathered[c * row_count..(c + 1) * row_count];
+            if small {
+                let mut envelope = Envelope::<i64>::with_capacity(row_count);
+                for c in 0..columns {
+                    envelope.build(column(c), cap);
+                    envelope.evaluate(offset, height, cap, |i, sq| result[i * columns + c] = normalise.at(sq));
+                }
+            } else {
+                let mut envelope = Envelope::<i128>::with_capacity(row_count);
+                for c in 0..columns {
+                    envelope.build(column(c), cap);
+                    envelope.evaluate(offset, height, cap, |i, sq| result[i * columns + c] = normalise.at(sq));
+                }
             }
             result
         })
         .collect();
 
+    let height = b.height as usize;
     for_each_row(out, |py, _, row| {
         let i = (py - b.y) as usize;
-        let h = b.height as usize;
         for (band, values) in bands.iter().enumerate() {
+            let columns = values.len() / height;
             let first = band * COLUMNS_PER_TASK;
-            for (c, v) in row[first..].iter_mut().take(values.len() / h).enumerate() {
-                *v = values[c * h + i];
-            }
+            row[first..first + columns].copy_from_slice(&values[i * columns..(i + 1) * columns]);
         }
     });
     Ok(())
@@ -118,6 +149,32 @@ pub fn distance_map(source: &HeightMap, out: &mut HeightMap, d: u64) -> Result<(
 #[inline]
 fn normalised(squared: u64, d: u64) -> f32 {
     (libm::sqrt(squared as f64) / d as f64) as f32
+}
+
+/// [`normalised`] for every squared distance up to d² from a table when it is small (the same
+/// values, without a square root and a division per pixel).
+struct Normaliser {
+    d: u64,
+    table: Vec<f32>,
+}
+
+impl Normaliser {
+    /// Tables up to this many entries (256 KiB).
+    const MAX_TABLE: u64 = 1 << 16;
+
+    fn new(d: u64) -> Normaliser {
+        let table =
+            if d * d < Self::MAX_TABLE { (0..=d * d).map(|sq| normalised(sq, d)).collect() } else { Vec::new() };
+        Normaliser { d, table }
+    }
+
+    #[inline]
+    fn at(&self, squared: u64) -> f32 {
+        match self.table.get(squared as usize) {
+            Some(&v) => v,
+            None => normalised(squared, self.d),
+        }
+    }
 }
 
 /// One source row (its first pixel at column `start`) → for every column of `xs`, the squared
@@ -153,23 +210,55 @@ fn row_distances(row: &[f32], start: i64, xs: Interval, d: u64, out: &mut [u64])
     }
 }
 
-/// A breakpoint `numerator / denominator` (denominator > 0), compared exactly.
-#[derive(Copy, Clone, Debug)]
-struct Fraction {
-    numerator: i128,
-    denominator: i128,
+/// The exact integer arithmetic of the envelope: `i64` when every intermediate value is known to
+/// fit (the common case, and about twice as fast), `i128` otherwise. Both give the same results.
+trait Exact:
+    Copy + PartialOrd + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> + std::ops::Mul<Output = Self>
+{
+    fn of(v: i64) -> Self;
+    /// A non-negative value below the cap, as `u64`.
+    fn to_u64(self) -> u64;
 }
 
-impl Fraction {
+impl Exact for i64 {
+    #[inline]
+    fn of(v: i64) -> i64 {
+        v
+    }
+    #[inline]
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+}
+
+impl Exact for i128 {
+    #[inline]
+    fn of(v: i64) -> i128 {
+        i128::from(v)
+    }
+    #[inline]
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+}
+
+/// A breakpoint `numerator / denominator` (denominator > 0), compared exactly.
+#[derive(Copy, Clone, Debug)]
+struct Fraction<T> {
+    numerator: T,
+    denominator: T,
+}
+
+impl<T: Exact> Fraction<T> {
     /// `self <= other`.
     #[inline]
-    fn at_most(self, other: Fraction) -> bool {
+    fn at_most(self, other: Fraction<T>) -> bool {
         self.numerator * other.denominator <= other.numerator * self.denominator
     }
 
     /// `self < p` for a whole number `p`.
     #[inline]
-    fn below(self, p: i128) -> bool {
+    fn below(self, p: T) -> bool {
         self.numerator < p * self.denominator
     }
 }
@@ -177,24 +266,24 @@ impl Fraction {
 /// The lower envelope of the parabolas `f(q) + (p − q)²` of one column (Felzenszwalb &
 /// Huttenlocher's algorithm); parabolas with `f(q) ≥ cap` are left out, since the result is capped
 /// anyway and they can never bring a value below the cap.
-struct Envelope {
+struct Envelope<T> {
     /// Centres of the parabolas on the envelope, left to right.
-    centres: Vec<i128>,
+    centres: Vec<T>,
     /// Their heights `f(q)`.
-    heights: Vec<i128>,
-    /// `starts[k]`: where parabola k becomes the lowest (`starts[0]` is −∞, not stored).
-    starts: Vec<Fraction>,
+    heights: Vec<T>,
+    /// `starts[k]`: where parabola k + 1 takes over from parabola k.
+    starts: Vec<Fraction<T>>,
 }
 
-impl Envelope {
-    fn with_capacity(n: usize) -> Envelope {
+impl<T: Exact> Envelope<T> {
+    fn with_capacity(n: usize) -> Envelope<T> {
         Envelope { centres: Vec::with_capacity(n), heights: Vec::with_capacity(n), starts: Vec::with_capacity(n) }
     }
 
     /// Where the parabola (q, fq) becomes lower than (v, fv), for v < q.
     #[inline]
-    fn intersection(v: i128, fv: i128, q: i128, fq: i128) -> Fraction {
-        Fraction { numerator: (fq + q * q) - (fv + v * v), denominator: 2 * (q - v) }
+    fn intersection(v: T, fv: T, q: T, fq: T) -> Fraction<T> {
+        Fraction { numerator: (fq + q * q) - (fv + v * v), denominator: T::of(2) * (q - v) }
     }
 
     fn build(&mut self, f: &[u64], cap: u64) {
@@ -205,14 +294,15 @@ impl Envelope {
             if fq >= cap {
                 continue;
             }
-            let (q, fq) = (q as i128, fq as i128);
+            // Both fit: q < the row count and fq < cap ≤ 2^62.
+            let (q, fq) = (T::of(q as i64), T::of(fq as i64));
             loop {
                 let Some(k) = self.centres.len().checked_sub(1) else {
                     self.centres.push(q);
                     self.heights.push(fq);
                     break;
                 };
-                let s = Envelope::intersection(self.centres[k], self.heights[k], q, fq);
+                let s = Self::intersection(self.centres[k], self.heights[k], q, fq);
                 // Parabola k starts at starts[k - 1] (−∞ for the first one); if the new one is
                 // already lower there, k is never the lowest and goes.
                 if k > 0 && s.at_most(self.starts[k - 1]) {
@@ -230,20 +320,21 @@ impl Envelope {
     }
 
     /// Calls `out(i, min(cap, envelope(offset + i)))` for `i` in `0..n`, in increasing order.
-    fn evaluate(&self, offset: i128, n: usize, cap: u64, mut out: impl FnMut(usize, u64)) {
+    fn evaluate(&self, offset: i64, n: usize, cap: u64, mut out: impl FnMut(usize, u64)) {
         if self.centres.is_empty() {
             (0..n).for_each(|i| out(i, cap));
             return;
         }
+        let cap_t = T::of(cap as i64);
         let mut k = 0;
         for i in 0..n {
-            let p = offset + i as i128;
-            // starts[k] is where parabola k + 1 takes over.
+            let p = T::of(offset + i as i64);
             while k < self.starts.len() && self.starts[k].below(p) {
                 k += 1;
             }
             let dp = p - self.centres[k];
-            out(i, (self.heights[k] + dp * dp).min(cap as i128) as u64);
+            let v = self.heights[k] + dp * dp;
+            out(i, if v < cap_t { v.to_u64() } else { cap });
         }
     }
 }
@@ -298,6 +389,9 @@ mod tests {
             let mut out = HeightMap::try_zeroed(b).unwrap();
             distance_map(&source, &mut out, d).unwrap();
             assert_eq!(out.data(), brute_force(&source, b, d).as_slice(), "seed {seed}");
+            let mut wide = HeightMap::try_zeroed(b).unwrap();
+            distance_map_in(&source, &mut wide, d, Arithmetic::Wide).unwrap();
+            assert_eq!(wide.data(), out.data(), "seed {seed}, i128");
         }
     }
 

@@ -15,20 +15,22 @@ use geogen_render::{HeightMap, Rect, RenderError};
 /// Fractions below this snap to the floor (the original's threshold).
 pub const SNAP: f64 = 0.00005;
 
-/// The two neighbouring indexes (relative to the extent's start) and the fraction along one axis.
+/// The two neighbouring indexes (relative to the extent's start, clamped into it) and the fraction
+/// along one axis. `len` ≥ 1.
 #[inline]
 fn axis(c: f64, start: i64, len: u64) -> (usize, usize, f64) {
-    let floor = libm::floor(c);
-    let t = c - floor;
-    // `as` saturates (NaN → 0); clamping in i128 cannot overflow.
-    let i0 = floor as i64;
-    let last = start as i128 + len as i128 - 1;
-    let index = |i: i128| (i.clamp(start as i128, last) - start as i128) as usize;
+    // floor(c) by truncation and correction: exact for |c| < 2^63 (beyond, `as` saturates and the
+    // clamp below gives the same index); NaN becomes 0 with a NaN fraction.
+    let truncated = c as i64;
+    let floor = if (truncated as f64) > c { truncated.saturating_sub(1) } else { truncated };
+    let t = c - floor as f64;
+    let last = (len - 1).min(i64::MAX as u64) as i64;
+    let index = |i: i64| i.saturating_sub(start).clamp(0, last) as usize;
     if t >= SNAP {
-        (index(i0 as i128), index(i0 as i128 + 1), t)
+        (index(floor), index(floor.saturating_add(1)), t)
     } else {
         // Also taken for NaN fractions.
-        (index(i0 as i128), index(i0 as i128), 0.0)
+        (index(floor), index(floor), 0.0)
     }
 }
 

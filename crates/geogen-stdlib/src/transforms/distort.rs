@@ -111,14 +111,26 @@ impl Operation for Distort {
         let (x_field, y_field) = (field(0)?, field(1)?);
         let d = scaled_distance(self.maximum_distance, ctx.scale) as f64;
         let source = target.as_map()?;
-        let mut out = HeightMap::try_zeroed(ctx.bounds.rect())?;
+        let rect = ctx.bounds.rect();
+        let mut out = HeightMap::try_zeroed(rect)?;
+        // The fields cover B when the bounds hold; otherwise a missing value moves nothing.
+        let fields_cover = x_field.rect().contains_rect(&rect) && y_field.rect().contains_rect(&rect);
         for_each_row(&mut out, |py, x0, row| {
-            for (i, h) in row.iter_mut().enumerate() {
-                let px = x0 + i as i64;
-                // The fields cover B; a missing value (impossible when the bounds hold) moves nothing.
-                let nx = f64::from(x_field.get(px, py).unwrap_or(0.0));
-                let ny = f64::from(y_field.get(px, py).unwrap_or(0.0));
-                *h = bilinear(source, px as f64 + nx * d, py as f64 + ny * d);
+            let distort = |i: usize, nx: f32, ny: f32| {
+                let (px, py) = ((x0 + i as i64) as f64, py as f64);
+                bilinear(source, px + f64::from(nx) * d, py + f64::from(ny) * d)
+            };
+            if fields_cover {
+                let (xs, ys) = (x_field.row_span(py, rect.x_interval()), y_field.row_span(py, rect.x_interval()));
+                for (i, ((h, &nx), &ny)) in row.iter_mut().zip(xs).zip(ys).enumerate() {
+                    *h = distort(i, nx, ny);
+                }
+            } else {
+                for (i, h) in row.iter_mut().enumerate() {
+                    let px = x0 + i as i64;
+                    let value = |field: &HeightMap| field.get(px, py).unwrap_or(0.0);
+                    *h = distort(i, value(x_field), value(y_field));
+                }
             }
         });
         *target = Object::Map(out);
