@@ -26,10 +26,10 @@ fn axis(c: f64, start: i64, len: u64) -> (usize, usize, f64) {
     let t = c - floor as f64;
     let last = (len - 1).min(i64::MAX as u64) as i64;
     let index = |i: i64| i.saturating_sub(start).clamp(0, last) as usize;
-    if t >= SNAP {
+    if (SNAP..1.0).contains(&t) {
         (index(floor), index(floor.saturating_add(1)), t)
     } else {
-        // Also taken for NaN fractions.
+        // Also taken for NaN fractions, and for the meaningless ones of positions beyond 2^63.
         (index(floor), index(floor), 0.0)
     }
 }
