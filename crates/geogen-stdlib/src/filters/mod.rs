@@ -4,9 +4,14 @@
 mod abs;
 mod blur;
 mod clamp_heights;
+mod convexity_map;
+mod crop;
 mod crop_heights;
+mod distance_map;
+mod draw_line;
 mod fill;
 mod fill_rectangle;
+mod glaciate;
 mod invert;
 mod stratify;
 mod transform_heights;
@@ -14,9 +19,14 @@ mod transform_heights;
 pub use abs::Abs;
 pub use blur::Blur;
 pub use clamp_heights::ClampHeights;
+pub use convexity_map::ConvexityMap;
+pub use crop::{logical_rect_pixels, Crop};
 pub use crop_heights::CropHeights;
+pub use distance_map::DistanceMap;
+pub use draw_line::DrawLine;
 pub use fill::Fill;
 pub use fill_rectangle::FillRectangle;
+pub use glaciate::Glaciate;
 pub use invert::Invert;
 pub use stratify::{terrace_profile, Stratify, TERRACE_SAMPLES};
 pub use transform_heights::{remap_heights, TransformHeights};
@@ -35,4 +45,9 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     fill_rectangle::FillRectangle,
     transform_heights::TransformHeights,
     stratify::Stratify,
+    crop::Crop,
+    draw_line::DrawLine,
+    glaciate::Glaciate,
+    distance_map::DistanceMap,
+    convexity_map::ConvexityMap,
 ];

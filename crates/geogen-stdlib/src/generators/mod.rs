@@ -2,18 +2,22 @@
 //! Each pixel is a pure function of its coordinate, seeds and constants, so any tile reproduces the
 //! same pixels.
 
+mod cell_noise;
 mod clone;
 mod flat;
 mod gradient;
 mod noise;
+mod pattern;
 mod projection;
 mod radial_gradient;
 mod ridged_noise;
 
+pub use cell_noise::CellNoise;
 pub use clone::Clone;
 pub use flat::Flat;
 pub use gradient::Gradient;
 pub use noise::{push_noise, Noise, NoiseLayer};
+pub use pattern::Pattern;
 pub use projection::Projection;
 pub use radial_gradient::RadialGradient;
 pub use ridged_noise::RidgedNoise;
@@ -28,4 +32,6 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     ridged_noise::RidgedNoise,
     clone::Clone,
     projection::Projection,
+    cell_noise::CellNoise,
+    pattern::Pattern,
 ];

@@ -6,8 +6,10 @@
 //! among threads; no FMA (`mul_add`), no platform math (only IEEE basic operations and `libm`).
 
 pub mod blur;
+pub mod distance;
 pub mod noise;
 pub mod pointwise;
 pub mod profile;
+pub mod sample;
 
 pub use geogen_render::kernels::{for_each_row, map_pixels, zip1, zip2};

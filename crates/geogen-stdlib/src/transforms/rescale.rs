@@ -1,0 +1,90 @@
+//! `map.Rescale(hScale, vScale = hScale)`: scales the map about the origin [0, 0].
+
+use geogen_diag::codes;
+use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
+use geogen_vm::{RuntimeError, Value};
+
+use crate::kernels::sample::{covering_rect, resample};
+use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+
+const FACTOR: Kind = Kind::Range { min: 0.1, max: 10.0, code: codes::GGE2714 };
+
+/// Output pixel `p` is the bilinear sample of the map at `(px / horizontal, py / vertical)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rescale {
+    pub horizontal: f64,
+    pub vertical: f64,
+}
+
+impl Rescale {
+    #[inline]
+    fn source(&self, px: i64, py: i64) -> (f64, f64) {
+        (px as f64 / self.horizontal, py as f64 / self.vertical)
+    }
+}
+
+impl Declared for Rescale {
+    const SIGNATURE: Signature = Signature {
+        owner: Owner::HeightMap,
+        name: "Rescale",
+        receiver: Receiver::Method,
+        params: &[Param::new("hScale", FACTOR), Param::new("vScale", FACTOR).same_as(0)],
+        checks: &[],
+        family: Family::Transform,
+        summary: "Stretches the map about the origin [0, 0] by `hScale` horizontally and `vScale` \
+                  vertically (each in [0.1, 10], GGE2714): pixel (x, y) becomes the bilinear sample at \
+                  (x / hScale, y / vScale). Unlike the original, shrinking keeps the whole map (it \
+                  left everything beyond factor × size at 0).",
+        examples: &[
+            Example {
+                // Twice as wide: pixel x takes x / 2 of the ramp x / 4.
+                script: "yield HeightMap.Gradient([0, 0], [4, 0], 0, 1).Rescale(2, 1);",
+                size: (8, 2),
+                expect: &[(1, 0, 0.125), (4, 1, 0.5), (7, 0, 0.875)],
+            },
+            Example {
+                // Half as tall (vScale defaults to hScale here): pixel y takes 2y of the ramp y / 8.
+                script: "yield HeightMap.Gradient([0, 0], [0, 8], 0, 1).Rescale(0.5);",
+                size: (2, 6),
+                expect: &[(0, 1, 0.25), (1, 3, 0.75), (0, 5, 1.0)],
+            },
+        ],
+    };
+
+    fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
+        rec.modify(Rescale { horizontal: call.number(0)?, vertical: call.number(1)? }, &[])
+    }
+}
+
+impl Operation for Rescale {
+    fn name(&self) -> &str {
+        "HeightMap.Rescale"
+    }
+    fn arg_kinds(&self) -> &[ObjectKind] {
+        &[ObjectKind::Map]
+    }
+    fn effect(&self) -> Effect {
+        Effect::Modify
+    }
+    fn describe_params(&self) -> String {
+        format!("{}, {}", self.horizontal, self.vertical)
+    }
+    /// The map must cover B divided by the factors, rounded outward, plus one pixel for the
+    /// bilinear neighbour and rounding.
+    fn required_bounds(&self, own: Bounds, _: &OpContext) -> Vec<Bounds> {
+        let r = own.rect();
+        let (x1, y1) = (r.x.saturating_add(r.width as i64 - 1), r.y.saturating_add(r.height as i64 - 1));
+        let (ax, ay) = self.source(r.x, r.y);
+        let (bx, by) = self.source(x1, y1);
+        vec![Bounds::Map(covering_rect((ax, bx), (ay, by), 1))]
+    }
+    /// The result covers exactly B.
+    fn result_extent(&self, own: Bounds, _: &[Bounds], _: &OpContext) -> Bounds {
+        own
+    }
+    fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
+        let out = resample(target.as_map()?, ctx.bounds.rect(), |px, py| self.source(px, py))?;
+        *target = Object::Map(out);
+        Ok(())
+    }
+}
