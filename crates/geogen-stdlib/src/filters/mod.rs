@@ -14,6 +14,7 @@ mod fill_rectangle;
 mod glaciate;
 mod invert;
 mod stratify;
+mod terrace;
 mod transform_heights;
 
 pub use abs::Abs;
@@ -50,4 +51,5 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     glaciate::Glaciate,
     distance_map::DistanceMap,
     convexity_map::ConvexityMap,
+    terrace::Terrace,
 ];
