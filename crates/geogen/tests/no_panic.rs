@@ -361,6 +361,18 @@ proptest! {
 /// scale and origin: compile, simulate and render must end in a result or a coded failure.
 #[test]
 fn every_operation_with_hostile_arguments_never_panics() {
+    every_operation_never_panics(common::ops::Arguments::Hostile);
+}
+
+/// Each operation with valid arguments at the edges of their ranges (the largest sizes and
+/// coordinates, the ends of every range, tiny and huge factors): it renders with heights in
+/// [-1, 1], or is refused with a code (typically GGE3001: margins too large for memory).
+#[test]
+fn every_operation_with_extreme_valid_arguments_renders_or_is_refused() {
+    every_operation_never_panics(common::ops::Arguments::Extreme);
+}
+
+fn every_operation_never_panics(mode: common::ops::Arguments) {
     use common::ops::{self, Vars};
     use geogen_stdlib::operation;
     use proptest::test_runner::{Config, TestRunner};
@@ -368,7 +380,7 @@ fn every_operation_with_hostile_arguments_never_panics() {
     let profiles = if ops::profiles_available() { 1 } else { 0 };
     for entry in operation::all() {
         let vars = Vars { maps: 2, profiles, finite: false };
-        let source = (ops::declarations(vars), ops::call_statement(entry, vars, true))
+        let source = (ops::declarations(vars), ops::call_statement(entry, vars, mode))
             .prop_map(|(decls, call)| format!("{decls}{call}\nyield m0;\n"));
         let place = (select(&[1.0, 0.5, 0.25, 2.0][..]), -40i64..40, -40i64..40);
         let mut runner = TestRunner::new(Config { cases: 12, failure_persistence: None, ..Config::default() });
@@ -385,8 +397,17 @@ fn every_operation_with_hostile_arguments_never_panics() {
                 check_failure(&failure, &source, true)?;
                 return Ok(());
             }
-            if let Err(failure) = script.render(&settings, &RenderConfig { memory_limit: 8 << 20 }, None) {
-                check_failure(&failure, &source, false)?;
+            match script.render(&settings, &RenderConfig { memory_limit: 8 << 20 }, None) {
+                Err(failure) => check_failure(&failure, &source, false)?,
+                Ok(rendered) => {
+                    for map in rendered.maps.values() {
+                        prop_assert!(
+                            map.data().iter().all(|h| (-1.0..=1.0).contains(h)),
+                            "heights outside [-1, 1]:\n{}",
+                            source
+                        );
+                    }
+                }
             }
             Ok(())
         });

@@ -29,7 +29,7 @@ fn callable_entries(vars: Vars) -> Vec<&'static Entry> {
 /// One statement: a call of a random operation, or a yield in the middle.
 fn statement(vars: Vars, yield_index: usize) -> BoxedStrategy<String> {
     let calls: Vec<BoxedStrategy<String>> =
-        callable_entries(vars).into_iter().map(|e| ops::call_statement(e, vars, false)).collect();
+        callable_entries(vars).into_iter().map(|e| ops::call_statement(e, vars, ops::Arguments::Valid)).collect();
     prop_oneof![
         9 => proptest::strategy::Union::new(calls),
         1 => (0..vars.maps).prop_map(move |m| format!("yield m{m} as \"y{yield_index}\";")),
@@ -84,7 +84,14 @@ fn script_calling(entry: &'static Entry, finite: bool) -> impl Strategy<Value = 
         .prop_flat_map(move |vars| {
             let before: Vec<BoxedStrategy<String>> = (0..2).map(|k| statement(vars, k)).collect();
             let after: Vec<BoxedStrategy<String>> = (2..4).map(|k| statement(vars, k)).collect();
-            (ops::declarations(vars), before, ops::call_statement(entry, vars, false), after, 0usize..=2, 0usize..=2)
+            (
+                ops::declarations(vars),
+                before,
+                ops::call_statement(entry, vars, ops::Arguments::Valid),
+                after,
+                0usize..=2,
+                0usize..=2,
+            )
                 .prop_map(move |(decls, before, call, after, nb, na)| {
                     format!(
                         "{}{decls}{}\n{call}\n{}\n{}",

@@ -132,6 +132,54 @@ pub fn hostile_argument(kind: Kind, vars: Vars) -> BoxedStrategy<String> {
     prop_oneof![3 => valid_argument(kind, vars), 1 => extremes].boxed()
 }
 
+/// A valid argument at the edges of what its kind accepts: the largest sizes and coordinates, the
+/// ends of every range, tiny and huge factors (the robustness property: such a call renders, or is
+/// refused with a code, e.g. GGE3001 when its margins would need too much memory).
+pub fn extreme_argument(kind: Kind, vars: Vars) -> BoxedStrategy<String> {
+    let pick = |values: &[&'static str]| select(values.to_vec()).prop_map(str::to_string).boxed();
+    match kind {
+        Kind::Number => pick(&["0", "0.000000001", "-0.000000001", "1000000", "-1000000", "3.14159", "2147483647"]),
+        Kind::Height | Kind::HeightOr(_) => pick(&["-1", "1", "0", "0.00003"]),
+        Kind::Size => pick(&["0", "1", "0.5", "4294967295", "100000"]),
+        Kind::Range { min, max, .. } => select(vec![min, max, (min + max) / 2.0]).prop_map(|v| format!("{v}")).boxed(),
+        Kind::Seed => pick(&["0", "4294967295", "123456789"]),
+        Kind::Point => pick(&["[0, 0]", "[2147483647, -2147483648]", "[-2147483648, 2147483647]", "[100000, 100000]"]),
+        Kind::Coordinate(_) => pick(&["0", "2147483647", "-2147483648", "100000"]),
+        Kind::NoiseLayers => pick(&["{1: 1}", "{4294967295: 1}", "{1: 0.00001, 2: 1, 100000: 1}"]),
+        Kind::ProfilePoints(_) => pick(&["{-2147483648: -1, 2147483647: 1}", "{0: 1}", "{}"]),
+        _ => valid_argument(kind, vars),
+    }
+}
+
+/// A fixed, typical argument of this kind (for benchmarks and smoke tests). Numbers differ by the
+/// parameter's position so that ordered pairs are in order and a 2×2 matrix is invertible.
+pub fn typical_argument(kind: Kind, index: usize) -> String {
+    let step = index as f64;
+    match kind {
+        Kind::Number | Kind::NumberOr(_) => format!("{}", 0.5 + 0.25 * step),
+        Kind::Height | Kind::HeightOr(_) => format!("{}", (-0.5 + 0.25 * step).min(1.0)),
+        Kind::Size => format!("{}", 8.0 + 4.0 * step),
+        Kind::Range { min, max, .. } => format!("{}", (min + (max - min) * 0.1 * (1.0 + step / 10.0)).min(max)),
+        Kind::Seed => "7".to_string(),
+        Kind::Boolean => "true".to_string(),
+        Kind::Point => format!("[{}, {}]", 100 + 50 * index, 200 + 50 * index),
+        Kind::Coordinate(_) => format!("{}", 10 + 20 * index),
+        Kind::Direction => "Direction.Vertical".to_string(),
+        Kind::Object(Owner::HeightMap) => "m1".to_string(),
+        Kind::Object(Owner::HeightProfile) => "p0".to_string(),
+        Kind::NoiseLayers => "{64: 0.5, 16: 0.25, 4: 0.1}".to_string(),
+        Kind::ProfilePoints(_) => "{0: -0.5, 500: 0.5, 1000: 0}".to_string(),
+    }
+}
+
+/// How `call_statement` draws its arguments.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Arguments {
+    Valid,
+    Extreme,
+    Hostile,
+}
+
 /// Whether a script can call this entry with the objects it has.
 pub fn callable(entry: &Entry, vars: Vars) -> bool {
     let has = |owner: Owner| match owner {
@@ -149,13 +197,17 @@ pub fn callable(entry: &Entry, vars: Vars) -> bool {
 
 /// A statement calling `entry`: `m1 = HeightMap.X(...)` for a static (into a random variable of
 /// its owner), `p0.X(...)` for a method.
-pub fn call_statement(entry: &'static Entry, vars: Vars, hostile: bool) -> BoxedStrategy<String> {
+pub fn call_statement(entry: &'static Entry, vars: Vars, mode: Arguments) -> BoxedStrategy<String> {
     let sig = entry.signature;
     let required = sig.min_args();
     let args: Vec<BoxedStrategy<String>> = sig
         .params
         .iter()
-        .map(|p| if hostile { hostile_argument(p.kind, vars) } else { valid_argument(p.kind, vars) })
+        .map(|p| match mode {
+            Arguments::Valid => valid_argument(p.kind, vars),
+            Arguments::Extreme => extreme_argument(p.kind, vars),
+            Arguments::Hostile => hostile_argument(p.kind, vars),
+        })
         .collect();
     let count = required..=sig.params.len();
     let (prefix, objects) = match sig.owner {
@@ -164,7 +216,7 @@ pub fn call_statement(entry: &'static Entry, vars: Vars, hostile: bool) -> Boxed
     };
     (args, count, 0..objects.max(1))
         .prop_map(move |(mut args, count, target)| {
-            if !hostile {
+            if mode != Arguments::Hostile {
                 // Valid calls respect the declared orderings (min ≤ max).
                 for check in sig.checks {
                     let Check::Ordered(a, b) = *check;
@@ -203,7 +255,7 @@ pub fn declarations(vars: Vars) -> BoxedStrategy<String> {
             .into_iter()
             .map(|e| {
                 let name = name.clone();
-                call_statement(e, none, false)
+                call_statement(e, none, Arguments::Valid)
                     .prop_map(move |s| format!("var {name}{}", &s[s.find(" = ").unwrap_or(0)..]))
                     .boxed()
             })
