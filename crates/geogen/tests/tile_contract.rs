@@ -355,9 +355,12 @@ fn fixed_tiles_across_the_origin_and_at_odd_scales() {
     check_fixed_tiles(&scripts, 1, &tiles);
 }
 
+/// A rectangle in physical pixels: origin and size.
+type Placement = ((i64, i64), (u32, u32));
+
 /// Each infinite-map script at four scales: each tile equals the same rectangle of a 48² render
 /// around the origin; every case must render.
-fn check_fixed_tiles(scripts: &[&str], seed: u32, tiles: &[((i64, i64), (u32, u32))]) {
+fn check_fixed_tiles(scripts: &[&str], seed: u32, tiles: &[Placement]) {
     for source in scripts {
         for scale in [1.0, 0.5, 0.75, 2.0] {
             for &tile in tiles {
