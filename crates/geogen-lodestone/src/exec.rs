@@ -255,6 +255,11 @@ impl<'a> Executor<'a> {
         &self.warnings
     }
 
+    /// Elements popped so far by every expansion (for hosts that charge work).
+    pub fn steps(&self) -> u64 {
+        self.total_steps
+    }
+
     pub fn into_warnings(self) -> Vec<Diagnostic> {
         self.warnings
     }

@@ -20,7 +20,7 @@
 //!
 //! Both modes accept LF and CRLF line ends and a last rule without one (the original wanted CRLF
 //! everywhere; no file it read depends on that). The extended mode (the default) adds escapes
-//! (`\'`, `\<`, `\>`, `\[`, `\]`, `\;`, `` \` ``, `\\`, `\|`, `\#`, `\=`), takes embedded code raw
+//! (`\'`, `\<`, `\>`, `\[`, `\]`, `\;`, `` \` ``, `\\`, `\|`, `\#`, `\=`, and `\ ` for a space that stays), takes embedded code raw
 //! (only `<name>`, `<$name>` and `<@name>` references are picked out of it, so code may hold `<`,
 //! `'`, `;`, `[` and `|`), lexes weights structurally (code inside a weight may hold `]`), keeps a
 //! nonterminal on one line, and allows spaces just inside backquotes and brackets. The strict mode

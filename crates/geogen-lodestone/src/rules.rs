@@ -94,9 +94,9 @@ impl RuleSet {
         self.by_name.get(name).map(|&i| &self.rules[i])
     }
 
-    /// The first rule's name: the default start.
+    /// The default start: the first rule that is not one-time (or the first rule, if all are).
     pub fn first_rule(&self) -> Option<&str> {
-        self.rules.first().map(|r| r.name.as_str())
+        self.rules.iter().find(|r| !r.is_one_time()).or(self.rules.first()).map(|r| r.name.as_str())
     }
 
     /// djb2 of the text: the part of every seed that says which rules these are.
