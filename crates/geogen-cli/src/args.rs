@@ -80,6 +80,9 @@ pub struct RenderCmd {
     /// Print how long each rendering step took (ms and ns per pixel).
     #[arg(long)]
     pub profile: bool,
+    /// Draw the script's labels (Names.PlaceLabel) on the colored previews.
+    #[arg(long = "draw-labels")]
+    pub draw_labels: bool,
 }
 
 #[derive(Args, Debug)]
@@ -209,8 +212,35 @@ pub struct ScriptArgs {
     /// Render scale: 1 = one pixel per map unit, 0.5 = zoomed out twice.
     #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub scale: f64,
+    /// A Lodestone rule file the script can load by name with Names.Load("NAME"), `NAME=FILE` or
+    /// `FILE` (named after the file, without extension); repeatable.
+    #[arg(long = "rules", value_name = "NAME=FILE", value_parser = parse_rules)]
+    pub rules: Vec<(String, std::sync::Arc<str>)>,
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+/// `--rules NAME=FILE` or `--rules FILE`: the name and the file's text (UTF-8, at most the rule size
+/// limit). The rules are parsed when the script uses them, which reports errors with line:column.
+pub fn parse_rules(text: &str) -> Result<(String, std::sync::Arc<str>), String> {
+    let (name, path) = match text.split_once('=') {
+        Some((name, path)) if !name.is_empty() => (name.to_string(), PathBuf::from(path)),
+        _ => {
+            let path = PathBuf::from(text);
+            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            (stem, path)
+        }
+    };
+    if name.is_empty() {
+        return Err(format!("`{text}` names no rule set; write NAME=FILE"));
+    }
+    let limit = geogen::names::DEFAULT_MAX_RULES_BYTES;
+    let bytes = geogen::read_script(&path, limit).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    if bytes.len() > limit {
+        return Err(format!("`{}` is larger than the limit of {limit} bytes for rules", path.display()));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| format!("`{}` is not UTF-8 text", path.display()))?;
+    Ok((name, std::sync::Arc::from(text)))
 }
 
 /// How large a script file may be.

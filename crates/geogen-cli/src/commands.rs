@@ -45,6 +45,7 @@ pub fn script_settings(args: &ScriptArgs) -> RunSettings {
         map_height: args.map_size.map(|s| s.1),
         render_scale: args.scale,
         limits: args.limits.limits(),
+        rules: args.rules.clone(),
         ..RunSettings::default()
     }
 }

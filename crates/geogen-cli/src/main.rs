@@ -7,6 +7,7 @@
 mod args;
 mod commands;
 mod info;
+mod labels;
 mod names;
 mod outdir;
 mod render;

@@ -55,6 +55,8 @@ struct Written {
 /// A piece of a right-hand side before it is split into choices.
 enum Piece {
     Elem(Elem),
+    /// Whitespace between elements: one space.
+    Space,
     Weight(Weight),
     Or,
 }
@@ -174,7 +176,7 @@ impl Parser<'_> {
                 .with_hint("write '' for an empty text: `<name> => '';`"));
         }
         let pieces = self.pieces(rhs, Within::Rule)?;
-        Ok(Written { name, span: name_span, choices: choices(pieces) })
+        Ok(Written { name, span: name_span, choices: choices(pieces, self.mode) })
     }
 
     fn pieces(&mut self, tokens: &[Token], within: Within) -> Result<Vec<Piece>, Diagnostic> {
@@ -182,6 +184,7 @@ impl Parser<'_> {
         for token in tokens {
             let literal = || Piece::Elem(Elem::Text(self.src[token.span.range()].to_string()));
             let piece = match &token.kind {
+                Tok::Ws if within == Within::Rule => Piece::Space,
                 Tok::Ws => Piece::Elem(Elem::Text(" ".to_string())),
                 Tok::Text(text) | Tok::Quoted(text) => Piece::Elem(Elem::Text(text.clone())),
                 Tok::NonTerminal(name) => Piece::Elem(Elem::NonTerminal(name.clone(), token.span)),
@@ -257,6 +260,7 @@ impl Parser<'_> {
             .into_iter()
             .filter_map(|p| match p {
                 Piece::Elem(e) => Some(e),
+                Piece::Space => Some(Elem::Text(" ".to_string())),
                 _ => None,
             })
             .collect();
@@ -289,22 +293,48 @@ fn describe(kind: &Tok) -> String {
     }
 }
 
-/// Splits at `or`; the last weight of a choice wins.
-fn choices(pieces: Vec<Piece>) -> Vec<Choice> {
+/// Splits at `or`; the last weight of a choice wins. Strict mode keeps the whitespace beside a
+/// weight (`x [3]` is "x "), as the original; the extended mode drops the space that separates a
+/// weight from its choice (`x [3]` is "x").
+fn choices(pieces: Vec<Piece>, mode: Mode) -> Vec<Choice> {
     let mut choices = Vec::new();
     let mut weight = Weight::One;
-    let mut elems = Vec::new();
+    let mut elems: Vec<Piece> = Vec::new();
+    let mut after_weight = false;
+    let finish = |elems: Vec<Piece>| -> Vec<Elem> {
+        let elems = elems
+            .into_iter()
+            .filter_map(|p| match p {
+                Piece::Elem(e) => Some(e),
+                Piece::Space => Some(Elem::Text(" ".to_string())),
+                _ => None,
+            })
+            .collect();
+        merge_texts(elems)
+    };
     for piece in pieces {
+        let extended = mode == Mode::Extended;
         match piece {
-            Piece::Elem(e) => elems.push(e),
-            Piece::Weight(w) => weight = w,
+            Piece::Weight(w) => {
+                weight = w;
+                if extended && matches!(elems.last(), Some(Piece::Space)) {
+                    elems.pop();
+                    after_weight = false;
+                } else {
+                    after_weight = extended;
+                }
+                continue;
+            }
+            Piece::Space if after_weight => {}
             Piece::Or => {
-                choices.push(Choice { weight: std::mem::replace(&mut weight, Weight::One), elems: merge_texts(elems) });
+                choices.push(Choice { weight: std::mem::replace(&mut weight, Weight::One), elems: finish(elems) });
                 elems = Vec::new();
             }
+            other => elems.push(other),
         }
+        after_weight = false;
     }
-    choices.push(Choice { weight, elems: merge_texts(elems) });
+    choices.push(Choice { weight, elems: finish(elems) });
     choices
 }
 
