@@ -25,7 +25,9 @@ pub(crate) fn parse(file: Arc<SourceFile>, mode: Mode) -> Result<RuleSet, Diagno
     let lexed = lex(file.text(), mode);
     let mut parser = Parser { src: file.text(), mode, diagnostics: Diagnostics::new() };
     let rules = parser.rules(&lexed.tokens);
-    let mut diagnostics = lexed.diagnostics.merge_sorted(parser.diagnostics);
+    // After a lexical error the tokens around it are guesses, and what the parser says about them
+    // would mostly repeat it: the lexical errors alone are reported.
+    let mut diagnostics = if lexed.diagnostics.is_clean() { parser.diagnostics } else { lexed.diagnostics };
     if diagnostics.is_clean() && rules.is_empty() {
         diagnostics.push(
             Diagnostic::at(codes::GGE7204, Span::at(0), "these rules define nothing")
