@@ -4,8 +4,9 @@
 //! A label is a point in the pixels of the image and a text. Its point gets a small dark marker
 //! with a light rim; its text is centred above it, dark on a light halo so that it reads on water
 //! and on snow. A label of kind `title` is drawn twice as large, centred on its point, without a
-//! marker. Characters the font lacks are drawn as `?`. Everything outside the image is clipped,
-//! so a label near an edge is cut, never moved: two tiles draw the same pixels where they meet.
+//! marker (at the normal size when twice as large would not fit the image's width). Characters the
+//! font lacks are drawn as `?`. Everything outside the image is clipped: a label near an edge is
+//! cut, never moved.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -126,7 +127,8 @@ pub fn draw_labels(rgb: &mut [u8], width: u32, height: u32, labels: &[PixelLabel
         let text: String = label.text.chars().filter(|c| !c.is_control()).take(MAX_CHARS).collect();
         let chars = text.chars().count() as i64;
         let title = label.kind == "title";
-        let scale = if title { 2 } else { 1 };
+        let fits_twice = chars * GLYPH_WIDTH as i64 * 2 <= i64::from(width);
+        let scale = if title && fits_twice { 2 } else { 1 };
         let text_width = chars * GLYPH_WIDTH as i64 * scale;
         let text_height = GLYPH_HEIGHT as i64 * scale;
         let left = x - text_width / 2;
