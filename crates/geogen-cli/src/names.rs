@@ -83,7 +83,8 @@ pub fn names(cmd: &NamesCmd) -> Result<ExitCode, CliError> {
     }
     let seed = geogen_random::recognize_seed(&cmd.seed);
     let distinct = cmd.distinct.then_some(cmd.max_tries);
-    let made = lodestone::names(&rules, &start, seed, cmd.count, distinct, &limits, &mut code, &vars).map_err(fail)?;
+    let batch = lodestone::Batch { seed, count: cmd.count, distinct };
+    let made = lodestone::names(&rules, &start, batch, &limits, &mut code, &vars).map_err(fail)?;
     for warning in &made.warnings {
         let at = warning.span.map(|s| format!(" at {}", source.line_col(s.start))).unwrap_or_default();
         eprintln!("warning[{}]{at}: {} (the text so far was kept)", warning.code, warning.message);

@@ -164,7 +164,12 @@ fn write_map(dir: &OutputDir, file_stem: &str, map: &HeightMap, formats: &[Forma
 }
 
 /// Writes the colored preview again, with the labels drawn on it.
-fn draw_labels(dir: &OutputDir, file_stem: &str, map: &HeightMap, output: &geogen::RunOutput) -> Result<PathBuf, CliError> {
+fn draw_labels(
+    dir: &OutputDir,
+    file_stem: &str,
+    map: &HeightMap,
+    output: &geogen::RunOutput,
+) -> Result<PathBuf, CliError> {
     let rect = map.rect();
     let field = HeightField::new(rect.width as u32, rect.height as u32, map.data())
         .map_err(|e| CliError::Usage(format!("cannot write `{file_stem}`: {e}")))?;

@@ -114,7 +114,19 @@ fn the_labelled_example_renders_with_its_labels_file() {
     let out = dir.path().join("out");
     let script = repo("examples/named-island.ggs");
     let peaks = format!("peaks={}", repo("examples/names/peaks.lds"));
-    let args = ["render", &script, "--rules", &peaks, "--format", "colored", "--draw-labels", "--map-size", "256", "--seed", "3"];
+    let args = [
+        "render",
+        &script,
+        "--rules",
+        &peaks,
+        "--format",
+        "colored",
+        "--draw-labels",
+        "--map-size",
+        "256",
+        "--seed",
+        "3",
+    ];
     let render = |out: &Path, extra: &[&str]| {
         let mut all: Vec<&str> = args.to_vec();
         all.extend_from_slice(extra);
@@ -144,7 +156,21 @@ fn the_labelled_example_renders_with_its_labels_file() {
     assert_eq!(features[1]["geometry"]["coordinates"], serde_json::json!([128, 128]), "the peak is in the middle");
     // The preview with labels differs from the plain one.
     let plain_dir = dir.path().join("plain");
-    let o = geogen(&["render", &script, "--rules", &peaks, "--format", "colored", "--size", "256", "--seed", "3", "-q", "-o", plain_dir.to_str().unwrap()]);
+    let o = geogen(&[
+        "render",
+        &script,
+        "--rules",
+        &peaks,
+        "--format",
+        "colored",
+        "--size",
+        "256",
+        "--seed",
+        "3",
+        "-q",
+        "-o",
+        plain_dir.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let drawn = std::fs::read(out.join("main_colored.png")).unwrap();
     assert_ne!(drawn, std::fs::read(plain_dir.join("main_colored.png")).unwrap());
@@ -152,7 +178,12 @@ fn the_labelled_example_renders_with_its_labels_file() {
     let left = render(&dir.path().join("left"), &["--size", "128x256"]);
     let right = render(&dir.path().join("right"), &["--size", "128x256", "--origin", "128,0"]);
     let names_of = |v: &serde_json::Value| -> Vec<String> {
-        v["features"].as_array().unwrap().iter().map(|f| f["properties"]["map_x"].to_string() + "," + &f["properties"]["map_y"].to_string()).collect()
+        v["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["properties"]["map_x"].to_string() + "," + &f["properties"]["map_y"].to_string())
+            .collect()
     };
     let mut halves = names_of(&left);
     halves.extend(names_of(&right));

@@ -190,7 +190,10 @@ pub fn enumerate(
             }
             None => {
                 if outcomes.len() == enumeration.max_outputs {
-                    return Err(not_enumerable(format!("the rules have more than {} outputs", enumeration.max_outputs)));
+                    return Err(not_enumerable(format!(
+                        "the rules have more than {} outputs",
+                        enumeration.max_outputs
+                    )));
                 }
                 order.push(text.clone());
                 outcomes.insert(text, (probability, fraction));

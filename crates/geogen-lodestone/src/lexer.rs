@@ -432,7 +432,10 @@ impl<'a> Lexer<'a> {
             if matches!(c, '`' | '\'' | '<' | '[' | ']' | ';' | ' ' | '\t' | '\r' | '\n') {
                 break;
             }
-            if self.mode == Mode::Extended && c == '\\' && pos + 1 < self.end && ESCAPABLE.contains(&self.bytes[pos + 1])
+            if self.mode == Mode::Extended
+                && c == '\\'
+                && pos + 1 < self.end
+                && ESCAPABLE.contains(&self.bytes[pos + 1])
             {
                 text.push(self.bytes[pos + 1] as char);
                 pos += 2;

@@ -62,7 +62,12 @@ pub fn parse(file: Arc<SourceFile>, mode: Mode) -> Result<RuleSet, Diagnostics> 
 }
 
 /// Parses the bytes of a rule file: not UTF-8 is GGE7108, more than `max_bytes` GGE7107.
-pub fn parse_bytes(name: &str, bytes: &[u8], mode: Mode, max_bytes: usize) -> Result<RuleSet, (Diagnostics, SourceFile)> {
+pub fn parse_bytes(
+    name: &str,
+    bytes: &[u8],
+    mode: Mode,
+    max_bytes: usize,
+) -> Result<RuleSet, (Diagnostics, SourceFile)> {
     if bytes.len() > max_bytes {
         return Err((too_large(max_bytes).into(), SourceFile::new(name, "")));
     }
@@ -148,6 +153,15 @@ pub struct Names {
     pub warnings: Vec<Diagnostic>,
 }
 
+/// Which names [`names`] makes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Batch {
+    pub seed: u32,
+    pub count: u32,
+    /// `Some(tries)`: no name twice, a repeat drawn again up to `tries` times.
+    pub distinct: Option<u32>,
+}
+
 /// `count` names from `start`, the i-th from [`name_seed`]`(seed, rules, start, i)` and a fresh
 /// memo. With `distinct = Some(tries)`, a name equal to an earlier one is drawn again, from
 /// [`retry_seed`], up to `tries` times (GGE7310 when they run out). Either way the first names do
@@ -155,13 +169,12 @@ pub struct Names {
 pub fn names(
     rules: &RuleSet,
     start: &str,
-    seed: u32,
-    count: u32,
-    distinct: Option<u32>,
+    batch: Batch,
     limits: &Limits,
     code: &mut dyn CodeEvaluator,
     vars: &[(String, Value)],
 ) -> Result<Names, Diagnostic> {
+    let Batch { seed, count, distinct } = batch;
     if rules.rule(start).is_none() {
         return Err(exec::unknown_start(rules, start));
     }
@@ -182,9 +195,14 @@ pub fn names(
         let Some(name) = found else {
             return Err(Diagnostic::new(
                 codes::GGE7310,
-                format!("found only {} different names; the next was still a repeat after {tries} tries", made.names.len()),
+                format!(
+                    "found only {} different names; the next was still a repeat after {tries} tries",
+                    made.names.len()
+                ),
             )
-            .with_hint("ask for fewer names, allow more tries (--max-tries N), or see how many there are with --enumerate"));
+            .with_hint(
+                "ask for fewer names, allow more tries (--max-tries N), or see how many there are with --enumerate",
+            ));
         };
         seen.insert(name.clone());
         made.names.push(name);

@@ -201,7 +201,11 @@ impl Parser<'_> {
                 Tok::Weight(inner) => Piece::Weight(self.weight(inner, token.span)?),
                 Tok::Code(inner) => Piece::Elem(Elem::Code(self.code(inner, token.span)?)),
                 Tok::Comment => {
-                    return Err(syntax(token.span, "a comment inside a rule", "comments take whole lines between rules"))
+                    return Err(syntax(
+                        token.span,
+                        "a comment inside a rule",
+                        "comments take whole lines between rules",
+                    ))
                 }
                 Tok::Arrow => {
                     let hint = match within {

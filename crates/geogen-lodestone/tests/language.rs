@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use geogen_diag::{codes, ErrorCode, SourceFile};
 use geogen_lodestone::{
-    enumerate, generate, name_seed, names, parse, pick, EnumerationLimits, Limits, Mode, NoCode, OnStepLimit, Outcome,
-    RuleSet,
+    enumerate, generate, name_seed, names, parse, pick, Batch, EnumerationLimits, Limits, Mode, NoCode, OnStepLimit,
+    Outcome, RuleSet,
 };
 
 fn rules_in(text: &str, mode: Mode) -> RuleSet {
@@ -66,10 +66,7 @@ fn choices_are_equally_likely_by_default_and_weights_scale_them() {
     // Weight 0 is never picked; fractional weights work.
     assert_eq!(support("<a> => x [0] | y [0.5] | z [1.5];", "<a>"), expect(&[("z", "~0.75"), ("y", "~0.25")]));
     // Weights from nonterminals are expanded each time, and their own choices branch.
-    assert_eq!(
-        support("<a> => x [<w>] | y;\n<w> => 1 | 3;", "<a>"),
-        expect(&[("x", "5/8"), ("y", "3/8")])
-    );
+    assert_eq!(support("<a> => x [<w>] | y;\n<w> => 1 | 3;", "<a>"), expect(&[("x", "5/8"), ("y", "3/8")]));
     // Nested choices multiply.
     assert_eq!(
         support("<a> => <b> <b>;\n<b> => p [2] | q;", "<a>"),
@@ -115,7 +112,9 @@ fn empty_alternatives_and_empty_texts() {
 
 #[test]
 fn line_ends_of_either_kind_and_a_last_rule_without_one() {
-    for text in ["<a> => x;\r\n<b> => y;\r\n", "<a> => x;\n<b> => y;\n", "<a> => x;\n<b> => y;", "<a> => x;\n<b> => y;\n\n  \n"] {
+    for text in
+        ["<a> => x;\r\n<b> => y;\r\n", "<a> => x;\n<b> => y;\n", "<a> => x;\n<b> => y;", "<a> => x;\n<b> => y;\n\n  \n"]
+    {
         assert_eq!(support(text, "<b>"), expect(&[("y", "1/1")]), "{text:?}");
         assert_eq!(support_in(text, "<b>", Mode::Strict), expect(&[("y", "1/1")]), "{text:?}");
     }
@@ -123,7 +122,10 @@ fn line_ends_of_either_kind_and_a_last_rule_without_one() {
 
 #[test]
 fn comments_are_whole_lines() {
-    assert_eq!(support("# names\n<a> => x # not a comment;\n  # indented comment\n<b> => y;", "<a>")[0].0, "x # not a comment");
+    assert_eq!(
+        support("# names\n<a> => x # not a comment;\n  # indented comment\n<b> => y;", "<a>")[0].0,
+        "x # not a comment"
+    );
     // A comment after a rule's `;` is an error, as is a comment line inside a rule.
     assert_eq!(error("<a> => x; # no\n"), (codes::GGE7106, "1:9".into()));
     assert_eq!(error("<a> => x\n# no\n y;\n"), (codes::GGE7201, "2:1".into()));
@@ -143,18 +145,17 @@ fn one_time_values_are_drawn_once_per_run() {
         expect(&[("blue and blue", "1/2"), ("red and red", "1/2")])
     );
     // `<@c>` writes the value without expanding anything.
-    assert_eq!(support("<a> => <$c>/<@c>;\n<$c> => <x>;\n<x> => p | q;", "<a>"), expect(&[("p/p", "1/2"), ("q/q", "1/2")]));
+    assert_eq!(
+        support("<a> => <$c>/<@c>;\n<$c> => <x>;\n<x> => p | q;", "<a>"),
+        expect(&[("p/p", "1/2"), ("q/q", "1/2")])
+    );
     // One-time rules may use each other, in either order.
     assert_eq!(
         support("<a> => <$x><$y>;\n<$x> => <$y>1;\n<$y> => p | q;", "<a>"),
         expect(&[("p1p", "1/2"), ("q1q", "1/2")])
     );
     // An empty value is a value (the original expanded it again at each use).
-    assert_eq!(
-        support("<a> => [<$e>]<$e>|<$e>;\n<$e> => '' | z;", "<a>").len(),
-        2,
-        "each run has one value of <$e>"
-    );
+    assert_eq!(support("<a> => [<$e>]<$e>|<$e>;\n<$e> => '' | z;", "<a>").len(), 2, "each run has one value of <$e>");
 }
 
 #[test]
@@ -264,20 +265,29 @@ fn every_error_of_a_file_is_reported() {
 fn the_nth_name_does_not_change_when_more_are_asked_for() {
     let set = rules("<a> => <b><b><b>;\n<b> => ka | lo | mi | nu | po | ri;");
     let limits = Limits::default();
-    let few = names(&set, "<a>", 42, 3, None, &limits, &mut NoCode, &[]).unwrap().names;
-    let many = names(&set, "<a>", 42, 20, None, &limits, &mut NoCode, &[]).unwrap().names;
+    let few =
+        names(&set, "<a>", Batch { seed: 42, count: 3, distinct: None }, &limits, &mut NoCode, &[]).unwrap().names;
+    let many =
+        names(&set, "<a>", Batch { seed: 42, count: 20, distinct: None }, &limits, &mut NoCode, &[]).unwrap().names;
     assert_eq!(few, many[..3]);
-    let distinct = names(&set, "<a>", 42, 20, Some(100), &limits, &mut NoCode, &[]).unwrap().names;
+    let distinct = names(&set, "<a>", Batch { seed: 42, count: 20, distinct: Some(100) }, &limits, &mut NoCode, &[])
+        .unwrap()
+        .names;
     let unique: std::collections::HashSet<&String> = distinct.iter().collect();
     assert_eq!(unique.len(), 20);
-    let first = names(&set, "<a>", 42, 5, Some(100), &limits, &mut NoCode, &[]).unwrap().names;
+    let first =
+        names(&set, "<a>", Batch { seed: 42, count: 5, distinct: Some(100) }, &limits, &mut NoCode, &[]).unwrap().names;
     assert_eq!(first, distinct[..5]);
     // Two outputs cannot make three distinct names.
     let two = rules("<a> => x | y;");
-    let error = names(&two, "<a>", 1, 3, Some(50), &limits, &mut NoCode, &[]).unwrap_err();
+    let error =
+        names(&two, "<a>", Batch { seed: 1, count: 3, distinct: Some(50) }, &limits, &mut NoCode, &[]).unwrap_err();
     assert_eq!(error.code, codes::GGE7310);
     // An unknown start is refused.
-    assert_eq!(names(&two, "<b>", 1, 1, None, &limits, &mut NoCode, &[]).unwrap_err().code, codes::GGE7312);
+    assert_eq!(
+        names(&two, "<b>", Batch { seed: 1, count: 1, distinct: None }, &limits, &mut NoCode, &[]).unwrap_err().code,
+        codes::GGE7312
+    );
 }
 
 #[test]
@@ -289,9 +299,15 @@ fn golden_names_under_fixed_seeds() {
          <stem> => Ald | Bry | Cal | Dun | Esk;\n\
          <end> => a | en | wyn | ith;\n",
     );
-    let made = names(&set, "<river>", 7, 6, None, &Limits::default(), &mut NoCode, &[]).unwrap().names;
+    let made =
+        names(&set, "<river>", Batch { seed: 7, count: 6, distinct: None }, &Limits::default(), &mut NoCode, &[])
+            .unwrap()
+            .names;
     assert_eq!(made, GOLDEN_SEED_7);
-    let made = names(&set, "<river>", 8, 3, None, &Limits::default(), &mut NoCode, &[]).unwrap().names;
+    let made =
+        names(&set, "<river>", Batch { seed: 8, count: 3, distinct: None }, &Limits::default(), &mut NoCode, &[])
+            .unwrap()
+            .names;
     assert_eq!(made, GOLDEN_SEED_8);
 }
 
@@ -391,8 +407,8 @@ mod biased {
 #[test]
 fn enumeration_refuses_infinite_or_too_large_rule_sets() {
     let infinite = rules("<a> => x | <a> x;");
-    let error = enumerate(&infinite, "<a>", &Limits::default(), &EnumerationLimits::default(), &mut NoCode, &[])
-        .unwrap_err();
+    let error =
+        enumerate(&infinite, "<a>", &Limits::default(), &EnumerationLimits::default(), &mut NoCode, &[]).unwrap_err();
     assert_eq!(error.code, codes::GGE7309);
     let big = rules("<a> => <d><d><d><d>;\n<d> => 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;");
     let small = EnumerationLimits { max_outputs: 100, ..EnumerationLimits::default() };
@@ -400,8 +416,8 @@ fn enumeration_refuses_infinite_or_too_large_rule_sets() {
     assert_eq!(error.code, codes::GGE7309);
     // Code cannot run without an evaluator.
     let code = rules("<a> => `1`;");
-    let error = enumerate(&code, "<a>", &Limits::default(), &EnumerationLimits::default(), &mut NoCode, &[])
-        .unwrap_err();
+    let error =
+        enumerate(&code, "<a>", &Limits::default(), &EnumerationLimits::default(), &mut NoCode, &[]).unwrap_err();
     assert_eq!(error.code, codes::GGE7307);
 }
 

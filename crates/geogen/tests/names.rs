@@ -32,11 +32,18 @@ fn fails(text: &str) -> (ErrorCode, String) {
 fn support(text: &str, vars: &[(&str, Value)]) -> Vec<(String, String)> {
     let set = rules(text);
     let vars: Vec<(String, Value)> = vars.iter().map(|(n, v)| (n.to_string(), v.clone())).collect();
-    lodestone::enumerate(&set, "<a>", &Limits::default(), &EnumerationLimits::default(), &mut ScriptCode::default(), &vars)
-        .unwrap_or_else(|d| panic!("{text:?}: {d:?}"))
-        .into_iter()
-        .map(|o| (o.text, o.fraction.map(|f| f.to_string()).unwrap_or_default()))
-        .collect()
+    lodestone::enumerate(
+        &set,
+        "<a>",
+        &Limits::default(),
+        &EnumerationLimits::default(),
+        &mut ScriptCode::default(),
+        &vars,
+    )
+    .unwrap_or_else(|d| panic!("{text:?}: {d:?}"))
+    .into_iter()
+    .map(|o| (o.text, o.fraction.map(|f| f.to_string()).unwrap_or_default()))
+    .collect()
 }
 
 fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -85,7 +92,10 @@ fn variables_from_outside_are_readable_and_steer_weights() {
     assert_eq!(support(text, &[("height", Value::Number(0.8))]), pairs(&[("x", "3/4"), ("y", "1/4")]));
     assert_eq!(support(text, &[("height", Value::Number(0.2))]), pairs(&[("x", "1/2"), ("y", "1/2")]));
     // A write changes a copy: the next piece of code sees the value passed in.
-    assert_eq!(run_with("<a> => `kind = \"x\"`/`kind`;", "<a>", 0, &[("kind", Value::Text("river".into()))]).unwrap(), "x/river");
+    assert_eq!(
+        run_with("<a> => `kind = \"x\"`/`kind`;", "<a>", 0, &[("kind", Value::Text("river".into()))]).unwrap(),
+        "x/river"
+    );
     assert!(lodestone::check_variable_name("height").is_ok());
     for bad in ["", "1x", "a-b", "PI", "rand", "var", "Names", "__x"] {
         assert!(lodestone::check_variable_name(bad).is_err(), "{bad}");
@@ -114,8 +124,15 @@ fn helpers_draw_from_the_seeded_generator() {
     assert_eq!(fails("<a> => `randInt(0)`;").0, codes::GGE7307);
     // Code that draws cannot be enumerated.
     let set = rules("<a> => `rand()`;");
-    let error = lodestone::enumerate(&set, "<a>", &Limits::default(), &EnumerationLimits::default(), &mut ScriptCode::default(), &[])
-        .unwrap_err();
+    let error = lodestone::enumerate(
+        &set,
+        "<a>",
+        &Limits::default(),
+        &EnumerationLimits::default(),
+        &mut ScriptCode::default(),
+        &[],
+    )
+    .unwrap_err();
     assert_eq!(error.code, codes::GGE7309);
 }
 
@@ -209,9 +226,11 @@ fn script_names_report_their_errors() {
     assert_eq!(failure.first().code, codes::GGE7202);
     assert!(failure.first().message.contains("line 1, column 1"), "{}", failure.first().message);
     let compile = |text: &str| Script::compile("t.ggs", text, &CompileOptions::default()).unwrap();
-    let output = compile("Names.Generate(\"<a> => x;\", \"<b>\"); yield HeightMap.Flat(0);").run(&RunSettings::default());
+    let output =
+        compile("Names.Generate(\"<a> => x;\", \"<b>\"); yield HeightMap.Flat(0);").run(&RunSettings::default());
     assert_eq!(output.unwrap_err().first().code, codes::GGE7312);
-    let output = compile("Names.Generate(\"<a> => x;\", \"<a>\", {\"PI\": 1}); yield HeightMap.Flat(0);").run(&RunSettings::default());
+    let output = compile("Names.Generate(\"<a> => x;\", \"<a>\", {\"PI\": 1}); yield HeightMap.Flat(0);")
+        .run(&RunSettings::default());
     assert_eq!(output.unwrap_err().first().code, codes::GGE7313);
     let output = compile("Names.PlaceLabel(@[0.5, 0.5], \"x\"); yield HeightMap.Flat(0);").run(&RunSettings::default());
     assert_eq!(output.unwrap_err().first().code, codes::GGE2704, "relative points need a finite map");
@@ -221,9 +240,43 @@ fn script_names_report_their_errors() {
 /// author might write.
 fn rule_text() -> impl Strategy<Value = String> {
     let pieces = prop::sample::select(vec![
-        "<a>", "<b>", "<$c>", "<@c>", " => ", "=>", " | ", "|", ";", ";\n", "\n", "\r\n", " ", "x", "'", "''", "[",
-        "]", "[2]", "[0]", "[-1]", "`", "`1+1`", "`<@c> = 5`", "`rand()`", "`<a>`", "`Array.Repeat(1, 1e9)`",
-        "`\"s\" + <b>`", "#", "\\", "\\'", "<", ">", "é", "<$c> => q | r;\n", "<a> => ", "<b> => y | <a>;\n",
+        "<a>",
+        "<b>",
+        "<$c>",
+        "<@c>",
+        " => ",
+        "=>",
+        " | ",
+        "|",
+        ";",
+        ";\n",
+        "\n",
+        "\r\n",
+        " ",
+        "x",
+        "'",
+        "''",
+        "[",
+        "]",
+        "[2]",
+        "[0]",
+        "[-1]",
+        "`",
+        "`1+1`",
+        "`<@c> = 5`",
+        "`rand()`",
+        "`<a>`",
+        "`Array.Repeat(1, 1e9)`",
+        "`\"s\" + <b>`",
+        "#",
+        "\\",
+        "\\'",
+        "<",
+        ">",
+        "é",
+        "<$c> => q | r;\n",
+        "<a> => ",
+        "<b> => y | <a>;\n",
     ]);
     prop::collection::vec(pieces, 0..40).prop_map(|v| v.concat())
 }

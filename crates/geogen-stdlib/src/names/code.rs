@@ -80,7 +80,13 @@ impl ScriptCode {
         ScriptCode { limits, cache: HashMap::new() }
     }
 
-    fn compile(&mut self, source: &str, prefix: usize, suffix: usize, code_text: &str) -> Result<Arc<CompiledScript>, String> {
+    fn compile(
+        &mut self,
+        source: &str,
+        prefix: usize,
+        suffix: usize,
+        code_text: &str,
+    ) -> Result<Arc<CompiledScript>, String> {
         if let Some(compiled) = self.cache.get(source) {
             return Ok(Arc::clone(compiled));
         }
@@ -97,8 +103,9 @@ impl ScriptCode {
             return Err("it is not one expression".to_string());
         }
         let options = geogen_compile::CompileOptions::default().with_main_map_mandatory(false);
-        let compiled = geogen_compile::compile(&parsed.script, &options)
-            .map_err(|errors| errors.first().map_or_else(|| "it does not compile".to_string(), |d| inner_message(d, source, code_text)))?;
+        let compiled = geogen_compile::compile(&parsed.script, &options).map_err(|errors| {
+            errors.first().map_or_else(|| "it does not compile".to_string(), |d| inner_message(d, source, code_text))
+        })?;
         let compiled = Arc::new(compiled);
         if self.cache.len() >= CACHE_SIZE {
             self.cache.clear();
@@ -159,9 +166,9 @@ impl CodeEvaluator for ScriptCode {
             source.push_str(&format!("__Store({i}, __once{i});\n"));
         }
         let shown = code_text.trim();
-        let compiled = self
-            .compile(&source, prefix, keys.len(), &code_text)
-            .map_err(|why| fail(format!("the code `{}` is not a GeoGen Script expression: {why}", shown.escape_debug())))?;
+        let compiled = self.compile(&source, prefix, keys.len(), &code_text).map_err(|why| {
+            fail(format!("the code `{}` is not a GeoGen Script expression: {why}", shown.escape_debug()))
+        })?;
         let config = VmConfig { limits: self.limits.clone(), main_map_mandatory: false, ..VmConfig::default() };
         let mut vm = Vm::new(compiled, code_library(), config).map_err(|d| fail(d.message))?;
         let context = CodeContext {
