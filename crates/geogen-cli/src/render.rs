@@ -190,6 +190,9 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
         None => ("<built-in example: island>".to_string(), geogen::EXAMPLE_ISLAND.as_bytes().to_vec()),
     };
     let formats = parse_formats(&cmd.output)?;
+    if cmd.draw_labels && !formats.contains(&Format::Colored) {
+        eprintln!("warning: --draw-labels draws on the colored preview; add `colored` to --format to see them");
+    }
     outdir::refuse_non_directory(&cmd.output.dir)?;
     let script = compile_script(&name, &source, &options)?;
     let maps = selected_maps(&script, cmd.output.maps.as_deref())?;

@@ -432,7 +432,15 @@ impl<'a> Executor<'a> {
             weights.push(w);
         }
         let total: f64 = weights.iter().sum();
-        if total <= 0.0 || !total.is_finite() {
+        if !total.is_finite() {
+            return Err(Diagnostic::at(
+                codes::GGE7304,
+                rule.span,
+                format!("the weights of `{}` add up to more than a Number can hold", rule.name),
+            )
+            .with_hint("use smaller weights: only their ratios matter"));
+        }
+        if total <= 0.0 {
             return Err(Diagnostic::at(
                 codes::GGE7305,
                 rule.span,

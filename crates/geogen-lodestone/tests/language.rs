@@ -67,6 +67,10 @@ fn choices_are_equally_likely_by_default_and_weights_scale_them() {
     assert_eq!(support("<a> => x [0] | y [0.5] | z [1.5];", "<a>"), expect(&[("z", "~0.75"), ("y", "~0.25")]));
     // Weights from nonterminals are expanded each time, and their own choices branch.
     assert_eq!(support("<a> => x [<w>] | y;\n<w> => 1 | 3;", "<a>"), expect(&[("x", "5/8"), ("y", "3/8")]));
+    // Weights only matter by their ratios, but their sum must be a Number.
+    let huge = rules("<a> => x [1e308] | y [1e308];");
+    let error = generate(&huge, "<a>", 0, &Limits::default(), &mut NoCode, &[]).unwrap_err();
+    assert_eq!(error.code, codes::GGE7304);
     // Nested choices multiply.
     assert_eq!(
         support("<a> => <b> <b>;\n<b> => p [2] | q;", "<a>"),
