@@ -191,8 +191,39 @@ fn the_labelled_example_renders_with_its_labels_file() {
     let mut whole = names_of(&labels);
     whole.sort();
     assert_eq!(halves, whole);
+}
+
+#[test]
+fn scripts_load_rule_files_named_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(
+        dir.path(),
+        "s.ggs",
+        "metadata { Width: Finite, Height: Finite }\n\
+         Names.PlaceLabel([5, 6], Names.Generate(Names.Load(\"peaks\"), \"<peak>\", {\"height\": 0.9}), \"peak\");\n\
+         Names.PlaceLabel([500, 6], \"outside\");\n\
+         yield HeightMap.Flat(0);\n",
+    );
+    let script = script.to_str().unwrap();
+    let peaks = format!("peaks={}", repo("examples/names/peaks.lds"));
+    let out = dir.path().join("out");
+    let o = geogen(&["render", script, "--rules", &peaks, "--size", "64", "-q", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let labels: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("labels.geojson")).unwrap()).unwrap();
+    let features = labels["features"].as_array().unwrap();
+    assert_eq!(features.len(), 1, "only the label inside the render: {labels}");
+    assert_eq!(features[0]["geometry"]["coordinates"], serde_json::json!([5, 6]));
+    assert_eq!(features[0]["properties"]["kind"], "peak");
+    // `--rules FILE` names the rule set after the file.
+    let bare = repo("examples/names/peaks.lds");
+    let o = geogen(&["run", script, "--rules", &bare, "--size", "64"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // Without the rule file the script says what is missing.
-    let o = geogen(&["render", &script, "--size", "64", "-o", dir.path().join("none").to_str().unwrap()]);
+    let o = geogen(&["run", script, "--size", "64"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("GGE7311") && stderr(&o).contains("--rules peaks=FILE"), "{}", stderr(&o));
+    // An unreadable rule file is a usage error.
+    let o = geogen(&["run", script, "--rules", "peaks=/nonexistent.lds"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
