@@ -50,6 +50,8 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Generate names from Lodestone rules, or list every name they can make (--enumerate).
+    Names(NamesCmd),
     /// Run test scripts with the test library (AssertEquals); the main map is not required.
     Test {
         /// Test scripts.
@@ -78,6 +80,9 @@ pub struct RenderCmd {
     /// Print how long each rendering step took (ms and ns per pixel).
     #[arg(long)]
     pub profile: bool,
+    /// Draw the script's labels (Names.PlaceLabel) on the colored previews.
+    #[arg(long = "draw-labels")]
+    pub draw_labels: bool,
 }
 
 #[derive(Args, Debug)]
@@ -110,6 +115,63 @@ pub struct TilesCmd {
     pub script_args: ScriptArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  geogen names examples/names/rivers.lds -n 10 --seed 7
+  geogen names examples/names/peaks.lds --start '<peak>' --var height=0.9 --distinct -n 5
+  geogen names examples/names/rivers.lds --enumerate --start '<river-word>'
+
+The n-th name depends only on the rules, the start, the seed and n: asking for more names does not
+change the first ones. The language is described in docs/lodestone.md.")]
+pub struct NamesCmd {
+    /// The Lodestone rule file (.lds).
+    pub rules: PathBuf,
+    /// The nonterminal to start from, `<name>` or `name` (default: the first rule).
+    #[arg(long, value_name = "NAME")]
+    pub start: Option<String>,
+    /// How many names to print.
+    #[arg(short = 'n', long = "count", value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub count: u32,
+    /// The seed: a number is used as is, any other text is hashed.
+    #[arg(long, default_value = "0", allow_negative_numbers = true)]
+    pub seed: String,
+    /// A read-only variable for embedded code, `NAME=VALUE` (repeatable); a number, true, false
+    /// or text.
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_param)]
+    pub vars: Vec<(String, String)>,
+    /// No name twice: a repeat is drawn again, up to --max-tries times (GGE7310 after).
+    #[arg(long)]
+    pub distinct: bool,
+    /// Draws per name with --distinct.
+    #[arg(long = "max-tries", value_name = "N", default_value_t = 100)]
+    pub max_tries: u32,
+    /// Print every possible output with its exact probability, most likely first (finite rule
+    /// sets whose code draws no random numbers; GGE7309 otherwise).
+    #[arg(long, conflicts_with_all = ["count", "distinct"])]
+    pub enumerate: bool,
+    /// Outputs --enumerate lists at most.
+    #[arg(long = "max-outputs", value_name = "N", default_value_t = 10_000)]
+    pub max_outputs: usize,
+    /// Print JSON: an array of names, or with --enumerate an array of {"text", "p", "fraction"}.
+    #[arg(long)]
+    pub json: bool,
+    /// Read the rules as the original Lodestone did: no escapes, code and weights re-read as
+    /// rules, weights read by parseFloat.
+    #[arg(long)]
+    pub strict: bool,
+    /// Steps one expansion may take (the original's iteration guard; GGE7301).
+    #[arg(long = "max-steps", value_name = "N", default_value_t = 1000,
+          value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub max_steps: u64,
+    /// At the step limit, keep the text so far and warn, as the original did, instead of failing.
+    #[arg(long)]
+    pub truncate: bool,
+    /// Instructions one piece of embedded code may execute (default 1000000; GGE7307).
+    #[arg(long = "max-code-instructions", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_code_instructions: Option<u64>,
 }
 
 /// The default of `tiles --max-tiles`: enough for a 100 000² map in 100-pixel tiles.
@@ -150,8 +212,35 @@ pub struct ScriptArgs {
     /// Render scale: 1 = one pixel per map unit, 0.5 = zoomed out twice.
     #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub scale: f64,
+    /// A Lodestone rule file the script can load by name with Names.Load("NAME"), `NAME=FILE` or
+    /// `FILE` (named after the file, without extension); repeatable.
+    #[arg(long = "rules", value_name = "NAME=FILE", value_parser = parse_rules)]
+    pub rules: Vec<(String, std::sync::Arc<str>)>,
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+/// `--rules NAME=FILE` or `--rules FILE`: the name and the file's text (UTF-8, at most the rule size
+/// limit). The rules are parsed when the script uses them, which reports errors with line:column.
+pub fn parse_rules(text: &str) -> Result<(String, std::sync::Arc<str>), String> {
+    let (name, path) = match text.split_once('=') {
+        Some((name, path)) if !name.is_empty() => (name.to_string(), PathBuf::from(path)),
+        _ => {
+            let path = PathBuf::from(text);
+            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            (stem, path)
+        }
+    };
+    if name.is_empty() {
+        return Err(format!("`{text}` names no rule set; write NAME=FILE"));
+    }
+    let limit = geogen::names::DEFAULT_MAX_RULES_BYTES;
+    let bytes = geogen::read_script(&path, limit).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    if bytes.len() > limit {
+        return Err(format!("`{}` is larger than the limit of {limit} bytes for rules", path.display()));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| format!("`{}` is not UTF-8 text", path.display()))?;
+    Ok((name, std::sync::Arc::from(text)))
 }
 
 /// How large a script file may be.

@@ -17,6 +17,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Tiles(cmd) => crate::tiles::tiles(&cmd),
         Command::Info { script, json } => crate::info::info(&script, json),
         Command::Test { files, json, limits } => crate::test::test(&files, json, &limits),
+        Command::Names(cmd) => crate::names::names(&cmd),
     }
 }
 
@@ -44,6 +45,7 @@ pub fn script_settings(args: &ScriptArgs) -> RunSettings {
         map_height: args.map_size.map(|s| s.1),
         render_scale: args.scale,
         limits: args.limits.limits(),
+        rules: args.rules.clone(),
         ..RunSettings::default()
     }
 }

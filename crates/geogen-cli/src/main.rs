@@ -7,6 +7,8 @@
 mod args;
 mod commands;
 mod info;
+mod labels;
+mod names;
 mod outdir;
 mod render;
 mod report;

@@ -163,6 +163,26 @@ fn write_map(dir: &OutputDir, file_stem: &str, map: &HeightMap, formats: &[Forma
     Ok(written)
 }
 
+/// Writes the colored preview again, with the labels drawn on it.
+fn draw_labels(
+    dir: &OutputDir,
+    file_stem: &str,
+    map: &HeightMap,
+    output: &geogen::RunOutput,
+) -> Result<PathBuf, CliError> {
+    let rect = map.rect();
+    let field = HeightField::new(rect.width as u32, rect.height as u32, map.data())
+        .map_err(|e| CliError::Usage(format!("cannot write `{file_stem}`: {e}")))?;
+    let placed = crate::labels::placed(output);
+    let labels: Vec<geogen_io::PixelLabel<'_>> = placed
+        .iter()
+        .map(|p| geogen_io::PixelLabel { x: p.px, y: p.py, text: &p.label.text, kind: &p.label.kind })
+        .collect();
+    let path = dir.file(&Format::Colored.file_name(file_stem))?;
+    geogen_io::write_colored_with_labels(&field, &labels, &path).map_err(|e| CliError::Usage(e.to_string()))?;
+    Ok(path)
+}
+
 pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     let options = compile_options(&cmd.settings.script.limits.source);
     let (name, source) = match &cmd.script {
@@ -170,6 +190,9 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
         None => ("<built-in example: island>".to_string(), geogen::EXAMPLE_ISLAND.as_bytes().to_vec()),
     };
     let formats = parse_formats(&cmd.output)?;
+    if cmd.draw_labels && !formats.contains(&Format::Colored) {
+        eprintln!("warning: --draw-labels draws on the colored preview; add `colored` to --format to see them");
+    }
     outdir::refuse_non_directory(&cmd.output.dir)?;
     let script = compile_script(&name, &source, &options)?;
     let maps = selected_maps(&script, cmd.output.maps.as_deref())?;
@@ -203,11 +226,25 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
             continue;
         }
         pixels += map.rect().area();
-        let written = write_map(&dir, map_name, map, &formats)?;
+        let drawn = cmd.draw_labels && formats.contains(&Format::Colored);
+        let plain: Vec<Format> = formats.iter().copied().filter(|&f| !(drawn && f == Format::Colored)).collect();
+        let mut written = write_map(&dir, map_name, map, &plain)?;
+        if drawn {
+            written.push(draw_labels(&dir, map_name, map, &rendered.output)?);
+        }
         if !cmd.output.quiet {
             for path in written {
                 report::outln(&format!("wrote {} ({}x{})", path.display(), map.rect().width, map.rect().height));
             }
+        }
+    }
+    if !rendered.output.labels.is_empty() {
+        let path = dir.file("labels.geojson")?;
+        geogen_io::write_bytes(&path, crate::labels::geojson(&rendered.output).as_bytes())
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+        if !cmd.output.quiet {
+            let count = crate::labels::placed(&rendered.output).len();
+            report::outln(&format!("wrote {} ({count} label{})", path.display(), if count == 1 { "" } else { "s" }));
         }
     }
     if cmd.profile {

@@ -59,6 +59,10 @@ struct RunSettingsRecord {
     tile: u32,
     /// The grid's phase: its origin modulo the tile size, so a region grown by whole tiles keeps it.
     grid_origin: [i64; 2],
+    /// The SHA-256 of each Lodestone rule file given with `--rules NAME=FILE`: a script may let
+    /// names decide what it draws. Absent in manifests written before `--rules` existed.
+    #[serde(default)]
+    rules: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
@@ -190,6 +194,12 @@ fn differences(before: &RunSettingsRecord, now: &RunSettingsRecord) -> Vec<Strin
     compare("tile size", before.tile.to_string(), now.tile.to_string());
     let phase = |p: [i64; 2]| format!("{},{}", p[0], p[1]);
     compare("tile grid origin (modulo the tile size)", phase(before.grid_origin), phase(now.grid_origin));
+    let mut rule_names: Vec<&String> = before.rules.keys().collect();
+    rule_names.extend(now.rules.keys().filter(|k| !before.rules.contains_key(*k)));
+    for name in rule_names {
+        let show = |v: Option<&String>| v.map_or("not given".to_string(), |sha| format!("SHA-256 {sha}"));
+        compare(&format!("rules {name}"), show(before.rules.get(name)), show(now.rules.get(name)));
+    }
     lines
 }
 
@@ -493,6 +503,7 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
         map_height: geometry.map_height,
         tile: cmd.tile,
         grid_origin: [x.rem_euclid(i64::from(cmd.tile)), y.rem_euclid(i64::from(cmd.tile))],
+        rules: settings.rules.iter().map(|(name, text)| (name.clone(), sha256_hex(text.as_bytes()))).collect(),
     };
 
     signals::clean_up_on_interrupt();
@@ -607,8 +618,12 @@ mod tests {
             map_height: Some(10),
             tile: 32,
             grid_origin: [0, 0],
+            rules: Default::default(),
         };
         assert!(differences(&record, &record).is_empty());
+        let with_rules =
+            RunSettingsRecord { rules: [("rivers".to_string(), "cd".to_string())].into(), ..record.clone() };
+        assert_eq!(differences(&record, &with_rules), ["rules rivers: not given before, SHA-256 cd now"]);
         let other = RunSettingsRecord {
             seed: 2,
             parameters: [("Count".to_string(), Value::from(4.0))].into_iter().collect(),
