@@ -215,7 +215,8 @@ impl<'s> Parser<'s> {
             Ok(v) if v.is_infinite() => f64::MAX,
             Ok(v) => v,
             Err(_) => {
-                return Err(Diagnostic::at(codes::GGE7102, self.span(start), format!("invalid number: {digits}")))
+                return Err(Diagnostic::at(codes::GGE7102, self.span(start), format!("invalid number: {digits}"))
+                    .with_hint("a number is digits with at most one `.`, e.g. 0.25"))
             }
         };
         Ok(Expr::new(ExprKind::Number(if negative { -magnitude } else { magnitude }), self.span(start)))
@@ -516,7 +517,8 @@ impl<'s> Parser<'s> {
             Some(b')') => self.pos += 1,
             None => {
                 return Err(Diagnostic::at(codes::GGE7106, self.at_end(), "missing ')': the program ends inside this form")
-                    .with_label(Span::new(start as u32, start as u32 + 1), "this `(` is not closed"))
+                    .with_label(Span::new(start as u32, start as u32 + 1), "this `(` is not closed")
+                    .with_hint("close every `(` with `)`"))
             }
             Some(_) => {
                 return Err(Diagnostic::at(codes::GGE7106, self.char_here().1, format!("missing ')': `[2 {name}]` takes 2 operands"))
