@@ -139,7 +139,7 @@ fn un(op: Un, a: f64) -> f64 {
         Un::Inv => 1.0 / a,
         Un::Sin => libm::sin(a),
         Un::Cos => libm::cos(a),
-        Un::Floor => libm::floor(a),
+        Un::Floor => ops::floor(a),
         Un::Abs => libm::fabs(a),
         Un::TruncDocumented => ops::trunc_documented(a),
         Un::TruncPicogen => ops::trunc_picogen(a),
@@ -230,6 +230,8 @@ struct Frame {
 /// parameter programs).
 #[derive(Debug)]
 pub struct Workspace {
+    /// The cache slot of this workspace's first block (nested programs inherit their caller's).
+    pub(crate) slot_base: usize,
     regs: Vec<f64>,
     ready: bool,
     row_y: Vec<f64>,
@@ -341,6 +343,7 @@ impl Program {
 
     pub fn workspace(&self) -> Workspace {
         Workspace {
+            slot_base: 0,
             regs: Vec::new(),
             ready: false,
             row_y: Vec::new(),
@@ -390,14 +393,16 @@ impl Program {
             Mode::Row => {
                 let n = out.len();
                 let mut start = 0;
+                let mut block = 0;
                 while start < n {
                     let end = (start + BLOCK).min(n);
                     let mut block_inputs: [&[f64]; 2] = [&[], &[]];
                     for (k, input) in inputs.iter().enumerate().take(2) {
                         block_inputs[k] = &input[start..end];
                     }
-                    self.run_block(&block_inputs[..self.arity.min(2)], &mut out[start..end], ws)?;
+                    self.run_block(&block_inputs[..self.arity.min(2)], &mut out[start..end], ws, block)?;
                     start = end;
+                    block += 1;
                 }
                 Ok(())
             }
@@ -411,8 +416,9 @@ impl Program {
         }
     }
 
-    fn run_block(&self, inputs: &[&[f64]], out: &mut [f64], ws: &mut Workspace) -> Result<(), EvalError> {
+    fn run_block(&self, inputs: &[&[f64]], out: &mut [f64], ws: &mut Workspace, block: usize) -> Result<(), EvalError> {
         let n = out.len();
+        let slot = ws.slot_base.saturating_add(block);
         let Workspace { regs, ready, functions, .. } = ws;
         if !*ready {
             regs.clear();
@@ -432,9 +438,7 @@ impl Program {
                 Instr::Const { dst, value } => lane(regs, dst, n).fill(value),
                 Instr::Un { op, dst, a } => {
                     let (d, [a]) = lanes(regs, dst, [a], n);
-                    for (d, &a) in d.iter_mut().zip(a) {
-                        *d = un(op, a);
-                    }
+                    un_loop(op, d, a);
                 }
                 Instr::Bin { op, dst, a, b } => {
                     let (d, [a, b]) = lanes(regs, dst, [a, b], n);
@@ -458,6 +462,7 @@ impl Program {
                     else {
                         return Err(EvalError::internal("call of an unknown function"));
                     };
+                    fws.slot = slot;
                     f.eval(a, b, d, fws)?;
                 }
                 Instr::JumpUnless { .. } | Instr::Jump { .. } | Instr::Move { .. } | Instr::SelfCall { .. } => {
@@ -519,6 +524,7 @@ impl Program {
                         return Err(EvalError::internal("call of an unknown function"));
                     };
                     ops = ops.saturating_add(f.cost());
+                    fws.slot = usize::MAX;
                     let mut out = [0.0];
                     f.eval(&[stack[r(a)]], &[stack[r(b)]], &mut out, fws)?;
                     stack[r(dst)] = out[0];
@@ -562,6 +568,33 @@ impl Program {
             }
             ip += 1;
         }
+    }
+}
+
+#[inline(always)]
+fn un_loop(op: Un, d: &mut [f64], a: &[f64]) {
+    // One loop per operator, so each is a straight vectorisable loop.
+    macro_rules! each {
+        ($f:expr) => {
+            for (d, &a) in d.iter_mut().zip(a) {
+                *d = $f(a);
+            }
+        };
+    }
+    match op {
+        Un::Inv => each!(|a: f64| 1.0 / a),
+        Un::Sin => each!(libm::sin),
+        Un::Cos => each!(libm::cos),
+        Un::Floor => each!(ops::floor),
+        Un::Abs => each!(libm::fabs),
+        Un::TruncDocumented => each!(ops::trunc_documented),
+        Un::TruncPicogen => each!(ops::trunc_picogen),
+        Un::Frac => each!(ops::frac),
+        Un::Neg => each!(|a: f64| -a),
+        Un::Sqrt => each!(libm::sqrt),
+        Un::TruthDocumented => each!(ops::truth_documented),
+        Un::TruthPicogen => each!(ops::truth_picogen),
+        Un::Not01 => each!(|a: f64| ops::bool01(a == 0.0)),
     }
 }
 

@@ -106,27 +106,45 @@ impl Filter {
 #[inline]
 pub fn cosine_weight(w: f64) -> f64 {
     if (0.0..=1.0).contains(&w) {
+        cosine_weight_unit(w)
+    } else {
+        (1.0 - libm::cos(PI_F32 * w)) / 2.0
+    }
+}
+
+/// [`cosine_weight`] for `w` ∈ [0, 1].
+#[inline(always)]
+fn cosine_weight_unit(w: f64) -> f64 {
+    {
         // cos(θ) = −sin(θ − π/2): with u = θ − π/2 (Cody-Waite, π/2 in two parts) the polynomial
         // only sees |u| ≤ π/2, where the Taylor series of sin to u^23 is exact to 1e-20.
         const PIO2_HI: f64 = 1.570_796_326_794_896_6;
         const PIO2_LO: f64 = 6.123_233_995_736_766e-17;
         let u = (PI_F32 * w - PIO2_HI) - PIO2_LO;
         let z = u * u;
-        let mut p = -3.868_170_170_630_684e-23;
-        p = p * z + 1.957_294_106_339_126_3e-20;
-        p = p * z - 8.220_635_246_624_33e-18;
-        p = p * z + 2.811_457_254_345_520_6e-15;
-        p = p * z - 7.647_163_731_819_816e-13;
-        p = p * z + 1.605_904_383_682_161_3e-10;
-        p = p * z - 2.505_210_838_544_172e-8;
-        p = p * z + 2.755_731_922_398_589_3e-6;
-        p = p * z - 1.984_126_984_126_984e-4;
-        p = p * z + 8.333_333_333_333_333e-3;
-        p = p * z - 1.666_666_666_666_666_6e-1;
-        p = p * z + 1.0;
+        // sin(u)/u = Σ (−1)^k z^k / (2k+1)!, k ≤ 10, by Estrin's scheme (a short dependency chain:
+        // this runs once per pixel and octave).
+        const C: [f64; 11] = [
+            1.0,
+            -1.666_666_666_666_666_6e-1,
+            8.333_333_333_333_333e-3,
+            -1.984_126_984_126_984e-4,
+            2.755_731_922_398_589_3e-6,
+            -2.505_210_838_544_172e-8,
+            1.605_904_383_682_161_3e-10,
+            -7.647_163_731_819_816e-13,
+            2.811_457_254_345_520_6e-15,
+            -8.220_635_246_624_33e-18,
+            1.957_294_106_339_126_3e-20,
+        ];
+        let z2 = z * z;
+        let z4 = z2 * z2;
+        let z8 = z4 * z4;
+        let q0 = (C[0] + C[1] * z) + (C[2] + C[3] * z) * z2;
+        let q1 = (C[4] + C[5] * z) + (C[6] + C[7] * z) * z2;
+        let q2 = (C[8] + C[9] * z) + C[10] * z2;
+        let p = (q0 + q1 * z4) + q2 * z8;
         0.5 + 0.5 * (u * p)
-    } else {
-        (1.0 - libm::cos(PI_F32 * w)) / 2.0
     }
 }
 
@@ -155,7 +173,7 @@ fn corners(s: f64, quirk: bool) -> (u32, u32, f64) {
         let i1 = corner(s + 1.0);
         (i0 as u32, i1 as u32, s - f64::from(i0))
     } else {
-        let fl = libm::floor(s);
+        let fl = crate::ops::floor(s);
         let i0 = floor_bits(fl);
         (i0, i0.wrapping_add(1), s - fl)
     }
@@ -189,7 +207,7 @@ impl Lattice {
         if self.quirks {
             x86_u32(s)
         } else {
-            floor_bits(libm::floor(s))
+            floor_bits(crate::ops::floor(s))
         }
     }
 
@@ -282,6 +300,115 @@ pub struct FunctionWorkspace {
     columns: Box<[f64; 256]>,
     /// persistence, level, base (those the function has).
     nested: Vec<Workspace>,
+    /// Which block of a row this call evaluates (set by the caller), for [`XCache`].
+    pub(crate) slot: usize,
+    /// Per block of a row: the x part of every octave, reused by the next rows.
+    xcache: Vec<XCache>,
+}
+
+/// Blocks per row whose x part is cached (rows up to 32 × 256 = 8192 points).
+const CACHED_SLOTS: usize = 32;
+
+/// The part of the noise that depends only on the first coordinate `a`, for one block: every
+/// row of a grid has the same x values, so each octave's corners and weights are computed once
+/// per block position and reused by every row (checked bit for bit against the block's `a`).
+#[derive(Debug, Default)]
+struct XCache {
+    key: Vec<u64>,
+    octaves: Vec<XOctave>,
+}
+
+#[derive(Debug, Default)]
+struct XOctave {
+    i0: Vec<u8>,
+    i1: Vec<u8>,
+    w: Vec<f64>,
+    /// The lattice columns the block reads.
+    used: [u64; 4],
+}
+
+impl XOctave {
+    fn build(&mut self, lattice: &Lattice, s: &[f64]) {
+        self.i0.clear();
+        self.i1.clear();
+        self.w.clear();
+        self.used = [0; 4];
+        for &s in s {
+            let (i0, i1, fs) = corners(s, lattice.quirks);
+            let (i0, i1) = ((i0 & 255) as u8, (i1 & 255) as u8);
+            self.i0.push(i0);
+            self.i1.push(i1);
+            self.w.push(fs);
+            for i in [i0, i1] {
+                self.used[usize::from(i >> 6)] |= 1 << (i & 63);
+            }
+        }
+        if lattice.filter == Filter::Cosine {
+            cosine_weights(&mut self.w);
+        }
+    }
+}
+
+/// `w = cosine_weight(w)` for every lane; branch-free (so vectorised) when all are in [0, 1].
+fn cosine_weights(w: &mut [f64]) {
+    if w.iter().all(|w| (0.0..=1.0).contains(w)) {
+        for w in w.iter_mut() {
+            *w = cosine_weight_unit(*w);
+        }
+    } else {
+        for w in w.iter_mut() {
+            *w = cosine_weight(*w);
+        }
+    }
+}
+
+impl FunctionWorkspace {
+    /// Whether this call can use the x cache: a row (the same `b` everywhere), long enough, an
+    /// interpolating filter; resets the block's entry when its `a` changed.
+    fn use_xcache(&mut self, lattice: &Lattice, a: &[f64], b: &[f64]) -> bool {
+        let uniform = b.first().is_some_and(|b0| b.iter().all(|v| v.to_bits() == b0.to_bits()));
+        if !uniform || a.len() < 32 || self.slot >= CACHED_SLOTS || lattice.filter == Filter::Nearest {
+            return false;
+        }
+        if self.xcache.len() <= self.slot {
+            self.xcache.resize_with(self.slot + 1, XCache::default);
+        }
+        let entry = &mut self.xcache[self.slot];
+        let same = entry.key.len() == a.len() && entry.key.iter().zip(a).all(|(k, a)| *k == a.to_bits());
+        if !same {
+            entry.key.clear();
+            entry.key.extend(a.iter().map(|a| a.to_bits()));
+            entry.octaves.clear();
+        }
+        true
+    }
+
+    /// Octave `k`'s noise on a row `t`, with the block's cached x part (built from `s` the first
+    /// time): the operations of [`Lattice::sample`], so the same bits.
+    fn sample_cached(&mut self, lattice: &Lattice, k: usize, s: &[f64], t: f64, out: &mut [f64]) {
+        let entry = &mut self.xcache[self.slot];
+        while entry.octaves.len() <= k {
+            entry.octaves.push(XOctave::default());
+        }
+        let octave = &mut entry.octaves[k];
+        if octave.w.len() != s.len() {
+            octave.build(lattice, s);
+        }
+        let (j0, j1, ft) = corners(t, lattice.quirks);
+        let wt = lattice.weight(ft);
+        let columns = &mut self.columns;
+        for (word, &bits) in octave.used.iter().enumerate() {
+            let mut bits = bits;
+            while bits != 0 {
+                let i = word * 64 + bits.trailing_zeros() as usize;
+                columns[i] = lattice.column(i as u32, j0, j1, wt);
+                bits &= bits - 1;
+            }
+        }
+        for (((o, &i0), &i1), &w) in out.iter_mut().zip(&octave.i0).zip(&octave.i1).zip(&octave.w) {
+            *o = columns[usize::from(i0)] * (1.0 - w) + columns[usize::from(i1)] * w;
+        }
+    }
 }
 
 impl Function {
@@ -307,6 +434,8 @@ impl Function {
             bufs: Vec::new(),
             columns: Box::new([0.0; 256]),
             nested: self.programs().iter().map(|p| p.workspace()).collect(),
+            slot: 0,
+            xcache: Vec::new(),
         }
     }
 
@@ -334,21 +463,38 @@ impl Function {
         let (a, b, out) = (&a[..n], &b[..n], &mut out[..n]);
         match self {
             Function::Noise { lattice, frequency } => {
-                ws.bufs.resize(2 * n, 0.0);
-                let (s, t) = ws.bufs.split_at_mut(n);
+                let cached = ws.use_xcache(lattice, a, b);
+                // The coordinates live outside the workspace while it is borrowed for sampling.
+                let mut bufs = std::mem::take(&mut ws.bufs);
+                bufs.resize(2 * n, 0.0);
+                let (s, t) = bufs.split_at_mut(n);
                 for ((s, t), (&a, &b)) in s.iter_mut().zip(t.iter_mut()).zip(a.iter().zip(b)) {
                     *s = a * frequency;
                     *t = b * frequency;
                 }
-                lattice.sample_lanes(s, t, out, &mut ws.columns);
+                if cached {
+                    ws.sample_cached(lattice, 0, s, t[0], out);
+                } else {
+                    lattice.sample_lanes(s, t, out, &mut ws.columns);
+                }
+                ws.bufs = bufs;
                 Ok(())
             }
-            Function::LayeredNoise { lattice, octaves, .. } => octave_loop(octaves, a, b, out, ws, |s, t, z, ws| {
-                lattice.sample_lanes(s, t, z, &mut ws.columns);
-                Ok(())
-            }),
-            Function::Layers { octaves, base } => octave_loop(octaves, a, b, out, ws, |s, t, z, ws| {
+            Function::LayeredNoise { lattice, octaves, .. } => {
+                let cached = ws.use_xcache(lattice, a, b);
+                octave_loop(octaves, a, b, out, ws, |k, s, t, z, ws| {
+                    if cached {
+                        ws.sample_cached(lattice, k, s, t[0], z);
+                    } else {
+                        lattice.sample_lanes(s, t, z, &mut ws.columns);
+                    }
+                    Ok(())
+                })
+            }
+            Function::Layers { octaves, base } => octave_loop(octaves, a, b, out, ws, |_, s, t, z, ws| {
+                let slot = ws.slot;
                 let Some(base_ws) = ws.nested.get_mut(2) else { return Err(EvalError::internal("Layers without base workspace")) };
+                base_ws.slot_base = slot;
                 base.eval_lanes(&[s, t], z, base_ws)
             }),
         }
@@ -363,7 +509,7 @@ fn octave_loop(
     b: &[f64],
     sum: &mut [f64],
     ws: &mut FunctionWorkspace,
-    noise: impl Fn(&[f64], &[f64], &mut [f64], &mut FunctionWorkspace) -> Result<(), EvalError>,
+    noise: impl Fn(usize, &[f64], &[f64], &mut [f64], &mut FunctionWorkspace) -> Result<(), EvalError>,
 ) -> Result<(), EvalError> {
     let n = sum.len();
     sum.fill(0.0);
@@ -382,12 +528,16 @@ fn octave_loop(
         let level_constant = octaves.level.constant();
         let persistence_constant = octaves.persistence.constant();
         let mut f = octaves.frequency;
-        for _ in 0..octaves.layer_count {
+        let slot = ws.slot;
+        for nested in ws.nested.iter_mut() {
+            nested.slot_base = slot;
+        }
+        for k in 0..octaves.layer_count as usize {
             for ((s, t), (&a, &b)) in s.iter_mut().zip(t.iter_mut()).zip(a.iter().zip(b)) {
                 *s = a * f;
                 *t = b * f;
             }
-            noise(s, t, z, ws)?;
+            noise(k, s, t, z, ws)?;
             let e: &[f64] = if level_identity {
                 z
             } else if let Some(c) = level_constant {

@@ -93,10 +93,24 @@ pub fn x86_u32(v: f64) -> u32 {
     wide as u32
 }
 
+/// IEEE `floor`, exactly (signed zeros, NaN and infinities included), without a library call:
+/// below 2^52 in magnitude the conversion to `i64` truncates exactly; above, every double is a
+/// whole number already.
+#[inline]
+pub fn floor(a: f64) -> f64 {
+    if a.abs() < 4_503_599_627_370_496.0 {
+        let t = (a as i64) as f64;
+        // The floor has the sign of `a` (−0.5 → −1, −0 → −0).
+        (if t > a { t - 1.0 } else { t }).copysign(a)
+    } else {
+        a
+    }
+}
+
 /// `(frac a)` = `a − floor(a)`.
 #[inline]
 pub fn frac(a: f64) -> f64 {
-    a - libm::floor(a)
+    a - floor(a)
 }
 
 /// `(lerp a b t)` = `a·(1−t) + b·t` (t is not clamped).
@@ -137,6 +151,17 @@ mod tests {
         assert_eq!(x86_u32(-0.5), 0);
         assert_eq!(x86_u32(f64::NAN), 0);
         assert_eq!(x86_u32(4_294_967_296.0 + 5.0), 5);
+    }
+
+    #[test]
+    fn floor_is_ieee_floor() {
+        let mut values = vec![0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.5, -2.5, 1e-300, -1e-300, 4503599627370495.5];
+        values.extend([-4503599627370495.5, 4503599627370496.0, 1e300, -1e300, f64::INFINITY, f64::NEG_INFINITY]);
+        values.extend((0..20_000).map(|k| (f64::from(k) - 10_000.0) * 0.0173));
+        for v in values {
+            assert_eq!(floor(v).to_bits(), libm::floor(v).to_bits(), "{v}");
+        }
+        assert!(floor(f64::NAN).is_nan());
     }
 
     #[test]

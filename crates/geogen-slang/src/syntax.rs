@@ -201,7 +201,7 @@ impl<'s> Parser<'s> {
         if digits.is_empty() || digits == "." {
             return Err(Diagnostic::at(
                 codes::GGE7102,
-                self.span(start).to(Span::new(self.pos as u32, (self.pos + 1).min(self.end) as u32)),
+                if self.pos < self.end { self.span(start).to(self.char_here().1) } else { self.span(start) },
                 "invalid number: the `-` sign is not followed by digits",
             )
             .with_hint("`-` in operand position is a sign: write -5 or -.5; to negate an expression write (neg x)"));

@@ -128,6 +128,15 @@ proptest! {
                 let point = compiled.eval_point(&[xs[i], y]).unwrap_or_else(|e| panic!("{source}: {e}"));
                 prop_assert!(same(point, row[i]), "{} at x = {}: point {:?}, row {:?}", source, xs[i], point, row[i]);
             }
+            // The next rows of a grid reuse what the workspace cached for these x values.
+            for y2 in [y + 0.375, y - 1.0] {
+                if compiled.eval_row(&xs, y2, &mut row, &mut ws).is_ok() {
+                    for i in [0, len / 2, len - 1] {
+                        let point = compiled.eval_point(&[xs[i], y2]).unwrap_or_else(|e| panic!("{source}: {e}"));
+                        prop_assert!(same(point, row[i]), "{} at ({}, {}): point {:?}, row {:?}", source, xs[i], y2, point, row[i]);
+                    }
+                }
+            }
         }
     }
 
