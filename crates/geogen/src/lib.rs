@@ -421,7 +421,8 @@ impl Script {
         let mut diagnostic = error.to_diagnostic();
         let location = match error {
             geogen_render::RenderError::MemoryLimit { location, .. }
-            | geogen_render::RenderError::InvalidStep { location, .. } => *location,
+            | geogen_render::RenderError::InvalidStep { location, .. }
+            | geogen_render::RenderError::Kernel { location, .. } => *location,
             _ => None,
         };
         if let Some((line, column)) = location {

@@ -4,15 +4,19 @@
 
 mod clone;
 mod flat;
+mod from_height_slang;
 mod gradient;
 mod noise;
+mod picogen_noise;
 mod radial_gradient;
 mod ridged_noise;
 
 pub use clone::Clone;
 pub use flat::Flat;
+pub use from_height_slang::FromHeightSlang;
 pub use gradient::Gradient;
 pub use noise::{push_noise, Noise, NoiseLayer};
+pub use picogen_noise::PicogenNoise;
 pub use radial_gradient::RadialGradient;
 pub use ridged_noise::RidgedNoise;
 
@@ -25,4 +29,6 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     noise::Noise,
     ridged_noise::RidgedNoise,
     clone::Clone,
+    from_height_slang::FromHeightSlang,
+    picogen_noise::PicogenNoise,
 ];
