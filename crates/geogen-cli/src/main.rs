@@ -11,6 +11,7 @@ mod outdir;
 mod render;
 mod report;
 mod signals;
+mod slang;
 mod test;
 mod tiles;
 

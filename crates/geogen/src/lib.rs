@@ -9,6 +9,8 @@
 //! Each run creates its own [`geogen_vm::Vm`] (values are single-threaded and live only during a
 //! run); the compiled code and the native library are shared.
 
+mod height_slang;
+
 use std::sync::{Arc, OnceLock};
 
 use geogen_compile::{CompiledScript, CORE_TYPE_NAMES};
@@ -23,6 +25,7 @@ pub use geogen_diag as diag;
 pub use geogen_render::error::human_bytes;
 pub use geogen_render::{HeightMap, Progress, RenderConfig, RenderMetadata, RenderingSequence, DEFAULT_MEMORY_LIMIT};
 pub use geogen_vm::Limits;
+pub use height_slang::{height_slang_wrapper, Dialect, HEIGHT_SLANG_UNIT_SIZE};
 
 /// The built-in example script `geogen render` renders when no script is given.
 pub const EXAMPLE_ISLAND: &str = include_str!("../../../examples/island.ggs");
