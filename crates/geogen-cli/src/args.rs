@@ -103,7 +103,7 @@ pub enum Lang {
     /// GeoGen Script (the default, except for .hs files).
     Ggs,
     /// Height-Slang, picogen's mkheightmap language (the default for .hs files).
-    #[value(alias = "height-slang")]
+    #[value(name = "hs", alias = "height-slang")]
     HeightSlang,
 }
 
