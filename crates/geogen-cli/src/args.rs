@@ -80,7 +80,9 @@ pub enum Command {
 pub enum SlangCommand {
     /// Print the value of a program at one point, as the shortest decimal that reads back as the
     /// same double.
-    #[command(after_help = "Examples:\n  geogen slang eval '(+ 0.5 ([2 LayeredNoise] x y))' --at 0.25,0.75\n  geogen slang eval '(>= 1 1)' --at 0,0 --compat picogen-2008")]
+    #[command(
+        after_help = "Examples:\n  geogen slang eval '(+ 0.5 ([2 LayeredNoise] x y))' --at 0.25,0.75\n  geogen slang eval '(>= 1 1)' --at 0,0 --compat picogen-2008"
+    )]
     Eval {
         /// The Height-Slang program (variables x and y).
         #[arg(allow_hyphen_values = true)]

@@ -31,9 +31,9 @@ pub fn language(path: Option<&Path>, args: &ScriptArgs) -> Result<Language, CliE
     let dialect = parse_dialect(args.compat.as_deref())?;
     match (slang, &args.compat) {
         (true, _) => Ok(Language::HeightSlang(dialect)),
-        (false, Some(_)) => Err(CliError::Usage(
-            "--compat applies to Height-Slang programs only (.hs files, or --lang hs)".to_string(),
-        )),
+        (false, Some(_)) => {
+            Err(CliError::Usage("--compat applies to Height-Slang programs only (.hs files, or --lang hs)".to_string()))
+        }
         (false, None) => Ok(Language::GeoGen),
     }
 }
@@ -64,7 +64,10 @@ pub fn slang(command: &SlangCommand) -> Result<ExitCode, CliError> {
     match command {
         SlangCommand::Eval { program, at, compat, max_call_depth } => {
             let dialect = parse_dialect(compat.as_deref())?;
-            let limits = Limits { max_self_depth: max_call_depth.unwrap_or(Limits::default().max_self_depth), ..Limits::default() };
+            let limits = Limits {
+                max_self_depth: max_call_depth.unwrap_or(Limits::default().max_self_depth),
+                ..Limits::default()
+            };
             let options = Options { dialect, limits };
             let file = SourceFile::new("<program>", program.as_str());
             let compiled = geogen_slang::compile(program, &options).map_err(|d| print_diagnostic(&d, &file))?;
@@ -180,15 +183,18 @@ pub fn parse_mkheightmap(args: &[String]) -> Result<MkHeightmap, String> {
             "-f" | "--force-overwrite" => m.force = true,
             "--compat" => {
                 let name = option_value(args, &mut i, flag)?;
-                m.dialect = Dialect::from_name(name)
-                    .ok_or_else(|| format!("unknown dialect `{name}`: the dialects are {}", Dialect::NAMES.join(", ")))?;
+                m.dialect = Dialect::from_name(name).ok_or_else(|| {
+                    format!("unknown dialect `{name}`: the dialects are {}", Dialect::NAMES.join(", "))
+                })?;
             }
             "--max-call-depth" => {
                 m.max_self_depth = Some(digits(flag, option_value(args, &mut i, flag)?)? as usize);
             }
             "--help" | "-?" | "?" => m.help = true,
             "-p" | "--preview" | "-l" | "--preview-water-level" | "-s" | "--shader" => {
-                return Err(format!("{flag}: the SDL preview of the original is not part of geogen; export with -Et or -Ebmp"));
+                return Err(format!(
+                    "{flag}: the SDL preview of the original is not part of geogen; export with -Et or -Ebmp"
+                ));
             }
             other => {
                 let hint = if other.starts_with("-L") { " (the only language is height-slang: -Lhs)" } else { "" };
@@ -216,7 +222,8 @@ pub fn mkheightmap_command(args: &[String]) -> Result<ExitCode, CliError> {
         limits.max_self_depth = depth;
     }
     let file = SourceFile::new("-Lhs", program);
-    let compiled = geogen_slang::compile(program, &Options { dialect: m.dialect, limits }).map_err(|d| print_diagnostic(&d, &file))?;
+    let compiled = geogen_slang::compile(program, &Options { dialect: m.dialect, limits })
+        .map_err(|d| print_diagnostic(&d, &file))?;
     let mut image = match mkheightmap::render(&compiled, &m.settings) {
         Ok(image) => image,
         Err(e) => {
@@ -277,7 +284,8 @@ mod tests {
     #[test]
     fn the_original_flags_parse() {
         let m = parse_mkheightmap(&args(&[
-            "-Lhs", "(* x y)", "-w", "4", "-h", "2", "-a", "3", "-W", "-2.5", "-n", "-i", "-Et", "-Ebmp", "-En", "out", "-f",
+            "-Lhs", "(* x y)", "-w", "4", "-h", "2", "-a", "3", "-W", "-2.5", "-n", "-i", "-Et", "-Ebmp", "-En", "out",
+            "-f",
         ]))
         .unwrap();
         assert_eq!(m.program.as_deref(), Some("(* x y)"));
@@ -292,7 +300,10 @@ mod tests {
 
     #[test]
     fn bad_flags_are_refused() {
-        assert_eq!(parse_mkheightmap(&args(&["-Lhs", "x", "-Lhs", "y"])).unwrap_err(), "only one formula or program allowed");
+        assert_eq!(
+            parse_mkheightmap(&args(&["-Lhs", "x", "-Lhs", "y"])).unwrap_err(),
+            "only one formula or program allowed"
+        );
         assert!(parse_mkheightmap(&args(&["-w", "-4"])).is_err());
         assert!(parse_mkheightmap(&args(&["-w", "4.5"])).is_err());
         assert!(parse_mkheightmap(&args(&["-W", "1.2.3"])).is_err());

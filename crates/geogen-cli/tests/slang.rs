@@ -160,9 +160,34 @@ fn hs_files_check_render_and_tile_like_scripts() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("bad.hs:2:7") && stderr(&o).contains("GGE7108"), "{}", stderr(&o));
     // Whole render vs tiles: the same bytes (r16 is raw, so files can be compared by pixel).
-    let o = run(&["render", "t.hs", "-o", "whole", "--size", "48x32", "--origin=-16,-8", "--format", "r16", "-p", "UnitSize=40"]);
+    let o = run(&[
+        "render",
+        "t.hs",
+        "-o",
+        "whole",
+        "--size",
+        "48x32",
+        "--origin=-16,-8",
+        "--format",
+        "r16",
+        "-p",
+        "UnitSize=40",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let o = run(&["tiles", "t.hs", "--region=-16,-8,48,32", "--tile", "16", "-o", "tiles", "--format", "r16", "-p", "UnitSize=40", "-q"]);
+    let o = run(&[
+        "tiles",
+        "t.hs",
+        "--region=-16,-8,48,32",
+        "--tile",
+        "16",
+        "-o",
+        "tiles",
+        "--format",
+        "r16",
+        "-p",
+        "UnitSize=40",
+        "-q",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let whole = std::fs::read(dir.path().join("whole/main.r16")).unwrap();
     for (tx, ty) in [(-16i64, -8i64), (0, -8), (16, 8)] {
@@ -175,7 +200,21 @@ fn hs_files_check_render_and_tile_like_scripts() {
     }
     // --lang reads any file as Height-Slang; another dialect is another world for tiles.
     assert_eq!(run(&["render", "t.txt", "--lang", "hs", "-o", "txt", "--size", "8", "-q"]).status.code(), Some(0));
-    let o = run(&["tiles", "t.hs", "--region=-16,-8,48,32", "--tile", "16", "-o", "tiles", "--format", "r16", "-p", "UnitSize=40", "--compat", "picogen-2008"]);
+    let o = run(&[
+        "tiles",
+        "t.hs",
+        "--region=-16,-8,48,32",
+        "--tile",
+        "16",
+        "-o",
+        "tiles",
+        "--format",
+        "r16",
+        "-p",
+        "UnitSize=40",
+        "--compat",
+        "picogen-2008",
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("script (SHA-256)"), "{}", stderr(&o));
     assert_eq!(run(&["render", "t.txt", "--compat", "picogen-2008", "-o", "x"]).status.code(), Some(2));

@@ -88,7 +88,9 @@ impl RenderError {
     /// This error with the script location of the step that raised it (kernel errors only).
     pub fn at_step(self, step_location: Location) -> RenderError {
         match self {
-            RenderError::Kernel { diagnostic, location: None } => RenderError::Kernel { diagnostic, location: step_location },
+            RenderError::Kernel { diagnostic, location: None } => {
+                RenderError::Kernel { diagnostic, location: step_location }
+            }
             other => other,
         }
     }

@@ -112,9 +112,7 @@ impl Walker {
     fn function(&self, function: &Function, a: f64, b: f64) -> Result<f64, TooDeep> {
         match function {
             Function::Noise { lattice, frequency } => Ok(lattice.sample(a * frequency, b * frequency)),
-            Function::LayeredNoise { lattice, octaves } => {
-                self.octaves(octaves, a, b, |s, t| Ok(lattice.sample(s, t)))
-            }
+            Function::LayeredNoise { lattice, octaves } => self.octaves(octaves, a, b, |s, t| Ok(lattice.sample(s, t))),
             Function::Layers { octaves, base } => self.octaves(octaves, a, b, |s, t| self.eval(base, &[s, t])),
         }
     }

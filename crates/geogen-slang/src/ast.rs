@@ -47,8 +47,18 @@ pub enum UnOp {
 }
 
 impl UnOp {
-    pub const ALL: [UnOp; 10] =
-        [UnOp::Inv, UnOp::Sin, UnOp::Cos, UnOp::Floor, UnOp::Abs, UnOp::Trunc, UnOp::Frac, UnOp::Neg, UnOp::Not, UnOp::Sqrt];
+    pub const ALL: [UnOp; 10] = [
+        UnOp::Inv,
+        UnOp::Sin,
+        UnOp::Cos,
+        UnOp::Floor,
+        UnOp::Abs,
+        UnOp::Trunc,
+        UnOp::Frac,
+        UnOp::Neg,
+        UnOp::Not,
+        UnOp::Sqrt,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {

@@ -174,18 +174,57 @@ fn bin(op: Bin, a: f64, b: f64) -> f64 {
 
 #[derive(Copy, Clone, Debug, PartialEq)]
 enum Instr {
-    Const { dst: Reg, value: f64 },
-    Un { op: Un, dst: Reg, a: Reg },
-    Bin { op: Bin, dst: Reg, a: Reg, b: Reg },
+    Const {
+        dst: Reg,
+        value: f64,
+    },
+    Un {
+        op: Un,
+        dst: Reg,
+        a: Reg,
+    },
+    Bin {
+        op: Bin,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
     /// `dst = c != 0 ? a : b`, `c` a truth value.
-    Select { dst: Reg, c: Reg, a: Reg, b: Reg },
-    Lerp { dst: Reg, a: Reg, b: Reg, t: Reg },
-    Call { function: u32, dst: Reg, a: Reg, b: Reg },
+    Select {
+        dst: Reg,
+        c: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Lerp {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+        t: Reg,
+    },
+    Call {
+        function: u32,
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+    },
     // Scalar mode only.
-    JumpUnless { c: Reg, target: u32 },
-    Jump { target: u32 },
-    Move { dst: Reg, src: Reg },
-    SelfCall { dst: Reg, args: [Reg; 2], site: u32 },
+    JumpUnless {
+        c: Reg,
+        target: u32,
+    },
+    Jump {
+        target: u32,
+    },
+    Move {
+        dst: Reg,
+        src: Reg,
+    },
+    SelfCall {
+        dst: Reg,
+        args: [Reg; 2],
+        site: u32,
+    },
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -458,7 +497,8 @@ impl Program {
                 }
                 Instr::Call { function, dst, a, b } => {
                     let (d, [a, b]) = lanes(regs, dst, [a, b], n);
-                    let (Some(f), Some(fws)) = (self.functions.get(function as usize), functions.get_mut(function as usize))
+                    let (Some(f), Some(fws)) =
+                        (self.functions.get(function as usize), functions.get_mut(function as usize))
                     else {
                         return Err(EvalError::internal("call of an unknown function"));
                     };
@@ -519,7 +559,8 @@ impl Program {
                 }
                 Instr::Lerp { dst, a, b, t } => stack[r(dst)] = ops::lerp(stack[r(a)], stack[r(b)], stack[r(t)]),
                 Instr::Call { function, dst, a, b } => {
-                    let (Some(f), Some(fws)) = (self.functions.get(function as usize), functions.get_mut(function as usize))
+                    let (Some(f), Some(fws)) =
+                        (self.functions.get(function as usize), functions.get_mut(function as usize))
                     else {
                         return Err(EvalError::internal("call of an unknown function"));
                     };
@@ -1034,7 +1075,9 @@ pub(crate) fn costliest(e: &Expr, limit: u64) -> Option<Span> {
     let inner = match &e.kind {
         ExprKind::Number(_) | ExprKind::Var(_) => None,
         ExprKind::Unary(_, a) => costliest(a, limit),
-        ExprKind::Binary(_, a, b) | ExprKind::Configured(_, a, b) => costliest(a, limit).or_else(|| costliest(b, limit)),
+        ExprKind::Binary(_, a, b) | ExprKind::Configured(_, a, b) => {
+            costliest(a, limit).or_else(|| costliest(b, limit))
+        }
         ExprKind::Cond(a, b, c) | ExprKind::Lerp(a, b, c) => {
             costliest(a, limit).or_else(|| costliest(b, limit)).or_else(|| costliest(c, limit))
         }

@@ -48,10 +48,7 @@ pub fn compile_with_arity(text: &str, arity: usize, options: &Options) -> Result
         return Err(Diagnostic::at(
             geogen_diag::codes::GGE7209,
             span,
-            format!(
-                "one point of this program costs {} operations, more than the limit of {limit}",
-                program.cost()
-            ),
+            format!("one point of this program costs {} operations, more than the limit of {limit}", program.cost()),
         )
         .with_hint("lower the layercount (or the nesting of configurable functions)"));
     }

@@ -66,7 +66,10 @@ pub fn check(settings: &Settings) -> Result<(), String> {
     }
     let pixels = u64::from(settings.width) * u64::from(settings.height);
     if pixels > MAX_PIXELS {
-        return Err(format!("{}x{} is {pixels} pixels, more than the limit of {MAX_PIXELS}", settings.width, settings.height));
+        return Err(format!(
+            "{}x{} is {pixels} pixels, more than the limit of {MAX_PIXELS}",
+            settings.width, settings.height
+        ));
     }
     if settings.antialias == 0 || settings.antialias > MAX_ANTIALIAS {
         return Err(format!("the anti-aliasing must be from 1 to {MAX_ANTIALIAS}, not {}", settings.antialias));

@@ -255,7 +255,11 @@ impl Lattice {
                 *c = self.tables.lattice(i as u32, j);
             }
             for (o, &s) in out.iter_mut().zip(s) {
-                *o = if !self.quirks && !s.is_finite() { f64::NAN } else { columns[(self.nearest_index(s) & 255) as usize] };
+                *o = if !self.quirks && !s.is_finite() {
+                    f64::NAN
+                } else {
+                    columns[(self.nearest_index(s) & 255) as usize]
+                };
             }
             return;
         }
@@ -287,10 +291,19 @@ pub struct Octaves {
 /// A configurable function, its parameters read and its tables built.
 #[derive(Clone, Debug)]
 pub enum Function {
-    LayeredNoise { lattice: Lattice, octaves: Octaves },
-    Noise { lattice: Lattice, frequency: f64 },
+    LayeredNoise {
+        lattice: Lattice,
+        octaves: Octaves,
+    },
+    Noise {
+        lattice: Lattice,
+        frequency: f64,
+    },
     /// `seed` is accepted and ignored, as in the original.
-    Layers { octaves: Octaves, base: Arc<Program> },
+    Layers {
+        octaves: Octaves,
+        base: Arc<Program>,
+    },
 }
 
 /// Scratch space of one function for one thread.
@@ -493,7 +506,9 @@ impl Function {
             }
             Function::Layers { octaves, base } => octave_loop(octaves, a, b, out, ws, |_, s, t, z, ws| {
                 let slot = ws.slot;
-                let Some(base_ws) = ws.nested.get_mut(2) else { return Err(EvalError::internal("Layers without base workspace")) };
+                let Some(base_ws) = ws.nested.get_mut(2) else {
+                    return Err(EvalError::internal("Layers without base workspace"));
+                };
                 base_ws.slot_base = slot;
                 base.eval_lanes(&[s, t], z, base_ws)
             }),
@@ -544,7 +559,9 @@ fn octave_loop(
                 e.fill(c);
                 e
             } else {
-                let Some(level_ws) = ws.nested.get_mut(1) else { return Err(EvalError::internal("no level workspace")) };
+                let Some(level_ws) = ws.nested.get_mut(1) else {
+                    return Err(EvalError::internal("no level workspace"));
+                };
                 octaves.level.eval_lanes(&[z], e, level_ws)?;
                 e
             };
@@ -600,25 +617,27 @@ pub trait ParamContext {
     fn default_program(&mut self, text: &str, arity: usize) -> Result<Arc<Program>, Diagnostic>;
 }
 
-const LAYERED_NOISE_PARAMS: &[&str] = &["seed", "frequency", "layercount", "filter", "persistence", "levelEvaluationFunction"];
+const LAYERED_NOISE_PARAMS: &[&str] =
+    &["seed", "frequency", "layercount", "filter", "persistence", "levelEvaluationFunction"];
 const NOISE_PARAMS: &[&str] = &["seed", "frequency", "filter"];
 const LAYERS_PARAMS: &[&str] = &["seed", "frequency", "layercount", "persistence", "levelEvaluationFunction", "base"];
 pub const FUNCTION_NAMES: &[&str] = &["LayeredNoise", "Noise", "Layers"];
 
 /// Builds the configurable function `name` from its parameters (the last of a repeated one wins).
-pub fn build(name: &str, name_span: Span, params: &[RawParam], ctx: &mut dyn ParamContext) -> Result<Function, Diagnostic> {
+pub fn build(
+    name: &str,
+    name_span: Span,
+    params: &[RawParam],
+    ctx: &mut dyn ParamContext,
+) -> Result<Function, Diagnostic> {
     let dialect = ctx.dialect();
     let allowed: &[&str] = match name {
         "LayeredNoise" => LAYERED_NOISE_PARAMS,
         "Noise" => NOISE_PARAMS,
         "Layers" => LAYERS_PARAMS,
         _ => {
-            return Err(Diagnostic::at(
-                codes::GGE7206,
-                name_span,
-                format!("unknown configurable function: '{name}'"),
-            )
-            .with_hint("the configurable functions are LayeredNoise, Noise and Layers (names are case-sensitive)"))
+            return Err(Diagnostic::at(codes::GGE7206, name_span, format!("unknown configurable function: '{name}'"))
+                .with_hint("the configurable functions are LayeredNoise, Noise and Layers (names are case-sensitive)"))
         }
     };
     // The documented name of LayeredNoise's filter (2008-06-25 reference) is accepted as an alias.

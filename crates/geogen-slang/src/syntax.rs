@@ -149,20 +149,24 @@ impl<'s> Parser<'s> {
                 self.pos += 1;
                 let index = VARIABLES.iter().position(|&v| v as u8 == b).unwrap_or(0);
                 if index >= self.arity {
-                    let has = if self.arity == 1 { "only x (it is a persistence or level function)" } else { "only x and y" };
+                    let has =
+                        if self.arity == 1 { "only x (it is a persistence or level function)" } else { "only x and y" };
                     return Err(Diagnostic::at(
                         codes::GGE7108,
                         self.span(start),
                         format!("'{}' is not a variable of this program: it has {has}", b as char),
                     )
-                    .with_hint("mkheightmap programs have two variables, x and y; persistence and level functions one, x"));
+                    .with_hint(
+                        "mkheightmap programs have two variables, x and y; persistence and level functions one, x",
+                    ));
                 }
                 Ok(Expr::new(ExprKind::Var(index as u8), self.span(start)))
             }
             _ => {
                 let (c, span) = self.char_here();
                 let hint = self.unknown_token_hint(c);
-                let shown = if c.is_control() || c.is_whitespace() { c.escape_debug().to_string() } else { c.to_string() };
+                let shown =
+                    if c.is_control() || c.is_whitespace() { c.escape_debug().to_string() } else { c.to_string() };
                 Err(Diagnostic::at(codes::GGE7101, span, format!("token unknown: '{shown}'")).with_hint(hint))
             }
         }
@@ -207,8 +211,12 @@ impl<'s> Parser<'s> {
             .with_hint("`-` in operand position is a sign: write -5 or -.5; to negate an expression write (neg x)"));
         }
         if digits.bytes().filter(|&b| b == b'.').count() > 1 {
-            return Err(Diagnostic::at(codes::GGE7103, self.span(start), format!("too many dots in float-number: {digits}"))
-                .with_hint("a number has at most one `.`"));
+            return Err(Diagnostic::at(
+                codes::GGE7103,
+                self.span(start),
+                format!("too many dots in float-number: {digits}"),
+            )
+            .with_hint("a number has at most one `.`"));
         }
         let magnitude = match digits.parse::<f64>() {
             // An overflow is the largest double, as C++ stream extraction stores it.
@@ -242,8 +250,12 @@ impl<'s> Parser<'s> {
         self.skip_ws();
         let head_start = self.pos;
         let Some(b) = self.byte() else {
-            return Err(Diagnostic::at(codes::GGE7107, self.at_end(), "the program ends after `(`: an operation is missing")
-                .with_hint(format!("the operations are {OPERATOR_LIST}")));
+            return Err(Diagnostic::at(
+                codes::GGE7107,
+                self.at_end(),
+                "the program ends after `(`: an operation is missing",
+            )
+            .with_hint(format!("the operations are {OPERATOR_LIST}")));
         };
         let head = match b {
             b'+' | b'-' | b'*' | b'/' | b'^' | b'=' | b'?' => {
@@ -287,7 +299,8 @@ impl<'s> Parser<'s> {
             b'a'..=b'z' => self.named(head_start)?,
             _ => {
                 let (c, span) = self.char_here();
-                let shown = if c.is_control() || c.is_whitespace() { c.escape_debug().to_string() } else { c.to_string() };
+                let shown =
+                    if c.is_control() || c.is_whitespace() { c.escape_debug().to_string() } else { c.to_string() };
                 return Err(Diagnostic::at(codes::GGE7107, span, format!("unknown operation: {shown}"))
                     .with_hint(format!("the operations are {OPERATOR_LIST}")));
             }
@@ -303,7 +316,12 @@ impl<'s> Parser<'s> {
                     _ => Diagnostic::at(
                         codes::GGE7105,
                         span,
-                        format!("`{}` takes {count} operand{}, but only {k} {} given", head_name(head), plural(count), were(k)),
+                        format!(
+                            "`{}` takes {count} operand{}, but only {k} {} given",
+                            head_name(head),
+                            plural(count),
+                            were(k)
+                        ),
                     )
                     .with_hint("operators are never variadic: write (+ a (+ b c)) for a + b + c"),
                 });
@@ -333,9 +351,11 @@ impl<'s> Parser<'s> {
                 self.pos += 1;
                 Ok(())
             }
-            None => Err(Diagnostic::at(codes::GGE7106, self.at_end(), "missing ')': the program ends inside this form")
-                .with_label(Span::new(start as u32, start as u32 + 1), "this `(` is not closed")
-                .with_hint("close every `(` with `)`")),
+            None => {
+                Err(Diagnostic::at(codes::GGE7106, self.at_end(), "missing ')': the program ends inside this form")
+                    .with_label(Span::new(start as u32, start as u32 + 1), "this `(` is not closed")
+                    .with_hint("close every `(` with `)`"))
+            }
             Some(_) => {
                 let span = self.char_here().1;
                 Err(match head {
@@ -418,7 +438,11 @@ impl<'s> Parser<'s> {
             _ => false,
         };
         if !arity_ok {
-            let span = if arity_text.is_empty() { Span::new(bracket as u32, bracket as u32 + 1) } else { self.span(arity_start) };
+            let span = if arity_text.is_empty() {
+                Span::new(bracket as u32, bracket as u32 + 1)
+            } else {
+                self.span(arity_start)
+            };
             return Err(Diagnostic::at(
                 codes::GGE7201,
                 span,
@@ -467,8 +491,12 @@ impl<'s> Parser<'s> {
             let name_span_p = self.span(pname_start);
             self.skip_ws();
             if self.byte() != Some(b'(') {
-                return Err(Diagnostic::at(codes::GGE7204, name_span_p, format!("missing value for parameter {pname}"))
-                    .with_hint(format!("write {pname}(value)")));
+                return Err(Diagnostic::at(
+                    codes::GGE7204,
+                    name_span_p,
+                    format!("missing value for parameter {pname}"),
+                )
+                .with_hint(format!("write {pname}(value)")));
             }
             let open = self.pos;
             self.pos += 1;
@@ -488,8 +516,12 @@ impl<'s> Parser<'s> {
                 self.pos += 1;
             }
             if self.pos >= self.end {
-                return Err(Diagnostic::at(codes::GGE7205, Span::new(open as u32, open as u32 + 1), format!("missing ')' for parameter {pname}"))
-                    .with_hint("balance the parentheses of the value"));
+                return Err(Diagnostic::at(
+                    codes::GGE7205,
+                    Span::new(open as u32, open as u32 + 1),
+                    format!("missing ')' for parameter {pname}"),
+                )
+                .with_hint("balance the parentheses of the value"));
             }
             params.push(RawParam { name: pname, name_span: name_span_p, value: value_start..self.pos });
             self.pos += 1;
@@ -516,13 +548,21 @@ impl<'s> Parser<'s> {
         match self.byte() {
             Some(b')') => self.pos += 1,
             None => {
-                return Err(Diagnostic::at(codes::GGE7106, self.at_end(), "missing ')': the program ends inside this form")
-                    .with_label(Span::new(start as u32, start as u32 + 1), "this `(` is not closed")
-                    .with_hint("close every `(` with `)`"))
+                return Err(Diagnostic::at(
+                    codes::GGE7106,
+                    self.at_end(),
+                    "missing ')': the program ends inside this form",
+                )
+                .with_label(Span::new(start as u32, start as u32 + 1), "this `(` is not closed")
+                .with_hint("close every `(` with `)`"))
             }
             Some(_) => {
-                return Err(Diagnostic::at(codes::GGE7106, self.char_here().1, format!("missing ')': `[2 {name}]` takes 2 operands"))
-                    .with_hint(format!("write ([2 {name} ...] x y)")))
+                return Err(Diagnostic::at(
+                    codes::GGE7106,
+                    self.char_here().1,
+                    format!("missing ')': `[2 {name}]` takes 2 operands"),
+                )
+                .with_hint(format!("write ([2 {name} ...] x y)")))
             }
         }
         self.depth -= 1;

@@ -169,8 +169,18 @@ fn syntax_errors_have_codes_positions_and_hints() {
         ("  \n ", "GGE7104", "1:1", "the program is empty"),
         ("(self 1)", "GGE7109", "1:8", "`self` takes exactly 2 arguments here, but only 1 was given"),
         ("(self x y z)", "GGE7109", "1:11", "missing ')': `self` takes exactly 2 arguments here"),
-        ("(+ 1 (self x y))", "GGE7111", "1:6", "this `self` call is reached by every evaluation, so the recursion never ends"),
-        ("(? (self x y) 1 2)", "GGE7111", "1:4", "this `self` call is reached by every evaluation, so the recursion never ends"),
+        (
+            "(+ 1 (self x y))",
+            "GGE7111",
+            "1:6",
+            "this `self` call is reached by every evaluation, so the recursion never ends",
+        ),
+        (
+            "(? (self x y) 1 2)",
+            "GGE7111",
+            "1:4",
+            "this `self` call is reached by every evaluation, so the recursion never ends",
+        ),
         ("(+ 1\n  (z))", "GGE7107", "2:4", "unknown operation: z"),
         ("(* 2\n   z)", "GGE7108", "2:4", "'z' is not a variable of this program: it has only x and y"),
         ("([3 Noise] x y)", "GGE7201", "1:3", "configurable functions are currently only supported with 2 parameters"),
@@ -181,14 +191,39 @@ fn syntax_errors_have_codes_positions_and_hints() {
         ("([2 Noise", "GGE7202", "1:10", "missing ']'"),
         ("([2 Noise _a(1)] x y)", "GGE7203", "1:11", "expected alphanumeric parameter name, found '_'"),
         ("([2 Nose] x y)", "GGE7206", "1:5", "unknown configurable function: 'Nose'"),
-        ("([2 Noise a(1) frequency(2) b(2)] x y)", "GGE7207", "1:11", "the following parameters do not exist for 'Noise': 'a', 'b'"),
-        ("([2 Noise frequency(abc)] x y)", "GGE7208", "1:21", "bad value for parameter 'frequency': 'abc' is not a number"),
+        (
+            "([2 Noise a(1) frequency(2) b(2)] x y)",
+            "GGE7207",
+            "1:11",
+            "the following parameters do not exist for 'Noise': 'a', 'b'",
+        ),
+        (
+            "([2 Noise frequency(abc)] x y)",
+            "GGE7208",
+            "1:21",
+            "bad value for parameter 'frequency': 'abc' is not a number",
+        ),
         ("([2 Noise filter(smooth)] x y)", "GGE7208", "1:18", "unknown filter type for 'filter': 'smooth'"),
-        ("([2 LayeredNoise seed(-1)] x y)", "GGE7208", "1:23", "bad value for parameter 'seed': '-1' is not a whole number from 0 to 4294967295"),
+        (
+            "([2 LayeredNoise seed(-1)] x y)",
+            "GGE7208",
+            "1:23",
+            "bad value for parameter 'seed': '-1' is not a whole number from 0 to 4294967295",
+        ),
         ("([2 LayeredNoise persistence()] x y)", "GGE7104", "1:30", "the program is empty"),
-        ("([2 LayeredNoise persistence((* x y))] x y)", "GGE7108", "1:35", "'y' is not a variable of this program: it has only x (it is a persistence or level function)"),
+        (
+            "([2 LayeredNoise persistence((* x y))] x y)",
+            "GGE7108",
+            "1:35",
+            "'y' is not a variable of this program: it has only x (it is a persistence or level function)",
+        ),
         ("([2 Noise] x)", "GGE7105", "1:13", "`[2 Noise]` takes 2 operands, but only 1 was given"),
-        ("([2 LayeredNoise layercount(4000000000)] x y)", "GGE7209", "1:1", "one point of this program costs 56000000003 operations, more than the limit of 100000"),
+        (
+            "([2 LayeredNoise layercount(4000000000)] x y)",
+            "GGE7209",
+            "1:1",
+            "one point of this program costs 56000000003 operations, more than the limit of 100000",
+        ),
     ];
     let mut wrong = Vec::new();
     for &(program, code, at, message) in cases {
@@ -208,16 +243,16 @@ fn the_original_rejects_what_the_documented_dialect_adds() {
     assert_eq!(error_in(Dialect::Picogen2008, plain).0, "GGE7201");
     let documented = "([2 LayeredNoise noisemapfilter(nearest)] x y)";
     let with_filter = "([2 LayeredNoise filter(nearest)] x y)";
-    assert_eq!(
-        eval_in(Dialect::Documented, documented, 0.3, 0.7),
-        eval_in(Dialect::Documented, with_filter, 0.3, 0.7)
-    );
+    assert_eq!(eval_in(Dialect::Documented, documented, 0.3, 0.7), eval_in(Dialect::Documented, with_filter, 0.3, 0.7));
     let e = error_in(Dialect::Picogen2008, documented);
     assert_eq!(e.2, "the following parameters do not exist for 'LayeredNoise': 'noisemapfilter'");
     // A value that is not a number: an error, or 0 as C++ extraction reads it.
     let abc = "([2 Noise frequency(abc)] x y)";
     assert_eq!(eval_in(Dialect::Picogen2008, abc, 0.3, 0.7), -0.147_431_147_202_716_94, "frequency 0 samples L(0, 0)");
-    assert_eq!(eval_in(Dialect::Picogen2008, "([2 Noise seed(42.9) frequency(8xyz)] x y)", 0.3, 0.7), eval("([2 Noise] 0.3 0.7)"));
+    assert_eq!(
+        eval_in(Dialect::Picogen2008, "([2 Noise seed(42.9) frequency(8xyz)] x y)", 0.3, 0.7),
+        eval("([2 Noise] 0.3 0.7)")
+    );
 }
 
 #[test]
@@ -349,7 +384,10 @@ fn the_functions_identities_hold_bit_for_bit() {
             at("([2 LayeredNoise seed(42) frequency(2) layercount(6) filter(cosine) persistence(0.5) levelEvaluationFunction(x)] x y)")
         ));
         // A level function doubling Z doubles every octave exactly.
-        assert!(same(at("([2 LayeredNoise levelEvaluationFunction((* 2 x))] x y)"), 2.0 * at("([2 LayeredNoise] x y)")));
+        assert!(same(
+            at("([2 LayeredNoise levelEvaluationFunction((* 2 x))] x y)"),
+            2.0 * at("([2 LayeredNoise] x y)")
+        ));
         // The last of a repeated parameter wins.
         assert!(same(at("([2 Noise frequency(1) frequency(3)] x y)"), at("([2 Noise frequency(3)] x y)")));
         // Other seeds give other noise.

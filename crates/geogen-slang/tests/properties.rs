@@ -50,7 +50,9 @@ fn expression() -> BoxedStrategy<String> {
                 Just("[2 Noise frequency(3) filter(bilinear)]".to_string()),
                 Just("[2 Noise seed(5) filter(nearest)]".to_string()),
                 Just("[2 LayeredNoise layercount(3)]".to_string()),
-                Just("[2 LayeredNoise frequency(1.5) persistence((* x 3)) levelEvaluationFunction((abs x))]".to_string()),
+                Just(
+                    "[2 LayeredNoise frequency(1.5) persistence((* x 3)) levelEvaluationFunction((abs x))]".to_string()
+                ),
                 Just("[2 Layers layercount(2) base((* x y))]".to_string()),
             ];
             prop_oneof![
@@ -182,7 +184,11 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
             assert_eq!(result.err().map(|d| d.code.to_string()), Some("GGE7110".to_string()), "{depth}");
         }
         // Nesting through parameter programs counts too.
-        let nested = format!("{}x y{}", "([2 Layers layercount(1) base(".repeat(depth.min(300)), ")] x y)".repeat(depth.min(300)));
+        let nested = format!(
+            "{}x y{}",
+            "([2 Layers layercount(1) base(".repeat(depth.min(300)),
+            ")] x y)".repeat(depth.min(300))
+        );
         let _ = compile(&nested, &Options::default());
     }
 }

@@ -91,8 +91,9 @@ mod tests {
 
     #[test]
     fn a_program_renders_as_an_infinite_main_map() {
-        let script = Script::compile_height_slang("t.hs", b"(- (* 2 x) 1)", &CompileOptions::default(), Dialect::Documented)
-            .unwrap();
+        let script =
+            Script::compile_height_slang("t.hs", b"(- (* 2 x) 1)", &CompileOptions::default(), Dialect::Documented)
+                .unwrap();
         let info = script.info();
         assert_eq!(info.maps, ["main"]);
         assert_eq!(info.metadata.parameters.len(), 1);
@@ -109,8 +110,13 @@ mod tests {
 
     #[test]
     fn program_errors_point_into_the_file() {
-        let e = Script::compile_height_slang("t.hs", b"(+ 1\n   (sinus x))", &CompileOptions::default(), Dialect::Documented)
-            .unwrap_err();
+        let e = Script::compile_height_slang(
+            "t.hs",
+            b"(+ 1\n   (sinus x))",
+            &CompileOptions::default(),
+            Dialect::Documented,
+        )
+        .unwrap_err();
         assert_eq!(e.first().code, codes::GGE7108);
         assert_eq!(e.first_location().map(|l| l.to_string()), Some("2:8".to_string()));
         assert_eq!(e.source.name(), "t.hs");
@@ -122,11 +128,20 @@ mod tests {
     #[test]
     fn quotes_and_backslashes_survive_the_wrapper() {
         // Trailing text is ignored by Height-Slang, whatever it holds.
-        let script = Script::compile_height_slang("a\"b.hs", b"0.25 \"quoted\" \\ back", &CompileOptions::default(), Dialect::Picogen2008);
+        let script = Script::compile_height_slang(
+            "a\"b.hs",
+            b"0.25 \"quoted\" \\ back",
+            &CompileOptions::default(),
+            Dialect::Picogen2008,
+        );
         let script = script.unwrap();
         assert!(script.source().text().contains("\"picogen-2008\""));
         let rendered = script
-            .render(&RunSettings { render_width: Some(1), render_height: Some(1), ..RunSettings::default() }, &RenderConfig::default(), None)
+            .render(
+                &RunSettings { render_width: Some(1), render_height: Some(1), ..RunSettings::default() },
+                &RenderConfig::default(),
+                None,
+            )
             .unwrap();
         assert_eq!(rendered.maps["main"].data(), &[0.25]);
     }

@@ -58,8 +58,9 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 fn render(case: &Case, (x, y, w, h): (i64, i64, u32, u32)) -> HeightMap {
-    let script = Script::compile_height_slang("case.hs", case.program.as_bytes(), &CompileOptions::default(), case.dialect)
-        .unwrap_or_else(|f| panic!("{f}\n{case:?}"));
+    let script =
+        Script::compile_height_slang("case.hs", case.program.as_bytes(), &CompileOptions::default(), case.dialect)
+            .unwrap_or_else(|f| panic!("{f}\n{case:?}"));
     let settings = RunSettings {
         parameters: vec![("UnitSize".into(), case.unit_size.to_string())],
         render_origin: (x, y),
@@ -68,7 +69,8 @@ fn render(case: &Case, (x, y, w, h): (i64, i64, u32, u32)) -> HeightMap {
         render_scale: case.scale,
         ..RunSettings::default()
     };
-    let mut rendered = script.render(&settings, &RenderConfig::default(), None).unwrap_or_else(|f| panic!("{f}\n{case:?}"));
+    let mut rendered =
+        script.render(&settings, &RenderConfig::default(), None).unwrap_or_else(|f| panic!("{f}\n{case:?}"));
     rendered.maps.remove("main").expect("main")
 }
 

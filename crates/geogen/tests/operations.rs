@@ -154,7 +154,8 @@ fn check_arguments(sig: &'static Signature) -> Result<(), Failed> {
     for (i, param) in sig.params.iter().enumerate() {
         let mut args = valid.clone();
         // A value of another type: a String, or a Number where a String is expected.
-        let (wrong, what) = if param.kind.type_name() == "String" { ("1", "a Number") } else { ("\"text\"", "a String") };
+        let (wrong, what) =
+            if param.kind.type_name() == "String" { ("1", "a Number") } else { ("\"text\"", "a String") };
         args[i] = wrong.to_string();
         record(expect_error(sig, &args, "GGE2101", &format!("{what} for {}", param.name)));
         if let (Some(bad), Some(code)) = (out_of_range(param.kind), range_code(param.kind)) {

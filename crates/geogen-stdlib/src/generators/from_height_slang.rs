@@ -33,7 +33,12 @@ pub struct FromHeightSlang {
 impl FromHeightSlang {
     /// Compiles `text` with the run's self-depth limit; errors are reported at the call, with the
     /// position inside the program.
-    pub fn compile(text: &str, unit_size: f64, dialect: Dialect, max_self_depth: usize) -> Result<FromHeightSlang, RuntimeError> {
+    pub fn compile(
+        text: &str,
+        unit_size: f64,
+        dialect: Dialect,
+        max_self_depth: usize,
+    ) -> Result<FromHeightSlang, RuntimeError> {
         let options = Options { dialect, limits: Limits { max_self_depth, ..Limits::default() } };
         let program = geogen_slang::compile(text, &options).map_err(|d| program_error(text, &d))?;
         Ok(FromHeightSlang { program: Arc::new(program), text: Arc::from(text), unit_size })
@@ -43,7 +48,8 @@ impl FromHeightSlang {
 /// A Height-Slang diagnostic as an error of the script call: its code, and its position and
 /// excerpt inside the program in the message.
 pub(crate) fn program_error(text: &str, d: &Diagnostic) -> RuntimeError {
-    let error = RuntimeError::new(d.code, format!("in the Height-Slang program{}: {}", position(text, d.span), d.message));
+    let error =
+        RuntimeError::new(d.code, format!("in the Height-Slang program{}: {}", position(text, d.span), d.message));
     match &d.hint {
         Some(hint) => error.with_hint(hint.clone()),
         None => error,

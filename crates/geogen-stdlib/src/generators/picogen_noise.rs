@@ -57,11 +57,7 @@ impl Declared for PicogenNoise {
                 size: (1, 1),
                 expect: &[(0, 0, -0.147_431_15)],
             },
-            Example {
-                script: "yield HeightMap.PicogenNoise(2, 6);",
-                size: (1, 1),
-                expect: &[(0, 0, -0.290_255_07)],
-            },
+            Example { script: "yield HeightMap.PicogenNoise(2, 6);", size: (1, 1), expect: &[(0, 0, -0.290_255_07)] },
         ],
     };
 

@@ -337,7 +337,10 @@ impl Signature {
                     _ => false,
                 };
                 if items.is_empty() || code.info().is_none() || !default_ok {
-                    return Err(format!("{name}: parameter {} has no items, a bad code or a default not among them", p.name));
+                    return Err(format!(
+                        "{name}: parameter {} has no items, a bad code or a default not among them",
+                        p.name
+                    ));
                 }
             }
         }
