@@ -102,9 +102,10 @@ pub enum SlangCommand {
 /// The language of a script file.
 #[derive(clap::ValueEnum, Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Lang {
-    /// GeoGen Script (the default, except for .hs files).
+    // GeoGen Script (the default, except for .hs files). No doc comments here: clap would switch
+    // every command's help to its long layout to list them.
     Ggs,
-    /// Height-Slang, picogen's mkheightmap language (the default for .hs files).
+    // Height-Slang, picogen's mkheightmap language (the default for .hs files).
     #[value(name = "hs", alias = "height-slang")]
     HeightSlang,
 }
@@ -196,11 +197,10 @@ pub struct ScriptArgs {
     /// Render scale: 1 = one pixel per map unit, 0.5 = zoomed out twice.
     #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub scale: f64,
-    /// The script's language: ggs, or hs (Height-Slang; the default for .hs files).
+    /// The script's language: ggs (GeoGen Script), or hs (Height-Slang, the default for .hs files).
     #[arg(long, value_enum, value_name = "LANG")]
     pub lang: Option<Lang>,
-    /// Height-Slang only: `picogen-2008` gives the original's semantics where they differ from
-    /// the documented ones (docs/height-slang.md).
+    /// Height-Slang only: picogen-2008 for the original's semantics (docs/height-slang.md).
     #[arg(long, value_name = "DIALECT")]
     pub compat: Option<String>,
     #[command(flatten)]

@@ -162,13 +162,7 @@ pub fn info_line(image: &Image) -> String {
 
 /// The exports' clamp to [0, 1]; NaN passes (as in the original).
 fn clamp01(v: f64) -> f64 {
-    if v < 0.0 {
-        0.0
-    } else if v > 1.0 {
-        1.0
-    } else {
-        v
-    }
+    v.clamp(0.0, 1.0)
 }
 
 /// `-Et`: the text export.

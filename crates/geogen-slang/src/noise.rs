@@ -118,7 +118,7 @@ fn cosine_weight_unit(w: f64) -> f64 {
     {
         // cos(θ) = −sin(θ − π/2): with u = θ − π/2 (Cody-Waite, π/2 in two parts) the polynomial
         // only sees |u| ≤ π/2, where the Taylor series of sin to u^23 is exact to 1e-20.
-        const PIO2_HI: f64 = 1.570_796_326_794_896_6;
+        const PIO2_HI: f64 = std::f64::consts::FRAC_PI_2;
         const PIO2_LO: f64 = 6.123_233_995_736_766e-17;
         let u = (PI_F32 * w - PIO2_HI) - PIO2_LO;
         let z = u * u;
@@ -222,7 +222,7 @@ impl Lattice {
     #[inline]
     pub fn sample(&self, s: f64, t: f64) -> f64 {
         if self.filter == Filter::Nearest {
-            if !self.quirks && !(s.is_finite() && t.is_finite()) {
+            if !self.quirks && (!s.is_finite() || !t.is_finite()) {
                 return f64::NAN;
             }
             return self.tables.lattice(self.nearest_index(s), self.nearest_index(t));
