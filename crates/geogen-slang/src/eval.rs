@@ -254,6 +254,10 @@ pub struct Program {
     passthrough: Option<usize>,
     cost: u64,
     may_fail: bool,
+    /// Functions in the program, its parameter programs' included.
+    function_count: usize,
+    /// Whether its functions keep row caches (few enough of them, see `noise`).
+    caching: bool,
 }
 
 /// One stack frame of the scalar machine.
@@ -312,7 +316,10 @@ impl Program {
             Val::Reg(r, false) if (r as usize) < arity => (None, Some(r as usize), r),
             Val::Reg(r, _) => (None, None, r),
         };
+        let function_count: usize = lowerer.functions.iter().map(|f| f.function_count()).sum();
         Ok(Program {
+            function_count,
+            caching: function_count <= crate::noise::MAX_CACHING_FUNCTIONS,
             arity,
             dialect: options.dialect,
             limits: options.limits.clone(),
@@ -370,6 +377,11 @@ impl Program {
         self.constant
     }
 
+    /// Configurable functions in the program (its parameter programs' included).
+    pub fn function_count(&self) -> usize {
+        self.function_count
+    }
+
     /// Whether the program is `x`.
     pub fn is_identity(&self) -> bool {
         self.passthrough == Some(0)
@@ -388,7 +400,7 @@ impl Program {
             row_y: Vec::new(),
             stack: Vec::new(),
             frames: Vec::new(),
-            functions: self.functions.iter().map(|f| f.workspace()).collect(),
+            functions: self.functions.iter().map(|f| f.workspace(self.caching)).collect(),
         }
     }
 

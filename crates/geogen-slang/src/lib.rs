@@ -41,7 +41,8 @@ pub fn compile(text: &str, options: &Options) -> Result<Program, Diagnostic> {
 /// Compiles a program of `arity` variables (1: `x` only, as persistence and level functions; 2:
 /// `x` and `y`). Checks the per-point cost against `options.limits.max_point_ops` (GGE7209).
 pub fn compile_with_arity(text: &str, arity: usize, options: &Options) -> Result<Program, Diagnostic> {
-    let program = syntax::compile_range(text, 0..text.len(), arity.clamp(1, 2), options, 0)?;
+    let functions = std::cell::Cell::new(0);
+    let program = syntax::compile_range(text, 0..text.len(), arity.clamp(1, 2), options, 0, &functions)?;
     let limit = options.limits.max_point_ops;
     if program.cost() > limit {
         let span = eval::costliest(program.ast(), limit).unwrap_or(program.ast().span);

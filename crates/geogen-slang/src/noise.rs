@@ -315,12 +315,18 @@ pub struct FunctionWorkspace {
     nested: Vec<Workspace>,
     /// Which block of a row this call evaluates (set by the caller), for [`XCache`].
     pub(crate) slot: usize,
+    /// Whether this function may cache (its program has few enough functions).
+    caching: bool,
     /// Per block of a row: the x part of every octave, reused by the next rows.
     xcache: Vec<XCache>,
 }
 
-/// Blocks per row whose x part is cached (rows up to 32 × 256 = 8192 points).
+/// Blocks per row whose x part is cached (rows up to 32 × 256 = 8192 points), and octaves per
+/// function: with at most [`MAX_CACHING_FUNCTIONS`] caching functions in a program, a thread's
+/// caches stay under 40 MB whatever the program (about 5 KB per block and octave).
 const CACHED_SLOTS: usize = 32;
+const CACHED_OCTAVES: usize = 16;
+pub(crate) const MAX_CACHING_FUNCTIONS: usize = 16;
 
 /// The part of the noise that depends only on the first coordinate `a`, for one block: every
 /// row of a grid has the same x values, so each octave's corners and weights are computed once
@@ -380,7 +386,7 @@ impl FunctionWorkspace {
     /// interpolating filter; resets the block's entry when its `a` changed.
     fn use_xcache(&mut self, lattice: &Lattice, a: &[f64], b: &[f64]) -> bool {
         let uniform = b.first().is_some_and(|b0| b.iter().all(|v| v.to_bits() == b0.to_bits()));
-        if !uniform || a.len() < 32 || self.slot >= CACHED_SLOTS || lattice.filter == Filter::Nearest {
+        if !self.caching || !uniform || a.len() < 32 || self.slot >= CACHED_SLOTS || lattice.filter == Filter::Nearest {
             return false;
         }
         if self.xcache.len() <= self.slot {
@@ -442,8 +448,9 @@ impl Function {
         }
     }
 
-    pub fn workspace(&self) -> FunctionWorkspace {
+    pub fn workspace(&self, caching: bool) -> FunctionWorkspace {
         FunctionWorkspace {
+            caching,
             bufs: Vec::new(),
             columns: Box::new([0.0; 256]),
             nested: self.programs().iter().map(|p| p.workspace()).collect(),
@@ -463,6 +470,11 @@ impl Function {
             Function::Noise { .. } => 12,
             Function::Layers { octaves, base } => octaves_cost(octaves, 4u64.saturating_add(base.cost())),
         }
+    }
+
+    /// Configurable functions in it, its parameter programs' included.
+    pub fn function_count(&self) -> usize {
+        1 + self.programs().iter().map(|p| p.function_count()).sum::<usize>()
     }
 
     /// Whether evaluating it can fail (a nested program recurses).
@@ -496,7 +508,7 @@ impl Function {
             Function::LayeredNoise { lattice, octaves, .. } => {
                 let cached = ws.use_xcache(lattice, a, b);
                 octave_loop(octaves, a, b, out, ws, |k, s, t, z, ws| {
-                    if cached {
+                    if cached && k < CACHED_OCTAVES {
                         ws.sample_cached(lattice, k, s, t[0], z);
                     } else {
                         lattice.sample_lanes(s, t, z, &mut ws.columns);

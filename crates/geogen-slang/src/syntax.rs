@@ -4,6 +4,7 @@
 //! `(sinx)` is `sin(x)`; numbers, names and parameter values are read as consecutive characters.
 //! The first error stops the parse, with a code, a span and a hint.
 
+use std::cell::Cell;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -69,7 +70,14 @@ struct Parser<'s> {
     arity: usize,
     options: &'s Options,
     depth: usize,
+    /// Configurable functions built so far in the whole program (parameter programs included).
+    functions: &'s Cell<u64>,
 }
+
+/// Each configurable function costs at least this many operations per point (one noise sample),
+/// so a program may hold at most `max_point_ops / MIN_FUNCTION_COST` of them: checked while
+/// parsing, before their tables take memory.
+pub(crate) const MIN_FUNCTION_COST: u64 = 12;
 
 /// Parses and lowers the program in `text[range]` with `arity` variables; `depth` is the nesting
 /// already used by enclosing programs.
@@ -79,8 +87,10 @@ pub(crate) fn compile_range(
     arity: usize,
     options: &Options,
     depth: usize,
+    functions: &Cell<u64>,
 ) -> Result<Program, Diagnostic> {
-    let mut parser = Parser { text, pos: range.start, end: range.end.min(text.len()), arity, options, depth };
+    let mut parser =
+        Parser { text, pos: range.start, end: range.end.min(text.len()), arity, options, depth, functions };
     parser.skip_ws();
     if parser.pos >= parser.end {
         let span = Span::new(range.start as u32, parser.end as u32);
@@ -526,8 +536,23 @@ impl<'s> Parser<'s> {
             params.push(RawParam { name: pname, name_span: name_span_p, value: value_start..self.pos });
             self.pos += 1;
         }
+        let built = self.functions.get() + 1;
+        let most = self.options.limits.max_point_ops / MIN_FUNCTION_COST;
+        if built > most {
+            return Err(Diagnostic::at(
+                codes::GGE7209,
+                name_span,
+                format!(
+                    "the program has more than {most} configurable functions, more than one point's budget of {} operations allows",
+                    self.options.limits.max_point_ops
+                ),
+            )
+            .with_hint("use fewer configurable functions"));
+        }
+        self.functions.set(built);
         let function = {
-            let mut ctx = Nested { text: self.text, options: self.options, depth: self.depth };
+            let mut ctx =
+                Nested { text: self.text, options: self.options, depth: self.depth, functions: self.functions };
             noise::build(&name, name_span, &params, &mut ctx)?
         };
         let mut operands = Vec::with_capacity(2);
@@ -582,6 +607,7 @@ struct Nested<'s> {
     text: &'s str,
     options: &'s Options,
     depth: usize,
+    functions: &'s Cell<u64>,
 }
 
 impl ParamContext for Nested<'_> {
@@ -594,11 +620,11 @@ impl ParamContext for Nested<'_> {
     }
 
     fn program(&mut self, param: &RawParam, arity: usize) -> Result<Arc<Program>, Diagnostic> {
-        compile_range(self.text, param.value.clone(), arity, self.options, self.depth + 1).map(Arc::new)
+        compile_range(self.text, param.value.clone(), arity, self.options, self.depth + 1, self.functions).map(Arc::new)
     }
 
     fn default_program(&mut self, text: &str, arity: usize) -> Result<Arc<Program>, Diagnostic> {
-        compile_range(text, 0..text.len(), arity, self.options, self.depth + 1).map(Arc::new)
+        compile_range(text, 0..text.len(), arity, self.options, self.depth + 1, self.functions).map(Arc::new)
     }
 }
 

@@ -401,3 +401,31 @@ fn one_variable_programs() {
     assert_eq!(p.eval_point(&[2.0]), Ok(6.0));
     assert!(compile_with_arity("y", 1, &Options::default()).is_err());
 }
+
+/// `(+ f (+ f ...))` as a balanced tree of `count` copies of `leaf`.
+fn tree_of(leaf: &str, count: usize) -> String {
+    if count == 1 {
+        leaf.to_string()
+    } else {
+        format!("(+ {} {})", tree_of(leaf, count / 2), tree_of(leaf, count - count / 2))
+    }
+}
+
+#[test]
+fn many_configurable_functions_are_bounded_before_their_tables_are_built() {
+    // 100 000 operations per point allow 8333 functions; a wide tree of them is refused early.
+    let e = compile(&tree_of("([2 Noise seed(7)] x y)", 20_000), &Options::default()).unwrap_err();
+    assert_eq!(e.code.to_string(), "GGE7209");
+    // Beyond 16 functions the row cache is off; the values are the same.
+    let program = compile(&tree_of("([2 LayeredNoise layercount(2)] x y)", 20), &Options::default()).unwrap();
+    assert_eq!(program.function_count(), 20);
+    let xs: Vec<f64> = (0..300).map(|i| f64::from(i) / 300.0).collect();
+    let mut row = vec![0.0; xs.len()];
+    let mut ws = program.workspace();
+    for y in [0.25, 0.5] {
+        program.eval_row(&xs, y, &mut row, &mut ws).unwrap();
+        for i in [0, 150, 299] {
+            assert_eq!(row[i].to_bits(), program.eval_point(&[xs[i], y]).unwrap().to_bits());
+        }
+    }
+}
