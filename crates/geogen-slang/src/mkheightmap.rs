@@ -42,6 +42,10 @@ impl Default for Settings {
 /// pixel), and each pixel costs `a²` evaluations.
 pub const MAX_PIXELS: u64 = 1 << 26;
 pub const MAX_ANTIALIAS: u32 = 64;
+/// Sub-samples in one row (W·a; each rendering task holds a row of them) and in the whole image
+/// (W·H·a², the evaluations).
+pub const MAX_ROW_SAMPLES: u64 = 1 << 22;
+pub const MAX_SAMPLES: u64 = 1 << 32;
 
 /// The computed image: rows from the top of the picture (the largest y first).
 #[derive(Clone, Debug, PartialEq)]
@@ -73,6 +77,16 @@ pub fn check(settings: &Settings) -> Result<(), String> {
     }
     if settings.antialias == 0 || settings.antialias > MAX_ANTIALIAS {
         return Err(format!("the anti-aliasing must be from 1 to {MAX_ANTIALIAS}, not {}", settings.antialias));
+    }
+    let row = u64::from(settings.width) * u64::from(settings.antialias);
+    if row > MAX_ROW_SAMPLES {
+        return Err(format!(
+            "{} pixels wide with {}x{} anti-aliasing is {row} samples per row, more than the limit of {MAX_ROW_SAMPLES}",
+            settings.width, settings.antialias, settings.antialias
+        ));
+    }
+    if pixels.saturating_mul(u64::from(settings.antialias) * u64::from(settings.antialias)) > MAX_SAMPLES {
+        return Err(format!("the image and anti-aliasing need more than {MAX_SAMPLES} evaluations"));
     }
     if !settings.domain.is_finite() {
         return Err("the domain width must be a finite number".into());
@@ -244,6 +258,23 @@ mod tests {
         normalize(&mut flat);
         assert_eq!(flat.values, [0.0; 4]);
         assert_eq!(info_line(&flat), "info:min..max:0..0");
+    }
+
+    #[test]
+    fn huge_requests_are_refused_before_any_work() {
+        let ok = Settings { width: 512, height: 512, antialias: 4, domain: 1.0 };
+        assert_eq!(check(&ok), Ok(()));
+        for bad in [
+            Settings { width: 0, ..ok.clone() },
+            Settings { width: 1 << 20, height: 1 << 20, ..ok.clone() },
+            Settings { antialias: 0, ..ok.clone() },
+            Settings { antialias: 65, ..ok.clone() },
+            Settings { width: 1 << 20, height: 1, antialias: 64, ..ok.clone() },
+            Settings { width: 8192, height: 8192, antialias: 64, ..ok.clone() },
+            Settings { domain: f64::NAN, ..ok.clone() },
+        ] {
+            assert!(check(&bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]
