@@ -96,6 +96,9 @@ pub enum SlangCommand {
         /// Nested `self` calls allowed (default 1000; GGE7301).
         #[arg(long = "max-call-depth", value_name = "N")]
         max_call_depth: Option<usize>,
+        /// Operations one point may cost (default 100000; GGE7209, GGE7302).
+        #[arg(long = "max-point-ops", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_point_ops: Option<u64>,
     },
 }
 

@@ -62,11 +62,13 @@ pub fn compile_in(language: Language, name: &str, bytes: &[u8], options: &Compil
 
 pub fn slang(command: &SlangCommand) -> Result<ExitCode, CliError> {
     match command {
-        SlangCommand::Eval { program, at, compat, max_call_depth } => {
+        SlangCommand::Eval { program, at, compat, max_call_depth, max_point_ops } => {
             let dialect = parse_dialect(compat.as_deref())?;
+            let defaults = Limits::default();
             let limits = Limits {
-                max_self_depth: max_call_depth.unwrap_or(Limits::default().max_self_depth),
-                ..Limits::default()
+                max_self_depth: max_call_depth.unwrap_or(defaults.max_self_depth),
+                max_point_ops: max_point_ops.unwrap_or(defaults.max_point_ops),
+                ..defaults
             };
             let options = Options { dialect, limits };
             let file = SourceFile::new("<program>", program.as_str());
@@ -96,6 +98,7 @@ pub struct MkHeightmap {
     pub force: bool,
     pub dialect: Dialect,
     pub max_self_depth: Option<usize>,
+    pub max_point_ops: Option<u64>,
     pub help: bool,
 }
 
@@ -117,6 +120,7 @@ usage: geogen mkheightmap -Lhs PROGRAM [-w W] [-h H] [-a N] [-W S] [-n] [-i] [-E
   -f, --force-overwrite           replace existing files
   --compat picogen-2008           the original's semantics where they differ from the documented ones
   --max-call-depth N              nested self calls allowed at one point (default 1000; GGE7301)
+  --max-point-ops N               operations one point may cost (default 100000; GGE7209, GGE7302)
   --help, -?, ?                   this help
 
 Pixel (px, py) samples x = S*px/W, y = S*py/W with py counted from the bottom row (y is up).
@@ -158,6 +162,7 @@ pub fn parse_mkheightmap(args: &[String]) -> Result<MkHeightmap, String> {
         force: false,
         dialect: Dialect::Documented,
         max_self_depth: None,
+        max_point_ops: None,
         help: false,
     };
     let mut i = 0;
@@ -190,6 +195,10 @@ pub fn parse_mkheightmap(args: &[String]) -> Result<MkHeightmap, String> {
             "--max-call-depth" => {
                 m.max_self_depth = Some(digits(flag, option_value(args, &mut i, flag)?)? as usize);
             }
+            "--max-point-ops" => {
+                let n = digits(flag, option_value(args, &mut i, flag)?)?;
+                m.max_point_ops = Some(u64::from(n.max(1)));
+            }
             "--help" | "-?" | "?" => m.help = true,
             "-p" | "--preview" | "-l" | "--preview-water-level" | "-s" | "--shader" => {
                 return Err(format!(
@@ -220,6 +229,9 @@ pub fn mkheightmap_command(args: &[String]) -> Result<ExitCode, CliError> {
     let mut limits = Limits::default();
     if let Some(depth) = m.max_self_depth {
         limits.max_self_depth = depth;
+    }
+    if let Some(ops) = m.max_point_ops {
+        limits.max_point_ops = ops;
     }
     let file = SourceFile::new("-Lhs", program);
     let compiled = geogen_slang::compile(program, &Options { dialect: m.dialect, limits })
