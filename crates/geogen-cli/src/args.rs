@@ -93,10 +93,10 @@ pub enum SlangCommand {
         /// `picogen-2008`: the original's semantics where they differ from the documented ones.
         #[arg(long, value_name = "DIALECT")]
         compat: Option<String>,
-        /// Nested `self` calls allowed (default 1000; GGE7301).
+        /// Nested `self` calls allowed (default 1000; GGE8301).
         #[arg(long = "max-call-depth", value_name = "N")]
         max_call_depth: Option<usize>,
-        /// Operations one point may cost (default 100000; GGE7209, GGE7302).
+        /// Operations one point may cost (default 100000; GGE8209, GGE8302).
         #[arg(long = "max-point-ops", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         max_point_ops: Option<u64>,
     },

@@ -119,8 +119,8 @@ usage: geogen mkheightmap -Lhs PROGRAM [-w W] [-h H] [-a N] [-W S] [-n] [-i] [-E
   -En, --ExportName NAME          output base name (default mkheightmap-out)
   -f, --force-overwrite           replace existing files
   --compat picogen-2008           the original's semantics where they differ from the documented ones
-  --max-call-depth N              nested self calls allowed at one point (default 1000; GGE7301)
-  --max-point-ops N               operations one point may cost (default 100000; GGE7209, GGE7302)
+  --max-call-depth N              nested self calls allowed at one point (default 1000; GGE8301)
+  --max-point-ops N               operations one point may cost (default 100000; GGE8209, GGE8302)
   --help, -?, ?                   this help
 
 Pixel (px, py) samples x = S*px/W, y = S*py/W with py counted from the bottom row (y is up).

@@ -112,7 +112,7 @@ fn mkheightmap_errors() {
     assert_eq!(o.status.code(), Some(2));
     let o = run(&["mkheightmap", "-Lhs", "(+ 1", "-Et"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("GGE7105") && stderr(&o).contains("-Lhs:1:5"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("GGE8105") && stderr(&o).contains("-Lhs:1:5"), "{}", stderr(&o));
     let o = run(&["mkheightmap", "-Lhs", "x", "-a", "0"]);
     assert_eq!(o.status.code(), Some(2));
     let o = run(&["mkheightmap", "--help"]);
@@ -140,10 +140,10 @@ fn slang_eval_prints_the_shortest_round_trip() {
     assert_eq!(stdout(&eval(&["(/ 0 0)", "--at", "0,0"])), "nan\n");
     let o = eval(&["(sinus x)", "--at", "0,0"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("GGE7108") && stderr(&o).contains("<program>:1:5") && stderr(&o).contains("hint"));
+    assert!(stderr(&o).contains("GGE8108") && stderr(&o).contains("<program>:1:5") && stderr(&o).contains("hint"));
     let o = eval(&["(? (< x 0) 0 (+ 1 (self (- x 1) y)))", "--at", "5,0", "--max-call-depth", "3"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("GGE7301"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("GGE8301"), "{}", stderr(&o));
     assert_eq!(eval(&["x", "--at", "0,0", "--compat", "nope"]).status.code(), Some(2));
 }
 
@@ -158,7 +158,7 @@ fn hs_files_check_render_and_tile_like_scripts() {
     assert_eq!(run(&["check", "t.hs"]).status.code(), Some(0));
     let o = run(&["check", "bad.hs"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("bad.hs:2:7") && stderr(&o).contains("GGE7108"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("bad.hs:2:7") && stderr(&o).contains("GGE8108"), "{}", stderr(&o));
     // Whole render vs tiles: the same bytes (r16 is raw, so files can be compared by pixel).
     let o = run(&[
         "render",

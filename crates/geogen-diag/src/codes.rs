@@ -1,8 +1,8 @@
 //! The one table of GGE error codes.
 //!
 //! Codes of the original GeoGen keep their numbers (1xxx compiler, 2xxx runtime, 3xxx renderer, 4xxx
-//! API and host, 5xxx internal, 6000 user error, 7xxx Height-Slang (new in geogen: 71xx syntax,
-//! 72xx configurable functions, 73xx evaluation, 74xx the Height-Slang and picogen-noise operations),
+//! API and host, 5xxx internal, 6000 user error, 8xxx Height-Slang (new in geogen: 81xx syntax,
+//! 82xx configurable functions, 83xx evaluation, 84xx the Height-Slang and picogen-noise operations),
 //! 9000 test assertion). Conditions the original did not
 //! have get new numbers in the same families; they are marked `new` in the table.
 
@@ -166,30 +166,30 @@ codes! {
     GGE5000 = 5000, "InternalError", Internal, false, "An internal error in geogen (a bug: please report it).";
     GGE5001 = 5001, "IntermediateCode", Internal, false, "Inconsistent intermediate code (a compiler bug: please report it).";
     GGE6000 = 6000, "UserError", User, false, "The script called TriggerError.";
-    GGE7101 = 7101, "HsUnknownToken", Parser, true, "Height-Slang: a character that cannot start an operand here (a number, x/y..., or `(`).";
-    GGE7102 = 7102, "HsInvalidNumber", Parser, true, "Height-Slang: a `-` sign not followed by digits or `.` (`-x` is not a number; write `(neg x)`).";
-    GGE7103 = 7103, "HsTooManyDots", Parser, true, "Height-Slang: a number with more than one `.`.";
-    GGE7104 = 7104, "HsEmptyProgram", Parser, true, "Height-Slang: an empty (or whitespace-only) program or parameter program.";
-    GGE7105 = 7105, "HsMissingOperand", Parser, true, "Height-Slang: a form ends (`)` or the end of the text) before all its operands were given.";
-    GGE7106 = 7106, "HsMissingCloseParen", Parser, true, "Height-Slang: a form has all its operands but is not closed by `)` (an extra operand, or the text ends).";
-    GGE7107 = 7107, "HsUnknownOperation", Parser, true, "Height-Slang: an operator name that is not one of + - * / ^ = <> < <= > >= and or xor min max delta inv sin cos floor abs trunc frac neg not sqrt ? if lerp self.";
-    GGE7108 = 7108, "HsUndeclaredVariable", Parser, true, "Height-Slang: a variable the program does not have (a height map has x and y; persistence and level functions only x).";
-    GGE7109 = 7109, "HsSelfArity", Parser, true, "Height-Slang: `self` with another number of arguments than the program has.";
-    GGE7110 = 7110, "HsNestingTooDeep", Parser, true, "Height-Slang: forms (and parameter programs) nested deeper than the nesting limit.";
-    GGE7111 = 7111, "HsInfiniteRecursion", Compiler, true, "Height-Slang: a `self` call that every evaluation reaches (no `?`, `if`, `and` or `or` guards it), so the recursion never ends.";
-    GGE7201 = 7201, "HsConfigurableArity", Parser, true, "Height-Slang: a configurable function `[N Name ...]` whose arity N is not 2 (or, in the picogen-2008 dialect, is missing).";
-    GGE7202 = 7202, "HsMissingBracket", Parser, true, "Height-Slang: a configurable function's `[...` is not closed by `]`.";
-    GGE7203 = 7203, "HsBadParameterName", Parser, true, "Height-Slang: a configurable function's parameter name is missing or not alphanumeric.";
-    GGE7204 = 7204, "HsMissingParameterValue", Parser, true, "Height-Slang: a configurable function's parameter name not followed by `(value)`.";
-    GGE7205 = 7205, "HsUnclosedParameterValue", Parser, true, "Height-Slang: a parameter value whose `(` has no balancing `)`.";
-    GGE7206 = 7206, "HsUnknownConfigurableFunction", Compiler, true, "Height-Slang: a configurable function other than LayeredNoise, Noise and Layers.";
-    GGE7207 = 7207, "HsUnknownParameters", Compiler, true, "Height-Slang: parameters the configurable function does not have (all of them are listed).";
-    GGE7208 = 7208, "HsInvalidParameterValue", Compiler, true, "Height-Slang: a parameter value that is not a number of the right kind, or an unknown filter.";
-    GGE7209 = 7209, "HsPointCostTooHigh", Compiler, true, "Height-Slang: evaluating one point would take more operations than the limit (e.g. a huge layercount).";
-    GGE7301 = 7301, "HsSelfDepthExceeded", Runtime, true, "Height-Slang: `self` recursion deeper than the depth limit at some point.";
-    GGE7302 = 7302, "HsPointBudgetExceeded", Runtime, true, "Height-Slang: a recursive program took more operations at one point than the per-point limit.";
-    GGE7401 = 7401, "HsArgumentOutOfRange", Runtime, true, "A Height-Slang or picogen-noise operation argument outside its range (unit size, frequency, layer count, seed).";
-    GGE7402 = 7402, "UnknownChoice", Runtime, true, "A String argument that is none of the names the operation accepts (a Height-Slang dialect, a noise filter).";
+    GGE8101 = 8101, "HsUnknownToken", Parser, true, "Height-Slang: a character that cannot start an operand here (a number, x/y..., or `(`).";
+    GGE8102 = 8102, "HsInvalidNumber", Parser, true, "Height-Slang: a `-` sign not followed by digits or `.` (`-x` is not a number; write `(neg x)`).";
+    GGE8103 = 8103, "HsTooManyDots", Parser, true, "Height-Slang: a number with more than one `.`.";
+    GGE8104 = 8104, "HsEmptyProgram", Parser, true, "Height-Slang: an empty (or whitespace-only) program or parameter program.";
+    GGE8105 = 8105, "HsMissingOperand", Parser, true, "Height-Slang: a form ends (`)` or the end of the text) before all its operands were given.";
+    GGE8106 = 8106, "HsMissingCloseParen", Parser, true, "Height-Slang: a form has all its operands but is not closed by `)` (an extra operand, or the text ends).";
+    GGE8107 = 8107, "HsUnknownOperation", Parser, true, "Height-Slang: an operator name that is not one of + - * / ^ = <> < <= > >= and or xor min max delta inv sin cos floor abs trunc frac neg not sqrt ? if lerp self.";
+    GGE8108 = 8108, "HsUndeclaredVariable", Parser, true, "Height-Slang: a variable the program does not have (a height map has x and y; persistence and level functions only x).";
+    GGE8109 = 8109, "HsSelfArity", Parser, true, "Height-Slang: `self` with another number of arguments than the program has.";
+    GGE8110 = 8110, "HsNestingTooDeep", Parser, true, "Height-Slang: forms (and parameter programs) nested deeper than the nesting limit.";
+    GGE8111 = 8111, "HsInfiniteRecursion", Compiler, true, "Height-Slang: a `self` call that every evaluation reaches (no `?`, `if`, `and` or `or` guards it), so the recursion never ends.";
+    GGE8201 = 8201, "HsConfigurableArity", Parser, true, "Height-Slang: a configurable function `[N Name ...]` whose arity N is not 2 (or, in the picogen-2008 dialect, is missing).";
+    GGE8202 = 8202, "HsMissingBracket", Parser, true, "Height-Slang: a configurable function's `[...` is not closed by `]`.";
+    GGE8203 = 8203, "HsBadParameterName", Parser, true, "Height-Slang: a configurable function's parameter name is missing or not alphanumeric.";
+    GGE8204 = 8204, "HsMissingParameterValue", Parser, true, "Height-Slang: a configurable function's parameter name not followed by `(value)`.";
+    GGE8205 = 8205, "HsUnclosedParameterValue", Parser, true, "Height-Slang: a parameter value whose `(` has no balancing `)`.";
+    GGE8206 = 8206, "HsUnknownConfigurableFunction", Compiler, true, "Height-Slang: a configurable function other than LayeredNoise, Noise and Layers.";
+    GGE8207 = 8207, "HsUnknownParameters", Compiler, true, "Height-Slang: parameters the configurable function does not have (all of them are listed).";
+    GGE8208 = 8208, "HsInvalidParameterValue", Compiler, true, "Height-Slang: a parameter value that is not a number of the right kind, or an unknown filter.";
+    GGE8209 = 8209, "HsPointCostTooHigh", Compiler, true, "Height-Slang: evaluating one point would take more operations than the limit (e.g. a huge layercount).";
+    GGE8301 = 8301, "HsSelfDepthExceeded", Runtime, true, "Height-Slang: `self` recursion deeper than the depth limit at some point.";
+    GGE8302 = 8302, "HsPointBudgetExceeded", Runtime, true, "Height-Slang: a recursive program took more operations at one point than the per-point limit.";
+    GGE8401 = 8401, "HsArgumentOutOfRange", Runtime, true, "A Height-Slang or picogen-noise operation argument outside its range (unit size, frequency, layer count, seed).";
+    GGE8402 = 8402, "UnknownChoice", Runtime, true, "A String argument that is none of the names the operation accepts (a Height-Slang dialect, a noise filter).";
     GGE9000 = 9000, "AssertionFailed", Test, false, "An AssertEquals in a test script failed.";
 }
 

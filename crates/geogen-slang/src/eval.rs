@@ -9,8 +9,8 @@
 //! Programs that can recurse (a `self` call, or a parameter program of a configurable function
 //! that recurses) run in **scalar mode**: per point, on an explicit stack of frames (no Rust
 //! recursion, so the depth limit is the only bound), with `?`, `if`, `and` and `or` lazy, as the
-//! original evaluates them. Each point's evaluation is bounded by the self-depth limit (GGE7301)
-//! and by an operation budget (GGE7302), and both are properties of the point alone, so a tile
+//! original evaluates them. Each point's evaluation is bounded by the self-depth limit (GGE8301)
+//! and by an operation budget (GGE8302), and both are properties of the point alone, so a tile
 //! fails exactly where a larger render fails.
 //!
 //! Both modes call the same scalar functions ([`crate::ops`]) and the same noise kernels, so a
@@ -35,11 +35,11 @@ const MAX_HOISTED_CONSTANTS: usize = 64;
 /// The bounds on one program's compilation and evaluation (spec §6: every limit configurable).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// Nested `self` calls at one point (GGE7301). The original had none and crashed.
+    /// Nested `self` calls at one point (GGE8301). The original had none and crashed.
     pub max_self_depth: usize,
-    /// Operations one point may cost (GGE7209 when known statically, GGE7302 for recursion).
+    /// Operations one point may cost (GGE8209 when known statically, GGE8302 for recursion).
     pub max_point_ops: u64,
-    /// Nesting of forms and parameter programs (GGE7110).
+    /// Nesting of forms and parameter programs (GGE8110).
     pub max_nesting: usize,
 }
 
@@ -290,7 +290,7 @@ impl Program {
         if has_self {
             if let Some(span) = unguarded_self(&ast) {
                 return Err(Diagnostic::at(
-                    codes::GGE7111,
+                    codes::GGE8111,
                     span,
                     "this `self` call is reached by every evaluation, so the recursion never ends",
                 )
@@ -555,7 +555,7 @@ impl Program {
             if ops > budget {
                 let site = frames.last().map(|f| f.site).unwrap_or(0);
                 return Err(EvalError {
-                    code: codes::GGE7302,
+                    code: codes::GGE8302,
                     message: format!("this recursion took more than {budget} operations at one point"),
                     span: self.self_sites.get(site as usize).copied(),
                     hint: Some("the recursion branches too much or runs too deep; make it terminate sooner".into()),
@@ -596,7 +596,7 @@ impl Program {
                 Instr::SelfCall { dst, args, site } => {
                     if frames.len() >= self.limits.max_self_depth {
                         return Err(EvalError {
-                            code: codes::GGE7301,
+                            code: codes::GGE8301,
                             message: format!(
                                 "`self` recursion deeper than the limit of {} nested calls",
                                 self.limits.max_self_depth

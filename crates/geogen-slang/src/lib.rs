@@ -6,7 +6,7 @@
 //! let h = program.eval_point(&[0.25, 0.75])?;
 //! ```
 //!
-//! * [`syntax`]: the hand-written, character-level parser (every error a GGE71xx/72xx
+//! * [`syntax`]: the hand-written, character-level parser (every error a GGE81xx/82xx
 //!   diagnostic with a span and a hint).
 //! * [`ast`]: the tree; [`ops`]: what each operator computes.
 //! * [`noise`]: picogen's value noise (MT19937 tables, lattice, filters) and the configurable
@@ -39,7 +39,7 @@ pub fn compile(text: &str, options: &Options) -> Result<Program, Diagnostic> {
 }
 
 /// Compiles a program of `arity` variables (1: `x` only, as persistence and level functions; 2:
-/// `x` and `y`). Checks the per-point cost against `options.limits.max_point_ops` (GGE7209).
+/// `x` and `y`). Checks the per-point cost against `options.limits.max_point_ops` (GGE8209).
 pub fn compile_with_arity(text: &str, arity: usize, options: &Options) -> Result<Program, Diagnostic> {
     let functions = std::cell::Cell::new(0);
     let program = syntax::compile_range(text, 0..text.len(), arity.clamp(1, 2), options, 0, &functions)?;
@@ -47,7 +47,7 @@ pub fn compile_with_arity(text: &str, arity: usize, options: &Options) -> Result
     if program.cost() > limit {
         let span = eval::costliest(program.ast(), limit).unwrap_or(program.ast().span);
         return Err(Diagnostic::at(
-            geogen_diag::codes::GGE7209,
+            geogen_diag::codes::GGE8209,
             span,
             format!("one point of this program costs {} operations, more than the limit of {limit}", program.cost()),
         )

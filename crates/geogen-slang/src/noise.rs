@@ -648,7 +648,7 @@ pub fn build(
         "Noise" => NOISE_PARAMS,
         "Layers" => LAYERS_PARAMS,
         _ => {
-            return Err(Diagnostic::at(codes::GGE7206, name_span, format!("unknown configurable function: '{name}'"))
+            return Err(Diagnostic::at(codes::GGE8206, name_span, format!("unknown configurable function: '{name}'"))
                 .with_hint("the configurable functions are LayeredNoise, Noise and Layers (names are case-sensitive)"))
         }
     };
@@ -663,7 +663,7 @@ pub fn build(
     if let Some(first) = unknown.first() {
         let list: Vec<String> = unknown.iter().map(|p| format!("'{}'", p.name)).collect();
         return Err(Diagnostic::at(
-            codes::GGE7207,
+            codes::GGE8207,
             first.name_span,
             format!("the following parameters do not exist for '{name}': {}", list.join(", ")),
         )
@@ -692,7 +692,7 @@ pub fn build(
             let trimmed = value.trim();
             Filter::from_name(trimmed).ok_or_else(|| {
                 Diagnostic::at(
-                    codes::GGE7208,
+                    codes::GGE8208,
                     p.value_span(),
                     format!("unknown filter type for '{}': '{trimmed}'", p.name),
                 )
@@ -727,7 +727,7 @@ pub fn build(
 }
 
 fn bad_value(p: &RawParam, why: &str, dialect: Dialect) -> Diagnostic {
-    let d = Diagnostic::at(codes::GGE7208, p.value_span(), format!("bad value for parameter '{}': {why}", p.name));
+    let d = Diagnostic::at(codes::GGE8208, p.value_span(), format!("bad value for parameter '{}': {why}", p.name));
     match dialect {
         Dialect::Documented => d.with_hint(
             "write a plain number, e.g. frequency(4) or seed(7); the original silently read such a value as 0 \

@@ -94,7 +94,7 @@ pub(crate) fn compile_range(
     parser.skip_ws();
     if parser.pos >= parser.end {
         let span = Span::new(range.start as u32, parser.end as u32);
-        return Err(Diagnostic::at(codes::GGE7104, span, "the program is empty").with_hint(if depth == 0 {
+        return Err(Diagnostic::at(codes::GGE8104, span, "the program is empty").with_hint(if depth == 0 {
             "write an expression, e.g. (* 0.5 x)"
         } else {
             "write an expression between the parentheses, e.g. persistence(0.5)"
@@ -142,7 +142,7 @@ impl<'s> Parser<'s> {
         self.skip_ws();
         let start = self.pos;
         let Some(b) = self.byte() else {
-            return Err(Diagnostic::at(codes::GGE7105, self.at_end(), "the program ends where an operand should be")
+            return Err(Diagnostic::at(codes::GGE8105, self.at_end(), "the program ends where an operand should be")
                 .with_hint("every operator takes a fixed number of operands: (+ a b), (sin a), (? c a b)"));
         };
         match b {
@@ -153,7 +153,7 @@ impl<'s> Parser<'s> {
                 self.number(start, true)
             }
             b'(' => self.form(start),
-            b')' => Err(Diagnostic::at(codes::GGE7105, self.char_here().1, "an operand is missing before this `)`")
+            b')' => Err(Diagnostic::at(codes::GGE8105, self.char_here().1, "an operand is missing before this `)`")
                 .with_hint("every operator takes a fixed number of operands: (+ a b), (sin a), (? c a b)")),
             b'x' | b'y' | b'z' | b'u' | b'v' | b'w' => {
                 self.pos += 1;
@@ -162,7 +162,7 @@ impl<'s> Parser<'s> {
                     let has =
                         if self.arity == 1 { "only x (it is a persistence or level function)" } else { "only x and y" };
                     return Err(Diagnostic::at(
-                        codes::GGE7108,
+                        codes::GGE8108,
                         self.span(start),
                         format!("'{}' is not a variable of this program: it has {has}", b as char),
                     )
@@ -177,7 +177,7 @@ impl<'s> Parser<'s> {
                 let hint = self.unknown_token_hint(c);
                 let shown =
                     if c.is_control() || c.is_whitespace() { c.escape_debug().to_string() } else { c.to_string() };
-                Err(Diagnostic::at(codes::GGE7101, span, format!("token unknown: '{shown}'")).with_hint(hint))
+                Err(Diagnostic::at(codes::GGE8101, span, format!("token unknown: '{shown}'")).with_hint(hint))
             }
         }
     }
@@ -214,7 +214,7 @@ impl<'s> Parser<'s> {
         let digits = &self.text[digits_start..self.pos];
         if digits.is_empty() || digits == "." {
             return Err(Diagnostic::at(
-                codes::GGE7102,
+                codes::GGE8102,
                 if self.pos < self.end { self.span(start).to(self.char_here().1) } else { self.span(start) },
                 "invalid number: the `-` sign is not followed by digits",
             )
@@ -222,7 +222,7 @@ impl<'s> Parser<'s> {
         }
         if digits.bytes().filter(|&b| b == b'.').count() > 1 {
             return Err(Diagnostic::at(
-                codes::GGE7103,
+                codes::GGE8103,
                 self.span(start),
                 format!("too many dots in float-number: {digits}"),
             )
@@ -233,7 +233,7 @@ impl<'s> Parser<'s> {
             Ok(v) if v.is_infinite() => f64::MAX,
             Ok(v) => v,
             Err(_) => {
-                return Err(Diagnostic::at(codes::GGE7102, self.span(start), format!("invalid number: {digits}"))
+                return Err(Diagnostic::at(codes::GGE8102, self.span(start), format!("invalid number: {digits}"))
                     .with_hint("a number is digits with at most one `.`, e.g. 0.25"))
             }
         };
@@ -244,7 +244,7 @@ impl<'s> Parser<'s> {
         self.depth += 1;
         if self.depth > self.options.limits.max_nesting {
             return Err(Diagnostic::at(
-                codes::GGE7110,
+                codes::GGE8110,
                 Span::new(start as u32, (start + 1) as u32),
                 format!("forms are nested deeper than the limit of {} levels", self.options.limits.max_nesting),
             )
@@ -261,7 +261,7 @@ impl<'s> Parser<'s> {
         let head_start = self.pos;
         let Some(b) = self.byte() else {
             return Err(Diagnostic::at(
-                codes::GGE7107,
+                codes::GGE8107,
                 self.at_end(),
                 "the program ends after `(`: an operation is missing",
             )
@@ -311,7 +311,7 @@ impl<'s> Parser<'s> {
                 let (c, span) = self.char_here();
                 let shown =
                     if c.is_control() || c.is_whitespace() { c.escape_debug().to_string() } else { c.to_string() };
-                return Err(Diagnostic::at(codes::GGE7107, span, format!("unknown operation: {shown}"))
+                return Err(Diagnostic::at(codes::GGE8107, span, format!("unknown operation: {shown}"))
                     .with_hint(format!("the operations are {OPERATOR_LIST}")));
             }
         };
@@ -324,7 +324,7 @@ impl<'s> Parser<'s> {
                 return Err(match head {
                     Head::SelfCall => self_arity_error(span, self.arity, k),
                     _ => Diagnostic::at(
-                        codes::GGE7105,
+                        codes::GGE8105,
                         span,
                         format!(
                             "`{}` takes {count} operand{}, but only {k} {} given",
@@ -362,7 +362,7 @@ impl<'s> Parser<'s> {
                 Ok(())
             }
             None => {
-                Err(Diagnostic::at(codes::GGE7106, self.at_end(), "missing ')': the program ends inside this form")
+                Err(Diagnostic::at(codes::GGE8106, self.at_end(), "missing ')': the program ends inside this form")
                     .with_label(Span::new(start as u32, start as u32 + 1), "this `(` is not closed")
                     .with_hint("close every `(` with `)`"))
             }
@@ -370,7 +370,7 @@ impl<'s> Parser<'s> {
                 let span = self.char_here().1;
                 Err(match head {
                     Head::SelfCall => Diagnostic::at(
-                        codes::GGE7109,
+                        codes::GGE8109,
                         span,
                         format!("missing ')': `self` takes exactly {} argument{} here", self.arity, plural(self.arity)),
                     )
@@ -378,7 +378,7 @@ impl<'s> Parser<'s> {
                     _ => {
                         let count = head.operands(self.arity);
                         Diagnostic::at(
-                            codes::GGE7106,
+                            codes::GGE8106,
                             span,
                             format!("missing ')': `{}` takes {count} operand{}", head_name(head), plural(count)),
                         )
@@ -398,7 +398,7 @@ impl<'s> Parser<'s> {
         self.skip_ws();
         let second = self.byte().filter(u8::is_ascii_lowercase);
         let unknown = |seen: &str, span: Span, guess: Option<&str>| {
-            Diagnostic::at(codes::GGE7107, span, format!("unknown operation: {seen}")).with_hint(match guess {
+            Diagnostic::at(codes::GGE8107, span, format!("unknown operation: {seen}")).with_hint(match guess {
                 Some(name) => format!("did you mean `{name}`? the operations are {OPERATOR_LIST}"),
                 None => format!("the operations are {OPERATOR_LIST}"),
             })
@@ -454,7 +454,7 @@ impl<'s> Parser<'s> {
                 self.span(arity_start)
             };
             return Err(Diagnostic::at(
-                codes::GGE7201,
+                codes::GGE8201,
                 span,
                 "configurable functions are currently only supported with 2 parameters",
             )
@@ -469,14 +469,14 @@ impl<'s> Parser<'s> {
         let name_span = self.span(name_start);
         if name.is_empty() {
             let span = if self.byte().is_some() { self.char_here().1 } else { self.at_end() };
-            return Err(Diagnostic::at(codes::GGE7206, span, "expected the name of a configurable function")
+            return Err(Diagnostic::at(codes::GGE8206, span, "expected the name of a configurable function")
                 .with_hint("the configurable functions are LayeredNoise, Noise and Layers"));
         }
         let mut params = Vec::new();
         loop {
             self.skip_ws();
             let Some(b) = self.byte() else {
-                return Err(Diagnostic::at(codes::GGE7202, self.at_end(), "missing ']'")
+                return Err(Diagnostic::at(codes::GGE8202, self.at_end(), "missing ']'")
                     .with_label(Span::new(bracket as u32, bracket as u32 + 1), "this `[` is not closed")
                     .with_hint("end the parameters with `]`: ([2 Noise frequency(4)] x y)"));
             };
@@ -487,7 +487,7 @@ impl<'s> Parser<'s> {
             if !b.is_ascii_alphanumeric() {
                 let (c, span) = self.char_here();
                 return Err(Diagnostic::at(
-                    codes::GGE7203,
+                    codes::GGE8203,
                     span,
                     format!("expected alphanumeric parameter name, found '{}'", c.escape_debug()),
                 )
@@ -502,7 +502,7 @@ impl<'s> Parser<'s> {
             self.skip_ws();
             if self.byte() != Some(b'(') {
                 return Err(Diagnostic::at(
-                    codes::GGE7204,
+                    codes::GGE8204,
                     name_span_p,
                     format!("missing value for parameter {pname}"),
                 )
@@ -527,7 +527,7 @@ impl<'s> Parser<'s> {
             }
             if self.pos >= self.end {
                 return Err(Diagnostic::at(
-                    codes::GGE7205,
+                    codes::GGE8205,
                     Span::new(open as u32, open as u32 + 1),
                     format!("missing ')' for parameter {pname}"),
                 )
@@ -540,7 +540,7 @@ impl<'s> Parser<'s> {
         let most = self.options.limits.max_point_ops / MIN_FUNCTION_COST;
         if built > most {
             return Err(Diagnostic::at(
-                codes::GGE7209,
+                codes::GGE8209,
                 name_span,
                 format!(
                     "the program has more than {most} configurable functions, more than one point's budget of {} operations allows",
@@ -561,7 +561,7 @@ impl<'s> Parser<'s> {
             if matches!(self.byte(), None | Some(b')')) {
                 let span = if self.byte().is_some() { self.char_here().1 } else { self.at_end() };
                 return Err(Diagnostic::at(
-                    codes::GGE7105,
+                    codes::GGE8105,
                     span,
                     format!("`[2 {name}]` takes 2 operands, but only {k} {} given", were(k)),
                 )
@@ -574,7 +574,7 @@ impl<'s> Parser<'s> {
             Some(b')') => self.pos += 1,
             None => {
                 return Err(Diagnostic::at(
-                    codes::GGE7106,
+                    codes::GGE8106,
                     self.at_end(),
                     "missing ')': the program ends inside this form",
                 )
@@ -583,7 +583,7 @@ impl<'s> Parser<'s> {
             }
             Some(_) => {
                 return Err(Diagnostic::at(
-                    codes::GGE7106,
+                    codes::GGE8106,
                     self.char_here().1,
                     format!("missing ')': `[2 {name}]` takes 2 operands"),
                 )
@@ -656,7 +656,7 @@ fn were(n: usize) -> &'static str {
 
 fn self_arity_error(span: Span, arity: usize, given: usize) -> Diagnostic {
     Diagnostic::at(
-        codes::GGE7109,
+        codes::GGE8109,
         span,
         format!("`self` takes exactly {arity} argument{} here, but only {given} {} given", plural(arity), were(given)),
     )

@@ -131,7 +131,7 @@ fn the_character_level_parser_reads_what_the_original_reads() {
     // CR is whitespace only in the documented dialect.
     assert_eq!(eval("(+ 1\r\n2)"), 3.0);
     let e = compile("(+ 1\r\n2)", &options(Dialect::Picogen2008)).unwrap_err();
-    assert_eq!((e.code.to_string().as_str(), e.message.as_str()), ("GGE7101", "token unknown: '\\r'"));
+    assert_eq!((e.code.to_string().as_str(), e.message.as_str()), ("GGE8101", "token unknown: '\\r'"));
 }
 
 /// The code, `line:column` and message of a program's compile error.
@@ -153,74 +153,74 @@ fn error(program: &str) -> (String, String, String) {
 #[test]
 fn syntax_errors_have_codes_positions_and_hints() {
     let cases: &[(&str, &str, &str, &str)] = &[
-        ("(sinus x)", "GGE7108", "1:5", "'u' is not a variable of this program: it has only x and y"),
-        (".5", "GGE7101", "1:1", "token unknown: '.'"),
-        ("(+ 1e3 2)", "GGE7101", "1:5", "token unknown: 'e'"),
-        ("(+ 1)", "GGE7105", "1:5", "`+` takes 2 operands, but only 1 was given"),
-        ("(+ 1 2 3)", "GGE7106", "1:8", "missing ')': `+` takes 2 operands"),
-        ("(+ x", "GGE7105", "1:5", "`+` takes 2 operands, but only 1 was given"),
-        ("(+ x y", "GGE7106", "1:7", "missing ')': the program ends inside this form"),
-        ("(foo 1)", "GGE7107", "1:2", "unknown operation: fo"),
-        ("(sia x)", "GGE7107", "1:2", "unknown operation: sia"),
-        ("(", "GGE7107", "1:2", "the program ends after `(`: an operation is missing"),
-        ("-x", "GGE7102", "1:1", "invalid number: the `-` sign is not followed by digits"),
-        ("(+ 1.2.3 4)", "GGE7103", "1:4", "too many dots in float-number: 1.2.3"),
-        ("", "GGE7104", "1:1", "the program is empty"),
-        ("  \n ", "GGE7104", "1:1", "the program is empty"),
-        ("(self 1)", "GGE7109", "1:8", "`self` takes exactly 2 arguments here, but only 1 was given"),
-        ("(self x y z)", "GGE7109", "1:11", "missing ')': `self` takes exactly 2 arguments here"),
+        ("(sinus x)", "GGE8108", "1:5", "'u' is not a variable of this program: it has only x and y"),
+        (".5", "GGE8101", "1:1", "token unknown: '.'"),
+        ("(+ 1e3 2)", "GGE8101", "1:5", "token unknown: 'e'"),
+        ("(+ 1)", "GGE8105", "1:5", "`+` takes 2 operands, but only 1 was given"),
+        ("(+ 1 2 3)", "GGE8106", "1:8", "missing ')': `+` takes 2 operands"),
+        ("(+ x", "GGE8105", "1:5", "`+` takes 2 operands, but only 1 was given"),
+        ("(+ x y", "GGE8106", "1:7", "missing ')': the program ends inside this form"),
+        ("(foo 1)", "GGE8107", "1:2", "unknown operation: fo"),
+        ("(sia x)", "GGE8107", "1:2", "unknown operation: sia"),
+        ("(", "GGE8107", "1:2", "the program ends after `(`: an operation is missing"),
+        ("-x", "GGE8102", "1:1", "invalid number: the `-` sign is not followed by digits"),
+        ("(+ 1.2.3 4)", "GGE8103", "1:4", "too many dots in float-number: 1.2.3"),
+        ("", "GGE8104", "1:1", "the program is empty"),
+        ("  \n ", "GGE8104", "1:1", "the program is empty"),
+        ("(self 1)", "GGE8109", "1:8", "`self` takes exactly 2 arguments here, but only 1 was given"),
+        ("(self x y z)", "GGE8109", "1:11", "missing ')': `self` takes exactly 2 arguments here"),
         (
             "(+ 1 (self x y))",
-            "GGE7111",
+            "GGE8111",
             "1:6",
             "this `self` call is reached by every evaluation, so the recursion never ends",
         ),
         (
             "(? (self x y) 1 2)",
-            "GGE7111",
+            "GGE8111",
             "1:4",
             "this `self` call is reached by every evaluation, so the recursion never ends",
         ),
-        ("(+ 1\n  (z))", "GGE7107", "2:4", "unknown operation: z"),
-        ("(* 2\n   z)", "GGE7108", "2:4", "'z' is not a variable of this program: it has only x and y"),
-        ("([3 Noise] x y)", "GGE7201", "1:3", "configurable functions are currently only supported with 2 parameters"),
-        ("([2 Noise frequency(4)] x y", "GGE7106", "1:28", "missing ')': the program ends inside this form"),
-        ("([2 Noise frequency(4) x y)", "GGE7204", "1:24", "missing value for parameter x"),
-        ("([2 Noise frequency(4] x y)", "GGE7202", "1:28", "missing ']'"),
-        ("([2 Noise frequency((4] x y)", "GGE7205", "1:20", "missing ')' for parameter frequency"),
-        ("([2 Noise", "GGE7202", "1:10", "missing ']'"),
-        ("([2 Noise _a(1)] x y)", "GGE7203", "1:11", "expected alphanumeric parameter name, found '_'"),
-        ("([2 Nose] x y)", "GGE7206", "1:5", "unknown configurable function: 'Nose'"),
+        ("(+ 1\n  (z))", "GGE8107", "2:4", "unknown operation: z"),
+        ("(* 2\n   z)", "GGE8108", "2:4", "'z' is not a variable of this program: it has only x and y"),
+        ("([3 Noise] x y)", "GGE8201", "1:3", "configurable functions are currently only supported with 2 parameters"),
+        ("([2 Noise frequency(4)] x y", "GGE8106", "1:28", "missing ')': the program ends inside this form"),
+        ("([2 Noise frequency(4) x y)", "GGE8204", "1:24", "missing value for parameter x"),
+        ("([2 Noise frequency(4] x y)", "GGE8202", "1:28", "missing ']'"),
+        ("([2 Noise frequency((4] x y)", "GGE8205", "1:20", "missing ')' for parameter frequency"),
+        ("([2 Noise", "GGE8202", "1:10", "missing ']'"),
+        ("([2 Noise _a(1)] x y)", "GGE8203", "1:11", "expected alphanumeric parameter name, found '_'"),
+        ("([2 Nose] x y)", "GGE8206", "1:5", "unknown configurable function: 'Nose'"),
         (
             "([2 Noise a(1) frequency(2) b(2)] x y)",
-            "GGE7207",
+            "GGE8207",
             "1:11",
             "the following parameters do not exist for 'Noise': 'a', 'b'",
         ),
         (
             "([2 Noise frequency(abc)] x y)",
-            "GGE7208",
+            "GGE8208",
             "1:21",
             "bad value for parameter 'frequency': 'abc' is not a number",
         ),
-        ("([2 Noise filter(smooth)] x y)", "GGE7208", "1:18", "unknown filter type for 'filter': 'smooth'"),
+        ("([2 Noise filter(smooth)] x y)", "GGE8208", "1:18", "unknown filter type for 'filter': 'smooth'"),
         (
             "([2 LayeredNoise seed(-1)] x y)",
-            "GGE7208",
+            "GGE8208",
             "1:23",
             "bad value for parameter 'seed': '-1' is not a whole number from 0 to 4294967295",
         ),
-        ("([2 LayeredNoise persistence()] x y)", "GGE7104", "1:30", "the program is empty"),
+        ("([2 LayeredNoise persistence()] x y)", "GGE8104", "1:30", "the program is empty"),
         (
             "([2 LayeredNoise persistence((* x y))] x y)",
-            "GGE7108",
+            "GGE8108",
             "1:35",
             "'y' is not a variable of this program: it has only x (it is a persistence or level function)",
         ),
-        ("([2 Noise] x)", "GGE7105", "1:13", "`[2 Noise]` takes 2 operands, but only 1 was given"),
+        ("([2 Noise] x)", "GGE8105", "1:13", "`[2 Noise]` takes 2 operands, but only 1 was given"),
         (
             "([2 LayeredNoise layercount(4000000000)] x y)",
-            "GGE7209",
+            "GGE8209",
             "1:1",
             "one point of this program costs 56000000003 operations, more than the limit of 100000",
         ),
@@ -240,7 +240,7 @@ fn the_original_rejects_what_the_documented_dialect_adds() {
     // Without the arity digit, and `noisemapfilter`, the 2008-06 reference's parameter name.
     let plain = "([LayeredNoise] x y)";
     assert!(compile(plain, &options(Dialect::Documented)).is_ok());
-    assert_eq!(error_in(Dialect::Picogen2008, plain).0, "GGE7201");
+    assert_eq!(error_in(Dialect::Picogen2008, plain).0, "GGE8201");
     let documented = "([2 LayeredNoise noisemapfilter(nearest)] x y)";
     let with_filter = "([2 LayeredNoise filter(nearest)] x y)";
     assert_eq!(eval_in(Dialect::Documented, documented, 0.3, 0.7), eval_in(Dialect::Documented, with_filter, 0.3, 0.7));
@@ -262,13 +262,13 @@ fn recursion_is_bounded_with_a_coded_error() {
     let compiled = compile(program, &Options { limits, ..Options::default() }).unwrap();
     assert_eq!(compiled.eval_point(&[49.5, 0.0]), Ok(50.0));
     let e = compiled.eval_point(&[50.5, 0.0]).unwrap_err();
-    assert_eq!(e.code.to_string(), "GGE7301");
+    assert_eq!(e.code.to_string(), "GGE8301");
     assert_eq!(e.span.map(|s| &program[s.range()]), Some("(self (- x 1) y)"));
     // Branching recursion: the per-point budget stops it.
     let fib = "(? (< x 2) 1 (+ (self (- x 1) y) (self (- x 2) y)))";
     let compiled = compile(fib, &Options::default()).unwrap();
     assert_eq!(compiled.eval_point(&[10.0, 0.0]), Ok(89.0));
-    assert_eq!(compiled.eval_point(&[60.0, 0.0]).unwrap_err().code.to_string(), "GGE7302");
+    assert_eq!(compiled.eval_point(&[60.0, 0.0]).unwrap_err().code.to_string(), "GGE8302");
     // Recursion inside a persistence function refers to that function (one variable).
     let inner = "([2 LayeredNoise layercount(2) persistence((? (< x 10) (self (+ x 1)) 0.25))] x y)";
     let lifted = "([2 LayeredNoise layercount(2) persistence(0.25)] x y)";
@@ -415,7 +415,7 @@ fn tree_of(leaf: &str, count: usize) -> String {
 fn many_configurable_functions_are_bounded_before_their_tables_are_built() {
     // 100 000 operations per point allow 8333 functions; a wide tree of them is refused early.
     let e = compile(&tree_of("([2 Noise seed(7)] x y)", 20_000), &Options::default()).unwrap_err();
-    assert_eq!(e.code.to_string(), "GGE7209");
+    assert_eq!(e.code.to_string(), "GGE8209");
     // Beyond 16 functions the row cache is off; the values are the same.
     let program = compile(&tree_of("([2 LayeredNoise layercount(2)] x y)", 20), &Options::default()).unwrap();
     assert_eq!(program.function_count(), 20);

@@ -98,7 +98,7 @@ proptest! {
                 (Ok(a), Ok(b)) => prop_assert!(same(a, b), "{} at ({}, {}): compiled {:?}, walked {:?}", source, x, y, a, b),
                 // Both stop on the depth limit (the budget may stop the compiled one first).
                 (Err(_), Err(_)) => {}
-                (Err(e), Ok(_)) => prop_assert!(e.code.to_string() == "GGE7302", "{}: {}", source, e),
+                (Err(e), Ok(_)) => prop_assert!(e.code.to_string() == "GGE8302", "{}: {}", source, e),
                 (Ok(a), Err(_)) => prop_assert!(false, "{}: compiled {:?} but the walk was too deep", source, a),
             }
         }
@@ -181,7 +181,7 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
         if depth < 200 {
             assert!(result.is_ok(), "{depth}");
         } else {
-            assert_eq!(result.err().map(|d| d.code.to_string()), Some("GGE7110".to_string()), "{depth}");
+            assert_eq!(result.err().map(|d| d.code.to_string()), Some("GGE8110".to_string()), "{depth}");
         }
         // Nesting through parameter programs counts too.
         let nested = format!(

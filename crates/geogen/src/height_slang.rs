@@ -117,7 +117,7 @@ mod tests {
             Dialect::Documented,
         )
         .unwrap_err();
-        assert_eq!(e.first().code, codes::GGE7108);
+        assert_eq!(e.first().code, codes::GGE8108);
         assert_eq!(e.first_location().map(|l| l.to_string()), Some("2:8".to_string()));
         assert_eq!(e.source.name(), "t.hs");
         let e = Script::compile_height_slang("t.hs", b"(+ 1 \xff)", &CompileOptions::default(), Dialect::Documented)

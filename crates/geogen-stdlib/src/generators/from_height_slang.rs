@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 /// The range of `unitSize` (and of PicogenNoise's).
-pub(crate) const UNIT_SIZE: Kind = Kind::Range { min: 1e-6, max: 1e12, code: codes::GGE7401 };
+pub(crate) const UNIT_SIZE: Kind = Kind::Range { min: 1e-6, max: 1e12, code: codes::GGE8401 };
 
 #[derive(Clone, Debug)]
 pub struct FromHeightSlang {
@@ -74,15 +74,15 @@ impl Declared for FromHeightSlang {
         params: &[
             Param::new("program", Kind::HeightSlang),
             Param::new("unitSize", UNIT_SIZE).or(1000.0),
-            Param::new("dialect", Kind::Choice { items: Dialect::NAMES, code: codes::GGE7402 }).or_text("documented"),
+            Param::new("dialect", Kind::Choice { items: Dialect::NAMES, code: codes::GGE8402 }).or_text("documented"),
         ],
         checks: &[],
         family: Family::Generator,
         summary: "An infinite map computed by a Height-Slang program h(x, y) (picogen's mkheightmap language, \
                   docs/height-slang.md): the program sees x = mapX / unitSize, y = mapY / unitSize (y down), \
                   its value is the height, saturated (NaN is 0). `dialect` \"picogen-2008\" reproduces the \
-                  original's quirks. Program errors (GGE71xx, GGE72xx) point at the call and name the \
-                  position in the program; `self` recursion is bounded by --max-call-depth (GGE7301).",
+                  original's quirks. Program errors (GGE81xx, GGE82xx) point at the call and name the \
+                  position in the program; `self` recursion is bounded by --max-call-depth (GGE8301).",
         examples: &[
             Example {
                 // x = px / 4: h = 2·px/4 − 1, saturated at 1 from px = 4.
