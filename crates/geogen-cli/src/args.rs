@@ -52,6 +52,19 @@ pub enum Command {
     },
     /// Generate names from Lodestone rules, or list every name they can make (--enumerate).
     Names(NamesCmd),
+    /// Height-Slang (picogen's mkheightmap language) tools.
+    Slang {
+        #[command(subcommand)]
+        command: SlangCommand,
+    },
+    /// picogen's mkheightmap: a Height-Slang program to a text or BMP height map, with the
+    /// original's flags (-Lhs PROGRAM -w W -h H -a N -W S -n -i -Et -Ebmp -En NAME -f; see --help).
+    #[command(disable_help_flag = true)]
+    Mkheightmap {
+        /// mkheightmap's options, as the original reads them.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0.., value_name = "OPTIONS")]
+        args: Vec<String>,
+    },
     /// Run test scripts with the test library (AssertEquals); the main map is not required.
     Test {
         /// Test scripts.
@@ -63,6 +76,43 @@ pub enum Command {
         #[command(flatten)]
         limits: LimitArgs,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SlangCommand {
+    /// Print the value of a program at one point, as the shortest decimal that reads back as the
+    /// same double.
+    #[command(
+        after_help = "Examples:\n  geogen slang eval '(+ 0.5 ([2 LayeredNoise] x y))' --at 0.25,0.75\n  geogen slang eval '(>= 1 1)' --at 0,0 --compat picogen-2008"
+    )]
+    Eval {
+        /// The Height-Slang program (variables x and y).
+        #[arg(allow_hyphen_values = true)]
+        program: String,
+        /// The point, `X,Y` (may be negative: `--at=-1,0.5`).
+        #[arg(long, value_name = "X,Y", allow_hyphen_values = true, value_parser = parse_real_point)]
+        at: (f64, f64),
+        /// `picogen-2008`: the original's semantics where they differ from the documented ones.
+        #[arg(long, value_name = "DIALECT")]
+        compat: Option<String>,
+        /// Nested `self` calls allowed (default 1000; GGE8301).
+        #[arg(long = "max-call-depth", value_name = "N")]
+        max_call_depth: Option<usize>,
+        /// Operations one point may cost (default 100000; GGE8209, GGE8302).
+        #[arg(long = "max-point-ops", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_point_ops: Option<u64>,
+    },
+}
+
+/// The language of a script file.
+#[derive(clap::ValueEnum, Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Lang {
+    // GeoGen Script (the default, except for .hs files). No doc comments here: clap would switch
+    // every command's help to its long layout to list them.
+    Ggs,
+    // Height-Slang, picogen's mkheightmap language (the default for .hs files).
+    #[value(name = "hs", alias = "height-slang")]
+    HeightSlang,
 }
 
 #[derive(Args, Debug)]
@@ -216,6 +266,12 @@ pub struct ScriptArgs {
     /// `FILE` (named after the file, without extension); repeatable.
     #[arg(long = "rules", value_name = "NAME=FILE", value_parser = parse_rules)]
     pub rules: Vec<(String, std::sync::Arc<str>)>,
+    /// The script's language: ggs (GeoGen Script), or hs (Height-Slang, the default for .hs files).
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<Lang>,
+    /// Height-Slang only: picogen-2008 for the original's semantics (docs/height-slang.md).
+    #[arg(long, value_name = "DIALECT")]
+    pub compat: Option<String>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -338,6 +394,15 @@ fn parse_i64(s: &str) -> Result<i64, String> {
 pub fn parse_point(text: &str) -> Result<(i64, i64), String> {
     match text.split_once(',') {
         Some((x, y)) => Ok((parse_i64(x)?, parse_i64(y)?)),
+        None => Err(format!("`{text}` is not X,Y")),
+    }
+}
+
+/// `X,Y` of real numbers, e.g. `-1,0.5`.
+pub fn parse_real_point(text: &str) -> Result<(f64, f64), String> {
+    let parse = |s: &str| s.trim().parse::<f64>().map_err(|_| format!("`{s}` is not a number"));
+    match text.split_once(',') {
+        Some((x, y)) => Ok((parse(x)?, parse(y)?)),
         None => Err(format!("`{text}` is not X,Y")),
     }
 }

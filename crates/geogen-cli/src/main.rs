@@ -13,6 +13,7 @@ mod outdir;
 mod render;
 mod report;
 mod signals;
+mod slang;
 mod test;
 mod tiles;
 

@@ -79,8 +79,13 @@ pub fn parse_formats(output: &OutputArgs) -> Result<Vec<Format>, CliError> {
     geogen_io::parse_list(&output.format).map_err(|e| CliError::Usage(e.to_string()))
 }
 
-pub fn compile_script(name: &str, source: &[u8], options: &CompileOptions) -> Result<Script, CliError> {
-    Ok(Script::compile_bytes(name, source, options)?)
+pub fn compile_script(
+    name: &str,
+    source: &[u8],
+    options: &CompileOptions,
+    language: crate::slang::Language,
+) -> Result<Script, CliError> {
+    Ok(crate::slang::compile_in(language, name, source, options)?)
 }
 
 /// The maps a run writes: those `--maps` names (each must be one the script yields: GGE4000), or
@@ -194,7 +199,8 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
         eprintln!("warning: --draw-labels draws on the colored preview; add `colored` to --format to see them");
     }
     outdir::refuse_non_directory(&cmd.output.dir)?;
-    let script = compile_script(&name, &source, &options)?;
+    let language = crate::slang::language(cmd.script.as_deref(), &cmd.settings.script)?;
+    let script = compile_script(&name, &source, &options, language)?;
     let maps = selected_maps(&script, cmd.output.maps.as_deref())?;
     refuse_colliding_outputs(&maps, &formats)?;
     // Script messages are output, not chatter (-q does not hide them), printed as the script

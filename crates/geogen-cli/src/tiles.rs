@@ -473,7 +473,8 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     let source = read_script(&cmd.script, options.max_script_bytes)?;
     let formats = parse_formats(&cmd.output)?;
     outdir::refuse_non_directory(&cmd.output.dir)?;
-    let script = compile_script(&cmd.script.display().to_string(), &source, &options)?;
+    let language = crate::slang::language(Some(&cmd.script), &cmd.script_args)?;
+    let script = compile_script(&cmd.script.display().to_string(), &source, &options, language)?;
     let maps = selected_maps(&script, cmd.output.maps.as_deref())?;
     refuse_colliding_outputs(&maps, &formats)?;
     let scale = cmd.script_args.scale;
@@ -495,7 +496,9 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     let parameters = script.parameter_values(&settings)?;
     let record = RunSettingsRecord {
         geogen_version: env!("CARGO_PKG_VERSION").to_string(),
-        script_sha256: sha256_hex(&source),
+        // The compiled text: the file's bytes for a script; for a Height-Slang file, the script
+        // that wraps it, which holds the dialect too.
+        script_sha256: sha256_hex(script.source().text().as_bytes()),
         parameters: parameters.iter().map(|(name, value)| (name.clone(), parameter_json(value))).collect(),
         seed: settings.seed,
         scale,

@@ -9,6 +9,8 @@
 //! Each run creates its own [`geogen_vm::Vm`] (values are single-threaded and live only during a
 //! run); the compiled code and the native library are shared.
 
+mod height_slang;
+
 use std::sync::{Arc, OnceLock};
 
 use geogen_compile::{CompiledScript, CORE_TYPE_NAMES};
@@ -23,6 +25,7 @@ pub use geogen_diag as diag;
 pub use geogen_render::error::human_bytes;
 pub use geogen_render::{HeightMap, Progress, RenderConfig, RenderMetadata, RenderingSequence, DEFAULT_MEMORY_LIMIT};
 pub use geogen_vm::{Label, Limits};
+pub use height_slang::{height_slang_wrapper, Dialect, HEIGHT_SLANG_UNIT_SIZE};
 
 /// Lodestone, the name grammar (`geogen names`), with geogen's evaluator of its embedded code.
 pub mod names {
@@ -435,7 +438,8 @@ impl Script {
         let mut diagnostic = error.to_diagnostic();
         let location = match error {
             geogen_render::RenderError::MemoryLimit { location, .. }
-            | geogen_render::RenderError::InvalidStep { location, .. } => *location,
+            | geogen_render::RenderError::InvalidStep { location, .. }
+            | geogen_render::RenderError::Kernel { location, .. } => *location,
             _ => None,
         };
         if let Some((line, column)) = location {
