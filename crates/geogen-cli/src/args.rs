@@ -50,6 +50,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Open the studio: a local web page to edit a script and see its terrain (preview, 3D view,
+    /// infinite-map view), which also serves tiles (docs/studio.md).
+    Studio(StudioCmd),
     /// Generate names from Lodestone rules, or list every name they can make (--enumerate).
     Names(NamesCmd),
     /// Height-Slang (picogen's mkheightmap language) tools.
@@ -165,6 +168,32 @@ pub struct TilesCmd {
     pub script_args: ScriptArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  geogen studio island.ggs                   # edit island.ggs; Save writes it back
+  geogen studio                              # the built-in example (cannot be saved)
+  geogen studio dunes.ggs --port 9000
+
+The server listens on 127.0.0.1 only (unless --host says otherwise) and prints the URL to open; the
+URL carries a random token that every request must show. It reads and writes only SCRIPT.")]
+pub struct StudioCmd {
+    /// The .ggs script to edit (created on the first save if it does not exist); without it, the
+    /// built-in example.
+    pub script: Option<PathBuf>,
+    /// The port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 8470)]
+    pub port: u16,
+    /// The address to listen on. Anything but a loopback address lets other machines reach the
+    /// studio (they still need the token).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    /// Memory each render may use, in MiB (default: a quarter of this machine's memory).
+    #[arg(long = "memory-limit", value_name = "MIB")]
+    pub memory_limit: Option<u64>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 #[derive(Args, Debug)]
