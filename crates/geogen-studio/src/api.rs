@@ -69,8 +69,13 @@ impl ApiError {
     }
 
     fn rejected(rejection: JsonRejection) -> ApiError {
+        // A body of the wrong shape is as bad a request as one that is not JSON.
+        let status = match rejection.status() {
+            StatusCode::UNPROCESSABLE_ENTITY => StatusCode::BAD_REQUEST,
+            other => other,
+        };
         ApiError::new(
-            rejection.status(),
+            status,
             codes::GGE4000,
             format!("malformed request: {}", rejection.body_text()),
             Some("the body must be JSON of the documented shape (docs/studio.md)"),
