@@ -172,7 +172,8 @@ fn default_size(dimension: &Dimension) -> Option<u32> {
     }
 }
 
-/// Renders one tile as PNG bytes (RGBA, or RGB for terrarium): the pixels of the same rectangle
+/// Renders one tile as PNG bytes (RGBA colored, gray + alpha for gray and hillshade, RGB for
+/// terrarium): the pixels of the same rectangle
 /// of any larger render.
 pub fn render_tile(
     script: &Script,
@@ -219,7 +220,11 @@ pub fn render_tile(
     let (w, h) = (rect.width as usize, rect.height as usize);
     let shade = (request.kind == TileKind::Hillshade && w > 0 && h > 0)
         .then(|| geogen_io::hillshade::hillshade(w, h, map.data(), &geogen_io::HillshadeOptions::default()));
-    let channels = if request.kind == TileKind::Terrarium { 3 } else { 4 };
+    let channels = match request.kind {
+        TileKind::Colored => 4,
+        TileKind::Terrarium => 3,
+        TileKind::Gray | TileKind::Hillshade => 2,
+    };
     let n = TILE_SIZE as usize;
     let mut pixels = vec![0u8; n * n * channels];
     // The tile's first pixel in physical coordinates, and where the render starts relative to it.
@@ -243,12 +248,10 @@ pub fn render_tile(
                     out.copy_from_slice(&[r, g, b, 255]);
                 }
                 TileKind::Gray => {
-                    let v = geogen_io::quantize::to_u8(height);
-                    out.copy_from_slice(&[v, v, v, 255]);
+                    out.copy_from_slice(&[geogen_io::quantize::to_u8(height), 255]);
                 }
                 TileKind::Hillshade => {
-                    let v = shade.as_ref().map_or(0, |s| s[row * w + col]);
-                    out.copy_from_slice(&[v, v, v, 255]);
+                    out.copy_from_slice(&[shade.as_ref().map_or(0, |s| s[row * w + col]), 255]);
                 }
                 TileKind::Terrarium => {
                     // Metres: h × 1000, offset by 32768, in 1/256 m steps, rounded.
@@ -267,7 +270,13 @@ fn encode_png(pixels: &[u8], side: u32, channels: usize) -> Result<Vec<u8>, Stri
     let mut out = Vec::new();
     {
         let mut encoder = png::Encoder::new(&mut out, side, side);
-        encoder.set_color(if channels == 4 { png::ColorType::Rgba } else { png::ColorType::Rgb });
+        encoder.set_color(match channels {
+            4 => png::ColorType::Rgba,
+            3 => png::ColorType::Rgb,
+            _ => png::ColorType::GrayscaleAlpha,
+        });
+        encoder.set_compression(png::Compression::Default);
+        encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
         encoder.set_depth(png::BitDepth::Eight);
         let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
         writer.write_image_data(pixels).map_err(|e| e.to_string())?;

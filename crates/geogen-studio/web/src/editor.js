@@ -147,7 +147,7 @@ export function createEditor(parent, { doc, library, scriptInfo, check, onChange
       extensions: [
         lineNumbers(), history(), drawSelection(), highlightActiveLine(), bracketMatching(), closeBrackets(), indentOnInput(),
         geogenScript, syntaxHighlighting(highlight), theme,
-        lint, lintGutter(), autocompletion({ override: [complete] }), hover,
+        EditorView.lineWrapping, lint, lintGutter(), autocompletion({ override: [complete] }), hover,
         keymap.of([{ key: "Mod-s", preventDefault: true, run: () => { onSave(); return true; } }, indentWithTab, ...defaultKeymap, ...historyKeymap]),
         EditorView.updateListener.of((u) => { if (u.docChanged) onChange(u.state.doc.toString()); }),
       ],

@@ -127,7 +127,7 @@ function buildRenderSettings() {
   seed.type = "text"; seed.value = state.seed; seed.id = "seed";
   seed.addEventListener("change", () => { state.seed = seed.value; scheduleRender(); });
   const reroll = document.createElement("button");
-  reroll.textContent = "🎲"; reroll.title = "a new random seed"; reroll.id = "reroll";
+  reroll.textContent = "re-roll"; reroll.title = "a new random seed"; reroll.id = "reroll";
   reroll.addEventListener("click", () => { state.seed = String(Math.floor(Math.random() * 4294967296)); seed.value = state.seed; scheduleRender(); });
   const row = document.createElement("div");
   row.className = "row";
@@ -329,6 +329,8 @@ async function start() {
     const { width, height } = state.info;
     if (width.finite && height.finite) slippy.centreOn(state.mapWidth / 2, state.mapHeight / 2);
   }
-  renderNow();
+  await renderNow();
+  const tab = { "#3d": "view3d", "#map": "slippy" }[location.hash];
+  if (tab) document.querySelector(`#tabs button[data-tab=${tab}]`).click();
 }
 start();
