@@ -3,6 +3,7 @@
 import { createEditor } from "./editor.js";
 import { View3D } from "./view3d.js";
 import { Slippy } from "./slippy.js";
+import { selftest } from "./selftest.js";
 
 const token = new URLSearchParams(location.search).get("token") || "";
 const $ = (id) => document.getElementById(id);
@@ -316,7 +317,7 @@ async function start() {
     tileUrl, maxZoom: session.tiles.max_zoom, zoomScale1: session.tiles.zoom_scale_1,
     onCursor: (x, y) => { $("cursor").textContent = `x ${x.toFixed(1)}  y ${y.toFixed(1)}`; },
   });
-  window.__studio = { state, slippy, get view() { return editor; } };
+  window.__studio = { state, slippy, get view() { return editor; }, lastHeights: () => heightsOf(selectedMap()) };
   const editor = createEditor($("editor"), {
     doc: session.source, library: session.library, scriptInfo: () => state.info,
     check, onSave: save,
@@ -332,5 +333,6 @@ async function start() {
   await renderNow();
   const tab = { "#3d": "view3d", "#map": "slippy" }[location.hash];
   if (tab) document.querySelector(`#tabs button[data-tab=${tab}]`).click();
+  if (location.hash === "#selftest") selftest(window.__studio);
 }
 start();
