@@ -180,7 +180,7 @@ pub(crate) const ABSENT: &str = "absent";
 
 /// The file's bytes and their SHA-256, or `None` if there is no file; refuses a file larger than
 /// any script may be.
-pub(crate) fn disk_version(path: &PathBuf) -> Result<Option<(Vec<u8>, String)>, String> {
+pub(crate) fn disk_version(path: &std::path::Path) -> Result<Option<(Vec<u8>, String)>, String> {
     match geogen::read_script(path, geogen::DEFAULT_MAX_SCRIPT_BYTES) {
         Ok(bytes) if bytes.len() > geogen::DEFAULT_MAX_SCRIPT_BYTES => {
             Err(format!("`{}` is larger than a script may be", path.display()))

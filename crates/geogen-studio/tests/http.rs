@@ -355,7 +355,8 @@ fn stitched_tiles_equal_a_larger_render_pixel_for_pixel() {
                 assert_eq!(response.header("content-type"), Some("image/png"));
                 let (w, h, color, pixels) = decode_png(&response.body);
                 let channels = if kind == "colored" { 4 } else { 2 };
-                let expected_color = if kind == "colored" { png::ColorType::Rgba } else { png::ColorType::GrayscaleAlpha };
+                let expected_color =
+                    if kind == "colored" { png::ColorType::Rgba } else { png::ColorType::GrayscaleAlpha };
                 assert_eq!((w, h, color), (256, 256, expected_color));
                 for y in 0..256usize {
                     for x in 0..256usize {
@@ -371,7 +372,11 @@ fn stitched_tiles_equal_a_larger_render_pixel_for_pixel() {
                             _ => [shade[fy * 514 + fx], 255, 0, 0],
                         };
                         let at = (y * 256 + x) * channels;
-                        assert_eq!(pixels[at..at + channels], expected[..channels], "{kind} tile {tx},{ty} pixel {x},{y}");
+                        assert_eq!(
+                            pixels[at..at + channels],
+                            expected[..channels],
+                            "{kind} tile {tx},{ty} pixel {x},{y}"
+                        );
                     }
                 }
             }

@@ -245,7 +245,8 @@ async function drawPreview() {
   const img = await loadImage(map[state.kind]);
   canvas.width = map.width; canvas.height = map.height;
   // Shown at the preview size, however small the first render.
-  const side = state.preview;
+  const box = $("preview");
+  const side = Math.min(state.preview, box.clientWidth || state.preview, box.clientHeight || state.preview);
   const f = side / Math.max(map.width, map.height);
   canvas.style.width = `${Math.round(map.width * f)}px`;
   canvas.style.height = `${Math.round(map.height * f)}px`;

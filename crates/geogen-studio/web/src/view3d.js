@@ -22,7 +22,7 @@ export class View3D {
   constructor(canvas) {
     this.canvas = canvas;
     this.gl = canvas.getContext("webgl", { antialias: true });
-    this.yaw = 0.7; this.pitch = 0.75; this.distance = 2.2;
+    this.yaw = 0.7; this.pitch = 0.7; this.distance = 3.2;
     this.mesh = null;
     if (!this.gl) return;
     const gl = this.gl;
@@ -142,7 +142,8 @@ export class View3D {
 }
 
 function perspective(fov, aspect, near, far) {
-  const f = 1 / Math.tan(fov / 2), nf = 1 / (near - far);
+  // A narrow view keeps the whole width in sight.
+  const f = Math.min(1, aspect) / Math.tan(fov / 2), nf = 1 / (near - far);
   return [f / aspect, 0, 0, 0, 0, f, 0, 0, 0, 0, (far + near) * nf, -1, 0, 0, 2 * far * near * nf, 0];
 }
 
