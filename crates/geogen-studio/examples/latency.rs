@@ -48,6 +48,8 @@ fn main() {
         memory_limit: 1 << 30,
         limits: geogen::Limits::default(),
         token: Some(TOKEN.to_string()),
+        mode: geogen_studio::Mode::Studio,
+        tile_defaults: geogen_studio::TileDefaults::default(),
     };
     let studio = runtime.block_on(Studio::bind(options)).unwrap();
     let address = studio.address;

@@ -49,6 +49,28 @@ pub struct StudioOptions {
     pub limits: Limits,
     /// The token every request must carry; `None` draws a random one.
     pub token: Option<String>,
+    /// The studio, or only its tiles (`geogen serve`).
+    pub mode: Mode,
+    /// What a tile request that does not say otherwise renders with.
+    pub tile_defaults: TileDefaults,
+}
+
+/// What the server serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The page, its API and the tiles.
+    Studio,
+    /// Only the tiles of the script file, read once (`geogen serve`): no page, no saving.
+    TileServer,
+}
+
+/// The seed, parameters and map size tiles render with unless the request gives its own.
+#[derive(Clone, Debug, Default)]
+pub struct TileDefaults {
+    pub seed: u32,
+    /// Script parameters; a request's `p.NAME` overrides one of the same name.
+    pub parameters: Vec<(String, String)>,
+    pub map_size: Option<(u32, u32)>,
 }
 
 /// The script the studio was opened with, as it is on disk.
@@ -101,7 +123,13 @@ impl Studio {
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", options.address))?;
         let address = listener.local_addr().map_err(|e| e.to_string())?;
-        let current = compile(&document.name, &document.source)
+        let compiled = compile(&document.name, &document.source);
+        if options.mode == Mode::TileServer {
+            if let Err(failure) = &compiled {
+                return Err(failure.to_string());
+            }
+        }
+        let current = compiled
             .ok()
             .map(|script| Current { hash: sha256_hex(document.source.as_bytes()), script: Arc::new(script) });
         let parallel = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8);
@@ -120,6 +148,11 @@ impl Studio {
     /// The URL of the page, with the token.
     pub fn url(&self) -> String {
         format!("http://{}/?token={}", self.address, self.token)
+    }
+
+    /// The URL template of the tiles of the main map, with the token.
+    pub fn tile_template(&self) -> String {
+        format!("http://{}/tiles/main/{{z}}/{{x}}/{{y}}.png?token={}", self.address, self.token)
     }
 
     /// Serves until the process ends.
@@ -144,11 +177,11 @@ pub fn run(options: StudioOptions, announce: impl FnOnce(&Studio)) -> Result<(),
 }
 
 fn router(state: Shared) -> Router {
-    Router::new()
-        .merge(assets::routes())
-        .merge(api::routes(state.clone()))
-        .merge(tiles::routes(state.clone()))
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+    let router = match state.options.mode {
+        Mode::Studio => Router::new().merge(assets::routes()).merge(api::routes(state.clone())),
+        Mode::TileServer => Router::new(),
+    };
+    router.merge(tiles::routes(state.clone())).layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
 }
 
 pub(crate) fn compile(name: &str, source: &str) -> Result<Script, geogen::Failure> {

@@ -104,7 +104,14 @@ fn percent_decode(text: &str) -> String {
 }
 
 impl TileRequest {
-    pub(crate) fn parse(map: &str, z: &str, x: &str, y: &str, query: Option<&str>) -> Result<TileRequest, ApiError> {
+    pub(crate) fn parse(
+        map: &str,
+        z: &str,
+        x: &str,
+        y: &str,
+        query: Option<&str>,
+        defaults: &crate::TileDefaults,
+    ) -> Result<TileRequest, ApiError> {
         let coordinates = "tile coordinates are integers: /tiles/{map}/{z}/{x}/{y}.png, z from 0 to 11 (8 is scale 1)";
         let z: u32 = z.parse().map_err(|_| bad(format!("bad zoom `{z}`"), coordinates))?;
         if z > MAX_ZOOM {
@@ -119,9 +126,10 @@ impl TileRequest {
             x,
             y,
             kind: TileKind::Colored,
-            seed: 0,
-            map_size: None,
-            parameters: Vec::new(),
+            seed: defaults.seed,
+            map_size: defaults.map_size,
+            // The request's own values come later, so they win.
+            parameters: defaults.parameters.clone(),
         };
         for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
@@ -290,7 +298,7 @@ async fn tile(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let request = TileRequest::parse(&map, &z, &x, &y, query.as_deref())?;
+    let request = TileRequest::parse(&map, &z, &x, &y, query.as_deref(), &state.options.tile_defaults)?;
     let (script, hash) = {
         let current = state.current.lock().unwrap_or_else(|e| e.into_inner());
         match current.as_ref() {

@@ -28,6 +28,8 @@ fn options(script: Option<PathBuf>) -> StudioOptions {
         memory_limit: 1 << 30,
         limits,
         token: Some(TOKEN.to_string()),
+        mode: geogen_studio::Mode::Studio,
+        tile_defaults: geogen_studio::TileDefaults::default(),
     }
 }
 
@@ -489,4 +491,36 @@ fn a_new_file_is_created_on_the_first_save_and_the_example_cannot_be_saved() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "yield HeightMap.Flat(0);");
     let example = example().post("/api/save", &json!({ "source": "x", "version": "whatever" }));
     assert_eq!((example.status, example.code().as_str()), (400, "GGE4000"));
+}
+
+#[test]
+fn the_tile_server_serves_tiles_with_its_defaults_and_nothing_else() {
+    let dunes = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/dunes.ggs"));
+    let mut tile_options = options(Some(dunes.clone()));
+    tile_options.mode = geogen_studio::Mode::TileServer;
+    tile_options.tile_defaults =
+        geogen_studio::TileDefaults { seed: 9, parameters: vec![("Wavelength".into(), "64".into())], map_size: None };
+    let server = start(tile_options);
+    let with_defaults = server.get("/tiles/main/8/0/0.png?kind=gray");
+    assert_eq!(with_defaults.status, 200);
+    let explicit = start(options(Some(dunes))).get("/tiles/main/8/0/0.png?kind=gray&seed=9&p.Wavelength=64");
+    assert_eq!(decode_png(&with_defaults.body).3, decode_png(&explicit.body).3, "the defaults are the query's");
+    let overridden = server.get("/tiles/main/8/0/0.png?kind=gray&seed=10");
+    assert_ne!(decode_png(&with_defaults.body).3, decode_png(&overridden.body).3, "a request's seed wins");
+    for path in ["/", "/api/session", "/assets/app.js"] {
+        assert_eq!(server.get(path).status, 404, "{path}");
+    }
+    assert_eq!(server.post("/api/save", &json!({ "source": "x", "version": "absent" })).status, 404);
+}
+
+#[test]
+fn the_tile_server_refuses_a_script_that_does_not_compile() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.ggs");
+    std::fs::write(&path, "yield HeightMap.Flat(;").unwrap();
+    let mut tile_options = options(Some(path));
+    tile_options.mode = geogen_studio::Mode::TileServer;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let error = runtime.block_on(Studio::bind(tile_options)).err().expect("refused");
+    assert!(error.contains("GGE1"), "{error}");
 }
