@@ -39,12 +39,17 @@
 
 mod atomic;
 mod csv;
+pub mod derived;
 mod encode;
 mod error;
+mod export;
 mod format;
+mod gltf;
 pub mod hillshade;
+pub mod mesh;
 pub mod palette;
 pub mod quantize;
+pub mod read;
 mod sink;
 mod stream;
 
@@ -53,6 +58,10 @@ use std::io::{BufWriter, Cursor, Write};
 use std::path::Path;
 
 pub use crate::csv::{profile_csv, write_profile_csv};
+pub use crate::derived::{NormalConvention, SplatLayer, Surface, TerrainScale, Window};
+pub use crate::export::{encode_surface, write_surface, ExportError, ExportOptions};
+pub use crate::mesh::Simplify;
+pub use crate::read::{read_heights, InputError, InputHeights, InputLimits};
 pub use crate::error::{FieldError, IoError, StreamError};
 pub use crate::format::{parse_list, Format, FormatError};
 pub use crate::hillshade::HillshadeOptions;

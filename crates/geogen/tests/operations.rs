@@ -19,6 +19,11 @@ use geogen::{CompileOptions, RenderConfig, RunSettings, Script};
 use geogen_stdlib::operation::{self, range_code, Check, Entry, Kind, Owner, Receiver, Signature};
 use libtest_mimic::{Arguments, Failed, Trial};
 
+/// Default settings with the input maps the examples read (`HeightMap.Input("sketch")`).
+fn inputs() -> RunSettings {
+    RunSettings { inputs: geogen_stdlib::generators::example_inputs(), ..RunSettings::default() }
+}
+
 fn compile(source: &str) -> Result<Script, String> {
     Script::compile("operation.ggs", source, &CompileOptions::default()).map_err(|f| f.to_string())
 }
@@ -44,7 +49,7 @@ fn check_example(sig: &'static Signature, index: usize) -> Result<(), Failed> {
     let settings = RunSettings {
         render_width: Some(example.size.0),
         render_height: Some(example.size.1),
-        ..RunSettings::default()
+        ..inputs()
     };
     let rendered = script.render(&settings, &RenderConfig::default(), None).map_err(|f| f.to_string())?;
     let map = rendered.maps.get("main").ok_or("the example yields no main map")?;
@@ -81,6 +86,7 @@ fn valid_argument(kind: Kind, index: usize) -> String {
         Kind::Object(Owner::HeightProfile) => "HeightProfile.Flat(0.25)".to_string(),
         Kind::NoiseLayers => "{8: 0.5, 2: 0.25}".to_string(),
         Kind::ProfilePoints(_) => "{0: -0.5, 10: 0.5}".to_string(),
+        Kind::Text => "\"sketch\"".to_string(),
     }
 }
 
@@ -107,7 +113,7 @@ fn call_script(sig: &Signature, args: &[String]) -> String {
 fn expect_error(sig: &Signature, args: &[String], code: &str, what: &str) -> Result<(), String> {
     let source = call_script(sig, args);
     let script = compile(&source)?;
-    match script.simulate(&RunSettings { render_width: Some(8), render_height: Some(8), ..RunSettings::default() }) {
+    match script.simulate(&RunSettings { render_width: Some(8), render_height: Some(8), ..inputs() }) {
         Ok(_) => Err(format!("{what}: the call succeeded, expected {code}\n{source}")),
         Err(failure) => {
             let first = failure.first();
@@ -126,7 +132,7 @@ fn check_arguments(sig: &'static Signature) -> Result<(), Failed> {
     let valid: Vec<String> = sig.params.iter().enumerate().map(|(i, p)| valid_argument(p.kind, i)).collect();
     let source = call_script(sig, &valid);
     let script = compile(&source)?;
-    let settings = RunSettings { render_width: Some(8), render_height: Some(8), ..RunSettings::default() };
+    let settings = RunSettings { render_width: Some(8), render_height: Some(8), ..inputs() };
     let simulation = script.simulate(&settings).map_err(|f| format!("valid arguments fail:\n{source}\n{f}"))?;
     if simulation.sequence.is_empty() {
         return Err(format!("valid arguments recorded no step:\n{source}").into());
@@ -150,8 +156,10 @@ fn check_arguments(sig: &'static Signature) -> Result<(), Failed> {
     record(expect_error(sig, &too_many[..max + 1], "GGE2103", "one argument too many"));
     for (i, param) in sig.params.iter().enumerate() {
         let mut args = valid.clone();
-        args[i] = "\"text\"".to_string();
-        record(expect_error(sig, &args, "GGE2101", &format!("a String for {}", param.name)));
+        // A String is the one wrong type for every kind but a String's, whose wrong type is a Number.
+        let (wrong, what) = if param.kind == Kind::Text { ("1", "a Number") } else { ("\"text\"", "a String") };
+        args[i] = wrong.to_string();
+        record(expect_error(sig, &args, "GGE2101", &format!("{what} for {}", param.name)));
         if let (Some(bad), Some(code)) = (out_of_range(param.kind), range_code(param.kind)) {
             let mut args = valid.clone();
             args[i] = bad;

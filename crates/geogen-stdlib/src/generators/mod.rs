@@ -6,6 +6,7 @@ mod cell_noise;
 mod clone;
 mod flat;
 mod gradient;
+mod input;
 mod noise;
 mod pattern;
 mod projection;
@@ -16,6 +17,7 @@ pub use cell_noise::CellNoise;
 pub use clone::Clone;
 pub use flat::Flat;
 pub use gradient::Gradient;
+pub use input::{example_inputs, Input};
 pub use noise::{push_noise, Noise, NoiseLayer};
 pub use pattern::Pattern;
 pub use projection::Projection;
@@ -34,4 +36,5 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     projection::Projection,
     cell_noise::CellNoise,
     pattern::Pattern,
+    input::Input,
 ];

@@ -30,6 +30,7 @@ pub enum Arg {
     Layers(BTreeMap<u32, i32>),
     /// Profile points: (coordinate, height), in the order given.
     Points(Vec<(i32, f64)>),
+    Text(String),
 }
 
 /// The checked arguments of one call. The accessors return an internal error if the operation asks
@@ -124,6 +125,13 @@ impl Call {
             Arg::Layers(layers) => Ok(Some(layers)),
             Arg::Absent => Ok(None),
             _ => Err(self.mismatch(i, "noise layers")),
+        }
+    }
+
+    pub fn text(&self, i: usize) -> Result<&str, RuntimeError> {
+        match self.get(i) {
+            Arg::Text(text) => Ok(text),
+            _ => Err(self.mismatch(i, "a String")),
         }
     }
 
@@ -308,6 +316,10 @@ fn check_simple(
             _ => object(owner)?,
         },
         Kind::NoiseLayers => Arg::Layers(noise_layers(args, i)?),
+        Kind::Text => match value {
+            Value::String(text) => Arg::Text(text.as_str().to_string()),
+            _ => return Err(type_error()),
+        },
         Kind::Coordinate(_) | Kind::ProfilePoints(_) => Arg::Absent,
     })
 }

@@ -123,6 +123,8 @@ pub enum Kind {
     /// Profile points: an Array `{coordinate: height}` (GGE2706, GGE2707, GGE2303), keys resolved
     /// along the axis.
     ProfilePoints(Along),
+    /// A String, e.g. the name of an input map (`HeightMap.Input("base")`).
+    Text,
 }
 
 impl Kind {
@@ -138,6 +140,7 @@ impl Kind {
             Kind::HeightOr(Owner::HeightMap) | Kind::NumberOr(Owner::HeightMap) => "Number or HeightMap",
             Kind::HeightOr(Owner::HeightProfile) | Kind::NumberOr(Owner::HeightProfile) => "Number or HeightProfile",
             Kind::NoiseLayers | Kind::ProfilePoints(_) => "Array",
+            Kind::Text => "String",
         }
     }
 }
