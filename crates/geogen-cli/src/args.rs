@@ -121,9 +121,11 @@ pub struct OutputArgs {
     /// Output directory (created if missing).
     #[arg(short = 'o', long = "output", value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
-    /// Formats, comma-separated: png16 (default), png8, r16, tiff, exr, colored, hillshade.
-    #[arg(long, value_name = "LIST", default_value = "png16")]
-    pub format: String,
+    /// Formats, comma-separated: png16 (default; with --preset the engine's height format), png8,
+    /// r16, tiff, exr, colored, hillshade; derived maps normal, slope, curvature, splat; meshes glb,
+    /// obj.
+    #[arg(long, value_name = "LIST")]
+    pub format: Option<String>,
     /// Only render these yielded maps, comma-separated.
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub maps: Option<Vec<String>>,
@@ -133,6 +135,8 @@ pub struct OutputArgs {
     /// No progress bar and no summary (the script's messages are still printed).
     #[arg(short, long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub export: crate::export::ExportArgs,
 }
 
 /// Script settings shared by every command that runs a script.
@@ -150,6 +154,10 @@ pub struct ScriptArgs {
     /// Render scale: 1 = one pixel per map unit, 0.5 = zoomed out twice.
     #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub scale: f64,
+    /// A height map the script reads with `HeightMap.Input("NAME")` (repeatable): 8/16-bit PNG,
+    /// 8/16-bit or float TIFF, EXR, or raw R16 (`NAME=FILE:WxH` unless square).
+    #[arg(long = "input", value_name = "NAME=FILE", value_parser = crate::export::parse_input)]
+    pub inputs: Vec<crate::export::InputArg>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }

@@ -66,7 +66,11 @@ fn check(path: &Path, source: &SourceArgs) -> Result<ExitCode, CliError> {
 fn run(path: &Path, args: &RunArgs, show_sequence: bool, show_bounds: bool) -> Result<ExitCode, CliError> {
     let script = compile(path, &compile_options(&args.script.limits.source))??;
     // Messages are printed as the script prints them, not held until it ends.
-    let settings = RunSettings { messages: MessageMode::stream(report::outln), ..run_settings(args) };
+    let settings = RunSettings {
+        messages: MessageMode::stream(report::outln),
+        inputs: crate::export::load_inputs(&script, &args.script.inputs)?,
+        ..run_settings(args)
+    };
     let simulation = script.simulate(&settings)?;
     if show_sequence && !show_bounds {
         report::out(&simulation.sequence.listing());

@@ -6,10 +6,12 @@
 
 mod args;
 mod commands;
+mod export;
 mod info;
 mod outdir;
 mod render;
 mod report;
+mod sidecar;
 mod signals;
 mod test;
 mod tiles;

@@ -70,7 +70,9 @@ pub(crate) fn encode_derived(
             let samples: Vec<u8> = derived::slope_map(surface, scale).iter().flat_map(|v| v.to_be_bytes()).collect();
             png(png::ColorType::Grayscale, png::BitDepth::Sixteen, &samples)
         }
-        Format::Curvature => png(png::ColorType::Grayscale, png::BitDepth::Eight, &derived::curvature_map(surface, scale)),
+        Format::Curvature => {
+            png(png::ColorType::Grayscale, png::BitDepth::Eight, &derived::curvature_map(surface, scale))
+        }
         Format::Splat => {
             let defaults;
             let layers = if options.splat.is_empty() {
@@ -148,7 +150,10 @@ pub fn write_surface(
         other => other,
     })?;
     let (guard, mut file) = AtomicFile::create(path)?;
-    std::io::Write::write_all(&mut file, &bytes)
-        .map_err(|source| IoError::Io { path: path.to_path_buf(), operation: "write", source })?;
+    std::io::Write::write_all(&mut file, &bytes).map_err(|source| IoError::Io {
+        path: path.to_path_buf(),
+        operation: "write",
+        source,
+    })?;
     guard.commit(file)
 }

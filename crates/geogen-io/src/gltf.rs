@@ -61,7 +61,11 @@ pub fn glb(chunks: &[Chunk], name: &str) -> Vec<u8> {
         if view_count > 0 {
             views.push(',');
         }
-        let _ = write!(views, "{{\"buffer\":0,\"byteOffset\":{offset},\"byteLength\":{},\"target\":{target}}}", bytes.len());
+        let _ = write!(
+            views,
+            "{{\"buffer\":0,\"byteOffset\":{offset},\"byteLength\":{},\"target\":{target}}}",
+            bytes.len()
+        );
         view_count += 1;
         view_count - 1
     };

@@ -59,12 +59,12 @@ use std::path::Path;
 
 pub use crate::csv::{profile_csv, write_profile_csv};
 pub use crate::derived::{NormalConvention, SplatLayer, Surface, TerrainScale, Window};
-pub use crate::export::{encode_surface, write_surface, ExportError, ExportOptions};
-pub use crate::mesh::Simplify;
-pub use crate::read::{read_heights, InputError, InputHeights, InputLimits};
 pub use crate::error::{FieldError, IoError, StreamError};
+pub use crate::export::{encode_surface, write_surface, ExportError, ExportOptions};
 pub use crate::format::{parse_list, Format, FormatError};
 pub use crate::hillshade::HillshadeOptions;
+pub use crate::mesh::Simplify;
+pub use crate::read::{read_heights, InputError, InputHeights, InputLimits};
 pub use crate::stream::StreamWriter;
 
 pub use crate::atomic::{is_temp_file_name, remove_stale_temp_files, stop_writes_and_remove_temp_files};

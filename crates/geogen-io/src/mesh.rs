@@ -302,14 +302,7 @@ fn build_chunk(
         uvs.push([u as f32, v as f32]);
     }
     let pixel = (surface.origin.0 + i64::from(origin.0), surface.origin.1 + i64::from(origin.1));
-    Chunk {
-        pixel,
-        translation: [pixel.0 as f64 * p, 0.0, pixel.1 as f64 * p],
-        positions,
-        normals,
-        uvs,
-        indices,
-    }
+    Chunk { pixel, translation: [pixel.0 as f64 * p, 0.0, pixel.1 as f64 * p], positions, normals, uvs, indices }
 }
 
 #[cfg(test)]
@@ -358,7 +351,8 @@ mod tests {
         let surface = Surface::whole(HeightField::new(65, 65, &data).unwrap());
         let full = build_chunks(&surface, &MeshOptions::default());
         assert_eq!(full[0].indices.len() / 3, 64 * 64 * 2);
-        let thin = build_chunks(&surface, &MeshOptions { simplify: Simplify::TriangleBudget(2000), ..Default::default() });
+        let thin =
+            build_chunks(&surface, &MeshOptions { simplify: Simplify::TriangleBudget(2000), ..Default::default() });
         let triangles = thin[0].indices.len() / 3;
         assert!(triangles <= 2000 && triangles > 100, "{triangles}");
         // A plane is flat enough for the coarsest grid with no error at all.

@@ -129,7 +129,11 @@ fn height_from_f32(v: f32) -> f32 {
 
 /// Reads the height map in `path`. `r16_size` is the size of a raw R16 file (ignored for the
 /// other formats; a square R16 file needs none).
-pub fn read_heights(path: &Path, r16_size: Option<(u32, u32)>, limits: &InputLimits) -> Result<InputHeights, InputError> {
+pub fn read_heights(
+    path: &Path,
+    r16_size: Option<(u32, u32)>,
+    limits: &InputLimits,
+) -> Result<InputHeights, InputError> {
     let shown = path.display().to_string();
     let io = |source: std::io::Error| InputError::Io { path: shown.clone(), source };
     let mut file = std::fs::File::open(path).map_err(io)?;
@@ -179,8 +183,13 @@ fn check_size(path: &str, width: u64, height: u64, limits: &InputLimits) -> Resu
     Ok(())
 }
 
-fn read_png(reader: impl Read + std::io::BufRead + Seek, path: &str, limits: &InputLimits) -> Result<InputHeights, InputError> {
-    let corrupt = |e: png::DecodingError| InputError::Corrupt { path: path.into(), format: "PNG", reason: e.to_string() };
+fn read_png(
+    reader: impl Read + std::io::BufRead + Seek,
+    path: &str,
+    limits: &InputLimits,
+) -> Result<InputHeights, InputError> {
+    let corrupt =
+        |e: png::DecodingError| InputError::Corrupt { path: path.into(), format: "PNG", reason: e.to_string() };
     let mut decoder = png::Decoder::new_with_limits(
         reader,
         png::Limits { bytes: (limits.max_pixels as usize).saturating_mul(8).min(isize::MAX as usize) },
@@ -273,7 +282,8 @@ fn read_tiff(reader: impl Read + Seek, path: &str, limits: &InputLimits) -> Resu
 
 fn read_exr(file: &Path, path: &str, limits: &InputLimits) -> Result<InputHeights, InputError> {
     use exr::prelude::*;
-    let corrupt = |e: exr::error::Error| InputError::Corrupt { path: path.into(), format: "OpenEXR", reason: e.to_string() };
+    let corrupt =
+        |e: exr::error::Error| InputError::Corrupt { path: path.into(), format: "OpenEXR", reason: e.to_string() };
     let meta = exr::meta::MetaData::read_from_file(file, false).map_err(corrupt)?;
     let header = meta.headers.first().ok_or_else(|| InputError::Corrupt {
         path: path.into(),
@@ -286,7 +296,9 @@ fn read_exr(file: &Path, path: &str, limits: &InputLimits) -> Result<InputHeight
     if channels == 0 || channels > 64 {
         return Err(InputError::Unsupported { path: path.into(), reason: format!("it has {channels} channels") });
     }
-    if (size.width() as u64).saturating_mul(size.height() as u64).saturating_mul(channels) > limits.max_pixels.saturating_mul(4) {
+    if (size.width() as u64).saturating_mul(size.height() as u64).saturating_mul(channels)
+        > limits.max_pixels.saturating_mul(4)
+    {
         return Err(InputError::TooLarge {
             path: path.into(),
             width: size.width() as u64,
@@ -307,9 +319,11 @@ fn read_exr(file: &Path, path: &str, limits: &InputLimits) -> Result<InputHeight
     let (width, height) = (layer.size.width(), layer.size.height());
     check_size(path, width as u64, height as u64, limits)?;
     let list = &layer.channel_data.list;
-    let channel = list.iter().find(|c| c.name.eq("Y")).or_else(|| list.first()).ok_or_else(|| {
-        InputError::Unsupported { path: path.into(), reason: "it has no channel".into() }
-    })?;
+    let channel = list
+        .iter()
+        .find(|c| c.name.eq("Y"))
+        .or_else(|| list.first())
+        .ok_or_else(|| InputError::Unsupported { path: path.into(), reason: "it has no channel".into() })?;
     let pixels = width * height;
     let data: Vec<f32> = match &channel.sample_data {
         FlatSamples::F32(v) => v.iter().take(pixels).map(|&h| height_from_f32(h)).collect(),
@@ -364,7 +378,11 @@ fn read_r16(
     let mut raw = Vec::with_capacity(bytes as usize);
     file.read_to_end(&mut raw).map_err(|source| InputError::Io { path: path.into(), source })?;
     if raw.len() as u64 != bytes {
-        return Err(InputError::Corrupt { path: path.into(), format: "R16", reason: "the file changed while read".into() });
+        return Err(InputError::Corrupt {
+            path: path.into(),
+            format: "R16",
+            reason: "the file changed while read".into(),
+        });
     }
     let data = raw.chunks_exact(2).map(|c| height_from_u16(u16::from_le_bytes([c[0], c[1]]))).collect();
     Ok(InputHeights { width, height, data })

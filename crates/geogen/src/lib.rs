@@ -22,7 +22,9 @@ pub use geogen_compile::metadata::{
 pub use geogen_compile::{check_map_name, MapNameError, MAP_NAME_CHARACTERS, MAP_NAME_MAX_LEN};
 pub use geogen_diag as diag;
 pub use geogen_render::error::human_bytes;
-pub use geogen_render::{HeightMap, InputRaster, Rect, Progress, RenderConfig, RenderMetadata, RenderingSequence, DEFAULT_MEMORY_LIMIT};
+pub use geogen_render::{
+    HeightMap, InputRaster, Progress, Rect, RenderConfig, RenderMetadata, RenderingSequence, DEFAULT_MEMORY_LIMIT,
+};
 pub use geogen_vm::Limits;
 
 /// The built-in example script `geogen render` renders when no script is given.

@@ -46,11 +46,7 @@ pub fn snake_name(sig: &Signature) -> String {
 fn check_example(sig: &'static Signature, index: usize) -> Result<(), Failed> {
     let example = &sig.examples[index];
     let script = compile(example.script)?;
-    let settings = RunSettings {
-        render_width: Some(example.size.0),
-        render_height: Some(example.size.1),
-        ..inputs()
-    };
+    let settings = RunSettings { render_width: Some(example.size.0), render_height: Some(example.size.1), ..inputs() };
     let rendered = script.render(&settings, &RenderConfig::default(), None).map_err(|f| f.to_string())?;
     let map = rendered.maps.get("main").ok_or("the example yields no main map")?;
     let mut wrong = Vec::new();

@@ -99,8 +99,9 @@ impl Declared for Input {
             } else {
                 format!("the inputs given are: {}", given.join(", "))
             };
-            return Err(RuntimeError::new(codes::GGE2730, format!("there is no input map named \"{name}\""))
-                .with_hint(hint));
+            return Err(
+                RuntimeError::new(codes::GGE2730, format!("there is no input map named \"{name}\"")).with_hint(hint)
+            );
         };
         let geometry = rec.geometry();
         let span_x = f64::from(geometry.map_width.unwrap_or(raster.width()));
