@@ -125,10 +125,11 @@ pub fn glb(chunks: &[Chunk], name: &str) -> Vec<u8> {
     pad_to_4(&mut bin, 0);
     let node_list: Vec<String> = (0..chunks.len()).map(|i| i.to_string()).collect();
     let scene_name: String = name.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-').collect();
+    // glTF forbids empty arrays: a mesh without quads is a scene without nodes.
+    let scene_nodes = if chunks.is_empty() { String::new() } else { format!(",\"nodes\":[{}]", node_list.join(",")) };
     let mut json = format!(
-        "{{\"asset\":{{\"version\":\"2.0\",\"generator\":\"geogen {}\"}},\"scene\":0,\"scenes\":[{{\"name\":\"{scene_name}\",\"nodes\":[{}]}}]",
+        "{{\"asset\":{{\"version\":\"2.0\",\"generator\":\"geogen {}\"}},\"scene\":0,\"scenes\":[{{\"name\":\"{scene_name}\"{scene_nodes}}}]",
         env!("CARGO_PKG_VERSION"),
-        node_list.join(",")
     );
     if !chunks.is_empty() {
         let _ = write!(
