@@ -67,7 +67,8 @@ fn a_glb_reads_back_with_its_vertices_bounds_and_heights() {
             }
             // Every vertex stands on the map: world x, z give the pixel; y is its height in metres.
             for (p, n) in positions.iter().zip(&normals) {
-                let (wx, wy, wz) = (f64::from(p[0]) + f64::from(tx), f64::from(p[1]) + f64::from(ty), f64::from(p[2]) + f64::from(tz));
+                let (wx, wy, wz) =
+                    (f64::from(p[0]) + f64::from(tx), f64::from(p[1]) + f64::from(ty), f64::from(p[2]) + f64::from(tz));
                 let (px, py) = (wx / 2.0, wz / 2.0);
                 assert_eq!((px.fract(), py.fract()), (0.0, 0.0), "vertices sit on pixels");
                 let (fx, fy) = ((px as i64 + 1) as u32, (py as i64 + 1) as u32);
@@ -132,7 +133,11 @@ fn the_khronos_validator_finds_no_error_or_warning() {
     let field = HeightField::new(150, 140, &data).unwrap();
     let cases = [
         ("full", Surface::whole(field), Simplify::Full),
-        ("margin", Surface { field, core: Window { x: 1, y: 1, width: 148, height: 138 }, origin: (-1, -1) }, Simplify::Full),
+        (
+            "margin",
+            Surface { field, core: Window { x: 1, y: 1, width: 148, height: 138 }, origin: (-1, -1) },
+            Simplify::Full,
+        ),
         ("budget", Surface::whole(field), Simplify::TriangleBudget(3000)),
         ("error", Surface::whole(field), Simplify::MaxError(5.0)),
     ];
@@ -185,9 +190,13 @@ fn every_input_format_reads_back_the_heights_written() {
     let field = HeightField::new(w, h, &data).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let limits = InputLimits::default();
-    for (format, tolerance) in
-        [(Format::Png16, 0.5 / 32767.0), (Format::R16, 0.5 / 32767.0), (Format::Png8, 1.0 / 255.0), (Format::Tiff32, 0.0), (Format::Exr, 0.0)]
-    {
+    for (format, tolerance) in [
+        (Format::Png16, 0.5 / 32767.0),
+        (Format::R16, 0.5 / 32767.0),
+        (Format::Png8, 1.0 / 255.0),
+        (Format::Tiff32, 0.0),
+        (Format::Exr, 0.0),
+    ] {
         let path = dir.path().join(format.file_name("map"));
         std::fs::write(&path, encode(format, &field).unwrap()).unwrap();
         let size = (format == Format::R16).then_some((w, h));
@@ -196,7 +205,10 @@ fn every_input_format_reads_back_the_heights_written() {
         for (i, (&a, &b)) in data.iter().zip(&back.data).enumerate() {
             let a = a.clamp(-1.0, 1.0);
             let a = if a.is_nan() { 0.0 } else { a };
-            assert!((f64::from(a) - f64::from(b)).abs() <= tolerance + 1e-7, "{format} sample {i}: wrote {a}, read {b}");
+            assert!(
+                (f64::from(a) - f64::from(b)).abs() <= tolerance + 1e-7,
+                "{format} sample {i}: wrote {a}, read {b}"
+            );
         }
         // A quantised format reads back to heights that quantise to the same file.
         if format != Format::Tiff32 && format != Format::Exr {

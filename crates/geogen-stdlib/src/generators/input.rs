@@ -23,9 +23,10 @@ pub fn example_inputs() -> BTreeMap<String, Arc<InputRaster>> {
 }
 
 /// The raster stretched over `span_x × span_y` map units from the origin: pixel (i, j) of the
-/// file is centred at logical ((i + ½) × span_x / width, (j + ½) × span_y / height); between
-/// centres heights are bilinear, beyond the outer centres they are the edge pixels', and outside
-/// the spanned rectangle 0.
+/// file stands at logical (i × span_x / width, j × span_y / height), where a render samples its
+/// own pixels (a pixel's logical coordinate is its corner), so a file rendered at its own size
+/// and scale 1 comes back pixel for pixel. Between those points heights are bilinear, past the
+/// last pixel they are the edge pixel's, and outside the spanned rectangle 0.
 #[derive(Clone, Debug)]
 pub struct Input {
     pub name: String,
@@ -37,11 +38,10 @@ pub struct Input {
 }
 
 impl Input {
-    /// The file position (in pixels, centres at whole numbers) of a logical coordinate, or `None`
-    /// outside the spanned range.
+    /// The file position (in pixels) of a logical coordinate, or `None` outside the spanned range.
     #[inline]
     fn file_position(logical: f64, span: f64, pixels: u32) -> Option<f64> {
-        (0.0..span).contains(&logical).then(|| logical * f64::from(pixels) / span - 0.5)
+        (0.0..span).contains(&logical).then(|| logical * f64::from(pixels) / span)
     }
 
     /// The sample at a logical position inside the span.
@@ -71,21 +71,22 @@ impl Declared for Input {
         summary: "A new map from the input height map the host gave under `name` (`geogen render \
                   --input name=FILE`; GGE2730 if there is none). The file is stretched over the map \
                   in a finite dimension and laid one pixel per map unit from 0 in an infinite one; \
-                  file pixel centres sit at (i + 0.5) × map size / file size, heights between \
-                  them are bilinear, beyond the outer centres the edge pixel's, and 0 outside the \
-                  covered rectangle. The examples use the 2 × 2 input `sketch` (-1, 1 / 0, 0.5).",
+                  file pixel i stands at i × map size / file size (so a file rendered at its own \
+                  size comes back pixel for pixel), heights between pixels are bilinear, past the \
+                  last pixel the edge pixel's, and 0 outside the covered rectangle. The examples \
+                  use the 2 × 2 input `sketch` (-1, 1 / 0, 0.5).",
         examples: &[
             Example {
-                // A 4 × 4 finite map over the 2 × 2 sketch: centres at 1 and 3.
+                // A 4 × 4 finite map over the 2 × 2 sketch: file pixels at 0 and 2, halfway at 1.
                 script: "metadata { Width: Finite, Height: Finite }\nyield HeightMap.Input(\"sketch\");",
                 size: (4, 4),
-                expect: &[(0, 0, -1.0), (1, 1, -1.0), (2, 0, 0.0), (2, 2, 0.125), (3, 3, 0.5), (0, 3, 0.0)],
+                expect: &[(0, 0, -1.0), (1, 0, 0.0), (1, 1, 0.125), (2, 0, 1.0), (2, 2, 0.5), (3, 3, 0.5), (0, 3, 0.0)],
             },
             Example {
-                // Infinite: one file pixel per unit, centres at 0.5 and 1.5, nothing from 2 on.
+                // Infinite: one file pixel per unit, nothing from 2 on.
                 script: "yield HeightMap.Input(\"sketch\");",
                 size: (4, 2),
-                expect: &[(0, 0, -1.0), (1, 1, 0.125), (2, 0, 0.0), (3, 1, 0.0)],
+                expect: &[(0, 0, -1.0), (1, 0, 1.0), (1, 1, 0.5), (0, 1, 0.0), (2, 0, 0.0), (3, 1, 0.0)],
             },
         ],
     };
