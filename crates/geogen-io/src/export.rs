@@ -85,10 +85,15 @@ pub(crate) fn encode_derived(
         }
         Format::Glb | Format::Obj => {
             let chunks = mesh::build_chunks(surface, &MeshOptions { scale: *scale, simplify: options.simplify });
-            Ok(if format == Format::Glb {
-                crate::gltf::glb(&chunks, name)
-            } else {
-                crate::gltf::obj(&chunks, name).into_bytes()
+            if format == Format::Obj {
+                return Ok(crate::gltf::obj(&chunks, name).into_bytes());
+            }
+            crate::gltf::glb(&chunks, name).ok_or_else(|| {
+                ExportError::Encode(
+                    "the mesh is larger than a .glb file can hold (4 GiB): thin it with --mesh-triangles or \
+                     --mesh-error, or render it in tiles"
+                        .into(),
+                )
             })
         }
         _ => Err(ExportError::Encode(format!("{format} is not a derived format"))),

@@ -45,9 +45,17 @@ fn pad_to_4(bytes: &mut Vec<u8>, fill: u8) {
     }
 }
 
-/// The bytes of a `.glb` holding the chunks (an empty scene when there are none). `name` becomes
-/// the scene's name.
-pub fn glb(chunks: &[Chunk], name: &str) -> Vec<u8> {
+/// The most bytes a `.glb` can hold: its header stores the total length in 32 bits.
+pub const GLB_MAX_BYTES: u64 = u32::MAX as u64;
+
+/// The bytes of a `.glb` holding the chunks (an empty scene when there are none), or `None` when
+/// they would not fit in one (more than [`GLB_MAX_BYTES`]). `name` becomes the scene's name.
+pub fn glb(chunks: &[Chunk], name: &str) -> Option<Vec<u8>> {
+    let estimate: u64 =
+        chunks.iter().map(|c| c.positions.len() as u64 * 32 + c.indices.len() as u64 * 2 + 1024).sum::<u64>() + 1024;
+    if estimate > GLB_MAX_BYTES {
+        return None;
+    }
     let mut bin: Vec<u8> = Vec::new();
     let mut views = String::new();
     let mut accessors = String::new();
@@ -143,10 +151,11 @@ pub fn glb(chunks: &[Chunk], name: &str) -> Vec<u8> {
     pad_to_4(&mut json, b' ');
     let has_bin = !chunks.is_empty();
     let total = 12 + 8 + json.len() + if has_bin { 8 + bin.len() } else { 0 };
+    let total32 = u32::try_from(total).ok()?;
     let mut out = Vec::with_capacity(total);
     out.extend_from_slice(&GLB_MAGIC.to_le_bytes());
     out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&total32.to_le_bytes());
     out.extend_from_slice(&(json.len() as u32).to_le_bytes());
     out.extend_from_slice(&CHUNK_JSON.to_le_bytes());
     out.extend_from_slice(&json);
@@ -155,7 +164,7 @@ pub fn glb(chunks: &[Chunk], name: &str) -> Vec<u8> {
         out.extend_from_slice(&CHUNK_BIN.to_le_bytes());
         out.extend_from_slice(&bin);
     }
-    out
+    Some(out)
 }
 
 /// The text of an `.obj` holding the chunks: one object per chunk, positions in world metres
