@@ -19,3 +19,6 @@ cp "$WORK/gl/main_normal.png" docs/pictures/engine_normal.png
 cp "$WORK/gl/main_slope.png" docs/pictures/engine_slope.png
 cp "$WORK/gl/main_curvature.png" docs/pictures/engine_curvature.png
 cp "$WORK/dx/main_normal.png" docs/pictures/engine_normal_directx.png
+# The glb drawn as an importer reads it (read back with the gltf crate, rasterised in software).
+"$GEOGEN" render "${common[@]}" -o "$WORK/mesh" --format glb
+cargo run -q -p geogen-io --example mesh_picture -- "$WORK/mesh/main.glb" docs/pictures/engine_mesh.png 480 300

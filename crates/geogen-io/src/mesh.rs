@@ -155,7 +155,7 @@ fn chunk_triangles(w: u32, h: u32, k: u32) -> Vec<[(u32, u32); 3]> {
 fn cell_sizes(w: u32, h: u32) -> Vec<u32> {
     let mut sizes = vec![1];
     let mut k = 2;
-    while k <= w.min(h) && w % k == 0 && h % k == 0 {
+    while k <= w.min(h) && w.is_multiple_of(k) && h.is_multiple_of(k) {
         sizes.push(k);
         k *= 2;
     }

@@ -184,7 +184,7 @@ fn check_size(path: &str, width: u64, height: u64, limits: &InputLimits) -> Resu
 }
 
 fn read_png(
-    reader: impl Read + std::io::BufRead + Seek,
+    reader: impl std::io::BufRead + Seek,
     path: &str,
     limits: &InputLimits,
 ) -> Result<InputHeights, InputError> {
@@ -363,7 +363,7 @@ fn read_r16(
         None => {
             let samples = bytes / 2;
             let side = (samples as f64).sqrt().round() as u64;
-            if bytes % 2 != 0 || side * side != samples || samples == 0 {
+            if !bytes.is_multiple_of(2) || side * side != samples || samples == 0 {
                 return Err(InputError::R16Size {
                     path: path.into(),
                     bytes,
