@@ -67,6 +67,8 @@ pub enum Command {
 #[command(after_help = "Examples:
   geogen render island.ggs -o out --size 1024 --seed 7 -p Size=0.3
   geogen render dunes.ggs --origin=-500,-500 --size 2000x1000 --scale 0.5 --format r16,hillshade
+  geogen render refine.ggs --input base=sketch.png --format png16,normal,splat,glb --height-scale 250
+  geogen render island.ggs --preset unity --size 1025 --map-size 1025x1025   # main.r16 + main.unity.json
   geogen render                              # the built-in example island, into the current directory")]
 pub struct RenderCmd {
     /// The .ggs script; without it, the built-in example (an island) is rendered.
@@ -84,6 +86,7 @@ pub struct RenderCmd {
 #[command(after_help = "Examples:
   geogen tiles dunes.ggs --region=-2048,-2048,4096,4096 --tile 512 -o tiles --format r16
   geogen tiles island.ggs --map-size 2000x2000 --region 0,0,2000,2000 --tile 500 -o tiles
+  geogen tiles world.ggs --preset unreal --region 0,0,4032,4032 --tile 1008 -o unreal   # main_x0_y0.png ...
 
 Files are named tile_X_Y_MAP.EXT after their first pixel. Run the same command again to resume:
 tiles whose files are all present and intact are skipped. The directory's manifest (geogen-tiles.json)

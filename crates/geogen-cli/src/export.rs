@@ -19,13 +19,13 @@ use crate::report::CliError;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Preset {
-    /// Unity Terrain: square RAW 16-bit little-endian heightmaps of 2^n + 1 pixels (33 to 4097),
-    /// neighbouring tiles sharing their edge row.
+    // Unity Terrain: square RAW 16-bit little-endian heightmaps of 2^n + 1 pixels (33 to 4097),
+    // neighbouring tiles sharing their edge row.
     Unity,
-    /// Unreal Engine Landscape: 16-bit PNG of component-friendly sizes, tiles named `_x0_y0` for
-    /// World Partition, neighbouring tiles sharing their edge row.
+    // Unreal Engine Landscape: 16-bit PNG of component-friendly sizes, tiles named `_x0_y0` for
+    // World Partition, neighbouring tiles sharing their edge row.
     Unreal,
-    /// Godot with Terrain3D: 32-bit float EXR, tiles of one region (64 to 2048 pixels).
+    // Godot with Terrain3D: 32-bit float EXR, tiles of one region (64 to 2048 pixels).
     Godot,
 }
 
@@ -146,9 +146,9 @@ pub const TERRAIN3D_REGION_SIZES: [u32; 6] = [64, 128, 256, 512, 1024, 2048];
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum NormalArg {
-    /// Green up (OpenGL: Unity, Godot, Blender).
+    // Green up (OpenGL: Unity, Godot, Blender).
     Opengl,
-    /// Green down (DirectX: Unreal).
+    // Green down (DirectX: Unreal).
     Directx,
 }
 
