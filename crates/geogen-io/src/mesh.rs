@@ -23,12 +23,13 @@
 //! # Simplification
 //!
 //! Optional, and crack-free: every chunk keeps all vertices of its border, and inside it the grid
-//! is coarsened to cells of k × k quads (k a power of two dividing the chunk), each a fan of
-//! triangles around its centre vertex. A cell edge is subdivided only where it lies on the chunk
+//! is coarsened to cells of k × k quads (k a power of two; the last cells of a chunk take what is
+//! left), each a fan of triangles around an interior vertex (a cell one quad thick is a strip
+//! zipped between its two long sides). A cell edge is subdivided only where it lies on the chunk
 //! border, so neighbouring cells always share their edges exactly, and so do neighbouring chunks
 //! and tiles. [`Simplify::TriangleBudget`] takes the smallest k that fits the budget (the same k
-//! everywhere); [`Simplify::MaxError`] takes, chunk by chunk, the largest k whose triangles stay
-//! within the error of every sample they replace.
+//! everywhere); [`Simplify::MaxError`] coarsens chunk by chunk, doubling k while the triangles
+//! stay within the error of every sample they replace.
 
 use crate::derived::{Surface, TerrainScale};
 use crate::quantize::sanitize;
@@ -98,33 +99,93 @@ pub fn quad_counts(surface: &Surface<'_>) -> (u32, u32) {
     (x1 - x0, y1 - y0)
 }
 
-/// A cell of a chunk: quads `[x, x + w) × [y, y + h)` in chunk coordinates.
+/// A cell of a chunk: quads `[x0, x1) × [y0, y1)` in chunk coordinates (at least one each way).
+#[derive(Clone, Copy)]
 struct Cell {
-    x: u32,
-    y: u32,
-    size: u32,
+    x0: u32,
+    y0: u32,
+    x1: u32,
+    y1: u32,
 }
 
-/// The boundary of a cell counter-clockwise seen from above (down the left side, along the bottom,
-/// up the right side, back along the top), edges subdivided where they lie on the chunk border.
-fn cell_boundary(cell: &Cell, chunk_w: u32, chunk_h: u32) -> Vec<(u32, u32)> {
-    let (x0, y0, k) = (cell.x, cell.y, cell.size);
-    let (x1, y1) = (x0 + k, y0 + k);
-    let step = |on_border: bool| if on_border { 1 } else { k };
-    let mut ring = Vec::new();
-    let left = step(x0 == 0);
-    ring.extend((0..k / left).map(|i| (x0, y0 + i * left)));
-    let bottom = step(y1 == chunk_h);
-    ring.extend((0..k / bottom).map(|i| (x0 + i * bottom, y1)));
-    let right = step(x1 == chunk_w);
-    ring.extend((0..k / right).map(|i| (x1, y1 - i * right)));
-    let top = step(y0 == 0);
-    ring.extend((0..k / top).map(|i| (x1 - i * top, y0)));
-    ring
+/// The points of a cell edge from `a` to `b` (both included, `a` first): every pixel where the
+/// edge lies on the chunk border, only the two ends otherwise.
+fn edge_points(a: (u32, u32), b: (u32, u32), on_border: bool) -> Vec<(u32, u32)> {
+    if !on_border {
+        return vec![a, b];
+    }
+    let steps = a.0.abs_diff(b.0).max(a.1.abs_diff(b.1));
+    let step = |from: u32, to: u32, i: u32| match to.cmp(&from) {
+        std::cmp::Ordering::Greater => from + i,
+        std::cmp::Ordering::Less => from - i,
+        std::cmp::Ordering::Equal => from,
+    };
+    (0..=steps).map(|i| (step(a.0, b.0, i), step(a.1, b.1, i))).collect()
 }
 
-/// The triangles of a chunk of `w × h` quads with cells of `k` (1: two per quad), as vertex
-/// positions in chunk coordinates.
+/// `[a, b, c]` wound counter-clockwise seen from above (x east, rows south), or `None` if the three
+/// points are collinear.
+fn upward(a: (u32, u32), b: (u32, u32), c: (u32, u32)) -> Option<[(u32, u32); 3]> {
+    let (ax, ay) = (i64::from(a.0), i64::from(a.1));
+    let (bx, by) = (i64::from(b.0), i64::from(b.1));
+    let (cx, cy) = (i64::from(c.0), i64::from(c.1));
+    // The y (up) component of (b − a) × (c − a) with z along the rows.
+    let up = (by - ay) * (cx - ax) - (bx - ax) * (cy - ay);
+    match up.signum() {
+        1 => Some([a, b, c]),
+        -1 => Some([a, c, b]),
+        _ => None,
+    }
+}
+
+/// The triangles of one cell whose edges on the chunk border are subdivided: a fan around an
+/// interior vertex when the cell is at least two quads each way, otherwise (a strip one quad
+/// thick) a zipper between its two long sides.
+fn cell_triangles(cell: Cell, chunk_w: u32, chunk_h: u32, out: &mut Vec<[(u32, u32); 3]>) {
+    let Cell { x0, y0, x1, y1 } = cell;
+    let (left, right) = (x0 == 0, x1 == chunk_w);
+    let (top, bottom) = (y0 == 0, y1 == chunk_h);
+    if x1 - x0 >= 2 && y1 - y0 >= 2 {
+        // Counter-clockwise ring: down the left side, along the bottom, up the right, back along the top.
+        let mut ring = Vec::new();
+        for side in [
+            edge_points((x0, y0), (x0, y1), left),
+            edge_points((x0, y1), (x1, y1), bottom),
+            edge_points((x1, y1), (x1, y0), right),
+            edge_points((x1, y0), (x0, y0), top),
+        ] {
+            ring.extend_from_slice(&side[..side.len() - 1]);
+        }
+        let centre = ((x0 + x1) / 2, (y0 + y1) / 2);
+        for i in 0..ring.len() {
+            out.extend(upward(centre, ring[i], ring[(i + 1) % ring.len()]));
+        }
+        return;
+    }
+    // One quad thick: the two long sides as point lists running the same way.
+    let (a, b) = if x1 - x0 == 1 {
+        (edge_points((x0, y0), (x0, y1), left), edge_points((x1, y0), (x1, y1), right))
+    } else {
+        (edge_points((x0, y0), (x1, y0), top), edge_points((x0, y1), (x1, y1), bottom))
+    };
+    let (mut i, mut j) = (0, 0);
+    // Advance along whichever side is behind (by position along the strip), so every triangle
+    // has points on both sides.
+    let along = |p: (u32, u32)| if x1 - x0 == 1 { p.1 } else { p.0 };
+    while i + 1 < a.len() || j + 1 < b.len() {
+        let advance_a = j + 1 >= b.len() || (i + 1 < a.len() && along(a[i + 1]) <= along(b[j + 1]));
+        if advance_a {
+            out.extend(upward(a[i], a[i + 1], b[j]));
+            i += 1;
+        } else {
+            out.extend(upward(a[i], b[j], b[j + 1]));
+            j += 1;
+        }
+    }
+}
+
+/// The triangles of a chunk of `w × h` quads with cells of `k` quads (1: two per quad; the last
+/// cells of a row or column take what is left), as vertex positions in chunk coordinates.
 fn chunk_triangles(w: u32, h: u32, k: u32) -> Vec<[(u32, u32); 3]> {
     let mut triangles = Vec::new();
     if k <= 1 {
@@ -137,29 +198,18 @@ fn chunk_triangles(w: u32, h: u32, k: u32) -> Vec<[(u32, u32); 3]> {
         }
         return triangles;
     }
-    for cy in (0..h).step_by(k as usize) {
-        for cx in (0..w).step_by(k as usize) {
-            let cell = Cell { x: cx, y: cy, size: k };
-            let centre = (cx + k / 2, cy + k / 2);
-            let ring = cell_boundary(&cell, w, h);
-            for i in 0..ring.len() {
-                triangles.push([centre, ring[i], ring[(i + 1) % ring.len()]]);
-            }
+    for y0 in (0..h).step_by(k as usize) {
+        for x0 in (0..w).step_by(k as usize) {
+            let cell = Cell { x0, y0, x1: (x0 + k).min(w), y1: (y0 + k).min(h) };
+            cell_triangles(cell, w, h, &mut triangles);
         }
     }
     triangles
 }
 
-/// The cell sizes a chunk of `w × h` quads allows: 1, and the powers of two dividing both, up to
-/// the smaller side.
-fn cell_sizes(w: u32, h: u32) -> Vec<u32> {
-    let mut sizes = vec![1];
-    let mut k = 2;
-    while k <= w.min(h) && w.is_multiple_of(k) && h.is_multiple_of(k) {
-        sizes.push(k);
-        k *= 2;
-    }
-    sizes
+/// The cell sizes a chunk may use: 1 and the powers of two up to a chunk side.
+fn cell_sizes() -> impl Iterator<Item = u32> {
+    (0..=CHUNK_QUADS.trailing_zeros()).map(|e| 1 << e)
 }
 
 /// The largest vertical distance (metres) between a sample of the chunk and the triangles.
@@ -218,16 +268,12 @@ pub fn build_chunks(surface: &Surface<'_>, options: &MeshOptions) -> Vec<Chunk> 
     origins
         .into_iter()
         .map(|(x, y, w, h)| {
-            let sizes = cell_sizes(w, h);
             let k = match options.simplify {
                 Simplify::Full => 1,
-                Simplify::TriangleBudget(_) => {
-                    let wanted = budget_cell.unwrap_or(1);
-                    sizes.iter().copied().filter(|&k| k <= wanted).max().unwrap_or(1)
-                }
+                Simplify::TriangleBudget(_) => budget_cell.unwrap_or(1),
                 Simplify::MaxError(max) => {
                     let mut best = 1;
-                    for &k in sizes.iter().skip(1) {
+                    for k in cell_sizes().skip(1) {
                         if chunk_error(surface, (x, y), &chunk_triangles(w, h, k), &options.scale) <= max {
                             best = k;
                         } else {
@@ -245,15 +291,7 @@ pub fn build_chunks(surface: &Surface<'_>, options: &MeshOptions) -> Vec<Chunk> 
 /// The smallest cell size (a power of two) whose triangles fit the budget over all chunks, or the
 /// coarsest one.
 fn budget_cell_size(chunks: &[(u32, u32, u32, u32)], budget: u64) -> u32 {
-    let count = |k: u32| -> u64 {
-        chunks
-            .iter()
-            .map(|&(_, _, w, h)| {
-                let k = cell_sizes(w, h).into_iter().filter(|&s| s <= k).max().unwrap_or(1);
-                chunk_triangles(w, h, k).len() as u64
-            })
-            .sum()
-    };
+    let count = |k: u32| -> u64 { chunks.iter().map(|&(_, _, w, h)| chunk_triangles(w, h, k).len() as u64).sum() };
     let mut k = 1;
     while k < CHUNK_QUADS && count(k) > budget {
         k *= 2;
@@ -369,6 +407,230 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn every_cell_size_covers_any_chunk_exactly_once() {
+        for (w, h) in [(19, 19), (1, 7), (7, 1), (128, 37), (3, 128), (128, 128)] {
+            for k in cell_sizes() {
+                let triangles = chunk_triangles(w, h, k);
+                let mut area2 = 0i64;
+                for t in &triangles {
+                    assert!(t.iter().all(|p| p.0 <= w && p.1 <= h), "{w}x{h} k {k}: {t:?}");
+                    let [a, b, c] = t.map(|p| (i64::from(p.0), i64::from(p.1)));
+                    let up = (b.1 - a.1) * (c.0 - a.0) - (b.0 - a.0) * (c.1 - a.1);
+                    assert!(up > 0, "{w}x{h} k {k}: {t:?} faces down or is flat");
+                    area2 += up;
+                }
+                // Twice the area of the triangles is twice the chunk's: no hole, no overlap.
+                assert_eq!(area2, 2 * i64::from(w) * i64::from(h), "{w}x{h} k {k}");
+            }
+        }
+    }
+
+    /// A field smooth on its left (a gentle bowl) and rough on its right (a hashed checkerboard of
+    /// bumps), so error-bounded simplification picks different cell sizes chunk by chunk.
+    fn hills(width: u32, height: u32) -> Vec<f32> {
+        (0..width * height)
+            .map(|i| {
+                let (x, y) = (f64::from(i % width), f64::from(i / width));
+                let bowl = ((x - 60.0) * (x - 60.0) + (y - 40.0) * (y - 40.0)) * 2e-6;
+                let rough = if x > 180.0 { f64::from((i.wrapping_mul(2_654_435_761) >> 27) & 7) * 0.01 } else { 0.0 };
+                (bowl + rough) as f32
+            })
+            .collect()
+    }
+
+    /// The triangles of some chunks in world pixels, as wound (1 m pixels), each checked to sit on
+    /// whole pixels.
+    fn world_triangles(chunks: &[Chunk]) -> Vec<[(i64, i64); 3]> {
+        let mut out = Vec::new();
+        for chunk in chunks {
+            for t in chunk.indices.chunks(3) {
+                out.push([t[0], t[1], t[2]].map(|i| {
+                    let p = chunk.positions[i as usize];
+                    assert!(p[0].fract() == 0.0 && p[2].fract() == 0.0, "{p:?} is not on a pixel");
+                    (chunk.pixel.0 + p[0] as i64, chunk.pixel.1 + p[2] as i64)
+                }));
+            }
+        }
+        out
+    }
+
+    /// Asserts that `triangles` tile the vertex rectangle `[x0, x1] × [y0, y1]` exactly: every
+    /// triangle faces up (counter-clockwise from above, so never flat); every edge inside is used
+    /// by exactly two triangles, once each way (no crack, T-junction, overlap or flipped face);
+    /// every other edge lies on the rectangle's border and is one pixel long (so a neighbour's
+    /// mesh, which also keeps its border whole, meets it edge for edge); the areas add up.
+    fn assert_watertight(triangles: &[[(i64, i64); 3]], (x0, y0, x1, y1): (i64, i64, i64, i64), what: &str) {
+        let mut edges = std::collections::HashMap::new();
+        let mut area2 = 0i64;
+        for t in triangles {
+            let [a, b, c] = *t;
+            let up = (b.1 - a.1) * (c.0 - a.0) - (b.0 - a.0) * (c.1 - a.1);
+            assert!(up > 0, "{what}: {t:?} faces down or is flat");
+            area2 += up;
+            for (p, q) in [(a, b), (b, c), (c, a)] {
+                *edges.entry((p, q)).or_insert(0u32) += 1;
+            }
+        }
+        for (&(p, q), &count) in &edges {
+            assert_eq!(count, 1, "{what}: edge {p:?}→{q:?} is used {count} times the same way");
+            if edges.contains_key(&(q, p)) {
+                continue;
+            }
+            let on_border = (p.0 == q.0 && (p.0 == x0 || p.0 == x1)) || (p.1 == q.1 && (p.1 == y0 || p.1 == y1));
+            assert!(on_border, "{what}: edge {p:?}→{q:?} has one triangle but is inside the mesh");
+            assert_eq!(p.0.abs_diff(q.0) + p.1.abs_diff(q.1), 1, "{what}: border edge {p:?}→{q:?} skips a vertex");
+        }
+        assert_eq!(area2, 2 * (x1 - x0) * (y1 - y0), "{what}: the triangles do not cover the rectangle once");
+    }
+
+    /// `(triangles, largest vertical distance in metres between a sample and the mesh above or
+    /// below it)`, measured on the written chunks independently of the simplifier.
+    fn measured_error(chunks: &[Chunk], data: &[f32], width: u32, scale: &TerrainScale) -> f64 {
+        let mut worst = 0.0f64;
+        for chunk in chunks {
+            for t in chunk.indices.chunks(3) {
+                let [a, b, c] = [t[0], t[1], t[2]].map(|i| chunk.positions[i as usize].map(f64::from));
+                let (xmin, xmax) = (a[0].min(b[0]).min(c[0]) as i64, a[0].max(b[0]).max(c[0]) as i64);
+                let (zmin, zmax) = (a[2].min(b[2]).min(c[2]) as i64, a[2].max(b[2]).max(c[2]) as i64);
+                let det = (b[0] - a[0]) * (c[2] - a[2]) - (c[0] - a[0]) * (b[2] - a[2]);
+                for z in zmin..=zmax {
+                    for x in xmin..=xmax {
+                        let (px, pz) = (x as f64, z as f64);
+                        let wb = ((px - a[0]) * (c[2] - a[2]) - (c[0] - a[0]) * (pz - a[2])) / det;
+                        let wc = ((b[0] - a[0]) * (pz - a[2]) - (px - a[0]) * (b[2] - a[2])) / det;
+                        let wa = 1.0 - wb - wc;
+                        if wa < -1e-9 || wb < -1e-9 || wc < -1e-9 {
+                            continue;
+                        }
+                        let on_mesh = wa * a[1] + wb * b[1] + wc * c[1];
+                        let (fx, fy) = (chunk.pixel.0 + x, chunk.pixel.1 + z);
+                        let sample = f64::from(data[fy as usize * width as usize + fx as usize]) * scale.height_scale;
+                        worst = worst.max((on_mesh - sample).abs());
+                    }
+                }
+            }
+        }
+        worst
+    }
+
+    fn triangle_count(chunks: &[Chunk]) -> u64 {
+        chunks.iter().map(|c| c.indices.len() as u64 / 3).sum()
+    }
+
+    #[test]
+    fn every_mesh_is_watertight_across_cells_and_chunks() {
+        // 300 × 200 pixels: chunks of 128, 128 and 43 quads across, 128 and 71 down, so cells of
+        // every size leave remainders of every thickness, one quad included.
+        let (w, h) = (300u32, 200u32);
+        let data = hills(w, h);
+        let surface = Surface::whole(HeightField::new(w, h, &data).unwrap());
+        let mut modes = vec![Simplify::Full];
+        modes.extend([0.01, 0.5, 3.0, 1e9].map(Simplify::MaxError));
+        modes.extend([1, 2_000, 20_000, 60_000, 200_000].map(Simplify::TriangleBudget));
+        for simplify in modes {
+            let chunks = build_chunks(&surface, &MeshOptions { simplify, ..MeshOptions::default() });
+            assert_watertight(&world_triangles(&chunks), (0, 0, 299, 199), &format!("{simplify:?}"));
+        }
+        // Straight from the cell layout, for chunk shapes the field above does not make.
+        for (cw, ch) in [(1, 1), (1, 9), (9, 1), (2, 2), (3, 5), (17, 33), (65, 2), (128, 128)] {
+            for k in cell_sizes() {
+                let triangles: Vec<_> = chunk_triangles(cw, ch, k)
+                    .into_iter()
+                    .map(|t| t.map(|(x, y)| (i64::from(x), i64::from(y))))
+                    .collect();
+                assert_watertight(&triangles, (0, 0, i64::from(cw), i64::from(ch)), &format!("{cw}x{ch} k {k}"));
+            }
+        }
+    }
+
+    #[test]
+    fn neighbouring_tiles_simplified_differently_still_meet_edge_for_edge() {
+        // Two tiles of a 300 × 140 world split at column 150, each rendered with a one-pixel margin
+        // as the renderer does: the left one reaches one vertex into the right one.
+        let (w, h) = (300u32, 140u32);
+        let world = hills(w, h);
+        let crop = |x0: u32, x1: u32| -> Vec<f32> {
+            (0..h).flat_map(|y| (x0..x1).map(move |x| (x, y))).map(|(x, y)| world[(y * w + x) as usize]).collect()
+        };
+        let (left_data, right_data) = (crop(0, 151), crop(149, 300));
+        let left = Surface {
+            field: HeightField::new(151, h, &left_data).unwrap(),
+            core: Window { x: 0, y: 0, width: 150, height: h },
+            origin: (0, 0),
+        };
+        let right = Surface {
+            field: HeightField::new(151, h, &right_data).unwrap(),
+            core: Window { x: 1, y: 0, width: 150, height: h },
+            origin: (149, 0),
+        };
+        for (a, b) in [
+            (Simplify::MaxError(0.5), Simplify::TriangleBudget(1_000)),
+            (Simplify::TriangleBudget(5_000), Simplify::Full),
+            (Simplify::Full, Simplify::MaxError(1e9)),
+        ] {
+            let mut triangles =
+                world_triangles(&build_chunks(&left, &MeshOptions { simplify: a, ..Default::default() }));
+            triangles
+                .extend(world_triangles(&build_chunks(&right, &MeshOptions { simplify: b, ..Default::default() })));
+            assert_watertight(&triangles, (0, 0, 299, 139), &format!("{a:?} | {b:?}"));
+        }
+    }
+
+    #[test]
+    fn a_triangle_budget_is_kept_whenever_the_coarsest_grid_allows_it() {
+        let (w, h) = (300u32, 200u32);
+        let data = hills(w, h);
+        let surface = Surface::whole(HeightField::new(w, h, &data).unwrap());
+        let mesh = |simplify| build_chunks(&surface, &MeshOptions { simplify, ..Default::default() });
+        let full = triangle_count(&mesh(Simplify::Full));
+        assert_eq!(full, 299 * 199 * 2);
+        let coarsest = triangle_count(&mesh(Simplify::TriangleBudget(0)));
+        // Six chunks, each one cell: a fan around its border vertices, about 2 × its perimeter.
+        assert!(coarsest < 6 * 4 * 128, "{coarsest}");
+        let mut previous = coarsest;
+        for budget in [coarsest, coarsest + 1, 3_000, 10_000, 30_000, 100_000, full - 1, full, full * 2] {
+            let got = triangle_count(&mesh(Simplify::TriangleBudget(budget)));
+            assert!(got <= budget, "budget {budget}: {got} triangles");
+            assert!(got >= previous, "budget {budget}: {got} triangles, fewer than a smaller budget gave");
+            previous = got;
+        }
+        assert_eq!(previous, full, "a budget the full mesh fits keeps every pixel");
+        // The budget is used, not just kept: the finest grid under it, so more than a quarter of it.
+        for budget in [3_000u64, 10_000, 30_000, 100_000] {
+            let got = triangle_count(&mesh(Simplify::TriangleBudget(budget)));
+            assert!(got * 4 > budget, "budget {budget}: only {got} triangles");
+        }
+    }
+
+    #[test]
+    fn a_maximum_error_is_kept_and_smooth_chunks_coarsen() {
+        let (w, h) = (300u32, 200u32);
+        let data = hills(w, h);
+        let surface = Surface::whole(HeightField::new(w, h, &data).unwrap());
+        let scale = TerrainScale::default();
+        let full = 299 * 199 * 2;
+        let mut previous = full;
+        for max in [0.05, 0.2, 1.0, 4.0, 1e9] {
+            let chunks = build_chunks(&surface, &MeshOptions { scale, simplify: Simplify::MaxError(max) });
+            let error = measured_error(&chunks, &data, w, &scale);
+            // f32 positions round heights of up to ~8 m by less than a micrometre.
+            assert!(error <= max + 1e-5, "max {max} m: a sample is {error} m off the mesh");
+            let triangles = triangle_count(&chunks);
+            assert!(triangles <= previous, "max {max}: {triangles} triangles, more than a tighter bound gave");
+            previous = triangles;
+        }
+        // The rough right side (bumps up to 7 m) keeps its chunks whole under 1 m; the bowl (under
+        // 1 m of curvature per chunk) coarsens.
+        let chunks = build_chunks(&surface, &MeshOptions { scale, simplify: Simplify::MaxError(1.0) });
+        let rough = chunks.iter().filter(|c| c.pixel.0 == 256).map(|c| c.indices.len() / 3).sum::<usize>();
+        assert_eq!(rough, 43 * 199 * 2);
+        let smooth = chunks.iter().filter(|c| c.pixel.0 == 0).map(|c| c.indices.len() / 3).sum::<usize>();
+        assert!(smooth * 10 < 128 * 199 * 2, "{smooth} triangles in the smooth chunks");
+        let error = measured_error(&chunks, &data, w, &scale);
+        assert!(error > 0.05, "the bound is approached, not trivially met: {error}");
     }
 
     #[test]
