@@ -84,8 +84,13 @@ pub fn parse_formats(output: &OutputArgs) -> Result<Vec<Format>, CliError> {
     }
 }
 
-pub fn compile_script(name: &str, source: &[u8], options: &CompileOptions) -> Result<Script, CliError> {
-    Ok(Script::compile_bytes(name, source, options)?)
+pub fn compile_script(
+    name: &str,
+    source: &[u8],
+    options: &CompileOptions,
+    language: crate::slang::Language,
+) -> Result<Script, CliError> {
+    Ok(crate::slang::compile_in(language, name, source, options)?)
 }
 
 /// The maps a run writes: those `--maps` names (each must be one the script yields: GGE4000), or
@@ -185,6 +190,44 @@ fn write_map(
     Ok(written)
 }
 
+/// Writes the colored preview again, with the labels drawn on it: the pixels of the render
+/// rectangle only (a margin rendered for derived maps or meshes is left out).
+fn draw_labels(
+    dir: &OutputDir,
+    file_stem: &str,
+    map: &HeightMap,
+    rendered: &geogen::Rendered,
+) -> Result<PathBuf, CliError> {
+    let rect = map.rect();
+    let core = rendered.yield_rect.intersect(&rect);
+    let (skip_x, skip_y) = ((core.x - rect.x) as usize, (core.y - rect.y) as usize);
+    let data: Vec<f32> = map
+        .data()
+        .chunks(rect.width as usize)
+        .skip(skip_y)
+        .take(core.height as usize)
+        .flat_map(|row| &row[skip_x..skip_x + core.width as usize])
+        .copied()
+        .collect();
+    let field = HeightField::new(core.width as u32, core.height as u32, &data)
+        .map_err(|e| CliError::Usage(format!("cannot write `{file_stem}`: {e}")))?;
+    // Label positions count from the render rectangle's corner; the image starts at the core's.
+    let (shift_x, shift_y) = ((core.x - rendered.yield_rect.x) as f64, (core.y - rendered.yield_rect.y) as f64);
+    let placed = crate::labels::placed(&rendered.output);
+    let labels: Vec<geogen_io::PixelLabel<'_>> = placed
+        .iter()
+        .map(|p| geogen_io::PixelLabel {
+            x: p.px - shift_x,
+            y: p.py - shift_y,
+            text: &p.label.text,
+            kind: &p.label.kind,
+        })
+        .collect();
+    let path = dir.file(&Format::Colored.file_name(file_stem))?;
+    geogen_io::write_colored_with_labels(&field, &labels, &path).map_err(|e| CliError::Usage(e.to_string()))?;
+    Ok(path)
+}
+
 pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     let options = compile_options(&cmd.settings.script.limits.source);
     let (name, source) = match &cmd.script {
@@ -193,8 +236,12 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     };
     let formats = parse_formats(&cmd.output)?;
     let export = Export::from_args(&cmd.output.export)?;
+    if cmd.draw_labels && !formats.contains(&Format::Colored) {
+        eprintln!("warning: --draw-labels draws on the colored preview; add `colored` to --format to see them");
+    }
     outdir::refuse_non_directory(&cmd.output.dir)?;
-    let script = compile_script(&name, &source, &options)?;
+    let language = crate::slang::language(cmd.script.as_deref(), &cmd.settings.script)?;
+    let script = compile_script(&name, &source, &options, language)?;
     let maps = selected_maps(&script, cmd.output.maps.as_deref())?;
     refuse_colliding_outputs(&maps, &formats)?;
     // The splat masks are rendered with the maps, but written only if they were asked for.
@@ -258,7 +305,12 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
         }
         let core = rendered.yield_rect.intersect(&map.rect());
         pixels += core.area();
-        let mut written = write_map(&dir, map_name, &rendered, map, &formats, &export)?;
+        let drawn = cmd.draw_labels && formats.contains(&Format::Colored);
+        let plain: Vec<Format> = formats.iter().copied().filter(|&f| !(drawn && f == Format::Colored)).collect();
+        let mut written = write_map(&dir, map_name, &rendered, map, &plain, &export)?;
+        if drawn {
+            written.push(draw_labels(&dir, map_name, map, &rendered)?);
+        }
         if let Some(preset) = export.preset {
             let files: Vec<String> =
                 written.iter().filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_string)).collect();
@@ -273,6 +325,15 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
             for path in written {
                 report::outln(&format!("wrote {} ({}x{})", path.display(), core.width, core.height));
             }
+        }
+    }
+    if !rendered.output.labels.is_empty() {
+        let path = dir.file("labels.geojson")?;
+        geogen_io::write_bytes(&path, crate::labels::geojson(&rendered.output).as_bytes())
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+        if !cmd.output.quiet {
+            let count = crate::labels::placed(&rendered.output).len();
+            report::outln(&format!("wrote {} ({count} label{})", path.display(), if count == 1 { "" } else { "s" }));
         }
     }
     if cmd.profile {

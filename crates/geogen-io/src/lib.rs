@@ -46,6 +46,7 @@ mod export;
 mod format;
 mod gltf;
 pub mod hillshade;
+pub mod labels;
 pub mod mesh;
 pub mod palette;
 pub mod quantize;
@@ -63,6 +64,7 @@ pub use crate::error::{FieldError, IoError, StreamError};
 pub use crate::export::{encode_surface, write_surface, ExportError, ExportOptions};
 pub use crate::format::{parse_list, Format, FormatError};
 pub use crate::hillshade::HillshadeOptions;
+pub use crate::labels::{draw_labels, write_colored_with_labels, PixelLabel};
 pub use crate::mesh::Simplify;
 pub use crate::read::{read_heights, InputError, InputHeights, InputLimits};
 pub use crate::stream::StreamWriter;
@@ -130,7 +132,7 @@ pub(crate) fn check_dimensions(format: Format, width: u32, height: u32) -> Resul
     Ok(())
 }
 
-fn check_field(format: Format, field: &HeightField<'_>) -> Result<(), FieldError> {
+pub(crate) fn check_field(format: Format, field: &HeightField<'_>) -> Result<(), FieldError> {
     field.check()?;
     check_dimensions(format, field.width, field.height)
 }

@@ -9,6 +9,7 @@ use geogen_random::Mt19937;
 use geogen_render::{InputRaster, Location, Rect, RenderingSequence};
 
 use crate::heap::Heap;
+use crate::host::{Extensions, Label, NamedTexts};
 use crate::value::ObjectId;
 
 /// Map size and render rectangle, as `Parameters.MapWidth`, `RenderOriginX`, ... show them.
@@ -186,6 +187,12 @@ pub struct Env {
     /// Pixels a yield records beyond the render rectangle on every side (see
     /// [`MapGeometry::yield_rect_with_margin`]); 0 unless the host derives maps from neighbours.
     pub yield_margin: u32,
+    /// Labels placed by the script, in order (each counted on the heap).
+    pub labels: Vec<Label>,
+    /// Texts the host named for the run (`--rules NAME=FILE`).
+    pub named_texts: NamedTexts,
+    /// State natives keep during the run (see [`Extensions`]).
+    pub extensions: Extensions,
     next_object_id: u64,
     /// Work done so far against `limits.instruction_budget`: one unit per instruction, plus what
     /// natives charge for work proportional to their data (see [`Env::spend`]).
@@ -211,6 +218,9 @@ impl Env {
             source: None,
             inputs: BTreeMap::new(),
             yield_margin: 0,
+            labels: Vec::new(),
+            named_texts: NamedTexts::default(),
+            extensions: Extensions::default(),
             next_object_id: 1,
             spent: 0,
         })
