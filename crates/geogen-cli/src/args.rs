@@ -31,11 +31,11 @@ pub enum Command {
         #[command(flatten)]
         settings: RunArgs,
         /// Also print the rendering sequence the script recorded.
-        #[arg(long)]
+        #[arg(long, help_heading = "Output")]
         sequence: bool,
         /// Print the rendering sequence annotated with each step's bounds, memory and the slots it
         /// releases, and the peak memory (implies --sequence).
-        #[arg(long)]
+        #[arg(long, help_heading = "Output")]
         bounds: bool,
     },
     /// Render the maps a script yields into files (the built-in example without SCRIPT).
@@ -130,10 +130,10 @@ pub struct RenderCmd {
     #[command(flatten)]
     pub output: OutputArgs,
     /// Print how long each rendering step took (ms and ns per pixel).
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub profile: bool,
     /// Draw the script's labels (Names.PlaceLabel) on the colored previews.
-    #[arg(long = "draw-labels")]
+    #[arg(long = "draw-labels", help_heading = "Output")]
     pub draw_labels: bool,
 }
 
@@ -232,6 +232,7 @@ pub const DEFAULT_MAX_TILES: u64 = 1_000_000;
 
 /// Where and how rendered maps are written.
 #[derive(Args, Debug)]
+#[command(next_help_heading = "Output")]
 pub struct OutputArgs {
     /// Output directory (created if missing).
     #[arg(short = 'o', long = "output", value_name = "DIR", default_value = ".")]
@@ -358,10 +359,10 @@ pub struct RunArgs {
     #[command(flatten)]
     pub script: ScriptArgs,
     /// Render size in pixels, `WxH` (or one number for a square).
-    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    #[arg(long, value_name = "WxH", value_parser = parse_size, help_heading = "Render rectangle")]
     pub size: Option<(u32, u32)>,
     /// Top-left corner of the render in pixels, `X,Y` (may be negative: `--origin=-500,-500`).
-    #[arg(long, value_name = "X,Y", allow_hyphen_values = true, value_parser = parse_point)]
+    #[arg(long, value_name = "X,Y", allow_hyphen_values = true, value_parser = parse_point, help_heading = "Render rectangle")]
     pub origin: Option<(i64, i64)>,
 }
 

@@ -173,10 +173,12 @@ pub struct ExportArgs {
     /// `H0..H1` or `H0..H1/S0..S1` a range of heights (-1 to 1) and slopes (degrees).
     #[arg(long, value_name = "LAYERS", allow_hyphen_values = true)]
     pub splat: Option<String>,
-    /// Thin meshes out to at most about this many triangles.
+    /// Thin meshes out to at most this many triangles (if even one cell per 128 × 128 chunk has
+    /// more, to that): the same grid everywhere.
     #[arg(long = "mesh-triangles", value_name = "N", conflicts_with = "mesh_error")]
     pub mesh_triangles: Option<u64>,
-    /// Thin meshes out where no sample moves more than this many metres.
+    /// Thin meshes out chunk by chunk while no sample is further than this many metres (vertically)
+    /// from the mesh.
     #[arg(long = "mesh-error", value_name = "M")]
     pub mesh_error: Option<f64>,
     /// Count tile rows from the bottom in preset tile names (engines whose Y axis points north).
@@ -268,6 +270,28 @@ impl Export {
             simplify,
         };
         Ok(Export { options, masks, preset: args.preset, flip_y: args.flip_y })
+    }
+
+    /// The settings given that none of `formats` uses, each as a warning to print: a flag that
+    /// silently did nothing would leave a user wondering why the files look the same.
+    pub fn unused_settings(args: &ExportArgs, formats: &[Format]) -> Vec<String> {
+        let mut unused = Vec::new();
+        let mut check = |given: bool, used: bool, flag: &str, formats: &str| {
+            if given && !used {
+                unused.push(format!("warning: {flag} changes only {formats}, and --format asks for none"));
+            }
+        };
+        let meshes = formats.iter().any(|f| f.is_mesh());
+        check(
+            args.mesh_triangles.is_some() || args.mesh_error.is_some(),
+            meshes,
+            "--mesh-triangles/--mesh-error",
+            "meshes (glb, obj)",
+        );
+        check(args.splat.is_some(), formats.contains(&Format::Splat), "--splat", "splat maps (splat)");
+        check(args.normal.is_some(), formats.contains(&Format::Normal), "--normal", "normal maps (normal)");
+        check(args.flip_y && args.preset.is_none(), false, "--flip-y", "the tile names of a --preset");
+        unused
     }
 
     /// The pixels each map must be rendered with beyond its rectangle for these formats.

@@ -236,6 +236,9 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     };
     let formats = parse_formats(&cmd.output)?;
     let export = Export::from_args(&cmd.output.export)?;
+    for warning in Export::unused_settings(&cmd.output.export, &formats) {
+        eprintln!("{warning}");
+    }
     if cmd.draw_labels && !formats.contains(&Format::Colored) {
         eprintln!("warning: --draw-labels draws on the colored preview; add `colored` to --format to see them");
     }

@@ -519,6 +519,9 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     let source = read_script(&cmd.script, options.max_script_bytes)?;
     let formats = parse_formats(&cmd.output)?;
     let export = Export::from_args(&cmd.output.export)?;
+    for warning in Export::unused_settings(&cmd.output.export, &formats) {
+        eprintln!("{warning}");
+    }
     if let Some(preset) = export.preset {
         let whole = preset.tile_overlap() == 0 || (width % cmd.tile == 0 && height % cmd.tile == 0);
         if !preset.accepts_tile(cmd.tile) || !whole {

@@ -413,3 +413,44 @@ fn godot_tiles_are_terrain3d_regions_of_float_heights() {
     }
     assert!(Path::new(&out).join("geogen-godot.json").exists());
 }
+
+#[test]
+fn export_settings_no_format_uses_are_warned_about() {
+    let dir = Dir::new();
+    let out = ok(&[
+        "render",
+        "--size",
+        "16",
+        "-q",
+        "-o",
+        &dir.path("a"),
+        "--mesh-error",
+        "1",
+        "--splat",
+        "-1..0",
+        "--normal",
+        "directx",
+        "--flip-y",
+    ]);
+    let err = stderr(&out);
+    for flag in ["--mesh-triangles/--mesh-error", "--splat", "--normal", "--flip-y"] {
+        assert!(err.contains(&format!("warning: {flag} changes only")), "{flag}:\n{err}");
+    }
+    let out = ok(&[
+        "render",
+        "--size",
+        "16",
+        "-q",
+        "-o",
+        &dir.path("b"),
+        "--format",
+        "glb,splat,normal",
+        "--mesh-error",
+        "1",
+        "--splat",
+        "-1..0",
+        "--normal",
+        "directx",
+    ]);
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+}
