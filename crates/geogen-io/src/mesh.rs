@@ -522,17 +522,18 @@ mod tests {
 
     #[test]
     fn every_mesh_is_watertight_across_cells_and_chunks() {
-        // 300 × 200 pixels: chunks of 128, 128 and 43 quads across, 128 and 71 down, so cells of
-        // every size leave remainders of every thickness, one quad included.
-        let (w, h) = (300u32, 200u32);
+        // 260 × 150 pixels: chunks of 128, 128 and 3 quads across, 128 and 21 down, so cells of
+        // every size leave remainders of many thicknesses, one quad included; the rough right side
+        // makes error-bounded chunks choose different cell sizes side by side.
+        let (w, h) = (260u32, 150u32);
         let data = hills(w, h);
         let surface = Surface::whole(HeightField::new(w, h, &data).unwrap());
         let mut modes = vec![Simplify::Full];
         modes.extend([0.01, 0.5, 3.0, 1e9].map(Simplify::MaxError));
-        modes.extend([1, 2_000, 20_000, 60_000, 200_000].map(Simplify::TriangleBudget));
+        modes.extend([1, 2_000, 20_000, 40_000].map(Simplify::TriangleBudget));
         for simplify in modes {
             let chunks = build_chunks(&surface, &MeshOptions { simplify, ..MeshOptions::default() });
-            assert_watertight(&world_triangles(&chunks), (0, 0, 299, 199), &format!("{simplify:?}"));
+            assert_watertight(&world_triangles(&chunks), (0, 0, 259, 149), &format!("{simplify:?}"));
         }
         // Straight from the cell layout, for chunk shapes the field above does not make.
         for (cw, ch) in [(1, 1), (1, 9), (9, 1), (2, 2), (3, 5), (17, 33), (65, 2), (128, 128)] {
