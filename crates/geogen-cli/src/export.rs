@@ -174,7 +174,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "LAYERS", allow_hyphen_values = true)]
     pub splat: Option<String>,
     /// Thin meshes out to at most this many triangles (if even one cell per 128 × 128 chunk has
-    /// more, to that): the same grid everywhere.
+    /// more, to that), keeping more of them in the roughest chunks.
     #[arg(long = "mesh-triangles", value_name = "N", conflicts_with = "mesh_error")]
     pub mesh_triangles: Option<u64>,
     /// Thin meshes out chunk by chunk while no sample is further than this many metres (vertically)

@@ -27,9 +27,10 @@
 //! left), each a fan of triangles around an interior vertex (a cell one quad thick is a strip
 //! zipped between its two long sides). A cell edge is subdivided only where it lies on the chunk
 //! border, so neighbouring cells always share their edges exactly, and so do neighbouring chunks
-//! and tiles. [`Simplify::TriangleBudget`] takes the smallest k that fits the budget (the same k
-//! everywhere); [`Simplify::MaxError`] coarsens chunk by chunk, doubling k while the triangles
-//! stay within the error of every sample they replace.
+//! and tiles. [`Simplify::TriangleBudget`] takes the smallest k that fits the budget everywhere,
+//! then halves it in the roughest chunks while the budget allows; [`Simplify::MaxError`] coarsens
+//! chunk by chunk, doubling k while the triangles stay within the error of every sample they
+//! replace.
 
 use crate::derived::{Surface, TerrainScale};
 use crate::quantize::sanitize;
@@ -261,16 +262,17 @@ pub fn build_chunks(surface: &Surface<'_>, options: &MeshOptions) -> Vec<Chunk> 
             origins.push((vx0 + cx, vy0 + cy, w, h));
         }
     }
-    let budget_cell = match options.simplify {
-        Simplify::TriangleBudget(budget) => Some(budget_cell_size(&origins, budget)),
-        _ => None,
+    let budget_cells = match options.simplify {
+        Simplify::TriangleBudget(budget) => budget_cell_sizes(surface, &origins, budget, &options.scale),
+        _ => Vec::new(),
     };
     origins
         .into_iter()
-        .map(|(x, y, w, h)| {
+        .enumerate()
+        .map(|(i, (x, y, w, h))| {
             let k = match options.simplify {
                 Simplify::Full => 1,
-                Simplify::TriangleBudget(_) => budget_cell.unwrap_or(1),
+                Simplify::TriangleBudget(_) => budget_cells[i],
                 Simplify::MaxError(max) => {
                     let mut best = 1;
                     for k in cell_sizes().skip(1) {
@@ -288,15 +290,42 @@ pub fn build_chunks(surface: &Surface<'_>, options: &MeshOptions) -> Vec<Chunk> 
         .collect()
 }
 
-/// The smallest cell size (a power of two) whose triangles fit the budget over all chunks, or the
-/// coarsest one.
-fn budget_cell_size(chunks: &[(u32, u32, u32, u32)], budget: u64) -> u32 {
-    let count = |k: u32| -> u64 { chunks.iter().map(|&(_, _, w, h)| chunk_triangles(w, h, k).len() as u64).sum() };
+/// The cell size of each chunk under a triangle budget: the smallest size k (a power of two) whose
+/// triangles fit the budget over all chunks (or the coarsest one), then k / 2 for as many chunks as
+/// the rest of the budget allows, the roughest first (largest error at k; ties in chunk order), so
+/// the budget is used, not just kept, and spent where it buys the most.
+fn budget_cell_sizes(
+    surface: &Surface<'_>,
+    chunks: &[(u32, u32, u32, u32)],
+    budget: u64,
+    scale: &TerrainScale,
+) -> Vec<u32> {
+    let count = |w: u32, h: u32, k: u32| chunk_triangles(w, h, k).len() as u64;
+    let total = |k: u32| -> u64 { chunks.iter().map(|&(_, _, w, h)| count(w, h, k)).sum() };
     let mut k = 1;
-    while k < CHUNK_QUADS && count(k) > budget {
+    while k < CHUNK_QUADS && total(k) > budget {
         k *= 2;
     }
-    k
+    let mut sizes = vec![k; chunks.len()];
+    let mut used = total(k);
+    if k == 1 || used > budget {
+        return sizes;
+    }
+    let mut roughest: Vec<(f64, usize)> = chunks
+        .iter()
+        .enumerate()
+        .map(|(i, &(x, y, w, h))| (chunk_error(surface, (x, y), &chunk_triangles(w, h, k), scale), i))
+        .collect();
+    roughest.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    for (_, i) in roughest {
+        let (_, _, w, h) = chunks[i];
+        let finer = used - count(w, h, k) + count(w, h, k / 2);
+        if finer <= budget {
+            sizes[i] = k / 2;
+            used = finer;
+        }
+    }
+    sizes
 }
 
 fn build_chunk(
@@ -599,11 +628,26 @@ mod tests {
             previous = got;
         }
         assert_eq!(previous, full, "a budget the full mesh fits keeps every pixel");
-        // The budget is used, not just kept: the finest grid under it, so more than a quarter of it.
+        // The budget is used, not just kept: after the finest grid that fits everywhere, chunks are
+        // refined one by one until the next would not fit.
         for budget in [3_000u64, 10_000, 30_000, 100_000] {
-            let got = triangle_count(&mesh(Simplify::TriangleBudget(budget)));
-            assert!(got * 4 > budget, "budget {budget}: only {got} triangles");
+            let chunks = mesh(Simplify::TriangleBudget(budget));
+            let got = triangle_count(&chunks);
+            assert!(got * 10 > budget * 7, "budget {budget}: only {got} triangles");
         }
+        // Refined roughest first: the rough right side gets the finer cells (40 000 triangles: every
+        // chunk at k = 4 leaves room to halve k in a few).
+        let chunks = mesh(Simplify::TriangleBudget(40_000));
+        let per_quad = |x: i64| {
+            let of = |c: &&Chunk| c.pixel.0 == x;
+            let triangles = chunks.iter().filter(of).map(|c| c.indices.len()).sum::<usize>() as f64 / 3.0;
+            let quads = |c: &Chunk| {
+                let (_, max) = c.bounds();
+                f64::from(max[0]) * f64::from(max[2])
+            };
+            triangles / chunks.iter().filter(of).map(quads).sum::<f64>()
+        };
+        assert!(per_quad(256) > per_quad(0) * 2.0, "rough {} vs smooth {}", per_quad(256), per_quad(0));
     }
 
     #[test]
