@@ -157,6 +157,11 @@ codes! {
     GGE2714 = 2714, "InvalidScale", Runtime, false, "A scale factor outside [0.1, 10].";
     GGE2715 = 2715, "InvalidStrength", Runtime, false, "A strength, steepness or smoothness outside [0, 1].";
     GGE2716 = 2716, "InvalidNumberOfStrata", Runtime, false, "A number of strata outside [1, 100].";
+    GGE2730 = 2730, "InvalidWavelength", Runtime, false, "A noise wavelength outside [1, 1e9] logical units.";
+    GGE2731 = 2731, "InvalidOctaves", Runtime, false, "A number of noise octaves outside [1, 16].";
+    GGE2732 = 2732, "InvalidNoiseFraction", Runtime, false, "A noise gain, per-octave weighting or cell jitter outside [0, 1].";
+    GGE2733 = 2733, "InvalidLacunarity", Runtime, false, "A noise lacunarity (frequency ratio of octaves) outside [1, 16].";
+    GGE2734 = 2734, "UnknownNoiseOption", Runtime, false, "A noise option (fractal kind, cellular output or distance, warp basis) that is none of its names.";
     GGE2801 = 2801, "MainMapNotGenerated", Runtime, false, "The script finished without yielding the map \"main\".";
     GGE2802 = 2802, "DuplicateYieldName", Runtime, true, "The same map name was yielded twice.";
     GGE3001 = 3001, "MemoryLimit", Renderer, false, "Rendering would need more memory than the limit allows.";
