@@ -200,3 +200,15 @@ fn golden_values() {
     }
     assert!(!failed, "golden values changed:\n{report}");
 }
+
+#[test]
+fn the_fast_floor_is_libm_floor_bit_for_bit() {
+    let mut rng = Rng(3);
+    let edges = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 4.0e15, -4.0e15, 4.5e15, -4.5e15, 1.0e300, -1.0e300, f64::INFINITY];
+    let randoms: Vec<f64> = (0..20_000).map(|_| rng.coordinate()).collect();
+    for x in edges.into_iter().chain(randoms) {
+        for v in [x, libm::nextafter(x, f64::INFINITY), libm::nextafter(x, f64::NEG_INFINITY)] {
+            assert_eq!(simd::floor(v).to_bits(), libm::floor(v).to_bits(), "floor({v:e})");
+        }
+    }
+}
