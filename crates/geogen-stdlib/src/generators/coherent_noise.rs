@@ -43,7 +43,14 @@ pub(crate) fn noise_seed(seed_arg: u32, script_seed: u32, name: &str) -> u32 {
 
 /// Text of a fractal for listings.
 pub(crate) fn describe_fractal(f: &Fractal) -> String {
-    format!("{} octaves, gain {}, lacunarity {}, {}, weighting {}", f.octaves, f.gain, f.lacunarity, f.kind.name(), f.weighting)
+    format!(
+        "{} octaves, gain {}, lacunarity {}, {}, weighting {}",
+        f.octaves,
+        f.gain,
+        f.lacunarity,
+        f.kind.name(),
+        f.weighting
+    )
 }
 
 impl CoherentNoise {
@@ -63,7 +70,13 @@ impl Operation for CoherentNoise {
         Effect::Create(ObjectKind::Map)
     }
     fn describe_params(&self) -> String {
-        format!("{:?}, wavelength {}, {}, seed {:#x}", self.spec.basis, self.spec.wavelength, describe_fractal(&self.spec.fractal), self.spec.seed)
+        format!(
+            "{:?}, wavelength {}, {}, seed {:#x}",
+            self.spec.basis,
+            self.spec.wavelength,
+            describe_fractal(&self.spec.fractal),
+            self.spec.seed
+        )
     }
     /// The per-octave column tables.
     fn extra_memory(&self, extent: Bounds, _: &OpContext) -> u64 {

@@ -5,7 +5,9 @@
 
 use geogen_vm::{RuntimeError, Value};
 
-use super::coherent_noise::{noise_seed, read_fractal, CoherentNoise, FRACTAL, FRACTION, LACUNARITY, OCTAVES, WAVELENGTH};
+use super::coherent_noise::{
+    noise_seed, read_fractal, CoherentNoise, FRACTAL, FRACTION, LACUNARITY, OCTAVES, WAVELENGTH,
+};
 use crate::kernels::coherent::Basis;
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 
