@@ -23,8 +23,8 @@ impl Declared for CellularNoise {
         receiver: Receiver::Static,
         params: &[
             Param::new("wavelength", WAVELENGTH).or(64.0),
-            Param::new("output", Kind::Choice { items: CellOutput::NAMES, code: codes::GGE2734 }).or_text("F1"),
-            Param::new("distance", Kind::Choice { items: Distance::NAMES, code: codes::GGE2734 }).or_text("euclidean"),
+            Param::new("output", Kind::Choice { items: CellOutput::NAMES, code: codes::GGE2744 }).or_text("F1"),
+            Param::new("distance", Kind::Choice { items: Distance::NAMES, code: codes::GGE2744 }).or_text("euclidean"),
             Param::new("jitter", FRACTION).or(1.0),
             Param::new("octaves", OCTAVES).or(1.0),
             Param::new("gain", FRACTION).or(0.5),
@@ -36,12 +36,12 @@ impl Declared for CellularNoise {
         checks: &[],
         family: Family::Generator,
         summary: "Cellular (Worley) noise: square cells of `wavelength` logical units (in [1, 1e9], \
-                  GGE2730), each with one feature point up to `jitter`/2 cells from its centre (`jitter` in \
-                  [0, 1], GGE2732: 0 is a regular grid). `output` \"F1\" is the distance to the nearest \
+                  GGE2740), each with one feature point up to `jitter`/2 cells from its centre (`jitter` in \
+                  [0, 1], GGE2742: 0 is a regular grid). `output` \"F1\" is the distance to the nearest \
                   point, \"F2\" to the second nearest, \"F2-F1\" their difference (ridges along the cell \
                   borders), as 2d − 1, 1.5d − 1 and 2d − 1 of the distances d in cell units (Manhattan \
                   ones times √½); \"cell\" is a random height per cell (flat \
-                  plates). `distance` is \"euclidean\", \"manhattan\" or \"chebyshev\" (GGE2734 for an \
+                  plates). `distance` is \"euclidean\", \"manhattan\" or \"chebyshev\" (GGE2744 for an \
                   unknown name). Fractal sums as `PerlinNoise` (by default one octave). Saturated to \
                   [-1, 1]. Seeded by `seed`, the script seed and the name; the same bits on every machine \
                   and instruction set. (Not in the original; `CellNoise` is the original's.)",

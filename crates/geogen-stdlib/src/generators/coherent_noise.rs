@@ -17,11 +17,11 @@ pub struct CoherentNoise {
     pub spec: NoiseSpec,
 }
 
-pub(crate) const WAVELENGTH: Kind = Kind::Range { min: 1.0, max: 1.0e9, code: codes::GGE2730 };
-pub(crate) const OCTAVES: Kind = Kind::Range { min: 1.0, max: MAX_OCTAVES as f64, code: codes::GGE2731 };
-pub(crate) const FRACTION: Kind = Kind::Range { min: 0.0, max: 1.0, code: codes::GGE2732 };
-pub(crate) const LACUNARITY: Kind = Kind::Range { min: 1.0, max: 16.0, code: codes::GGE2733 };
-pub(crate) const FRACTAL: Kind = Kind::Choice { items: FractalKind::NAMES, code: codes::GGE2734 };
+pub(crate) const WAVELENGTH: Kind = Kind::Range { min: 1.0, max: 1.0e9, code: codes::GGE2740 };
+pub(crate) const OCTAVES: Kind = Kind::Range { min: 1.0, max: MAX_OCTAVES as f64, code: codes::GGE2741 };
+pub(crate) const FRACTION: Kind = Kind::Range { min: 0.0, max: 1.0, code: codes::GGE2742 };
+pub(crate) const LACUNARITY: Kind = Kind::Range { min: 1.0, max: 16.0, code: codes::GGE2743 };
+pub(crate) const FRACTAL: Kind = Kind::Choice { items: FractalKind::NAMES, code: codes::GGE2744 };
 
 /// Reads the five fractal parameters every noise has, in this order from index `at`: `octaves`,
 /// `gain`, `lacunarity`, `fractal`, `weighting` (already checked by their kinds).

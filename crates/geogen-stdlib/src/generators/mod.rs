@@ -9,6 +9,7 @@ pub(crate) mod coherent_noise;
 mod flat;
 mod from_height_slang;
 mod gradient;
+mod input;
 mod noise;
 mod pattern;
 mod perlin_noise;
@@ -25,6 +26,7 @@ pub use coherent_noise::CoherentNoise;
 pub use flat::Flat;
 pub use from_height_slang::FromHeightSlang;
 pub use gradient::Gradient;
+pub use input::{example_inputs, Input};
 pub use noise::{push_noise, Noise, NoiseLayer};
 pub use pattern::Pattern;
 pub use perlin_noise::PerlinNoise;
@@ -48,6 +50,7 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     pattern::Pattern,
     from_height_slang::FromHeightSlang,
     picogen_noise::PicogenNoise,
+    input::Input,
     perlin_noise::PerlinNoise,
     simplex_noise::SimplexNoise,
     cellular_noise::CellularNoise,

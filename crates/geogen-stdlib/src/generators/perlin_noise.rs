@@ -31,11 +31,11 @@ impl Declared for PerlinNoise {
         checks: &[],
         family: Family::Generator,
         summary: "Gradient (Perlin) noise: a random unit gradient at every lattice point `wavelength` \
-                  logical units apart (in [1, 1e9], GGE2730), blended by the quintic fade; smooth, \
-                  without the value noise's grid look. `octaves` (whole, 1–16, GGE2731) copies of it, each \
-                  `lacunarity` (in [1, 16], GGE2733) times finer and `gain` (in [0, 1], GGE2732) times \
+                  logical units apart (in [1, 1e9], GGE2740), blended by the quintic fade; smooth, \
+                  without the value noise's grid look. `octaves` (whole, 1–16, GGE2741) copies of it, each \
+                  `lacunarity` (in [1, 16], GGE2743) times finer and `gain` (in [0, 1], GGE2742) times \
                   weaker, are summed: `fractal` \"fbm\" adds them, \"billow\" adds 2|n| − 1 (round hills), \
-                  \"ridged\" adds 1 − 2|n| (sharp crests) (GGE2734 otherwise); `weighting` (in [0, 1]) also \
+                  \"ridged\" adds 1 − 2|n| (sharp crests) (GGE2744 otherwise); `weighting` (in [0, 1]) also \
                   scales each octave by the previous one's height, so detail gathers on high ground. \
                   Normalised by the sum of the amplitudes and saturated to [-1, 1]. Seeded by `seed`, the \
                   script seed and the name; the same bits on every machine and instruction set. (Not in \

@@ -32,11 +32,11 @@ impl Declared for SimplexNoise {
         checks: &[],
         family: Family::Generator,
         summary: "OpenSimplex2-style simplex noise: gradients at the corners of a triangular lattice \
-                  (spacing about `wavelength` logical units, in [1, 1e9], GGE2730), each with a \
+                  (spacing about `wavelength` logical units, in [1, 1e9], GGE2740), each with a \
                   round falloff; no axis-aligned features at all, and cheaper per octave than Perlin. \
-                  Fractal sums as `PerlinNoise`: `octaves` (1–16, GGE2731), `lacunarity` ([1, 16], \
-                  GGE2733), `gain` and `weighting` ([0, 1], GGE2732), `fractal` \"fbm\", \"billow\" or \
-                  \"ridged\" (GGE2734). Normalised by the sum of the amplitudes and saturated to [-1, 1]. Seeded by `seed`, the \
+                  Fractal sums as `PerlinNoise`: `octaves` (1–16, GGE2741), `lacunarity` ([1, 16], \
+                  GGE2743), `gain` and `weighting` ([0, 1], GGE2742), `fractal` \"fbm\", \"billow\" or \
+                  \"ridged\" (GGE2744). Normalised by the sum of the amplitudes and saturated to [-1, 1]. Seeded by `seed`, the \
                   script seed and the name; the same bits on every machine and instruction set. (Not in \
                   the original.)",
         examples: &[Example {

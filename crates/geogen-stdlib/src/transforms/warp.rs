@@ -28,16 +28,16 @@ impl Declared for Warp {
             Param::new("octaves", OCTAVES).or(1.0),
             Param::new("gain", FRACTION).or(0.5),
             Param::new("lacunarity", LACUNARITY).or(2.0),
-            Param::new("basis", Kind::Choice { items: BASES, code: codes::GGE2734 }).or_text("simplex"),
+            Param::new("basis", Kind::Choice { items: BASES, code: codes::GGE2744 }).or_text("simplex"),
             Param::seed("seed"),
         ],
         checks: &[],
         family: Family::Transform,
         summary: "Domain warp: every pixel takes the height found up to `distance` (scaled) away along X \
                   and Y, as two independent noise fields say, sampling the map bilinearly (the `Distort` \
-                  step). The fields are \"simplex\" or \"perlin\" (`basis`, GGE2734) fBm noise of \
-                  `wavelength` (in [1, 1e9], GGE2730), `octaves` (1–16, GGE2731: more octaves, a more \
-                  ragged warp), `gain` ([0, 1], GGE2732) and `lacunarity` ([1, 16], GGE2733), seeded by \
+                  step). The fields are \"simplex\" or \"perlin\" (`basis`, GGE2744) fBm noise of \
+                  `wavelength` (in [1, 1e9], GGE2740), `octaves` (1–16, GGE2741: more octaves, a more \
+                  ragged warp), `gain` ([0, 1], GGE2742) and `lacunarity` ([1, 16], GGE2743), seeded by \
                   `seed`, the script seed and the name. Flat areas stay exactly flat. (Not in the \
                   original.)",
         examples: &[
