@@ -157,6 +157,9 @@ codes! {
     GGE2714 = 2714, "InvalidScale", Runtime, false, "A scale factor outside [0.1, 10].";
     GGE2715 = 2715, "InvalidStrength", Runtime, false, "A strength, steepness or smoothness outside [0, 1].";
     GGE2716 = 2716, "InvalidNumberOfStrata", Runtime, false, "A number of strata outside [1, 100].";
+    GGE2740 = 2740, "InvalidErosionIterations", Runtime, true, "An erosion iteration count outside its range (ThermalErosion [0, 200], HydraulicErosion [0, 100]): each iteration widens the halo every tile must render.";
+    GGE2741 = 2741, "InvalidErosionRate", Runtime, true, "An erosion parameter (talus, rain, evaporation, capacity, erosion or deposition rate) outside its range.";
+    GGE2742 = 2742, "UnknownErosionOutput", Runtime, true, "A HydraulicErosion output that is not \"height\", \"flow\", \"erosion\" or \"deposition\".";
     GGE2801 = 2801, "MainMapNotGenerated", Runtime, false, "The script finished without yielding the map \"main\".";
     GGE2802 = 2802, "DuplicateYieldName", Runtime, true, "The same map name was yielded twice.";
     GGE3001 = 3001, "MemoryLimit", Renderer, false, "Rendering would need more memory than the limit allows.";

@@ -7,6 +7,7 @@
 
 pub mod blur;
 pub mod distance;
+pub mod erosion;
 pub mod noise;
 pub mod pointwise;
 pub mod profile;
