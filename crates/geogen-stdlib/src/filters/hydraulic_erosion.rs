@@ -69,17 +69,17 @@ impl Declared for HydraulicErosion {
         ],
         checks: &[],
         family: Family::Filter,
-        summary: "Hydraulic erosion on the grid, all cells at once (synchronous, so exact in every tile and \
-                  for any thread count): in each of `iterations` steps (whole, in [0, 100], GGE2740; × the \
-                  render scale in pixels) `rain` (in [0, 0.1], a seeded random amount of mean `rain` per \
-                  pixel) falls, every pixel sends water to its lower neighbours in proportion to the drop \
-                  of the water surface, water carries up to `capacity` × outflow × slope of sediment (in \
-                  [0, 1000]), takes `erosion` of what is missing from the ground and drops `deposition` of \
-                  any excess (rates in [0, 1]), and `evaporation` of it evaporates; the load settles at the \
-                  end. All rates are GGE2741. `output` (GGE2742) picks the map: \"height\" (the eroded \
+        summary: "Hydraulic erosion on the grid, all pixels at once (synchronous, so exact in every tile \
+                  and for any thread count): in each of `iterations` steps (whole, in [0, 100], GGE2740; × \
+                  the render scale in pixels) every pixel sends its water and load to its lower neighbours \
+                  in proportion to the drops; the discharge through a pixel carries up to `capacity` × \
+                  discharge × slope (in [0, 1000]); `erosion` of what is missing is taken from the ground, \
+                  `deposition` of any excess dropped (rates in [0, 1]); `evaporation` of the water \
+                  evaporates and a seeded random rain of mean `rain` (in [0, 0.1]) falls; the load settles \
+                  at the end. Rates are GGE2741. `output` (GGE2742) picks the map: \"height\" (the eroded \
                   terrain, not saturated), or a mask in [0, 1): \"flow\" (where water ran), \"erosion\" \
                   (where ground was cut) or \"deposition\" (where sediment was laid). Needs a halo of \
-                  2 × `iterations` map units (its bounds rule). Not in the original.",
+                  2 × `iterations` map units (its bounds rule). See docs/erosion.md. Not in the original.",
         examples: &[Example {
             // A flat plain: the rain forms puddles, but without slope the water carries nothing, so the
             // heights stay exactly as they were and nothing is cut.
@@ -123,7 +123,13 @@ impl Operation for HydraulicErosion {
     fn describe_params(&self) -> String {
         format!(
             "{}, {}, {}, {}, {}, {}, {:#x}, {:?}",
-            self.iterations, self.rain, self.evaporation, self.capacity, self.erosion, self.deposition, self.seed,
+            self.iterations,
+            self.rain,
+            self.evaporation,
+            self.capacity,
+            self.erosion,
+            self.deposition,
+            self.seed,
             self.output
         )
     }

@@ -32,8 +32,8 @@ pub use fill_rectangle::FillRectangle;
 pub use glaciate::Glaciate;
 pub use hydraulic_erosion::HydraulicErosion;
 pub use invert::Invert;
-pub use thermal_erosion::ThermalErosion;
 pub use stratify::{terrace_profile, Stratify, TERRACE_SAMPLES};
+pub use thermal_erosion::ThermalErosion;
 pub use transform_heights::{remap_heights, TransformHeights};
 
 pub use crate::combiners::{AddNumber, MultiplyNumber};

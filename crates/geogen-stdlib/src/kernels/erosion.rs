@@ -14,7 +14,7 @@
 //! are never reached by a cell whose value matters; on a whole small map (the numeric tests) they
 //! make the buffer a closed box, so material is conserved.
 //!
-//! Determinism: only IEEE `+ − × ÷`, comparisons and `sqrt`-free constants, in a fixed order per
+//! Determinism: only IEEE `+ − × ÷` and comparisons, in a fixed order per
 //! cell (the neighbours in the order of [`OFFSETS`]); no FMA, no platform math, no reductions across
 //! cells. Random rain comes from the original's integer hash of the absolute pixel and iteration.
 
@@ -28,8 +28,16 @@ const DIAGONAL: f32 = std::f32::consts::FRAC_1_SQRT_2;
 const MIN_ROWS_PER_TASK: usize = 4;
 
 /// The 8 neighbours in their fixed order: (dx, dy, whether diagonal).
-const OFFSETS: [(isize, isize, bool); 8] =
-    [(-1, -1, true), (0, -1, false), (1, -1, true), (-1, 0, false), (1, 0, false), (-1, 1, true), (0, 1, false), (1, 1, true)];
+const OFFSETS: [(isize, isize, bool); 8] = [
+    (-1, -1, true),
+    (0, -1, false),
+    (1, -1, true),
+    (-1, 0, false),
+    (1, 0, false),
+    (-1, 1, true),
+    (0, 1, false),
+    (1, 1, true),
+];
 
 /// A rectangle of buffer indices: columns `x0..x1`, rows `y0..y1`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -177,8 +185,8 @@ pub fn thermal(map: &mut HeightMap, own: Rect, p: Thermal) -> Result<(), RenderE
 pub enum Output {
     /// The eroded terrain.
     Height,
-    /// Where water ran: the total outflow, as `a / (a + 1)` of the mean number of upstream cells'
-    /// rain (in logical units) passing through, in [0, 1).
+    /// Where water ran: with `a` the mean discharge per iteration in units of rain per logical
+    /// square unit (about the area draining through the cell), `a / (a + FLOW_REF)`, in [0, 1).
     Flow,
     /// How much the terrain was lowered, `e / (e + MASK_REF)`, in [0, 1).
     Erosion,
@@ -189,7 +197,7 @@ pub enum Output {
 /// Height change at which the erosion and deposition masks reach one half.
 pub const MASK_REF: f32 = 0.01;
 /// Upstream area (logical square units of rain) at which the flow mask reaches one half.
-pub const FLOW_REF: f32 = 16.0;
+pub const FLOW_REF: f32 = 64.0;
 /// The most ground a cell loses per iteration, as a fraction of its steepest drop: a small step
 /// keeps the explicit scheme stable (larger cuts make neighbours along a stream alternate between
 /// cutting and filling, a checkerboard of pits).
@@ -203,7 +211,7 @@ pub struct Hydraulic {
     pub rain: f32,
     /// Fraction of the water that evaporates per iteration.
     pub evaporation: f32,
-    /// Sediment a unit of outflow carries per unit of slope.
+    /// Sediment a unit of discharge carries per unit of slope.
     pub capacity: f32,
     /// Fraction of the missing load picked up per iteration.
     pub erosion: f32,
@@ -225,18 +233,19 @@ fn rain_factor(iteration_seed: u32, x: i64, y: i64) -> f32 {
     (u >> 8) as f32 * (2.0 / 16_777_216.0)
 }
 
-/// Hydraulic erosion of `map` in place (see the module docs and `HydraulicErosion`'s summary).
-/// Each iteration is two passes over the cells still needed:
+/// Hydraulic erosion of `map` in place: iterated multiple-flow-direction routing with a
+/// transport-limited load (see `docs/erosion.md` for the choice). Each iteration is two passes over
+/// the cells still needed:
 ///
-/// * **A** (reads terrain `h` and water `w` of a cell and its neighbours): the steepest terrain
-///   drop, the water surface `H = h + w`, the outflow factor `K` such that the cell sends `K × (H − H_n)` (× 1/√2 for
-///   corners) to each lower neighbour n, at most all its water and at most [`MAX_OUTFLOW`] of each
-///   drop, and the sediment concentration `s / w`.
+/// * **A** (reads terrain `h`, water `w` and load `s` of a cell and its neighbours): a snapshot of
+///   the terrain, the steepest drop to a neighbour, and the shares `w / D` and `s / D` (D: the sum
+///   of the drops to the lower neighbours, × 1/√2 for corners) so that the cell sends `w / D × d`
+///   and `s / D × d` down a drop `d`: all its water and load leave, a pit keeps them.
 /// * **B** (reads pass A's results of the cell and its neighbours; writes the cell's own `h`, `w`,
-///   `s` in place): water and sediment move; the load is compared to the capacity
-///   `capacity × outflow × slope` (slope: the steepest terrain drop to a neighbour per logical
-///   unit, from pass A), the difference eroded or deposited at its rate (erosion at most half the
-///   steepest drop, so no pits); water evaporates; the next iteration's rain falls.
+///   `s` and flow total in place): water and load arrive; the discharge (held plus received) can
+///   carry `capacity × discharge × slope` (slope: the steepest drop per logical unit); the missing
+///   load is eroded at its rate (at most [`MAX_CUT`] of the steepest drop), an excess deposited at
+///   its rate (at most up to the neighbours' mean height); water evaporates; the next rain falls.
 ///
 /// At the end, the sediment still carried settles where it is.
 pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), RenderError> {
