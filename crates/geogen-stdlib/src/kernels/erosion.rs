@@ -18,7 +18,7 @@
 //! cell (the neighbours in the order of [`OFFSETS`]); no FMA, no platform math, no reductions across
 //! cells. Random rain comes from the original's integer hash of the absolute pixel and iteration.
 
-use geogen_random::{hash2, hash3};
+use geogen_random::hash2;
 use geogen_render::{HeightMap, Rect, RenderError};
 use rayon::prelude::*;
 
@@ -128,13 +128,8 @@ pub fn hydraulic_scratch_bytes(pixels: u64) -> u64 {
 /// cell gives, its neighbour receives.
 #[inline(always)]
 fn exchange(d: f32, t: f32, rate: f32) -> f32 {
-    if d > t {
-        rate * (d - t)
-    } else if d < -t {
-        -(rate * (-d - t))
-    } else {
-        0.0
-    }
+    // Branch-free: at most one of the two excesses is positive, and `x − 0 = x` exactly.
+    rate * ((d - t).max(0.0) - (-d - t).max(0.0))
 }
 
 /// Thermal erosion of `map` in place: every iteration, each pair of neighbours whose height
@@ -226,10 +221,17 @@ pub struct Hydraulic {
     pub output: Output,
 }
 
-/// The rain factor of the absolute pixel (x, y) in iteration k: uniform in [0, 2), mean 1.
+/// The per-column half of the rain hash: `hash2(iteration seed, x)` for every absolute column of
+/// the buffer (the hash of a pixel is `hash3(seed, x, y) = hash2(hash2(seed, x), y)`).
+fn rain_columns(iteration_seed: u32, x0: i64, width: usize) -> Vec<u32> {
+    (0..width).map(|x| hash2(iteration_seed, (x0 + x as i64) as u32)).collect()
+}
+
+/// The rain factor of the absolute row `y` in a column whose hash is `column`: uniform in [0, 2),
+/// mean 1.
 #[inline]
-fn rain_factor(iteration_seed: u32, x: i64, y: i64) -> f32 {
-    let u = hash3(iteration_seed, x as u32, y as u32);
+fn rain_factor(column: u32, y: i64) -> f32 {
+    let u = hash2(column, y as u32);
     (u >> 8) as f32 * (2.0 / 16_777_216.0)
 }
 
@@ -271,10 +273,10 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
     let iteration_seed = |k: u64| hash2(p.seed, k as u32);
 
     // The first rain.
-    let seed0 = iteration_seed(0);
+    let columns0 = rain_columns(iteration_seed(0), rect.x, w);
     water.par_chunks_mut(w).enumerate().for_each(|(r, row)| {
         for (x, v) in row.iter_mut().enumerate() {
-            *v = p.rain * rain_factor(seed0, rect.x + x as i64, rect.y + r as i64);
+            *v = p.rain * rain_factor(columns0[x], rect.y + r as i64);
         }
     });
 
@@ -321,7 +323,8 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
         let Some(b) = span(rect, own, remaining) else {
             break;
         };
-        let next_seed = iteration_seed(k + 1);
+        let columns = rain_columns(iteration_seed(k + 1), rect.x, w);
+        let columns = &columns;
         let last = k + 1 == n;
         let (surface, factor, concentration, steepest) = (&surface, &factor, &concentration, &steepest);
         terrain[b.y0 * w..b.y1 * w]
@@ -376,7 +379,7 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                         tc += sc;
                         sc = 0.0;
                     } else {
-                        wc += p.rain * rain_factor(next_seed, rect.x + x as i64, rect.y + y as i64);
+                        wc += p.rain * rain_factor(columns[x], rect.y + y as i64);
                     }
                     terrain_row[x] = tc;
                     water_row[x] = wc;
