@@ -6,12 +6,14 @@
 
 mod args;
 mod commands;
+mod export;
 mod info;
 mod labels;
 mod names;
 mod outdir;
 mod render;
 mod report;
+mod sidecar;
 mod signals;
 mod slang;
 mod test;

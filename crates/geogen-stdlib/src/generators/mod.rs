@@ -7,6 +7,7 @@ mod clone;
 mod flat;
 mod from_height_slang;
 mod gradient;
+mod input;
 mod noise;
 mod pattern;
 mod picogen_noise;
@@ -19,6 +20,7 @@ pub use clone::Clone;
 pub use flat::Flat;
 pub use from_height_slang::FromHeightSlang;
 pub use gradient::Gradient;
+pub use input::{example_inputs, Input};
 pub use noise::{push_noise, Noise, NoiseLayer};
 pub use pattern::Pattern;
 pub use picogen_noise::PicogenNoise;
@@ -40,4 +42,5 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     pattern::Pattern,
     from_height_slang::FromHeightSlang,
     picogen_noise::PicogenNoise,
+    input::Input,
 ];
