@@ -110,12 +110,13 @@ fn validator_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/gltf-validator")
 }
 
+/// Opt-in (`cargo test -p geogen-io --test engines -- --ignored`): it needs Node.js, and npm with
+/// network access the first time, which the default test run must not need. The glTF reader test
+/// above runs by default.
 #[test]
+#[ignore = "needs Node.js and, the first time, npm with network access"]
 fn the_khronos_validator_finds_no_error_or_warning() {
-    if Command::new("node").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: Node.js is not installed, so the Khronos glTF validator cannot run (the Rust reader test still ran)");
-        return;
-    }
+    Command::new("node").arg("--version").output().expect("the Khronos validator test needs Node.js");
     let dir = validator_dir();
     let module = dir.join("node_modules/gltf-validator");
     if !module.exists() {

@@ -6,7 +6,9 @@
 //! among threads; no FMA (`mul_add`), no platform math (only IEEE basic operations and `libm`).
 
 pub mod blur;
+pub mod coherent;
 pub mod distance;
+pub mod erosion;
 pub mod noise;
 pub mod pointwise;
 pub mod profile;
