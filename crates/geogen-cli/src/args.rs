@@ -75,9 +75,14 @@ pub struct RenderCmd {
     pub settings: RunArgs,
     #[command(flatten)]
     pub output: OutputArgs,
-    /// Print how long each rendering step took (ms and ns per pixel).
+    /// Print how long each rendering step took (ms, ns per pixel, and the multiple of a plain copy
+    /// of the map measured in the same process); fused passes show as one line.
     #[arg(long)]
     pub profile: bool,
+    /// Print the time spent simulating, rendering and writing, the peak memory (measured and
+    /// planned) and the thread count, as `key=value` fields on one line.
+    #[arg(long)]
+    pub stats: bool,
 }
 
 #[derive(Args, Debug)]

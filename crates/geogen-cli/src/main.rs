@@ -11,6 +11,7 @@ mod outdir;
 mod render;
 mod report;
 mod signals;
+mod stats;
 mod test;
 mod tiles;
 

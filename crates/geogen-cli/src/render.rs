@@ -164,6 +164,7 @@ fn write_map(dir: &OutputDir, file_stem: &str, map: &HeightMap, formats: &[Forma
 }
 
 pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
+    let command_started = Instant::now();
     let options = compile_options(&cmd.settings.script.limits.source);
     let (name, source) = match &cmd.script {
         Some(path) => (path.display().to_string(), read_script(path, options.max_script_bytes)?),
@@ -196,6 +197,7 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
         Some(dir) => dir,
         None => OutputDir::open(&cmd.output.dir)?,
     };
+    let writing_started = Instant::now();
     let mut pixels = 0u64;
     for (map_name, map) in &rendered.maps {
         if map.rect().is_empty() {
@@ -210,11 +212,34 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
             }
         }
     }
+    let write_time = writing_started.elapsed();
+    let wall = command_started.elapsed();
+    // Measured before anything else is allocated (the copy floor below needs two buffers).
+    let peak_rss = crate::stats::peak_rss_bytes();
+    let (timings, planned_peak, maps) = (rendered.timings, rendered.planned_peak, rendered.maps.len());
+    drop(rendered.maps);
     if cmd.profile {
-        report::out(&profile_table(&rendered.timings));
+        let largest = timings.iter().map(|t| t.pixels).max().unwrap_or(0);
+        let floor = geogen::copy_floor_ns_per_pixel(largest.clamp(1, 1 << 24) as usize, 5);
+        report::out(&profile_table(&timings, floor));
+    }
+    if cmd.stats {
+        let stepped: Duration = timings.iter().map(|t| t.duration).sum();
+        report::outln(&crate::stats::line(&[
+            ("wall_ms", format!("{:.1}", wall.as_secs_f64() * 1e3)),
+            ("simulate_ms", format!("{:.1}", render_time.saturating_sub(stepped).as_secs_f64() * 1e3)),
+            ("render_ms", format!("{:.1}", stepped.as_secs_f64() * 1e3)),
+            ("write_ms", format!("{:.1}", write_time.as_secs_f64() * 1e3)),
+            ("write_share", format!("{:.3}", write_time.as_secs_f64() / wall.as_secs_f64().max(1e-9))),
+            ("pixels", pixels.to_string()),
+            ("ns_per_px", format!("{:.2}", wall.as_secs_f64() * 1e9 / (pixels.max(1) as f64))),
+            ("peak_rss_bytes", peak_rss.map_or("unknown".to_string(), |b| b.to_string())),
+            ("planned_peak_bytes", planned_peak.to_string()),
+            ("threads", rayon::current_num_threads().to_string()),
+        ]));
     }
     if !cmd.output.quiet && pixels > 0 {
-        eprintln!("{}", render_summary(rendered.maps.len(), pixels, render_time));
+        eprintln!("{}", render_summary(maps, pixels, render_time));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -235,28 +260,36 @@ fn render_summary(maps: usize, pixels: u64, time: Duration) -> String {
     format!("rendered {maps} map{} ({pixels} pixels) in {seconds:.3} s{per_pixel}", if maps == 1 { "" } else { "s" })
 }
 
-/// `--profile`: one line per step with its time and ns per pixel, slowest steps easy to spot.
-fn profile_table(timings: &[geogen::StepTiming]) -> String {
-    let mut out = format!("{:>5}  {:<28} {:>9} {:>12} {:>10}\n", "step", "operation", "line", "pixels", "ms");
+/// `--profile`: one line per step (or fused pass) with its time, ns per pixel and the multiple of
+/// `copy_floor` (ns per pixel of a plain parallel copy measured in this process), slowest steps
+/// easy to spot.
+fn profile_table(timings: &[geogen::StepTiming], copy_floor: f64) -> String {
+    let mut out = format!(
+        "{:>5}  {:<40} {:>9} {:>12} {:>10} {:>12} {:>8}\n",
+        "step", "operation", "line", "pixels", "ms", "ns/px", "x copy"
+    );
     let mut total = std::time::Duration::ZERO;
     for t in timings {
         total += t.duration;
         let line = t.location.map(|(l, c)| format!("{l}:{c}")).unwrap_or_default();
-        let per_pixel = if t.pixels > 0 {
-            format!("  {:.2} ns/px", t.duration.as_secs_f64() * 1e9 / t.pixels as f64)
+        let name = if t.steps > 1 { format!("{} +{} fused", t.name, t.steps - 1) } else { t.name.clone() };
+        let (per_pixel, ratio) = if t.pixels > 0 {
+            let ns = t.duration.as_secs_f64() * 1e9 / t.pixels as f64;
+            (format!("{ns:.2}"), format!("{:.1}", ns / copy_floor))
         } else {
-            String::new()
+            (String::new(), String::new())
         };
         out.push_str(&format!(
-            "{:>5}  {:<28} {:>9} {:>12} {:>10.3}{per_pixel}\n",
+            "{:>5}  {:<40} {:>9} {:>12} {:>10.3} {per_pixel:>12} {ratio:>8}\n",
             t.index + 1,
-            t.name,
+            name,
             line,
             t.pixels,
             t.duration.as_secs_f64() * 1e3
         ));
     }
     out.push_str(&format!("total rendering time: {:.3} ms\n", total.as_secs_f64() * 1e3));
+    out.push_str(&format!("copy floor: {copy_floor:.3} ns/px ({} threads)\n", rayon::current_num_threads()));
     out
 }
 

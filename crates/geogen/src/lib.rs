@@ -21,6 +21,7 @@ pub use geogen_compile::metadata::{
 pub use geogen_compile::{check_map_name, MapNameError, MAP_NAME_CHARACTERS, MAP_NAME_MAX_LEN};
 pub use geogen_diag as diag;
 pub use geogen_render::error::human_bytes;
+pub use geogen_render::kernels::copy_floor_ns_per_pixel;
 pub use geogen_render::{HeightMap, Progress, RenderConfig, RenderMetadata, RenderingSequence, DEFAULT_MEMORY_LIMIT};
 pub use geogen_vm::Limits;
 
@@ -162,6 +163,8 @@ pub struct Rendered {
     pub maps: std::collections::BTreeMap<String, HeightMap>,
     /// How long each rendering step took, in order (for `geogen render --profile`).
     pub timings: Vec<StepTiming>,
+    /// The memory plan's peak, in bytes (what the memory limit was checked against).
+    pub planned_peak: u64,
 }
 
 /// The time one rendering step took.
@@ -174,6 +177,9 @@ pub struct StepTiming {
     pub location: Option<(u32, u32)>,
     /// Pixels the step computed (its rendering bounds); 0 for steps nobody needed.
     pub pixels: u64,
+    /// Steps timed together: 1, or the length of a fused pass (this step and the `steps - 1`
+    /// following ones, run band by band in one pass over the map).
+    pub steps: usize,
     pub duration: std::time::Duration,
 }
 
@@ -395,8 +401,8 @@ impl Script {
         loop {
             let index = renderer.progress().done;
             let started = std::time::Instant::now();
-            let more = renderer.step().map_err(|e| self.render_failure(&e, messages.clone()))?;
-            if !more {
+            let steps = renderer.advance().map_err(|e| self.render_failure(&e, messages.clone()))?;
+            if steps == 0 {
                 break;
             }
             let step = &renderer.sequence().steps()[index];
@@ -405,10 +411,12 @@ impl Script {
                 name: step.op.name().to_string(),
                 location: step.location,
                 pixels: renderer.metadata().bounds[index].pixels(),
+                steps,
                 duration: started.elapsed(),
             });
         }
-        Ok(Rendered { output: simulation.output, maps: renderer.into_outputs(), timings })
+        let planned_peak = renderer.metadata().plan.peak();
+        Ok(Rendered { output: simulation.output, maps: renderer.into_outputs(), timings, planned_peak })
     }
 
     /// A diagnostic about this script as a printable failure.
