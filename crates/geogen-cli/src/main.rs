@@ -12,6 +12,7 @@ mod render;
 mod report;
 mod signals;
 mod stats;
+mod streamed;
 mod test;
 mod tiles;
 

@@ -189,9 +189,16 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     let callback: Box<dyn FnMut(Progress) + Send> =
         Box::new(move |p: Progress| progress_bar.update(p.done as u64, p.total as u64));
     let started = Instant::now();
-    let result = script.render(&settings, &render_config(&cmd.output), Some(callback));
+    let config = render_config(&cmd.output);
+    let result = script.render(&settings, &config, Some(callback));
     bar.finish();
-    let rendered = result?;
+    let rendered = match result {
+        // Above the memory limit: render in strips streamed into the files (see `streamed`).
+        Err(failure) if failure.first().code == codes::GGE3001 => {
+            return render_streamed(cmd, &script, settings, &config, &formats, locked, command_started, failure);
+        }
+        other => other?,
+    };
     let render_time = started.elapsed();
     let dir = match locked {
         Some(dir) => dir,
@@ -240,6 +247,79 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     }
     if !cmd.output.quiet && pixels > 0 {
         eprintln!("{}", render_summary(maps, pixels, render_time));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `render` of a map whose plan exceeds the memory limit: strips streamed into the files.
+#[allow(clippy::too_many_arguments)]
+fn render_streamed(
+    cmd: &RenderCmd,
+    script: &Script,
+    mut settings: RunSettings,
+    config: &RenderConfig,
+    formats: &[Format],
+    locked: Option<OutputDir>,
+    command_started: Instant,
+    failure: geogen::Failure,
+) -> Result<ExitCode, CliError> {
+    let geometry = script.geometry(&settings).map_err(|d| script.failure(d))?;
+    // A finite map keeps the size of the whole render in every strip.
+    settings.map_width = geometry.map_width;
+    settings.map_height = geometry.map_height;
+    let peak = geogen::RenderMetadata::calculate(&script.simulate(&settings)?.sequence)
+        .map(|meta| meta.plan.peak())
+        .map_err(|e| script.failure(e.to_diagnostic()))?;
+    if let Err(CliError::Usage(why)) = crate::streamed::check_streamable(formats, config.memory_limit, peak) {
+        // Not streamable: the memory-limit error itself says best what happened, with a note why
+        // it was not split.
+        eprintln!("note: {why}");
+        return Err(failure.into());
+    }
+    let maps = settings.maps.clone().unwrap_or_else(|| script.info().maps);
+    let dir = match locked {
+        Some(dir) => dir,
+        None => OutputDir::open(&cmd.output.dir)?,
+    };
+    if !cmd.output.quiet {
+        eprintln!(
+            "the render needs {} in one piece, more than the memory limit of {}: rendering it in strips streamed into the files",
+            geogen::human_bytes(peak),
+            geogen::human_bytes(config.memory_limit)
+        );
+    }
+    let bar = LazyBar::new(cmd.output.quiet, 1, "rendering strips");
+    let progress = |done: u64, total: u64| bar.update(done, total);
+    let streamed = crate::streamed::render_streamed(script, &settings, config, formats, &maps, &dir, &progress);
+    bar.finish();
+    let Some(streamed) = streamed? else { return Err(failure.into()) };
+    if !cmd.output.quiet {
+        for (path, width, height) in &streamed.written {
+            report::outln(&format!("wrote {} ({width}x{height})", path.display()));
+        }
+    }
+    let wall = command_started.elapsed();
+    if cmd.stats {
+        let peak_rss = crate::stats::peak_rss_bytes();
+        report::outln(&crate::stats::line(&[
+            ("wall_ms", format!("{:.1}", wall.as_secs_f64() * 1e3)),
+            ("render_and_write_ms", format!("{:.1}", streamed.render_time.as_secs_f64() * 1e3)),
+            ("pixels", streamed.pixels.to_string()),
+            ("ns_per_px", format!("{:.2}", wall.as_secs_f64() * 1e9 / (streamed.pixels.max(1) as f64))),
+            ("peak_rss_bytes", peak_rss.map_or("unknown".to_string(), |b| b.to_string())),
+            ("planned_peak_bytes", streamed.planned_peak.to_string()),
+            ("strips", streamed.strips.to_string()),
+            ("strip_height", streamed.strip_height.to_string()),
+            ("threads", rayon::current_num_threads().to_string()),
+        ]));
+    }
+    if !cmd.output.quiet {
+        eprintln!(
+            "{} in {} strips of up to {} rows",
+            render_summary(streamed.maps, streamed.pixels, streamed.render_time),
+            streamed.strips,
+            streamed.strip_height
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
