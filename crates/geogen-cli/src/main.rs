@@ -6,6 +6,7 @@
 
 mod args;
 mod commands;
+mod finish;
 mod info;
 mod outdir;
 mod render;
