@@ -357,7 +357,7 @@ fn profile_table(timings: &[geogen::StepTiming], copy_floor: f64) -> String {
             let ns = t.duration.as_secs_f64() * 1e9 / t.pixels as f64;
             (format!("{ns:.2}"), format!("{:.1}", ns / copy_floor))
         } else {
-            (String::new(), String::new())
+            ("-".to_string(), "-".to_string())
         };
         out.push_str(&format!(
             "{:>5}  {:<40} {:>9} {:>12} {:>10.3} {per_pixel:>12} {ratio:>8}\n",
