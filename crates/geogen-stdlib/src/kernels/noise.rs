@@ -363,9 +363,9 @@ fn add_layer<const RIDGED: bool>(map: &mut HeightMap, scale: f64, field: LayerFi
                 let key = (values.current, x0, width, scale.to_bits());
                 if columns.key != Some(key) {
                     columns.columns.clear();
-                    columns.columns.extend(
-                        (0..width).map(|i| values.column(floor_i64(to_logical(x0 + i as i64, scale)))),
-                    );
+                    columns
+                        .columns
+                        .extend((0..width).map(|i| values.column(floor_i64(to_logical(x0 + i as i64, scale)))));
                     columns.key = Some(key);
                 }
                 for (r, row) in rows.chunks_exact_mut(width).enumerate() {
@@ -407,7 +407,8 @@ fn add_layer<const RIDGED: bool>(map: &mut HeightMap, scale: f64, field: LayerFi
                     let c2 = 2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3;
                     let c3 = 3.0 * (p1 - p2) + p3 - p0;
                     let run = start..end;
-                    for ((h, &t), &half_t) in row[run.clone()].iter_mut().zip(&columns.t[run.clone()]).zip(&columns.half_t[run])
+                    for ((h, &t), &half_t) in
+                        row[run.clone()].iter_mut().zip(&columns.t[run.clone()]).zip(&columns.half_t[run])
                     {
                         *h = add_value::<RIDGED>(*h, p1 + half_t * (c1 + t * (c2 + t * c3)));
                     }
@@ -440,7 +441,8 @@ mod tests {
             // Sub-pixel wavelength: sample the field at the pixel's own logical point. Unlike the
             // original (defect 29) the add saturates.
             let rect = map.rect();
-            let logical_x: Vec<i64> = (0..rect.width as i64).map(|i| floor_i64(to_logical(rect.x + i, scale))).collect();
+            let logical_x: Vec<i64> =
+                (0..rect.width as i64).map(|i| floor_i64(to_logical(rect.x + i, scale))).collect();
             for_each_row(map, |py, _, row| {
                 let ly = floor_i64(to_logical(py, scale));
                 for (h, &lx) in row.iter_mut().zip(&logical_x) {
@@ -492,7 +494,6 @@ mod tests {
         });
     }
 
-
     #[test]
     fn fast_remainder_is_exact() {
         let divisors = [1u32, 2, 3, 7, 127, 255, 511, 1023, 2047, 4095, 8191, 16383, 32767, 65535, 65534];
@@ -511,9 +512,8 @@ mod tests {
     }
 
     fn noisy_map(rect: Rect, seed: u32) -> HeightMap {
-        let data = (0..rect.area())
-            .map(|i| (geogen_random::hash2(seed, i as u32) % 2001) as f32 / 1000.0 - 1.0)
-            .collect();
+        let data =
+            (0..rect.area()).map(|i| (geogen_random::hash2(seed, i as u32) % 2001) as f32 / 1000.0 - 1.0).collect();
         HeightMap::from_data(rect, data).unwrap()
     }
 
