@@ -21,6 +21,7 @@ fn settings() -> RunSettings {
             max_rendering_steps: 200,
             max_array_len: 10_000,
             max_string_len: 100_000,
+            max_heap_bytes: 64 << 20,
         },
         ..RunSettings::default()
     }

@@ -54,6 +54,21 @@ pub enum Command {
     /// every shard with the same settings) and optionally write it as an XYZ web tile set.
     #[command(name = "finish-tiles")]
     FinishTiles(FinishTilesCmd),
+    /// Generate names from Lodestone rules, or list every name they can make (--enumerate).
+    Names(NamesCmd),
+    /// Height-Slang (picogen's mkheightmap language) tools.
+    Slang {
+        #[command(subcommand)]
+        command: SlangCommand,
+    },
+    /// picogen's mkheightmap: a Height-Slang program to a text or BMP height map, with the
+    /// original's flags (-Lhs PROGRAM -w W -h H -a N -W S -n -i -Et -Ebmp -En NAME -f; see --help).
+    #[command(disable_help_flag = true)]
+    Mkheightmap {
+        /// mkheightmap's options, as the original reads them.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0.., value_name = "OPTIONS")]
+        args: Vec<String>,
+    },
     /// Run test scripts with the test library (AssertEquals); the main map is not required.
     Test {
         /// Test scripts.
@@ -65,6 +80,43 @@ pub enum Command {
         #[command(flatten)]
         limits: LimitArgs,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SlangCommand {
+    /// Print the value of a program at one point, as the shortest decimal that reads back as the
+    /// same double.
+    #[command(
+        after_help = "Examples:\n  geogen slang eval '(+ 0.5 ([2 LayeredNoise] x y))' --at 0.25,0.75\n  geogen slang eval '(>= 1 1)' --at 0,0 --compat picogen-2008"
+    )]
+    Eval {
+        /// The Height-Slang program (variables x and y).
+        #[arg(allow_hyphen_values = true)]
+        program: String,
+        /// The point, `X,Y` (may be negative: `--at=-1,0.5`).
+        #[arg(long, value_name = "X,Y", allow_hyphen_values = true, value_parser = parse_real_point)]
+        at: (f64, f64),
+        /// `picogen-2008`: the original's semantics where they differ from the documented ones.
+        #[arg(long, value_name = "DIALECT")]
+        compat: Option<String>,
+        /// Nested `self` calls allowed (default 1000; GGE8301).
+        #[arg(long = "max-call-depth", value_name = "N")]
+        max_call_depth: Option<usize>,
+        /// Operations one point may cost (default 100000; GGE8209, GGE8302).
+        #[arg(long = "max-point-ops", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_point_ops: Option<u64>,
+    },
+}
+
+/// The language of a script file.
+#[derive(clap::ValueEnum, Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Lang {
+    // GeoGen Script (the default, except for .hs files). No doc comments here: clap would switch
+    // every command's help to its long layout to list them.
+    Ggs,
+    // Height-Slang, picogen's mkheightmap language (the default for .hs files).
+    #[value(name = "hs", alias = "height-slang")]
+    HeightSlang,
 }
 
 #[derive(Args, Debug)]
@@ -87,6 +139,9 @@ pub struct RenderCmd {
     /// planned) and the thread count, as `key=value` fields on one line.
     #[arg(long)]
     pub stats: bool,
+    /// Draw the script's labels (Names.PlaceLabel) on the colored previews.
+    #[arg(long = "draw-labels")]
+    pub draw_labels: bool,
 }
 
 #[derive(Args, Debug)]
@@ -172,6 +227,63 @@ pub fn parse_shard(text: &str) -> Result<(Option<u64>, u64), String> {
     Ok((index, count))
 }
 
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  geogen names examples/names/rivers.lds -n 10 --seed 7
+  geogen names examples/names/peaks.lds --start '<peak>' --var height=0.9 --distinct -n 5
+  geogen names examples/names/rivers.lds --enumerate --start '<river-word>'
+
+The n-th name depends only on the rules, the start, the seed and n: asking for more names does not
+change the first ones. The language is described in docs/lodestone.md.")]
+pub struct NamesCmd {
+    /// The Lodestone rule file (.lds).
+    pub rules: PathBuf,
+    /// The nonterminal to start from, `<name>` or `name` (default: the first rule).
+    #[arg(long, value_name = "NAME")]
+    pub start: Option<String>,
+    /// How many names to print.
+    #[arg(short = 'n', long = "count", value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub count: u32,
+    /// The seed: a number is used as is, any other text is hashed.
+    #[arg(long, default_value = "0", allow_negative_numbers = true)]
+    pub seed: String,
+    /// A read-only variable for embedded code, `NAME=VALUE` (repeatable); a number, true, false
+    /// or text.
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_param)]
+    pub vars: Vec<(String, String)>,
+    /// No name twice: a repeat is drawn again, up to --max-tries times (GGE7310 after).
+    #[arg(long)]
+    pub distinct: bool,
+    /// Draws per name with --distinct.
+    #[arg(long = "max-tries", value_name = "N", default_value_t = 100)]
+    pub max_tries: u32,
+    /// Print every possible output with its exact probability, most likely first (finite rule
+    /// sets whose code draws no random numbers; GGE7309 otherwise).
+    #[arg(long, conflicts_with_all = ["count", "distinct"])]
+    pub enumerate: bool,
+    /// Outputs --enumerate lists at most.
+    #[arg(long = "max-outputs", value_name = "N", default_value_t = 10_000)]
+    pub max_outputs: usize,
+    /// Print JSON: an array of names, or with --enumerate an array of {"text", "p", "fraction"}.
+    #[arg(long)]
+    pub json: bool,
+    /// Read the rules as the original Lodestone did: no escapes, code and weights re-read as
+    /// rules, weights read by parseFloat.
+    #[arg(long)]
+    pub strict: bool,
+    /// Steps one expansion may take (the original's iteration guard; GGE7301).
+    #[arg(long = "max-steps", value_name = "N", default_value_t = 1000,
+          value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub max_steps: u64,
+    /// At the step limit, keep the text so far and warn, as the original did, instead of failing.
+    #[arg(long)]
+    pub truncate: bool,
+    /// Instructions one piece of embedded code may execute (default 1000000; GGE7307).
+    #[arg(long = "max-code-instructions", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_code_instructions: Option<u64>,
+}
+
 /// The default of `tiles --max-tiles`: enough for a 100 000² map in 100-pixel tiles.
 pub const DEFAULT_MAX_TILES: u64 = 1_000_000;
 
@@ -210,8 +322,41 @@ pub struct ScriptArgs {
     /// Render scale: 1 = one pixel per map unit, 0.5 = zoomed out twice.
     #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub scale: f64,
+    /// A Lodestone rule file the script can load by name with Names.Load("NAME"), `NAME=FILE` or
+    /// `FILE` (named after the file, without extension); repeatable.
+    #[arg(long = "rules", value_name = "NAME=FILE", value_parser = parse_rules)]
+    pub rules: Vec<(String, std::sync::Arc<str>)>,
+    /// The script's language: ggs (GeoGen Script), or hs (Height-Slang, the default for .hs files).
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<Lang>,
+    /// Height-Slang only: picogen-2008 for the original's semantics (docs/height-slang.md).
+    #[arg(long, value_name = "DIALECT")]
+    pub compat: Option<String>,
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+/// `--rules NAME=FILE` or `--rules FILE`: the name and the file's text (UTF-8, at most the rule size
+/// limit). The rules are parsed when the script uses them, which reports errors with line:column.
+pub fn parse_rules(text: &str) -> Result<(String, std::sync::Arc<str>), String> {
+    let (name, path) = match text.split_once('=') {
+        Some((name, path)) if !name.is_empty() => (name.to_string(), PathBuf::from(path)),
+        _ => {
+            let path = PathBuf::from(text);
+            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            (stem, path)
+        }
+    };
+    if name.is_empty() {
+        return Err(format!("`{text}` names no rule set; write NAME=FILE"));
+    }
+    let limit = geogen::names::DEFAULT_MAX_RULES_BYTES;
+    let bytes = geogen::read_script(&path, limit).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    if bytes.len() > limit {
+        return Err(format!("`{}` is larger than the limit of {limit} bytes for rules", path.display()));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| format!("`{}` is not UTF-8 text", path.display()))?;
+    Ok((name, std::sync::Arc::from(text)))
 }
 
 /// How large a script file may be.
@@ -309,6 +454,15 @@ fn parse_i64(s: &str) -> Result<i64, String> {
 pub fn parse_point(text: &str) -> Result<(i64, i64), String> {
     match text.split_once(',') {
         Some((x, y)) => Ok((parse_i64(x)?, parse_i64(y)?)),
+        None => Err(format!("`{text}` is not X,Y")),
+    }
+}
+
+/// `X,Y` of real numbers, e.g. `-1,0.5`.
+pub fn parse_real_point(text: &str) -> Result<(f64, f64), String> {
+    let parse = |s: &str| s.trim().parse::<f64>().map_err(|_| format!("`{s}` is not a number"));
+    match text.split_once(',') {
+        Some((x, y)) => Ok((parse(x)?, parse(y)?)),
         None => Err(format!("`{text}` is not X,Y")),
     }
 }

@@ -18,6 +18,9 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::FinishTiles(cmd) => crate::finish::finish_tiles(&cmd),
         Command::Info { script, json } => crate::info::info(&script, json),
         Command::Test { files, json, limits } => crate::test::test(&files, json, &limits),
+        Command::Names(cmd) => crate::names::names(&cmd),
+        Command::Slang { command } => crate::slang::slang(&command),
+        Command::Mkheightmap { args } => crate::slang::mkheightmap_command(&args),
     }
 }
 
@@ -27,9 +30,18 @@ pub fn read_script(path: &Path, max_bytes: usize) -> Result<Vec<u8>, CliError> {
     geogen::read_script(path, max_bytes).map_err(|e| CliError::Usage(format!("cannot read `{}`: {e}", path.display())))
 }
 
+/// Compiles a script file in its language (a `.hs` file is Height-Slang).
 pub fn compile(path: &Path, options: &CompileOptions) -> Result<Result<Script, geogen::Failure>, CliError> {
+    compile_as(path, options, crate::slang::language_of(path))
+}
+
+pub fn compile_as(
+    path: &Path,
+    options: &CompileOptions,
+    language: crate::slang::Language,
+) -> Result<Result<Script, geogen::Failure>, CliError> {
     let source = read_script(path, options.max_script_bytes)?;
-    Ok(Script::compile_bytes(&path.display().to_string(), &source, options))
+    Ok(crate::slang::compile_in(language, &path.display().to_string(), &source, options))
 }
 
 /// Compile options with the script size limit given on the command line.
@@ -45,6 +57,7 @@ pub fn script_settings(args: &ScriptArgs) -> RunSettings {
         map_height: args.map_size.map(|s| s.1),
         render_scale: args.scale,
         limits: args.limits.limits(),
+        rules: args.rules.clone(),
         ..RunSettings::default()
     }
 }
@@ -65,7 +78,8 @@ fn check(path: &Path, source: &SourceArgs) -> Result<ExitCode, CliError> {
 }
 
 fn run(path: &Path, args: &RunArgs, show_sequence: bool, show_bounds: bool) -> Result<ExitCode, CliError> {
-    let script = compile(path, &compile_options(&args.script.limits.source))??;
+    let language = crate::slang::language(Some(path), &args.script)?;
+    let script = compile_as(path, &compile_options(&args.script.limits.source), language)??;
     // Messages are printed as the script prints them, not held until it ends.
     let settings = RunSettings { messages: MessageMode::stream(report::outln), ..run_settings(args) };
     let simulation = script.simulate(&settings)?;

@@ -79,8 +79,13 @@ pub fn parse_formats(output: &OutputArgs) -> Result<Vec<Format>, CliError> {
     geogen_io::parse_list(&output.format).map_err(|e| CliError::Usage(e.to_string()))
 }
 
-pub fn compile_script(name: &str, source: &[u8], options: &CompileOptions) -> Result<Script, CliError> {
-    Ok(Script::compile_bytes(name, source, options)?)
+pub fn compile_script(
+    name: &str,
+    source: &[u8],
+    options: &CompileOptions,
+    language: crate::slang::Language,
+) -> Result<Script, CliError> {
+    Ok(crate::slang::compile_in(language, name, source, options)?)
 }
 
 /// The maps a run writes: those `--maps` names (each must be one the script yields: GGE4000), or
@@ -163,6 +168,26 @@ fn write_map(dir: &OutputDir, file_stem: &str, map: &HeightMap, formats: &[Forma
     Ok(written)
 }
 
+/// Writes the colored preview again, with the labels drawn on it.
+fn draw_labels(
+    dir: &OutputDir,
+    file_stem: &str,
+    map: &HeightMap,
+    output: &geogen::RunOutput,
+) -> Result<PathBuf, CliError> {
+    let rect = map.rect();
+    let field = HeightField::new(rect.width as u32, rect.height as u32, map.data())
+        .map_err(|e| CliError::Usage(format!("cannot write `{file_stem}`: {e}")))?;
+    let placed = crate::labels::placed(output);
+    let labels: Vec<geogen_io::PixelLabel<'_>> = placed
+        .iter()
+        .map(|p| geogen_io::PixelLabel { x: p.px, y: p.py, text: &p.label.text, kind: &p.label.kind })
+        .collect();
+    let path = dir.file(&Format::Colored.file_name(file_stem))?;
+    geogen_io::write_colored_with_labels(&field, &labels, &path).map_err(|e| CliError::Usage(e.to_string()))?;
+    Ok(path)
+}
+
 pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     let command_started = Instant::now();
     let options = compile_options(&cmd.settings.script.limits.source);
@@ -171,8 +196,12 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
         None => ("<built-in example: island>".to_string(), geogen::EXAMPLE_ISLAND.as_bytes().to_vec()),
     };
     let formats = parse_formats(&cmd.output)?;
+    if cmd.draw_labels && !formats.contains(&Format::Colored) {
+        eprintln!("warning: --draw-labels draws on the colored preview; add `colored` to --format to see them");
+    }
     outdir::refuse_non_directory(&cmd.output.dir)?;
-    let script = compile_script(&name, &source, &options)?;
+    let language = crate::slang::language(cmd.script.as_deref(), &cmd.settings.script)?;
+    let script = compile_script(&name, &source, &options, language)?;
     let maps = selected_maps(&script, cmd.output.maps.as_deref())?;
     refuse_colliding_outputs(&maps, &formats)?;
     // Script messages are output, not chatter (-q does not hide them), printed as the script
@@ -212,11 +241,25 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
             continue;
         }
         pixels += map.rect().area();
-        let written = write_map(&dir, map_name, map, &formats)?;
+        let drawn = cmd.draw_labels && formats.contains(&Format::Colored);
+        let plain: Vec<Format> = formats.iter().copied().filter(|&f| !(drawn && f == Format::Colored)).collect();
+        let mut written = write_map(&dir, map_name, map, &plain)?;
+        if drawn {
+            written.push(draw_labels(&dir, map_name, map, &rendered.output)?);
+        }
         if !cmd.output.quiet {
             for path in written {
                 report::outln(&format!("wrote {} ({}x{})", path.display(), map.rect().width, map.rect().height));
             }
+        }
+    }
+    if !rendered.output.labels.is_empty() {
+        let path = dir.file("labels.geojson")?;
+        geogen_io::write_bytes(&path, crate::labels::geojson(&rendered.output).as_bytes())
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+        if !cmd.output.quiet {
+            let count = crate::labels::placed(&rendered.output).len();
+            report::outln(&format!("wrote {} ({count} label{})", path.display(), if count == 1 { "" } else { "s" }));
         }
     }
     let write_time = writing_started.elapsed();
@@ -267,7 +310,8 @@ fn render_streamed(
     // A finite map keeps the size of the whole render in every strip.
     settings.map_width = geometry.map_width;
     settings.map_height = geometry.map_height;
-    let peak = geogen::RenderMetadata::calculate(&script.simulate(&settings)?.sequence)
+    let simulation = script.simulate(&settings)?;
+    let peak = geogen::RenderMetadata::calculate(&simulation.sequence)
         .map(|meta| meta.plan.peak())
         .map_err(|e| script.failure(e.to_diagnostic()))?;
     if let Err(CliError::Usage(why)) = crate::streamed::check_streamable(formats, config.memory_limit, peak) {
@@ -296,6 +340,20 @@ fn render_streamed(
     if !cmd.output.quiet {
         for (path, width, height) in &streamed.written {
             report::outln(&format!("wrote {} ({width}x{height})", path.display()));
+        }
+    }
+    // The labels come from the simulation of the whole render; strips are never drawn on.
+    let output = &simulation.output;
+    if !output.labels.is_empty() {
+        if cmd.draw_labels {
+            eprintln!("warning: --draw-labels is not supported when the render is streamed in strips; the labels are only in labels.geojson");
+        }
+        let path = dir.file("labels.geojson")?;
+        geogen_io::write_bytes(&path, crate::labels::geojson(output).as_bytes())
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+        if !cmd.output.quiet {
+            let count = crate::labels::placed(output).len();
+            report::outln(&format!("wrote {} ({count} label{})", path.display(), if count == 1 { "" } else { "s" }));
         }
     }
     let wall = command_started.elapsed();

@@ -120,6 +120,10 @@ pub struct RunSettingsRecord {
     pub tile: u32,
     /// The grid's phase: its origin modulo the tile size, so a region grown by whole tiles keeps it.
     grid_origin: [i64; 2],
+    /// The SHA-256 of each Lodestone rule file given with `--rules NAME=FILE`: a script may let
+    /// names decide what it draws. Absent in manifests written before `--rules` existed.
+    #[serde(default)]
+    rules: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
@@ -251,6 +255,12 @@ fn differences(before: &RunSettingsRecord, now: &RunSettingsRecord) -> Vec<Strin
     compare("tile size", before.tile.to_string(), now.tile.to_string());
     let phase = |p: [i64; 2]| format!("{},{}", p[0], p[1]);
     compare("tile grid origin (modulo the tile size)", phase(before.grid_origin), phase(now.grid_origin));
+    let mut rule_names: Vec<&String> = before.rules.keys().collect();
+    rule_names.extend(now.rules.keys().filter(|k| !before.rules.contains_key(*k)));
+    for name in rule_names {
+        let show = |v: Option<&String>| v.map_or("not given".to_string(), |sha| format!("SHA-256 {sha}"));
+        compare(&format!("rules {name}"), show(before.rules.get(name)), show(now.rules.get(name)));
+    }
     lines
 }
 
@@ -539,7 +549,8 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     let source = read_script(&cmd.script, options.max_script_bytes)?;
     let formats = parse_formats(&cmd.output)?;
     outdir::refuse_non_directory(&cmd.output.dir)?;
-    let script = compile_script(&cmd.script.display().to_string(), &source, &options)?;
+    let language = crate::slang::language(Some(&cmd.script), &cmd.script_args)?;
+    let script = compile_script(&cmd.script.display().to_string(), &source, &options, language)?;
     let maps = selected_maps(&script, cmd.output.maps.as_deref())?;
     refuse_colliding_outputs(&maps, &formats)?;
     let scale = cmd.script_args.scale;
@@ -561,7 +572,9 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     let parameters = script.parameter_values(&settings)?;
     let record = RunSettingsRecord {
         geogen_version: env!("CARGO_PKG_VERSION").to_string(),
-        script_sha256: sha256_hex(&source),
+        // The compiled text: the file's bytes for a script; for a Height-Slang file, the script
+        // that wraps it, which holds the dialect too.
+        script_sha256: sha256_hex(script.source().text().as_bytes()),
         parameters: parameters.iter().map(|(name, value)| (name.clone(), parameter_json(value))).collect(),
         seed: settings.seed,
         scale,
@@ -569,6 +582,7 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
         map_height: geometry.map_height,
         tile: cmd.tile,
         grid_origin: [x.rem_euclid(i64::from(cmd.tile)), y.rem_euclid(i64::from(cmd.tile))],
+        rules: settings.rules.iter().map(|(name, text)| (name.clone(), sha256_hex(text.as_bytes()))).collect(),
     };
 
     signals::clean_up_on_interrupt();
@@ -705,8 +719,12 @@ mod tests {
             map_height: Some(10),
             tile: 32,
             grid_origin: [0, 0],
+            rules: Default::default(),
         };
         assert!(differences(&record, &record).is_empty());
+        let with_rules =
+            RunSettingsRecord { rules: [("rivers".to_string(), "cd".to_string())].into(), ..record.clone() };
+        assert_eq!(differences(&record, &with_rules), ["rules rivers: not given before, SHA-256 cd now"]);
         let other = RunSettingsRecord {
             seed: 2,
             parameters: [("Count".to_string(), Value::from(4.0))].into_iter().collect(),

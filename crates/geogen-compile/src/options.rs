@@ -17,6 +17,8 @@ pub const CORE_TYPE_NAMES: &[&str] = &[
     "HeightMap",
     "HeightProfile",
     "Parameters",
+    // geogen's own: Lodestone names and map labels (docs/lodestone.md).
+    "Names",
 ];
 
 /// Options of [`crate::compile`].

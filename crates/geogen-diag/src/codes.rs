@@ -1,7 +1,10 @@
 //! The one table of GGE error codes.
 //!
 //! Codes of the original GeoGen keep their numbers (1xxx compiler, 2xxx runtime, 3xxx renderer, 4xxx
-//! API and host, 5xxx internal, 6000 user error, 9000 test assertion). Conditions the original did not
+//! API and host, 5xxx internal, 6000 user error, 9000 test assertion). The two languages geogen added
+//! have their own ranges: 7xxx Lodestone (71xx lexer, 72xx parser, 73xx generating) and 8xxx
+//! Height-Slang (81xx syntax, 82xx configurable functions, 83xx evaluation, 84xx the Height-Slang
+//! and picogen-noise operations). Other conditions the original did not
 //! have get new numbers in the same families; they are marked `new` in the table.
 
 use std::fmt;
@@ -164,6 +167,57 @@ codes! {
     GGE5000 = 5000, "InternalError", Internal, false, "An internal error in geogen (a bug: please report it).";
     GGE5001 = 5001, "IntermediateCode", Internal, false, "Inconsistent intermediate code (a compiler bug: please report it).";
     GGE6000 = 6000, "UserError", User, false, "The script called TriggerError.";
+    GGE7101 = 7101, "LodestoneInvalidCharacter", Lexer, true, "Lodestone rules: a character where no token can start (a `]` outside a weight, a lone `;`).";
+    GGE7102 = 7102, "LodestoneUnclosedQuote", Lexer, true, "Lodestone rules: a `'` quoted text that is not closed (an apostrophe needs `\\'` or quotes around it).";
+    GGE7103 = 7103, "LodestoneUnclosedCode", Lexer, true, "Lodestone rules: embedded code in backquotes that is not closed, or empty.";
+    GGE7104 = 7104, "LodestoneUnclosedWeight", Lexer, true, "Lodestone rules: a `[` weight that is not closed, empty, or nested in another weight.";
+    GGE7105 = 7105, "LodestoneUnclosedName", Lexer, true, "Lodestone rules: a `<` that starts a nonterminal but has no `>`.";
+    GGE7106 = 7106, "LodestoneTextAfterRule", Lexer, true, "Lodestone rules: text after the `;` that ends a rule, on the same line.";
+    GGE7107 = 7107, "LodestoneRulesTooLarge", Lexer, true, "Lodestone rules larger than the size limit.";
+    GGE7108 = 7108, "LodestoneInvalidUtf8", Lexer, true, "Lodestone rules that are not valid UTF-8 text.";
+    GGE7201 = 7201, "LodestoneSyntaxError", Parser, true, "Lodestone rules: something that is not a rule `<name> => choices;` (a missing name or `=>`, a `=>` or comment inside a rule, leading or trailing spaces inside code or a weight in strict mode).";
+    GGE7202 = 7202, "LodestoneEmptyRule", Parser, true, "Lodestone rules: a rule with nothing after `=>` (write `''` for an empty text).";
+    GGE7203 = 7203, "LodestoneUnterminatedRule", Parser, true, "Lodestone rules: the text ends inside a rule (its `;` is missing).";
+    GGE7204 = 7204, "LodestoneNoRules", Parser, true, "Lodestone rules: a text without any rule.";
+    GGE7205 = 7205, "LodestoneInvalidWeight", Parser, true, "Lodestone rules: a weight that is not a number, or is negative, infinite or NaN.";
+    GGE7206 = 7206, "LodestoneAllWeightsZero", Parser, true, "Lodestone rules: a rule whose choices all have weight 0.";
+    GGE7301 = 7301, "LodestoneStepLimit", Runtime, true, "Lodestone: an expansion took more steps than the iteration limit (a rule that always refers to itself?).";
+    GGE7302 = 7302, "LodestoneTooDeep", Runtime, true, "Lodestone: embedded code, weights and one-time rules nested deeper than the limit, or more steps in all than the total limit.";
+    GGE7303 = 7303, "LodestoneTextTooLong", Runtime, true, "Lodestone: a generated text longer than the limit.";
+    GGE7304 = 7304, "LodestoneInvalidComputedWeight", Runtime, true, "Lodestone: a weight computed while generating that is not a number, or is negative, infinite or NaN.";
+    GGE7305 = 7305, "LodestoneComputedWeightsAllZero", Runtime, true, "Lodestone: weights computed while generating that are all 0.";
+    GGE7306 = 7306, "LodestoneOneTimeCycle", Runtime, true, "Lodestone: a one-time nonterminal `<$n>` needed while it is being expanded.";
+    GGE7307 = 7307, "LodestoneCodeError", Runtime, true, "Lodestone: embedded code that is not one GeoGen Script expression, or fails when evaluated.";
+    GGE7308 = 7308, "LodestoneCodeResult", Runtime, true, "Lodestone: embedded code whose value cannot become text (an Array, a map, a type).";
+    GGE7309 = 7309, "LodestoneNotEnumerable", Runtime, true, "Lodestone: the outputs cannot be listed (infinitely many, more than the limit, or random numbers drawn by code).";
+    GGE7310 = 7310, "LodestoneTooFewDistinct", Runtime, true, "Lodestone: `--distinct` could not find enough different names.";
+    GGE7311 = 7311, "LodestoneUnknownRuleSet", Runtime, true, "`Names.Load` of a rule set that was not given with `--rules NAME=FILE`.";
+    GGE7312 = 7312, "LodestoneUnknownStart", Runtime, true, "Lodestone: the start nonterminal has no rule.";
+    GGE7313 = 7313, "LodestoneInvalidVariable", Runtime, true, "Lodestone: a variable for embedded code with a name that is not an identifier or is taken, or a value that is not a Number, Boolean or String.";
+    GGE8101 = 8101, "HsUnknownToken", Parser, true, "Height-Slang: a character that cannot start an operand here (a number, x/y..., or `(`).";
+    GGE8102 = 8102, "HsInvalidNumber", Parser, true, "Height-Slang: a `-` sign not followed by digits or `.` (`-x` is not a number; write `(neg x)`).";
+    GGE8103 = 8103, "HsTooManyDots", Parser, true, "Height-Slang: a number with more than one `.`.";
+    GGE8104 = 8104, "HsEmptyProgram", Parser, true, "Height-Slang: an empty (or whitespace-only) program or parameter program.";
+    GGE8105 = 8105, "HsMissingOperand", Parser, true, "Height-Slang: a form ends (`)` or the end of the text) before all its operands were given.";
+    GGE8106 = 8106, "HsMissingCloseParen", Parser, true, "Height-Slang: a form has all its operands but is not closed by `)` (an extra operand, or the text ends).";
+    GGE8107 = 8107, "HsUnknownOperation", Parser, true, "Height-Slang: an operator name that is not one of + - * / ^ = <> < <= > >= and or xor min max delta inv sin cos floor abs trunc frac neg not sqrt ? if lerp self.";
+    GGE8108 = 8108, "HsUndeclaredVariable", Parser, true, "Height-Slang: a variable the program does not have (a height map has x and y; persistence and level functions only x).";
+    GGE8109 = 8109, "HsSelfArity", Parser, true, "Height-Slang: `self` with another number of arguments than the program has.";
+    GGE8110 = 8110, "HsNestingTooDeep", Parser, true, "Height-Slang: forms (and parameter programs) nested deeper than the nesting limit.";
+    GGE8111 = 8111, "HsInfiniteRecursion", Compiler, true, "Height-Slang: a `self` call that every evaluation reaches (no `?`, `if`, `and` or `or` guards it), so the recursion never ends.";
+    GGE8201 = 8201, "HsConfigurableArity", Parser, true, "Height-Slang: a configurable function `[N Name ...]` whose arity N is not 2 (or, in the picogen-2008 dialect, is missing).";
+    GGE8202 = 8202, "HsMissingBracket", Parser, true, "Height-Slang: a configurable function's `[...` is not closed by `]`.";
+    GGE8203 = 8203, "HsBadParameterName", Parser, true, "Height-Slang: a configurable function's parameter name is missing or not alphanumeric.";
+    GGE8204 = 8204, "HsMissingParameterValue", Parser, true, "Height-Slang: a configurable function's parameter name not followed by `(value)`.";
+    GGE8205 = 8205, "HsUnclosedParameterValue", Parser, true, "Height-Slang: a parameter value whose `(` has no balancing `)`.";
+    GGE8206 = 8206, "HsUnknownConfigurableFunction", Compiler, true, "Height-Slang: a configurable function other than LayeredNoise, Noise and Layers.";
+    GGE8207 = 8207, "HsUnknownParameters", Compiler, true, "Height-Slang: parameters the configurable function does not have (all of them are listed).";
+    GGE8208 = 8208, "HsInvalidParameterValue", Compiler, true, "Height-Slang: a parameter value that is not a number of the right kind, or an unknown filter.";
+    GGE8209 = 8209, "HsPointCostTooHigh", Compiler, true, "Height-Slang: evaluating one point would take more operations than the limit (e.g. a huge layercount).";
+    GGE8301 = 8301, "HsSelfDepthExceeded", Runtime, true, "Height-Slang: `self` recursion deeper than the depth limit at some point.";
+    GGE8302 = 8302, "HsPointBudgetExceeded", Runtime, true, "Height-Slang: a recursive program took more operations at one point than the per-point limit.";
+    GGE8401 = 8401, "HsArgumentOutOfRange", Runtime, true, "A Height-Slang or picogen-noise operation argument outside its range (unit size, frequency, layer count, seed).";
+    GGE8402 = 8402, "UnknownChoice", Runtime, true, "A String argument that is none of the names the operation accepts (a Height-Slang dialect, a noise filter).";
     GGE9000 = 9000, "AssertionFailed", Test, false, "An AssertEquals in a test script failed.";
 }
 

@@ -43,6 +43,7 @@ mod encode;
 mod error;
 mod format;
 pub mod hillshade;
+pub mod labels;
 pub mod palette;
 pub mod quantize;
 mod sink;
@@ -56,6 +57,7 @@ pub use crate::csv::{profile_csv, write_profile_csv};
 pub use crate::error::{FieldError, IoError, StreamError};
 pub use crate::format::{parse_list, Format, FormatError};
 pub use crate::hillshade::HillshadeOptions;
+pub use crate::labels::{draw_labels, write_colored_with_labels, PixelLabel};
 pub use crate::stream::StreamWriter;
 
 pub use crate::atomic::{is_temp_file_name, remove_stale_temp_files, stop_writes_and_remove_temp_files};
@@ -121,7 +123,7 @@ pub(crate) fn check_dimensions(format: Format, width: u32, height: u32) -> Resul
     Ok(())
 }
 
-fn check_field(format: Format, field: &HeightField<'_>) -> Result<(), FieldError> {
+pub(crate) fn check_field(format: Format, field: &HeightField<'_>) -> Result<(), FieldError> {
     field.check()?;
     check_dimensions(format, field.width, field.height)
 }

@@ -67,6 +67,11 @@ pub enum RenderError {
     /// A broken invariant inside the renderer (a bug).
     #[error("internal renderer error: {0}")]
     Internal(String),
+
+    /// A kernel met an error of its operation's own (a Height-Slang program's recursion limit at
+    /// some pixel): the diagnostic says what; the renderer adds the step's script location.
+    #[error("{}{}", .diagnostic.message, location_suffix(*.location))]
+    Kernel { diagnostic: Box<Diagnostic>, location: Location },
 }
 
 impl RenderError {
@@ -76,10 +81,24 @@ impl RenderError {
             RenderError::MemoryLimit { .. } | RenderError::Allocation { .. } => codes::GGE3001,
             RenderError::InvalidScale(_) => codes::GGE4003,
             RenderError::InvalidStep { .. } | RenderError::Internal(_) => codes::GGE5000,
+            RenderError::Kernel { diagnostic, .. } => diagnostic.code,
+        }
+    }
+
+    /// This error with the script location of the step that raised it (kernel errors only).
+    pub fn at_step(self, step_location: Location) -> RenderError {
+        match self {
+            RenderError::Kernel { diagnostic, location: None } => {
+                RenderError::Kernel { diagnostic, location: step_location }
+            }
+            other => other,
         }
     }
 
     pub fn to_diagnostic(&self) -> Diagnostic {
+        if let RenderError::Kernel { diagnostic, .. } = self {
+            return (**diagnostic).clone();
+        }
         let d = Diagnostic::new(self.code(), self.to_string());
         match self {
             RenderError::MemoryLimit { .. } => {

@@ -221,7 +221,7 @@ impl Renderer {
                         .iter()
                         .map(|s| self.slots[s.index()].as_ref().ok_or_else(|| missing(*s)))
                         .collect::<Result<Vec<_>, _>>()?;
-                    step.op.render(&ctx, &mut target, &inputs)?;
+                    step.op.render(&ctx, &mut target, &inputs).map_err(|e| e.at_step(step.location))?;
                     self.slots[step.ret.index()] = Some(target);
                 }
                 Effect::Modify => {
@@ -241,7 +241,7 @@ impl Renderer {
                         inputs.and_then(|inputs| step.op.render(&ctx, &mut target, &inputs))
                     };
                     self.slots[step.ret.index()] = Some(target);
-                    result?;
+                    result.map_err(|e| e.at_step(step.location))?;
                 }
             }
         }

@@ -22,6 +22,7 @@ pub mod generators;
 pub mod kernels;
 pub mod math;
 pub mod messages;
+pub mod names;
 pub mod operation;
 pub mod operators;
 pub mod profiles;
@@ -39,7 +40,8 @@ pub use coordinates::{resolve_coordinate, resolve_point, Axis};
 pub use messages::{format_number, format_template, format_value};
 
 /// Everything of the core library: operators, math, Array, Number/Coordinate/Point/enum statics,
-/// Random, RandomSequence2D, CreateNoiseLayers, Print and TriggerError.
+/// Random, RandomSequence2D, CreateNoiseLayers, Print and TriggerError, and `Names` (Lodestone names
+/// and map labels).
 pub fn core_library() -> Library {
     let mut lib = Library::new();
     operators::register(&mut lib);
@@ -48,6 +50,7 @@ pub fn core_library() -> Library {
     coordinates::register(&mut lib);
     random::register(&mut lib);
     messages::register(&mut lib);
+    names::register(&mut lib);
     operation::register(&mut lib);
     lib
 }

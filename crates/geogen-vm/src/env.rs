@@ -8,6 +8,7 @@ use geogen_random::Mt19937;
 use geogen_render::{Location, Rect, RenderingSequence};
 
 use crate::heap::Heap;
+use crate::host::{Extensions, Label, NamedTexts};
 use crate::value::ObjectId;
 
 /// Map size and render rectangle, as `Parameters.MapWidth`, `RenderOriginX`, ... show them.
@@ -162,6 +163,12 @@ pub struct Env {
     pub enabled_maps: Option<Vec<String>>,
     /// The script's text, so recorded steps can carry line:column locations.
     pub source: Option<Arc<SourceFile>>,
+    /// Labels placed by the script, in order (each counted on the heap).
+    pub labels: Vec<Label>,
+    /// Texts the host named for the run (`--rules NAME=FILE`).
+    pub named_texts: NamedTexts,
+    /// State natives keep during the run (see [`Extensions`]).
+    pub extensions: Extensions,
     next_object_id: u64,
     /// Work done so far against `limits.instruction_budget`: one unit per instruction, plus what
     /// natives charge for work proportional to their data (see [`Env::spend`]).
@@ -185,6 +192,9 @@ impl Env {
             sequence,
             enabled_maps: None,
             source: None,
+            labels: Vec::new(),
+            named_texts: NamedTexts::default(),
+            extensions: Extensions::default(),
             next_object_id: 1,
             spent: 0,
         })

@@ -25,8 +25,10 @@ impl TypeId {
     pub const HEIGHT_MAP: TypeId = TypeId(9);
     pub const HEIGHT_PROFILE: TypeId = TypeId(10);
     pub const PARAMETERS: TypeId = TypeId(11);
+    /// Lodestone names and labels (static methods only).
+    pub const NAMES: TypeId = TypeId(12);
     /// The first id given to a script enum.
-    pub const FIRST_SCRIPT: TypeId = TypeId(12);
+    pub const FIRST_SCRIPT: TypeId = TypeId(13);
 }
 
 /// The names of the built-in types, indexed by their [`TypeId`]: the compiler's list, so that a

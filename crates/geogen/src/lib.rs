@@ -9,6 +9,8 @@
 //! Each run creates its own [`geogen_vm::Vm`] (values are single-threaded and live only during a
 //! run); the compiled code and the native library are shared.
 
+mod height_slang;
+
 use std::sync::{Arc, OnceLock};
 
 use geogen_compile::{CompiledScript, CORE_TYPE_NAMES};
@@ -23,7 +25,15 @@ pub use geogen_diag as diag;
 pub use geogen_render::error::human_bytes;
 pub use geogen_render::kernels::copy_floor_ns_per_pixel;
 pub use geogen_render::{HeightMap, Progress, RenderConfig, RenderMetadata, RenderingSequence, DEFAULT_MEMORY_LIMIT};
-pub use geogen_vm::Limits;
+pub use geogen_vm::{Label, Limits};
+pub use height_slang::{height_slang_wrapper, Dialect, HEIGHT_SLANG_UNIT_SIZE};
+
+/// Lodestone, the name grammar (`geogen names`), with geogen's evaluator of its embedded code.
+pub mod names {
+    pub use geogen_lodestone::*;
+    pub use geogen_stdlib::names::check_variable_name;
+    pub use geogen_stdlib::names::code::{default_code_limits, ScriptCode};
+}
 
 /// The built-in example script `geogen render` renders when no script is given.
 pub const EXAMPLE_ISLAND: &str = include_str!("../../../examples/island.ggs");
@@ -116,6 +126,8 @@ pub struct RunSettings {
     pub maps: Option<Vec<String>>,
     /// Where `Print` messages go: kept in the output (the default) or streamed as printed.
     pub messages: MessageMode,
+    /// Lodestone rule files by name, for `Names.Load(name)` (`--rules NAME=FILE`).
+    pub rules: Vec<(String, Arc<str>)>,
 }
 
 impl Default for RunSettings {
@@ -132,6 +144,7 @@ impl Default for RunSettings {
             limits: geogen_vm::Limits::default(),
             maps: None,
             messages: MessageMode::Collect,
+            rules: Vec::new(),
         }
     }
 }
@@ -147,6 +160,8 @@ pub struct RunOutput {
     pub instructions: u64,
     /// The map size and render rectangle the run used (as `Parameters` showed them).
     pub geometry: MapGeometry,
+    /// Labels the script placed (`Names.PlaceLabel`), in logical map units, in order.
+    pub labels: Vec<Label>,
 }
 
 /// The result of simulating: the run's output and the recorded rendering sequence.
@@ -352,6 +367,7 @@ impl Script {
                 yielded: vm.yielded().iter().map(|(name, _)| name.to_string()).collect(),
                 instructions: vm.instructions_executed(),
                 geometry: vm.env().geometry.clone(),
+                labels: std::mem::take(&mut vm.env_mut().labels),
             }),
             Err(diagnostic) => {
                 Err(Failure { diagnostics: diagnostic.into(), source: Arc::clone(&self.source), messages })
@@ -374,6 +390,7 @@ impl Script {
             yielded: vm.yielded().iter().map(|(name, _)| name.to_string()).collect(),
             instructions: vm.instructions_executed(),
             geometry: vm.env().geometry.clone(),
+            labels: std::mem::take(&mut vm.env_mut().labels),
         };
         let scale = vm.env().geometry.render_scale;
         let empty = RenderingSequence::new(scale).map_err(|e| self.render_failure(&e, Vec::new()))?;
@@ -429,7 +446,8 @@ impl Script {
         let mut diagnostic = error.to_diagnostic();
         let location = match error {
             geogen_render::RenderError::MemoryLimit { location, .. }
-            | geogen_render::RenderError::InvalidStep { location, .. } => *location,
+            | geogen_render::RenderError::InvalidStep { location, .. }
+            | geogen_render::RenderError::Kernel { location, .. } => *location,
             _ => None,
         };
         if let Some((line, column)) = location {
@@ -469,6 +487,7 @@ impl Script {
         };
         let mut vm = Vm::new(Arc::clone(&self.compiled), Arc::clone(&self.library), config)
             .map_err(|d| Failure::new(vec![d], &self.source))?;
+        vm.env_mut().named_texts = Arc::new(settings.rules.clone());
         if let MessageMode::Stream(sink) = &settings.messages {
             let sink = Arc::clone(sink);
             vm.env_mut().message_sink = Some(MessageSink::new(move |message| sink(&message.text)));

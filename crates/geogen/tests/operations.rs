@@ -81,6 +81,8 @@ fn valid_argument(kind: Kind, index: usize) -> String {
         Kind::Object(Owner::HeightProfile) => "HeightProfile.Flat(0.25)".to_string(),
         Kind::NoiseLayers => "{8: 0.5, 2: 0.25}".to_string(),
         Kind::ProfilePoints(_) => "{0: -0.5, 10: 0.5}".to_string(),
+        Kind::HeightSlang => "\"(+ 0.25 ([2 Noise] x y))\"".to_string(),
+        Kind::Choice { items, .. } => format!("\"{}\"", items.last().copied().unwrap_or_default()),
     }
 }
 
@@ -90,6 +92,7 @@ fn out_of_range(kind: Kind) -> Option<String> {
         Kind::Height | Kind::HeightOr(_) => Some("1.5".to_string()),
         Kind::Size => Some("-1".to_string()),
         Kind::Range { min, .. } => Some(format!("{}", min - 1.0)),
+        Kind::Choice { .. } => Some("\"none of them\"".to_string()),
         _ => None,
     }
 }
@@ -150,8 +153,11 @@ fn check_arguments(sig: &'static Signature) -> Result<(), Failed> {
     record(expect_error(sig, &too_many[..max + 1], "GGE2103", "one argument too many"));
     for (i, param) in sig.params.iter().enumerate() {
         let mut args = valid.clone();
-        args[i] = "\"text\"".to_string();
-        record(expect_error(sig, &args, "GGE2101", &format!("a String for {}", param.name)));
+        // A value of another type: a String, or a Number where a String is expected.
+        let (wrong, what) =
+            if param.kind.type_name() == "String" { ("1", "a Number") } else { ("\"text\"", "a String") };
+        args[i] = wrong.to_string();
+        record(expect_error(sig, &args, "GGE2101", &format!("{what} for {}", param.name)));
         if let (Some(bad), Some(code)) = (out_of_range(param.kind), range_code(param.kind)) {
             let mut args = valid.clone();
             args[i] = bad;

@@ -391,13 +391,23 @@ fn fixed_tiles_across_the_origin_and_at_odd_scales() {
         "var a = HeightMap.Gradient([-10, -10], [10, 10], -1, 1); var b = HeightMap.RidgedNoise({8: 0.5}, 3);\
          a.Combine(b, HeightMap.RadialGradient([0, 0], 16, 1, -1)); a.Blur(2); yield a;",
     ];
+    let tiles = [((-7, -9), (5, 3)), ((-1, -1), (2, 2)), ((0, 0), (1, 1)), ((3, -20), (17, 25))];
+    check_fixed_tiles(&scripts, 1, &tiles);
+}
+
+/// A rectangle in physical pixels: origin and size.
+type Placement = ((i64, i64), (u32, u32));
+
+/// Each infinite-map script at four scales: each tile equals the same rectangle of a 48² render
+/// around the origin; every case must render.
+fn check_fixed_tiles(scripts: &[&str], seed: u32, tiles: &[Placement]) {
     for source in scripts {
         for scale in [1.0, 0.5, 0.75, 2.0] {
-            for tile in [((-7, -9), (5, 3)), ((-1, -1), (2, 2)), ((0, 0), (1, 1)), ((3, -20), (17, 25))] {
+            for &tile in tiles {
                 let case = Case {
                     finite: false,
                     source: source.to_string(),
-                    seed: 1,
+                    seed,
                     scale,
                     map_size: (0, 0),
                     big: ((-24, -24), (48, 48)),
@@ -467,26 +477,7 @@ fn profile_operations_keep_tiles_exact() {
          var n = HeightMap.Noise({8: 1}, 1).Stratify(3, 1, 1, true); yield n as \"negative\";",
     ];
     let tiles = [((-7, -9), (5, 3)), ((-1, -1), (2, 2)), ((0, 0), (1, 1)), ((3, -20), (17, 25)), ((-24, 10), (48, 3))];
-    for source in scripts {
-        for scale in [1.0, 0.5, 0.75, 2.0] {
-            for tile in tiles {
-                let case = Case {
-                    finite: false,
-                    source: source.to_string(),
-                    seed: 4,
-                    scale,
-                    map_size: (0, 0),
-                    big: ((-24, -24), (48, 48)),
-                    tile,
-                };
-                match check_tile(&case) {
-                    Ok(true) => {}
-                    Ok(false) => panic!("the fixed case does not render:\n{case:?}"),
-                    Err(e) => panic!("{e}"),
-                }
-            }
-        }
-    }
+    check_fixed_tiles(&scripts, 4, &tiles);
     // Relative positions on a finite map: FromArray along a direction, Slice across one, Shift along one.
     let finite = "metadata { Width: Finite, Height: Finite }\
                   var banks = HeightProfile.FromArray({@0.2: 1, @0.5: -1, @0.8: 1}, Direction.Vertical);\

@@ -5,9 +5,11 @@
 mod cell_noise;
 mod clone;
 mod flat;
+mod from_height_slang;
 mod gradient;
 mod noise;
 mod pattern;
+mod picogen_noise;
 mod projection;
 mod radial_gradient;
 mod ridged_noise;
@@ -15,9 +17,11 @@ mod ridged_noise;
 pub use cell_noise::CellNoise;
 pub use clone::Clone;
 pub use flat::Flat;
+pub use from_height_slang::FromHeightSlang;
 pub use gradient::Gradient;
 pub use noise::{push_noise, Noise, NoiseLayer};
 pub use pattern::Pattern;
+pub use picogen_noise::PicogenNoise;
 pub use projection::Projection;
 pub use radial_gradient::RadialGradient;
 pub use ridged_noise::RidgedNoise;
@@ -34,4 +38,6 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     projection::Projection,
     cell_noise::CellNoise,
     pattern::Pattern,
+    from_height_slang::FromHeightSlang,
+    picogen_noise::PicogenNoise,
 ];

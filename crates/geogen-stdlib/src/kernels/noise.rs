@@ -113,7 +113,7 @@ pub fn default_noise_layers() -> std::collections::BTreeMap<u32, i32> {
 
 /// Floor of a logical coordinate as an integer (saturating).
 #[inline]
-fn floor_i64(v: f64) -> i64 {
+pub(crate) fn floor_i64(v: f64) -> i64 {
     let f = libm::floor(v);
     if f.is_nan() {
         0

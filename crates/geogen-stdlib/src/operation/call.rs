@@ -30,6 +30,8 @@ pub enum Arg {
     Layers(BTreeMap<u32, i32>),
     /// Profile points: (coordinate, height), in the order given.
     Points(Vec<(i32, f64)>),
+    /// A String (a Height-Slang program, or one of a choice's items).
+    Text(String),
 }
 
 /// The checked arguments of one call. The accessors return an internal error if the operation asks
@@ -127,6 +129,14 @@ impl Call {
         }
     }
 
+    /// A String argument (a program or a choice's item).
+    pub fn text(&self, i: usize) -> Result<&str, RuntimeError> {
+        match self.get(i) {
+            Arg::Text(t) => Ok(t),
+            _ => Err(self.mismatch(i, "a String")),
+        }
+    }
+
     pub fn points(&self, i: usize) -> Result<&[(i32, f64)], RuntimeError> {
         match self.get(i) {
             Arg::Points(points) => Ok(points),
@@ -152,6 +162,7 @@ pub fn check(sig: &'static Signature, ctx: &Ctx<'_>, args: &Args<'_>) -> Result<
                 _ => Arg::Number(x),
             },
             (None, Default::Bool(b)) => Arg::Bool(b),
+            (None, Default::Text(t)) => Arg::Text(t.to_string()),
             (None, Default::SameAs(j)) => checked.get(j).cloned().unwrap_or(Arg::Absent),
             (Some(value), _) => match param.kind {
                 // Resolved in the second pass.
@@ -308,6 +319,29 @@ fn check_simple(
             _ => object(owner)?,
         },
         Kind::NoiseLayers => Arg::Layers(noise_layers(args, i)?),
+        Kind::HeightSlang => match value {
+            Value::String(text) => Arg::Text(text.as_str().to_string()),
+            _ => return Err(type_error()),
+        },
+        Kind::Choice { items, code } => match value {
+            Value::String(text) if items.contains(&text.as_str()) => Arg::Text(text.as_str().to_string()),
+            Value::String(text) => {
+                let list: Vec<String> = items.iter().map(|i| format!("\"{i}\"")).collect();
+                return Err(RuntimeError::new(
+                    code,
+                    format!(
+                        "argument {} of `{}` ({}) is \"{}\", which is none of {}",
+                        i + 1,
+                        sig.name,
+                        param.name,
+                        text.as_str().escape_debug(),
+                        list.join(", ")
+                    ),
+                )
+                .with_hint(format!("{} is one of {}", param.name, list.join(", "))));
+            }
+            _ => return Err(type_error()),
+        },
         Kind::Coordinate(_) | Kind::ProfilePoints(_) => Arg::Absent,
     })
 }

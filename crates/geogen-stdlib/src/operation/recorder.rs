@@ -30,6 +30,11 @@ impl<'c, 'e> Recorder<'c, 'e> {
         self.ctx.env.script_seed
     }
 
+    /// The run's limits (`--max-call-depth` also bounds Height-Slang's `self` recursion).
+    pub fn limits(&self) -> &geogen_vm::Limits {
+        &self.ctx.env.limits
+    }
+
     pub fn geometry(&self) -> &MapGeometry {
         &self.ctx.env.geometry
     }

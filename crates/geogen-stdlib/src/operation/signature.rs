@@ -123,6 +123,14 @@ pub enum Kind {
     /// Profile points: an Array `{coordinate: height}` (GGE2706, GGE2707, GGE2303), keys resolved
     /// along the axis.
     ProfilePoints(Along),
+    /// A String holding a Height-Slang program (compiled by the operation's `record`, whose
+    /// errors point at the call).
+    HeightSlang,
+    /// A String that must be one of `items` (`code` otherwise).
+    Choice {
+        items: &'static [&'static str],
+        code: ErrorCode,
+    },
 }
 
 impl Kind {
@@ -138,6 +146,7 @@ impl Kind {
             Kind::HeightOr(Owner::HeightMap) | Kind::NumberOr(Owner::HeightMap) => "Number or HeightMap",
             Kind::HeightOr(Owner::HeightProfile) | Kind::NumberOr(Owner::HeightProfile) => "Number or HeightProfile",
             Kind::NoiseLayers | Kind::ProfilePoints(_) => "Array",
+            Kind::HeightSlang | Kind::Choice { .. } => "String",
         }
     }
 }
@@ -153,6 +162,8 @@ pub enum Default {
     Bool(bool),
     /// The value of the parameter at this (earlier) index (`Rescale(h, v = h)`).
     SameAs(usize),
+    /// A String default (a `Choice` item).
+    Text(&'static str),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -198,6 +209,10 @@ impl Param {
     /// This parameter with a Boolean default.
     pub const fn or_bool(self, default: bool) -> Param {
         Param { default: Default::Bool(default), ..self }
+    }
+    /// This parameter with a String default.
+    pub const fn or_text(self, default: &'static str) -> Param {
+        Param { default: Default::Text(default), ..self }
     }
     /// This parameter, optional without a default value.
     pub const fn optional(self) -> Param {
@@ -276,6 +291,7 @@ impl Signature {
             Default::Optional => format!("{base}?"),
             Default::Number(n) => format!("{base} = {}", format_number(n)),
             Default::Bool(b) => format!("{base} = {b}"),
+            Default::Text(t) => format!("{base} = \"{t}\""),
             Default::SameAs(i) => format!("{base} = {}", self.params.get(i).map_or("?", |q| q.name)),
         }
     }
@@ -313,6 +329,21 @@ impl Signature {
                     || code.info().is_none()
                 {
                     return Err(format!("{name}: parameter {} has a bad range or code", p.name));
+                }
+            }
+        }
+        for p in self.params {
+            if let Kind::Choice { items, code } = p.kind {
+                let default_ok = match p.default {
+                    Default::Text(t) => items.contains(&t),
+                    Default::Required | Default::Optional => true,
+                    _ => false,
+                };
+                if items.is_empty() || code.info().is_none() || !default_ok {
+                    return Err(format!(
+                        "{name}: parameter {} has no items, a bad code or a default not among them",
+                        p.name
+                    ));
                 }
             }
         }
@@ -374,7 +405,7 @@ pub const fn range_code(kind: Kind) -> Option<ErrorCode> {
     match kind {
         Kind::Height | Kind::HeightOr(_) => Some(codes::GGE2303),
         Kind::Size => Some(codes::GGE2309),
-        Kind::Range { code, .. } => Some(code),
+        Kind::Range { code, .. } | Kind::Choice { code, .. } => Some(code),
         _ => None,
     }
 }

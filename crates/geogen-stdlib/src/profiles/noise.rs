@@ -9,7 +9,7 @@ use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, Render
 use geogen_vm::{RuntimeError, Value};
 
 use super::flat::ProfileFlat;
-use crate::kernels::noise::{default_noise_layers, previous_multiple_inclusive, LayerField};
+use crate::kernels::noise::{default_noise_layers, floor_i64, previous_multiple_inclusive, LayerField};
 use crate::kernels::profile::for_each_position;
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
@@ -99,16 +99,6 @@ impl ProfileNoiseLayer {
         let a2 = p2 - p0;
         let a3 = p1;
         ((a0 * t + a1) * t + a2) * t + a3
-    }
-}
-
-/// Floor of a logical coordinate as an integer (saturating; NaN is 0).
-fn floor_i64(v: f64) -> i64 {
-    let f = libm::floor(v);
-    if f.is_nan() {
-        0
-    } else {
-        f as i64
     }
 }
 

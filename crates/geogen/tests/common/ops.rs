@@ -96,7 +96,28 @@ pub fn valid_argument(kind: Kind, vars: Vars) -> BoxedStrategy<String> {
         },
         Kind::NoiseLayers => noise_layers(),
         Kind::ProfilePoints(along) => profile_points(along, vars),
+        Kind::HeightSlang => height_slang(),
+        Kind::Choice { items, .. } => select(items.to_vec()).prop_map(|i| format!("\"{i}\"")).boxed(),
     }
+}
+
+/// Height-Slang programs (as script strings) over operators, noise and recursion, with random
+/// constants.
+fn height_slang() -> BoxedStrategy<String> {
+    let programs = vec![
+        "(* K x)",
+        "(- (* K (+ x y)) 0.5)",
+        "(? (< (frac (* K x)) 0.5) (sin (* 6 y)) (neg K))",
+        "(+ 0.25 ([2 LayeredNoise frequency(K) layercount(3)] x y))",
+        "([2 Noise frequency(K) filter(bilinear)] (+ x 0.5) (* y 2))",
+        "(lerp ([2 Noise seed(9) filter(nearest)] x y) (abs (- y x)) K)",
+        "([2 Layers layercount(2) persistence((* x K))] (* x 3) y)",
+        "(? (< (abs x) 1) K (* 0.5 (self (* x 0.5) y)))",
+        "(/ (floor (* 8 x)) (* 8 K))",
+    ];
+    (select(programs), 1u32..=40)
+        .prop_map(|(p, k)| format!("\"{}\"", p.replace('K', &format!("{}", f64::from(k) / 8.0))))
+        .boxed()
 }
 
 /// Any argument at all: valid ones, extreme numbers, other kinds, nonsense (for the no-panic
@@ -169,6 +190,8 @@ pub fn typical_argument(kind: Kind, index: usize) -> String {
         Kind::Object(Owner::HeightProfile) => "p0".to_string(),
         Kind::NoiseLayers => "{64: 0.5, 16: 0.25, 4: 0.1}".to_string(),
         Kind::ProfilePoints(_) => "{0: -0.5, 500: 0.5, 1000: 0}".to_string(),
+        Kind::HeightSlang => "\"(+ 0.25 ([2 Noise] x y))\"".to_string(),
+        Kind::Choice { items, .. } => format!("\"{}\"", items.first().copied().unwrap_or_default()),
     }
 }
 
