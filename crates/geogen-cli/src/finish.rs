@@ -369,11 +369,15 @@ fn write_xyz(dir: &Path, check: &Check, map: &str, format: Format, out: &Path) -
                         sums[3] += a;
                     }
                     let to = (y * XYZ_TILE + x) * 4;
-                    if sums[3] > 0 {
-                        for k in 0..3 {
-                            image.data[to + k] = ((sums[k] + sums[3] / 2) / sums[3]) as u8;
+                    // Colours weighted by alpha, rounded; fully transparent stays zero.
+                    let alpha = sums[3];
+                    for (out, &sum) in image.data[to..to + 3].iter_mut().zip(&sums[..3]) {
+                        if let Some(v) = (sum + alpha / 2).checked_div(alpha) {
+                            *out = v as u8;
                         }
-                        image.data[to + 3] = ((sums[3] + 2) / 4) as u8;
+                    }
+                    if alpha > 0 {
+                        image.data[to + 3] = ((alpha + 2) / 4) as u8;
                     }
                 }
             }

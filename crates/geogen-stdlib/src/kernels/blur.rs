@@ -289,7 +289,7 @@ mod tests {
         match kind {
             0 => v,
             1 => v * 3.0,
-            _ if geogen_random::hash2(seed ^ 0x9e37, i) % 7 == 0 => v * 1.0e10,
+            _ if geogen_random::hash2(seed ^ 0x9e37, i).is_multiple_of(7) => v * 1.0e10,
             _ => v * 1.0e4,
         }
     }
