@@ -321,6 +321,7 @@ fn render_streamed(
         return Err(failure.into());
     }
     let maps = settings.maps.clone().unwrap_or_else(|| script.info().maps);
+    let created = locked.is_none();
     let dir = match locked {
         Some(dir) => dir,
         None => OutputDir::open(&cmd.output.dir)?,
@@ -336,7 +337,16 @@ fn render_streamed(
     let progress = |done: u64, total: u64| bar.update(done, total);
     let streamed = crate::streamed::render_streamed(script, &settings, config, formats, &maps, &dir, &progress);
     bar.finish();
-    let Some(streamed) = streamed? else { return Err(failure.into()) };
+    let Some(streamed) = streamed? else {
+        // Not even one row fits: nothing was written, so a directory this run created goes again
+        // (a failed render leaves nothing).
+        if created {
+            drop(dir);
+            let _ = std::fs::remove_file(cmd.output.dir.join(crate::outdir::LOCK_FILE));
+            let _ = std::fs::remove_dir(&cmd.output.dir);
+        }
+        return Err(failure.into());
+    };
     if !cmd.output.quiet {
         for (path, width, height) in &streamed.written {
             report::outln(&format!("wrote {} ({width}x{height})", path.display()));
