@@ -31,11 +31,11 @@ pub enum Command {
         #[command(flatten)]
         settings: RunArgs,
         /// Also print the rendering sequence the script recorded.
-        #[arg(long)]
+        #[arg(long, help_heading = "Output")]
         sequence: bool,
         /// Print the rendering sequence annotated with each step's bounds, memory and the slots it
         /// releases, and the peak memory (implies --sequence).
-        #[arg(long)]
+        #[arg(long, help_heading = "Output")]
         bounds: bool,
     },
     /// Render the maps a script yields into files (the built-in example without SCRIPT).
@@ -123,6 +123,8 @@ pub enum Lang {
 #[command(after_help = "Examples:
   geogen render island.ggs -o out --size 1024 --seed 7 -p Size=0.3
   geogen render dunes.ggs --origin=-500,-500 --size 2000x1000 --scale 0.5 --format r16,hillshade
+  geogen render refine.ggs --input base=sketch.png --format png16,normal,splat,glb --height-scale 250
+  geogen render island.ggs --preset unity --size 1025 --map-size 1025x1025   # main.r16 + main.unity.json
   geogen render                              # the built-in example island, into the current directory")]
 pub struct RenderCmd {
     /// The .ggs script; without it, the built-in example (an island) is rendered.
@@ -133,14 +135,14 @@ pub struct RenderCmd {
     pub output: OutputArgs,
     /// Print how long each rendering step took (ms, ns per pixel, and the multiple of a plain copy
     /// of the map measured in the same process); fused passes show as one line.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub profile: bool,
     /// Print the time spent simulating, rendering and writing, the peak memory (measured and
     /// planned) and the thread count, as `key=value` fields on one line.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub stats: bool,
     /// Draw the script's labels (Names.PlaceLabel) on the colored previews.
-    #[arg(long = "draw-labels")]
+    #[arg(long = "draw-labels", help_heading = "Output")]
     pub draw_labels: bool,
 }
 
@@ -148,6 +150,7 @@ pub struct RenderCmd {
 #[command(after_help = "Examples:
   geogen tiles dunes.ggs --region=-2048,-2048,4096,4096 --tile 512 -o tiles --format r16
   geogen tiles island.ggs --map-size 2000x2000 --region 0,0,2000,2000 --tile 500 -o tiles
+  geogen tiles world.ggs --preset unreal --region 0,0,4032,4032 --tile 1008 -o unreal   # main_x0_y0.png ...
 
 Files are named tile_X_Y_MAP.EXT after their first pixel. Run the same command again to resume:
 tiles whose files are all present and intact are skipped. The directory's manifest (geogen-tiles.json)
@@ -289,13 +292,16 @@ pub const DEFAULT_MAX_TILES: u64 = 1_000_000;
 
 /// Where and how rendered maps are written.
 #[derive(Args, Debug)]
+#[command(next_help_heading = "Output")]
 pub struct OutputArgs {
     /// Output directory (created if missing).
     #[arg(short = 'o', long = "output", value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
-    /// Formats, comma-separated: png16 (default), png8, r16, tiff, exr, colored, hillshade.
-    #[arg(long, value_name = "LIST", default_value = "png16")]
-    pub format: String,
+    /// Formats, comma-separated: png16 (default; with --preset the engine's height format), png8,
+    /// r16, tiff, exr, colored, hillshade; derived maps normal, slope, curvature, splat; meshes glb,
+    /// obj.
+    #[arg(long, value_name = "LIST")]
+    pub format: Option<String>,
     /// Only render these yielded maps, comma-separated.
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub maps: Option<Vec<String>>,
@@ -305,6 +311,8 @@ pub struct OutputArgs {
     /// No progress bar and no summary (the script's messages are still printed).
     #[arg(short, long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub export: crate::export::ExportArgs,
 }
 
 /// Script settings shared by every command that runs a script.
@@ -322,6 +330,10 @@ pub struct ScriptArgs {
     /// Render scale: 1 = one pixel per map unit, 0.5 = zoomed out twice.
     #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub scale: f64,
+    /// A height map the script reads with `HeightMap.Input("NAME")` (repeatable): 8/16-bit PNG,
+    /// 8/16-bit or float TIFF, EXR, or raw R16 (`NAME=FILE:WxH` unless square).
+    #[arg(long = "input", value_name = "NAME=FILE", value_parser = crate::export::parse_input)]
+    pub inputs: Vec<crate::export::InputArg>,
     /// A Lodestone rule file the script can load by name with Names.Load("NAME"), `NAME=FILE` or
     /// `FILE` (named after the file, without extension); repeatable.
     #[arg(long = "rules", value_name = "NAME=FILE", value_parser = parse_rules)]
@@ -407,10 +419,10 @@ pub struct RunArgs {
     #[command(flatten)]
     pub script: ScriptArgs,
     /// Render size in pixels, `WxH` (or one number for a square).
-    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    #[arg(long, value_name = "WxH", value_parser = parse_size, help_heading = "Render rectangle")]
     pub size: Option<(u32, u32)>,
     /// Top-left corner of the render in pixels, `X,Y` (may be negative: `--origin=-500,-500`).
-    #[arg(long, value_name = "X,Y", allow_hyphen_values = true, value_parser = parse_point)]
+    #[arg(long, value_name = "X,Y", allow_hyphen_values = true, value_parser = parse_point, help_heading = "Render rectangle")]
     pub origin: Option<(i64, i64)>,
 }
 

@@ -81,7 +81,11 @@ fn run(path: &Path, args: &RunArgs, show_sequence: bool, show_bounds: bool) -> R
     let language = crate::slang::language(Some(path), &args.script)?;
     let script = compile_as(path, &compile_options(&args.script.limits.source), language)??;
     // Messages are printed as the script prints them, not held until it ends.
-    let settings = RunSettings { messages: MessageMode::stream(report::outln), ..run_settings(args) };
+    let settings = RunSettings {
+        messages: MessageMode::stream(report::outln),
+        inputs: crate::export::load_inputs(&script, &args.script.inputs)?,
+        ..run_settings(args)
+    };
     let simulation = script.simulate(&settings)?;
     if show_sequence && !show_bounds {
         report::out(&simulation.sequence.listing());

@@ -6,6 +6,7 @@
 
 mod args;
 mod commands;
+mod export;
 mod finish;
 mod info;
 mod labels;
@@ -13,6 +14,7 @@ mod names;
 mod outdir;
 mod render;
 mod report;
+mod sidecar;
 mod signals;
 mod slang;
 mod stats;

@@ -14,6 +14,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::args::{OutputArgs, RenderCmd};
 use crate::commands::{compile_options, read_script, run_settings};
+use crate::export::Export;
 use crate::outdir::{self, OutputDir};
 use crate::report::{self, CliError};
 use crate::signals;
@@ -75,8 +76,12 @@ pub fn render_config(output: &OutputArgs) -> RenderConfig {
 }
 
 /// The formats, read before any work starts: a bad name is a usage error and nothing is written.
+/// Without `--format`, png16, or the height format of the `--preset`.
 pub fn parse_formats(output: &OutputArgs) -> Result<Vec<Format>, CliError> {
-    geogen_io::parse_list(&output.format).map_err(|e| CliError::Usage(e.to_string()))
+    match &output.format {
+        Some(list) => geogen_io::parse_list(list).map_err(|e| CliError::Usage(e.to_string())),
+        None => Ok(vec![output.export.preset.map_or(Format::Png16, |p| p.height_format())]),
+    }
 }
 
 pub fn compile_script(
@@ -153,35 +158,70 @@ pub fn refuse_render_outside_the_map(script: &Script, settings: &RunSettings, wh
     Ok(())
 }
 
-/// Writes one map in each format into `dir`; returns the paths written.
-fn write_map(dir: &OutputDir, file_stem: &str, map: &HeightMap, formats: &[Format]) -> Result<Vec<PathBuf>, CliError> {
+/// Writes one map in each format into `dir`; returns the paths written. A map rendered without
+/// margin is written straight from its pixels; one with a margin (derived maps and meshes were
+/// asked for) through [`Export::encode_map`], which writes the core and reads the margin.
+fn write_map(
+    dir: &OutputDir,
+    file_stem: &str,
+    rendered: &geogen::Rendered,
+    map: &HeightMap,
+    formats: &[Format],
+    export: &Export,
+) -> Result<Vec<PathBuf>, CliError> {
     let rect = map.rect();
-    let (width, height) = (rect.width as u32, rect.height as u32);
-    let field = HeightField::new(width, height, map.data())
-        .map_err(|e| CliError::Usage(format!("cannot write `{file_stem}`: {e}")))?;
     let mut written = Vec::new();
-    for &format in formats {
-        let path = dir.file(&format.file_name(file_stem))?;
-        geogen_io::write(format, &field, &path).map_err(|e| CliError::Usage(e.to_string()))?;
+    if rect == rendered.yield_rect && !formats.iter().any(|f| f.needs_margin()) {
+        let (width, height) = (rect.width as u32, rect.height as u32);
+        let field = HeightField::new(width, height, map.data())
+            .map_err(|e| CliError::Usage(format!("cannot write `{file_stem}`: {e}")))?;
+        for &format in formats {
+            let path = dir.file(&format.file_name(file_stem))?;
+            geogen_io::write(format, &field, &path).map_err(|e| CliError::Usage(e.to_string()))?;
+            written.push(path);
+        }
+        return Ok(written);
+    }
+    for (name, bytes) in export.encode_map(file_stem, map, rendered.yield_rect, formats, &rendered.maps)? {
+        let path = dir.file(&name)?;
+        geogen_io::write_bytes(&path, &bytes).map_err(|e| CliError::Usage(e.to_string()))?;
         written.push(path);
     }
     Ok(written)
 }
 
-/// Writes the colored preview again, with the labels drawn on it.
+/// Writes the colored preview again, with the labels drawn on it: the pixels of the render
+/// rectangle only (a margin rendered for derived maps or meshes is left out).
 fn draw_labels(
     dir: &OutputDir,
     file_stem: &str,
     map: &HeightMap,
-    output: &geogen::RunOutput,
+    rendered: &geogen::Rendered,
 ) -> Result<PathBuf, CliError> {
     let rect = map.rect();
-    let field = HeightField::new(rect.width as u32, rect.height as u32, map.data())
+    let core = rendered.yield_rect.intersect(&rect);
+    let (skip_x, skip_y) = ((core.x - rect.x) as usize, (core.y - rect.y) as usize);
+    let data: Vec<f32> = map
+        .data()
+        .chunks(rect.width as usize)
+        .skip(skip_y)
+        .take(core.height as usize)
+        .flat_map(|row| &row[skip_x..skip_x + core.width as usize])
+        .copied()
+        .collect();
+    let field = HeightField::new(core.width as u32, core.height as u32, &data)
         .map_err(|e| CliError::Usage(format!("cannot write `{file_stem}`: {e}")))?;
-    let placed = crate::labels::placed(output);
+    // Label positions count from the render rectangle's corner; the image starts at the core's.
+    let (shift_x, shift_y) = ((core.x - rendered.yield_rect.x) as f64, (core.y - rendered.yield_rect.y) as f64);
+    let placed = crate::labels::placed(&rendered.output);
     let labels: Vec<geogen_io::PixelLabel<'_>> = placed
         .iter()
-        .map(|p| geogen_io::PixelLabel { x: p.px, y: p.py, text: &p.label.text, kind: &p.label.kind })
+        .map(|p| geogen_io::PixelLabel {
+            x: p.px - shift_x,
+            y: p.py - shift_y,
+            text: &p.label.text,
+            kind: &p.label.kind,
+        })
         .collect();
     let path = dir.file(&Format::Colored.file_name(file_stem))?;
     geogen_io::write_colored_with_labels(&field, &labels, &path).map_err(|e| CliError::Usage(e.to_string()))?;
@@ -196,6 +236,10 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
         None => ("<built-in example: island>".to_string(), geogen::EXAMPLE_ISLAND.as_bytes().to_vec()),
     };
     let formats = parse_formats(&cmd.output)?;
+    let export = Export::from_args(&cmd.output.export)?;
+    for warning in Export::unused_settings(&cmd.output.export, &formats) {
+        eprintln!("{warning}");
+    }
     if cmd.draw_labels && !formats.contains(&Format::Colored) {
         eprintln!("warning: --draw-labels draws on the colored preview; add `colored` to --format to see them");
     }
@@ -204,11 +248,39 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     let script = compile_script(&name, &source, &options, language)?;
     let maps = selected_maps(&script, cmd.output.maps.as_deref())?;
     refuse_colliding_outputs(&maps, &formats)?;
+    // The splat masks are rendered with the maps, but written only if they were asked for.
+    let mut rendered_maps = maps.clone();
+    if formats.contains(&Format::Splat) {
+        for mask in selected_maps(&script, Some(&export.masks))? {
+            if !rendered_maps.contains(&mask) {
+                rendered_maps.push(mask);
+            }
+        }
+    }
     // Script messages are output, not chatter (-q does not hide them), printed as the script
     // prints them rather than held until the render ends.
-    let settings =
-        RunSettings { maps: Some(maps), messages: MessageMode::stream(report::outln), ..run_settings(&cmd.settings) };
+    let settings = RunSettings {
+        maps: Some(rendered_maps),
+        messages: MessageMode::stream(report::outln),
+        inputs: crate::export::load_inputs(&script, &cmd.settings.script.inputs)?,
+        yield_margin: Export::margin(&formats),
+        ..run_settings(&cmd.settings)
+    };
     refuse_render_outside_the_map(&script, &settings, "render")?;
+    if let Some(preset) = export.preset {
+        let geometry = script.geometry(&settings).map_err(|d| script.failure(d))?;
+        let core = geometry.yield_rect();
+        if !preset.accepts_size(core.width as u32, core.height as u32) {
+            return Err(CliError::Usage(format!(
+                "{}: {} cannot import a {}x{} heightmap without resizing it; render {}",
+                geogen::diag::codes::GGE4021,
+                preset.name(),
+                core.width,
+                core.height,
+                preset.suggestion(false)
+            )));
+        }
+    }
     signals::clean_up_on_interrupt();
     // An existing directory is locked before rendering, so a busy one is refused at once; a new
     // one is created only once there is something to put in it, so a failed render leaves nothing.
@@ -224,6 +296,17 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     let rendered = match result {
         // Above the memory limit: render in strips streamed into the files (see `streamed`).
         Err(failure) if failure.first().code == codes::GGE3001 => {
+            // Engine presets, masks, flipped rows and margins (derived maps) are written from a
+            // whole map only.
+            let plain =
+                export.preset.is_none() && !export.flip_y && export.masks.is_empty() && settings.yield_margin == 0;
+            if !plain {
+                eprintln!(
+                    "note: the render is above the memory limit, and engine presets, splat masks, --flip-y and derived maps are \
+                     not written in strips; raise --memory-limit or use `geogen tiles`"
+                );
+                return Err(failure.into());
+            }
             return render_streamed(cmd, &script, settings, &config, &formats, locked, command_started, failure);
         }
         other => other?,
@@ -236,20 +319,34 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     let writing_started = Instant::now();
     let mut pixels = 0u64;
     for (map_name, map) in &rendered.maps {
+        if !maps.contains(map_name) {
+            continue;
+        }
         if map.rect().is_empty() {
             eprintln!("warning: the map \"{map_name}\" is empty here (the render lies outside the finite map)");
             continue;
         }
-        pixels += map.rect().area();
+        let core = rendered.yield_rect.intersect(&map.rect());
+        pixels += core.area();
         let drawn = cmd.draw_labels && formats.contains(&Format::Colored);
         let plain: Vec<Format> = formats.iter().copied().filter(|&f| !(drawn && f == Format::Colored)).collect();
-        let mut written = write_map(&dir, map_name, map, &plain)?;
+        let mut written = write_map(&dir, map_name, &rendered, map, &plain, &export)?;
         if drawn {
-            written.push(draw_labels(&dir, map_name, map, &rendered.output)?);
+            written.push(draw_labels(&dir, map_name, map, &rendered)?);
+        }
+        if let Some(preset) = export.preset {
+            let files: Vec<String> =
+                written.iter().filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_string)).collect();
+            let sidecar = crate::sidecar::Sidecar::for_render(
+                preset, &export, map_name, map, core, &files, &source, &settings, &script,
+            )?;
+            let path = dir.file(&format!("{map_name}.{}.json", preset.name()))?;
+            geogen_io::write_bytes(&path, sidecar.as_bytes()).map_err(|e| CliError::Usage(e.to_string()))?;
+            written.push(path);
         }
         if !cmd.output.quiet {
             for path in written {
-                report::outln(&format!("wrote {} ({}x{})", path.display(), map.rect().width, map.rect().height));
+                report::outln(&format!("wrote {} ({}x{})", path.display(), core.width, core.height));
             }
         }
     }

@@ -22,7 +22,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use geogen::{Failure, ParameterValue, RenderConfig, RunSettings, Script};
-use geogen_io::{Format, HeightField};
+use geogen_io::Format;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -30,6 +30,7 @@ use sha2::{Digest, Sha256};
 
 use crate::args::TilesCmd;
 use crate::commands::{compile_options, read_script, script_settings};
+use crate::export::Export;
 use crate::outdir::{self, OutputDir};
 use crate::render::{
     compile_script, parse_formats, refuse_colliding_outputs, refuse_render_outside_the_map, render_config,
@@ -120,6 +121,10 @@ pub struct RunSettingsRecord {
     pub tile: u32,
     /// The grid's phase: its origin modulo the tile size, so a region grown by whole tiles keeps it.
     grid_origin: [i64; 2],
+    /// The export settings (derived maps, meshes, preset) and the input maps' checksums, which
+    /// decide bytes too ("" for a run with neither).
+    #[serde(default)]
+    export: String,
     /// The SHA-256 of each Lodestone rule file given with `--rules NAME=FILE`: a script may let
     /// names decide what it draws. Absent in manifests written before `--rules` existed.
     #[serde(default)]
@@ -255,6 +260,7 @@ fn differences(before: &RunSettingsRecord, now: &RunSettingsRecord) -> Vec<Strin
     compare("tile size", before.tile.to_string(), now.tile.to_string());
     let phase = |p: [i64; 2]| format!("{},{}", p[0], p[1]);
     compare("tile grid origin (modulo the tile size)", phase(before.grid_origin), phase(now.grid_origin));
+    compare("export settings and inputs", format!("[{}]", before.export), format!("[{}]", now.export));
     let mut rule_names: Vec<&String> = before.rules.keys().collect();
     rule_names.extend(now.rules.keys().filter(|k| !before.rules.contains_key(*k)));
     for name in rule_names {
@@ -262,6 +268,20 @@ fn differences(before: &RunSettingsRecord, now: &RunSettingsRecord) -> Vec<Strin
         compare(&format!("rules {name}"), show(before.rules.get(name)), show(now.rules.get(name)));
     }
     lines
+}
+
+/// What besides the script settings decides a tile's bytes: the export settings when a format or
+/// preset uses them, and the checksum of every input map.
+fn export_record(export: &Export, formats: &[Format], settings: &RunSettings) -> String {
+    let mut parts = Vec::new();
+    if export.preset.is_some() || formats.iter().any(|f| f.needs_margin()) {
+        parts.push(export.describe());
+    }
+    for (name, raster) in &settings.inputs {
+        let bytes: Vec<u8> = raster.data().iter().flat_map(|h| h.to_le_bytes()).collect();
+        parts.push(format!("input {name} {}x{} {}", raster.width(), raster.height(), sha256_hex(&bytes)));
+    }
+    parts.join("; ")
 }
 
 /// `.tile_X_Y.done` → (X, Y).
@@ -291,6 +311,21 @@ fn marker_names(dir: &Path) -> Result<Vec<String>, CliError> {
     Ok(names)
 }
 
+/// Whether `name` is a file name `tiles` writes: `tile_X_Y_MAP` or a preset's `MAP_xI_yJ` or
+/// `MAP_I_J`, followed by the suffix of a format.
+fn is_tile_file_name(name: &str) -> bool {
+    let Some(stem) = Format::ALL.iter().find_map(|f| name.strip_suffix(f.suffix())) else { return false };
+    if stem.starts_with("tile_") {
+        return true;
+    }
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let mut parts = stem.rsplitn(3, '_');
+    let (Some(j), Some(i), Some(map)) = (parts.next(), parts.next(), parts.next()) else { return false };
+    let indexed = (digits(i) && digits(j))
+        || (i.strip_prefix('x').is_some_and(digits) && j.strip_prefix('y').is_some_and(digits));
+    indexed && geogen::check_map_name(map).is_ok()
+}
+
 fn remove_if_present(path: &Path) -> Result<bool, CliError> {
     match std::fs::remove_file(path) {
         Ok(()) => Ok(true),
@@ -308,7 +343,7 @@ fn remove_previous_run(dir: &OutputDir) -> Result<usize, CliError> {
         if let Some(marker) = read_marker(&marker_path) {
             for file in marker.outputs.iter().filter_map(|o| o.file.as_ref()) {
                 // A marker is a file anyone could edit: only ever delete tile files inside the directory.
-                if !file.name.starts_with("tile_") {
+                if !is_tile_file_name(&file.name) {
                     continue;
                 }
                 if let Ok(path) = dir.file(&file.name) {
@@ -420,6 +455,8 @@ struct Job<'a> {
     formats: &'a [Format],
     maps: &'a [String],
     dir: &'a OutputDir,
+    export: &'a Export,
+    grid: TileGrid,
 }
 
 enum TileError {
@@ -470,10 +507,13 @@ impl Job<'_> {
 
     /// Renders the cell, writes its files, then its marker. Returns the number of files written.
     fn render(&self, tile: &Tile) -> Result<usize, TileError> {
+        // A preset's tiles repeat their neighbours' first column and row (Unity and Unreal
+        // terrains share edge vertices).
+        let overlap = self.export.preset.map_or(0, |p| p.tile_overlap());
         let settings = RunSettings {
             render_origin: (tile.x, tile.y),
-            render_width: Some(tile.width),
-            render_height: Some(tile.height),
+            render_width: Some(tile.width + overlap),
+            render_height: Some(tile.height + overlap),
             ..self.settings.clone()
         };
         let rendered = self.script.render(&settings, &self.config, None).map_err(|f| TileError::Script(Box::new(f)))?;
@@ -491,14 +531,20 @@ impl Job<'_> {
             // Named after the map's own rectangle, not the grid cell: on a finite map a cell reaching
             // past the edge (e.g. above y = 0) holds only the clipped pixels, which start elsewhere, and
             // a stitcher placing it at the cell's corner would shift it. The marker keeps the cell.
-            let rect = map.rect();
-            let stem = format!("tile_{}_{}_{map_name}", rect.x, rect.y);
-            let field = HeightField::new(rect.width as u32, rect.height as u32, map.data())
-                .map_err(|e| CliError::Usage(format!("cannot write `{stem}`: {e}")))?;
-            for &format in self.formats {
-                let name = format.file_name(&stem);
+            let core = rendered.yield_rect.intersect(&map.rect());
+            let stem = match self.export.preset {
+                Some(preset) => {
+                    let side = i64::from(self.grid.side);
+                    let i = ((tile.x - self.grid.x) / side) as u64;
+                    let j = ((tile.y - self.grid.y) / side) as u64;
+                    let j = if self.export.flip_y { self.grid.rows() - 1 - j } else { j };
+                    preset.tile_stem(map_name, i, j)
+                }
+                None => format!("tile_{}_{}_{map_name}", core.x, core.y),
+            };
+            let encoded = self.export.encode_map(&stem, map, core, self.formats, &rendered.maps)?;
+            for (&format, (name, bytes)) in self.formats.iter().zip(encoded) {
                 let path = self.dir.file(&name)?;
-                let bytes = geogen_io::encode(format, &field).map_err(|e| CliError::Usage(e.to_string()))?;
                 geogen_io::write_bytes(&path, &bytes).map_err(|e| CliError::Usage(e.to_string()))?;
                 outputs.push(TileOutput {
                     map: map_name.clone(),
@@ -548,14 +594,45 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     let options = compile_options(&cmd.script_args.limits.source);
     let source = read_script(&cmd.script, options.max_script_bytes)?;
     let formats = parse_formats(&cmd.output)?;
+    let export = Export::from_args(&cmd.output.export)?;
+    for warning in Export::unused_settings(&cmd.output.export, &formats) {
+        eprintln!("{warning}");
+    }
+    if let Some(preset) = export.preset {
+        let whole = preset.tile_overlap() == 0 || (width % cmd.tile == 0 && height % cmd.tile == 0);
+        if !preset.accepts_tile(cmd.tile) || !whole {
+            return Err(CliError::Usage(format!(
+                "{}: {} cannot import tiles of {} pixels{} without resizing them; use {}{}",
+                geogen::diag::codes::GGE4021,
+                preset.name(),
+                cmd.tile + preset.tile_overlap(),
+                if whole { "" } else { " (the region must be whole tiles)" },
+                preset.suggestion(true),
+                if whole { String::new() } else { format!(" and a region of whole tiles of {}", cmd.tile) }
+            )));
+        }
+    }
     outdir::refuse_non_directory(&cmd.output.dir)?;
     let language = crate::slang::language(Some(&cmd.script), &cmd.script_args)?;
     let script = compile_script(&cmd.script.display().to_string(), &source, &options, language)?;
     let maps = selected_maps(&script, cmd.output.maps.as_deref())?;
     refuse_colliding_outputs(&maps, &formats)?;
+    let mut rendered_maps = maps.clone();
+    if formats.contains(&Format::Splat) {
+        for mask in selected_maps(&script, Some(&export.masks))? {
+            if !rendered_maps.contains(&mask) {
+                rendered_maps.push(mask);
+            }
+        }
+    }
     let scale = cmd.script_args.scale;
-    let mut settings =
-        RunSettings { render_scale: scale, maps: Some(maps.clone()), ..script_settings(&cmd.script_args) };
+    let mut settings = RunSettings {
+        render_scale: scale,
+        maps: Some(rendered_maps),
+        inputs: crate::export::load_inputs(&script, &cmd.script_args.inputs)?,
+        yield_margin: Export::margin(&formats),
+        ..script_settings(&cmd.script_args)
+    };
     // Without --map-size, a finite map is the whole region (not one tile).
     if settings.map_width.is_none() {
         settings.map_width = Some(((f64::from(width) / scale).floor() as u32).max(1));
@@ -582,6 +659,7 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
         map_height: geometry.map_height,
         tile: cmd.tile,
         grid_origin: [x.rem_euclid(i64::from(cmd.tile)), y.rem_euclid(i64::from(cmd.tile))],
+        export: export_record(&export, &formats, &settings),
         rules: settings.rules.iter().map(|(name, text)| (name.clone(), sha256_hex(text.as_bytes()))).collect(),
     };
 
@@ -594,6 +672,13 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     let settings_json =
         serde_json::to_value(&record).map_err(|e| CliError::Usage(format!("cannot record the settings: {e}")))?;
     claim_directory(&dir, record, &formats, &maps, cmd.restart, cmd.output.quiet)?;
+    if let Some(preset) = export.preset {
+        let sidecar = crate::sidecar::Sidecar::for_tiles(
+            preset, &export, cmd.region, cmd.tile, &maps, &source, &settings, &script,
+        )?;
+        let path = dir.file(&format!("geogen-{}.json", preset.name()))?;
+        geogen_io::write_bytes(&path, sidecar.as_bytes()).map_err(|e| CliError::Usage(e.to_string()))?;
+    }
 
     let job = Job {
         script: &script,
@@ -602,6 +687,8 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
         formats: &formats,
         maps: &maps,
         dir: &dir,
+        export: &export,
+        grid,
     };
     // This shard's tiles: every `shards`-th grid cell from the `shard`-th (all of them for one run).
     let total = grid.count().saturating_sub(shard).div_ceil(shards);
@@ -719,6 +806,7 @@ mod tests {
             map_height: Some(10),
             tile: 32,
             grid_origin: [0, 0],
+            export: String::new(),
             rules: Default::default(),
         };
         assert!(differences(&record, &record).is_empty());

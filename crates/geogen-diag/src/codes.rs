@@ -157,6 +157,12 @@ codes! {
     GGE2714 = 2714, "InvalidScale", Runtime, false, "A scale factor outside [0.1, 10].";
     GGE2715 = 2715, "InvalidStrength", Runtime, false, "A strength, steepness or smoothness outside [0, 1].";
     GGE2716 = 2716, "InvalidNumberOfStrata", Runtime, false, "A number of strata outside [1, 100].";
+    GGE2730 = 2730, "UnknownInputMap", Runtime, true, "`HeightMap.Input(name)` of a name the host gave no input map for (`--input name=FILE`).";
+    GGE2740 = 2740, "InvalidWavelength", Runtime, false, "A noise wavelength outside [1, 1e9] logical units.";
+    GGE2741 = 2741, "InvalidOctaves", Runtime, false, "A number of noise octaves outside [1, 16].";
+    GGE2742 = 2742, "InvalidNoiseFraction", Runtime, false, "A noise gain, per-octave weighting or cell jitter outside [0, 1].";
+    GGE2743 = 2743, "InvalidLacunarity", Runtime, false, "A noise lacunarity (frequency ratio of octaves) outside [1, 16].";
+    GGE2744 = 2744, "UnknownNoiseOption", Runtime, false, "A noise option (fractal kind, cellular output or distance, warp basis) that is none of its names.";
     GGE2801 = 2801, "MainMapNotGenerated", Runtime, false, "The script finished without yielding the map \"main\".";
     GGE2802 = 2802, "DuplicateYieldName", Runtime, true, "The same map name was yielded twice.";
     GGE3001 = 3001, "MemoryLimit", Renderer, false, "Rendering would need more memory than the limit allows.";
@@ -164,6 +170,8 @@ codes! {
     GGE4001 = 4001, "UnknownScriptParameter", Host, true, "A parameter was set that the script does not declare.";
     GGE4002 = 4002, "InvalidScriptParameterValue", Host, true, "A parameter value that cannot be read as the parameter's type.";
     GGE4003 = 4003, "InvalidMapSize", Host, true, "A map or render size, origin or scale outside what the script or geogen allows.";
+    GGE4020 = 4020, "InvalidInputMap", Host, true, "An input height map (`--input name=FILE`) that cannot be read: a missing or unreadable file, an unsupported or corrupt format, a wrong R16 size, or dimensions beyond the input limits.";
+    GGE4021 = 4021, "InvalidExportSettings", Host, true, "Export settings that cannot work together: a preset's size rules, splat layers, mesh or derived-map options.";
     GGE5000 = 5000, "InternalError", Internal, false, "An internal error in geogen (a bug: please report it).";
     GGE5001 = 5001, "IntermediateCode", Internal, false, "Inconsistent intermediate code (a compiler bug: please report it).";
     GGE6000 = 6000, "UserError", User, false, "The script called TriggerError.";

@@ -53,7 +53,14 @@ impl<W: Write + 'static> RowEncoder<W> {
             Format::Png8 | Format::Hillshade => (png::ColorType::Grayscale, png::BitDepth::Eight, 1),
             Format::Colored => (png::ColorType::Rgb, png::BitDepth::Eight, 3),
             Format::R16 => (png::ColorType::Grayscale, png::BitDepth::Sixteen, 2),
-            Format::Tiff32 | Format::Exr => {
+            Format::Tiff32
+            | Format::Exr
+            | Format::Normal
+            | Format::Slope
+            | Format::Curvature
+            | Format::Splat
+            | Format::Glb
+            | Format::Obj => {
                 return Err(Failure::Encode(format!("{format} is not a row format").into()));
             }
         };
@@ -90,8 +97,8 @@ impl<W: Write + 'static> RowEncoder<W> {
                 Format::R16 => quantize::u16_le(line, &mut self.row),
                 Format::Png8 => quantize::u8s(line, &mut self.row),
                 Format::Colored => palette::colors(line, &mut self.row),
-                // Hillshade rows arrive as bytes through `write_byte_rows`; check_rows ruled out the rest.
-                Format::Hillshade | Format::Tiff32 | Format::Exr => {
+                // Hillshade rows arrive as bytes through `write_byte_rows`; `new` ruled out the rest.
+                _ => {
                     return Err(Failure::Encode(format!("{} rows are not heights", self.format).into()));
                 }
             }
@@ -197,7 +204,36 @@ pub(crate) fn encode_into<W: Write + Seek + 'static>(
             write_exr(field, &mut out)?;
             Ok(out)
         }
+        Format::Normal | Format::Slope | Format::Curvature | Format::Splat | Format::Glb | Format::Obj => {
+            let surface = crate::derived::Surface::whole(*field);
+            let bytes = crate::export::encode_derived(format, &surface, &crate::ExportOptions::default(), &[], "map")
+                .map_err(|e| Failure::Encode(e.into()))?;
+            out.write_all(&bytes).map_err(Failure::Io)?;
+            Ok(out)
+        }
     }
+}
+
+/// Writes an 8-bit or 16-bit PNG of already converted samples (`bytes` row-major, 16-bit samples
+/// big-endian), with the compression settings of every other PNG.
+pub(crate) fn encode_png_samples<W: Write>(
+    width: u32,
+    height: u32,
+    color: png::ColorType,
+    depth: png::BitDepth,
+    bytes: &[u8],
+    out: W,
+) -> Result<W, Failure> {
+    let out = Shared::new(out);
+    let mut encoder = png::Encoder::new(out.clone(), width, height);
+    encoder.set_color(color);
+    encoder.set_depth(depth);
+    encoder.set_compression(PNG_COMPRESSION);
+    encoder.set_filter(PNG_FILTER);
+    let mut writer = encoder.write_header().map_err(|e| png_failure(&out, e))?;
+    writer.write_image_data(bytes).map_err(|e| png_failure(&out, e))?;
+    writer.finish().map_err(|e| png_failure(&out, e))?;
+    out.take().map_err(Failure::Io)
 }
 
 /// Writes an 8-bit grayscale PNG of `width × height` bytes (used by the hillshade).

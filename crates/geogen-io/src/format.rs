@@ -20,12 +20,37 @@ pub enum Format {
     Colored,
     /// 8-bit grayscale PNG preview, hillshaded.
     Hillshade,
+    /// 8-bit RGB PNG tangent-space normal map (see [`crate::derived`]).
+    Normal,
+    /// 16-bit grayscale PNG of the slope in degrees.
+    Slope,
+    /// 8-bit grayscale PNG of the curvature (128 flat, brighter convex).
+    Curvature,
+    /// 8-bit RGBA PNG of up to four texture weights.
+    Splat,
+    /// Binary glTF 2.0 triangle mesh (see [`crate::mesh`]).
+    Glb,
+    /// Wavefront OBJ triangle mesh.
+    Obj,
 }
 
 impl Format {
     /// Every format, in the order they are listed to users.
-    pub const ALL: [Format; 7] =
-        [Format::Png16, Format::Png8, Format::R16, Format::Tiff32, Format::Exr, Format::Colored, Format::Hillshade];
+    pub const ALL: [Format; 13] = [
+        Format::Png16,
+        Format::Png8,
+        Format::R16,
+        Format::Tiff32,
+        Format::Exr,
+        Format::Colored,
+        Format::Hillshade,
+        Format::Normal,
+        Format::Slope,
+        Format::Curvature,
+        Format::Splat,
+        Format::Glb,
+        Format::Obj,
+    ];
 
     /// The name used on the command line and in [`FromStr`].
     pub const fn name(self) -> &'static str {
@@ -37,16 +62,31 @@ impl Format {
             Format::Exr => "exr",
             Format::Colored => "colored",
             Format::Hillshade => "hillshade",
+            Format::Normal => "normal",
+            Format::Slope => "slope",
+            Format::Curvature => "curvature",
+            Format::Splat => "splat",
+            Format::Glb => "glb",
+            Format::Obj => "obj",
         }
     }
 
     /// The file extension, without the dot.
     pub const fn extension(self) -> &'static str {
         match self {
-            Format::Png16 | Format::Png8 | Format::Colored | Format::Hillshade => "png",
+            Format::Png16
+            | Format::Png8
+            | Format::Colored
+            | Format::Hillshade
+            | Format::Normal
+            | Format::Slope
+            | Format::Curvature
+            | Format::Splat => "png",
             Format::R16 => "r16",
             Format::Tiff32 => "tif",
             Format::Exr => "exr",
+            Format::Glb => "glb",
+            Format::Obj => "obj",
         }
     }
 
@@ -61,6 +101,12 @@ impl Format {
             Format::Exr => ".exr",
             Format::Colored => "_colored.png",
             Format::Hillshade => "_hillshade.png",
+            Format::Normal => "_normal.png",
+            Format::Slope => "_slope.png",
+            Format::Curvature => "_curvature.png",
+            Format::Splat => "_splat.png",
+            Format::Glb => ".glb",
+            Format::Obj => ".obj",
         }
     }
 
@@ -79,7 +125,24 @@ impl Format {
             Format::Exr => "OpenEXR, one float channel Y",
             Format::Colored => "colored preview PNG",
             Format::Hillshade => "hillshaded preview PNG",
+            Format::Normal => "normal map PNG (RGB)",
+            Format::Slope => "slope map PNG (16-bit degrees)",
+            Format::Curvature => "curvature map PNG (8-bit, 128 flat)",
+            Format::Splat => "splat map PNG (RGBA weights)",
+            Format::Glb => "binary glTF mesh",
+            Format::Obj => "OBJ mesh",
         }
+    }
+
+    /// Whether a pixel of this format depends on its neighbours (derived maps, meshes): then the
+    /// renderer must give the map a one-pixel margin for tiles to match a larger render.
+    pub const fn needs_margin(self) -> bool {
+        matches!(self, Format::Normal | Format::Slope | Format::Curvature | Format::Splat | Format::Glb | Format::Obj)
+    }
+
+    /// Whether this format is a mesh rather than an image.
+    pub const fn is_mesh(self) -> bool {
+        matches!(self, Format::Glb | Format::Obj)
     }
 
     /// Whether [`StreamWriter`](crate::StreamWriter) can write this format strip by strip.

@@ -39,13 +39,18 @@
 
 mod atomic;
 mod csv;
+pub mod derived;
 mod encode;
 mod error;
+mod export;
 mod format;
+mod gltf;
 pub mod hillshade;
 pub mod labels;
+pub mod mesh;
 pub mod palette;
 pub mod quantize;
+pub mod read;
 mod sink;
 mod stream;
 
@@ -54,10 +59,14 @@ use std::io::{BufWriter, Cursor, Write};
 use std::path::Path;
 
 pub use crate::csv::{profile_csv, write_profile_csv};
+pub use crate::derived::{NormalConvention, SplatLayer, Surface, TerrainScale, Window};
 pub use crate::error::{FieldError, IoError, StreamError};
+pub use crate::export::{encode_surface, write_surface, ExportError, ExportOptions};
 pub use crate::format::{parse_list, Format, FormatError};
 pub use crate::hillshade::HillshadeOptions;
 pub use crate::labels::{draw_labels, write_colored_with_labels, PixelLabel};
+pub use crate::mesh::Simplify;
+pub use crate::read::{read_heights, InputError, InputHeights, InputLimits};
 pub use crate::stream::StreamWriter;
 
 pub use crate::atomic::{is_temp_file_name, remove_stale_temp_files, stop_writes_and_remove_temp_files};

@@ -1,11 +1,12 @@
 //! What natives may see of the world: the seed, the common random sequence, the map and render
 //! geometry, the message sink and the limits. Nothing here reaches the file system or the clock.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use geogen_diag::{SourceFile, Span};
 use geogen_random::Mt19937;
-use geogen_render::{Location, Rect, RenderingSequence};
+use geogen_render::{InputRaster, Location, Rect, RenderingSequence};
 
 use crate::heap::Heap;
 use crate::host::{Extensions, Label, NamedTexts};
@@ -55,6 +56,24 @@ impl MapGeometry {
             return Rect::EMPTY;
         }
         Rect { x, y, width, height }
+    }
+
+    /// The yield rectangle grown by `margin` pixels on every side, clipped to the map's physical
+    /// extent in finite dimensions (empty when the yield rectangle is). Hosts that derive maps from
+    /// neighbouring pixels (normal maps, meshes) ask for a margin so that a tile's derived pixels
+    /// equal those of a larger render; at the edge of a finite map there is no neighbour, and both
+    /// renders see the same edge.
+    pub fn yield_rect_with_margin(&self, margin: u32) -> Rect {
+        let core = self.yield_rect();
+        if margin == 0 || core.is_empty() {
+            return core;
+        }
+        let grown = core.expand(u64::from(margin));
+        let extent = |size: Option<u32>| match Self::physical_extent(size, self.render_scale) {
+            Some(end) => geogen_render::Interval::new(0, end.max(0) as u64),
+            None => geogen_render::Interval::from_range(i128::from(i64::MIN), i128::from(i64::MAX)),
+        };
+        grown.intersect(&Rect::from_intervals(extent(self.map_width), extent(self.map_height)))
     }
 }
 
@@ -163,6 +182,11 @@ pub struct Env {
     pub enabled_maps: Option<Vec<String>>,
     /// The script's text, so recorded steps can carry line:column locations.
     pub source: Option<Arc<SourceFile>>,
+    /// Height maps the host gave by name (`HeightMap.Input(name)`); shared, never read by the VM.
+    pub inputs: BTreeMap<String, Arc<InputRaster>>,
+    /// Pixels a yield records beyond the render rectangle on every side (see
+    /// [`MapGeometry::yield_rect_with_margin`]); 0 unless the host derives maps from neighbours.
+    pub yield_margin: u32,
     /// Labels placed by the script, in order (each counted on the heap).
     pub labels: Vec<Label>,
     /// Texts the host named for the run (`--rules NAME=FILE`).
@@ -192,6 +216,8 @@ impl Env {
             sequence,
             enabled_maps: None,
             source: None,
+            inputs: BTreeMap::new(),
+            yield_margin: 0,
             labels: Vec::new(),
             named_texts: NamedTexts::default(),
             extensions: Extensions::default(),

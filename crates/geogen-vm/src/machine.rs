@@ -52,6 +52,10 @@ pub struct VmConfig {
     pub enabled_maps: Option<Vec<String>>,
     /// The script text, so rendering steps carry line:column locations.
     pub source: Option<std::sync::Arc<geogen_diag::SourceFile>>,
+    /// Height maps the host gives the script by name (`HeightMap.Input(name)`).
+    pub inputs: std::collections::BTreeMap<String, std::sync::Arc<geogen_render::InputRaster>>,
+    /// Pixels every yield records beyond the render rectangle (see [`crate::Env::yield_margin`]).
+    pub yield_margin: u32,
 }
 
 impl Default for VmConfig {
@@ -64,6 +68,8 @@ impl Default for VmConfig {
             main_map_mandatory: true,
             enabled_maps: None,
             source: None,
+            inputs: std::collections::BTreeMap::new(),
+            yield_margin: 0,
         }
     }
 }
@@ -229,6 +235,8 @@ impl Vm {
         })?;
         env.enabled_maps = config.enabled_maps;
         env.source = config.source;
+        env.inputs = config.inputs;
+        env.yield_margin = config.yield_margin;
         let main_frame = Frame {
             function: Name::from(MAIN_FUNCTION),
             blocks: vec![BlockEntry { block: script.main, ip: 0, scope: None, looping: false }],
@@ -585,7 +593,7 @@ impl Vm {
                 }
                 if let Value::HeightMap(handle) = &value {
                     if self.env.map_enabled(name) {
-                        let rect = self.env.geometry.yield_rect();
+                        let rect = self.env.geometry.yield_rect_with_margin(self.env.yield_margin);
                         let location = self.env.location(span);
                         self.env
                             .sequence

@@ -62,7 +62,12 @@ fn main() {
                 continue;
             }
         };
-        let settings = RunSettings { render_width: Some(SIZE), render_height: Some(SIZE), ..RunSettings::default() };
+        let settings = RunSettings {
+            render_width: Some(SIZE),
+            render_height: Some(SIZE),
+            inputs: geogen_stdlib::generators::example_inputs(),
+            ..RunSettings::default()
+        };
         let mut times = Vec::new();
         for _ in 0..RUNS {
             match script.render(&settings, &RenderConfig::default(), None) {

@@ -11,6 +11,7 @@
 
 mod height_slang;
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use geogen_compile::{CompiledScript, CORE_TYPE_NAMES};
@@ -24,7 +25,9 @@ pub use geogen_compile::{check_map_name, MapNameError, MAP_NAME_CHARACTERS, MAP_
 pub use geogen_diag as diag;
 pub use geogen_render::error::human_bytes;
 pub use geogen_render::kernels::copy_floor_ns_per_pixel;
-pub use geogen_render::{HeightMap, Progress, RenderConfig, RenderMetadata, RenderingSequence, DEFAULT_MEMORY_LIMIT};
+pub use geogen_render::{
+    HeightMap, InputRaster, Progress, Rect, RenderConfig, RenderMetadata, RenderingSequence, DEFAULT_MEMORY_LIMIT,
+};
 pub use geogen_vm::{Label, Limits};
 pub use height_slang::{height_slang_wrapper, Dialect, HEIGHT_SLANG_UNIT_SIZE};
 
@@ -126,6 +129,14 @@ pub struct RunSettings {
     pub maps: Option<Vec<String>>,
     /// Where `Print` messages go: kept in the output (the default) or streamed as printed.
     pub messages: MessageMode,
+    /// Height maps the script can read by name with `HeightMap.Input(name)` (`--input`), shared
+    /// read-only: each render references them, none copies them.
+    pub inputs: BTreeMap<String, Arc<InputRaster>>,
+    /// Pixels each rendered map holds beyond the render rectangle on every side (clipped to a
+    /// finite map), exact like every other pixel: what a host needs to derive normal maps,
+    /// slopes or meshes of a tile that match a larger render. [`Rendered::yield_rect`] is the
+    /// render rectangle without them. 0 by default.
+    pub yield_margin: u32,
     /// Lodestone rule files by name, for `Names.Load(name)` (`--rules NAME=FILE`).
     pub rules: Vec<(String, Arc<str>)>,
 }
@@ -144,6 +155,8 @@ impl Default for RunSettings {
             limits: geogen_vm::Limits::default(),
             maps: None,
             messages: MessageMode::Collect,
+            inputs: BTreeMap::new(),
+            yield_margin: 0,
             rules: Vec::new(),
         }
     }
@@ -176,6 +189,9 @@ pub struct Simulation {
 pub struct Rendered {
     pub output: RunOutput,
     pub maps: std::collections::BTreeMap<String, HeightMap>,
+    /// The render rectangle clipped to the map, in physical pixels: what each map covers when
+    /// [`RunSettings::yield_margin`] is 0, and the part of it inside the margin otherwise.
+    pub yield_rect: Rect,
     /// How long each rendering step took, in order (for `geogen render --profile`).
     pub timings: Vec<StepTiming>,
     /// The memory plan's peak, in bytes (what the memory limit was checked against).
@@ -433,7 +449,8 @@ impl Script {
             });
         }
         let planned_peak = renderer.metadata().plan.peak();
-        Ok(Rendered { output: simulation.output, maps: renderer.into_outputs(), timings, planned_peak })
+        let yield_rect = simulation.output.geometry.yield_rect();
+        Ok(Rendered { output: simulation.output, maps: renderer.into_outputs(), yield_rect, timings, planned_peak })
     }
 
     /// A diagnostic about this script as a printable failure.
@@ -484,6 +501,8 @@ impl Script {
             main_map_mandatory: self.main_map_mandatory,
             enabled_maps: settings.maps.clone(),
             source: Some(Arc::clone(&self.source)),
+            inputs: settings.inputs.clone(),
+            yield_margin: settings.yield_margin,
         };
         let mut vm = Vm::new(Arc::clone(&self.compiled), Arc::clone(&self.library), config)
             .map_err(|d| Failure::new(vec![d], &self.source))?;

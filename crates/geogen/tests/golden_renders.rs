@@ -59,7 +59,12 @@ fn pair<T: std::str::FromStr>(text: &str, separator: char) -> Result<(T, T), Str
 }
 
 fn parse_case(name: String, source: String) -> Result<Case, String> {
-    let mut settings = RunSettings { render_width: Some(32), render_height: Some(32), ..RunSettings::default() };
+    let mut settings = RunSettings {
+        render_width: Some(32),
+        render_height: Some(32),
+        inputs: geogen_stdlib::generators::example_inputs(),
+        ..RunSettings::default()
+    };
     for line in source.lines() {
         let Some(comment) = line.trim().strip_prefix("//") else { break };
         let Some((key, value)) = comment.split_once(':') else { continue };

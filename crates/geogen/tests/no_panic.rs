@@ -38,6 +38,7 @@ fn settings() -> RunSettings {
             max_string_len: 100_000,
             max_heap_bytes: 16 << 20,
         },
+        inputs: geogen_stdlib::generators::example_inputs(),
         ..RunSettings::default()
     }
 }

@@ -19,6 +19,11 @@ use geogen::{CompileOptions, RenderConfig, RunSettings, Script};
 use geogen_stdlib::operation::{self, range_code, Check, Entry, Kind, Owner, Receiver, Signature};
 use libtest_mimic::{Arguments, Failed, Trial};
 
+/// Default settings with the input maps the examples read (`HeightMap.Input("sketch")`).
+fn inputs() -> RunSettings {
+    RunSettings { inputs: geogen_stdlib::generators::example_inputs(), ..RunSettings::default() }
+}
+
 fn compile(source: &str) -> Result<Script, String> {
     Script::compile("operation.ggs", source, &CompileOptions::default()).map_err(|f| f.to_string())
 }
@@ -41,11 +46,7 @@ pub fn snake_name(sig: &Signature) -> String {
 fn check_example(sig: &'static Signature, index: usize) -> Result<(), Failed> {
     let example = &sig.examples[index];
     let script = compile(example.script)?;
-    let settings = RunSettings {
-        render_width: Some(example.size.0),
-        render_height: Some(example.size.1),
-        ..RunSettings::default()
-    };
+    let settings = RunSettings { render_width: Some(example.size.0), render_height: Some(example.size.1), ..inputs() };
     let rendered = script.render(&settings, &RenderConfig::default(), None).map_err(|f| f.to_string())?;
     let map = rendered.maps.get("main").ok_or("the example yields no main map")?;
     let mut wrong = Vec::new();
@@ -81,6 +82,7 @@ fn valid_argument(kind: Kind, index: usize) -> String {
         Kind::Object(Owner::HeightProfile) => "HeightProfile.Flat(0.25)".to_string(),
         Kind::NoiseLayers => "{8: 0.5, 2: 0.25}".to_string(),
         Kind::ProfilePoints(_) => "{0: -0.5, 10: 0.5}".to_string(),
+        Kind::Text => "\"sketch\"".to_string(),
         Kind::HeightSlang => "\"(+ 0.25 ([2 Noise] x y))\"".to_string(),
         Kind::Choice { items, .. } => format!("\"{}\"", items.last().copied().unwrap_or_default()),
     }
@@ -110,7 +112,7 @@ fn call_script(sig: &Signature, args: &[String]) -> String {
 fn expect_error(sig: &Signature, args: &[String], code: &str, what: &str) -> Result<(), String> {
     let source = call_script(sig, args);
     let script = compile(&source)?;
-    match script.simulate(&RunSettings { render_width: Some(8), render_height: Some(8), ..RunSettings::default() }) {
+    match script.simulate(&RunSettings { render_width: Some(8), render_height: Some(8), ..inputs() }) {
         Ok(_) => Err(format!("{what}: the call succeeded, expected {code}\n{source}")),
         Err(failure) => {
             let first = failure.first();
@@ -129,7 +131,7 @@ fn check_arguments(sig: &'static Signature) -> Result<(), Failed> {
     let valid: Vec<String> = sig.params.iter().enumerate().map(|(i, p)| valid_argument(p.kind, i)).collect();
     let source = call_script(sig, &valid);
     let script = compile(&source)?;
-    let settings = RunSettings { render_width: Some(8), render_height: Some(8), ..RunSettings::default() };
+    let settings = RunSettings { render_width: Some(8), render_height: Some(8), ..inputs() };
     let simulation = script.simulate(&settings).map_err(|f| format!("valid arguments fail:\n{source}\n{f}"))?;
     if simulation.sequence.is_empty() {
         return Err(format!("valid arguments recorded no step:\n{source}").into());

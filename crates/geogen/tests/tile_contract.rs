@@ -176,6 +176,7 @@ fn settings(case: &Case, (origin, (w, h)): ((i64, i64), (u32, u32))) -> RunSetti
         render_width: Some(w),
         render_height: Some(h),
         render_scale: case.scale,
+        inputs: geogen_stdlib::generators::example_inputs(),
         ..RunSettings::default()
     }
 }

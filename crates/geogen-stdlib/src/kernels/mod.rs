@@ -6,6 +6,7 @@
 //! among threads; no FMA (`mul_add`), no platform math (only IEEE basic operations and `libm`).
 
 pub mod blur;
+pub mod coherent;
 pub mod distance;
 pub mod noise;
 pub mod pointwise;

@@ -30,7 +30,7 @@ pub enum Arg {
     Layers(BTreeMap<u32, i32>),
     /// Profile points: (coordinate, height), in the order given.
     Points(Vec<(i32, f64)>),
-    /// A String (a Height-Slang program, or one of a choice's items).
+    /// A String (a Height-Slang program, an input map's name, or one of a choice's items).
     Text(String),
 }
 
@@ -319,6 +319,10 @@ fn check_simple(
             _ => object(owner)?,
         },
         Kind::NoiseLayers => Arg::Layers(noise_layers(args, i)?),
+        Kind::Text => match value {
+            Value::String(text) => Arg::Text(text.as_str().to_string()),
+            _ => return Err(type_error()),
+        },
         Kind::HeightSlang => match value {
             Value::String(text) => Arg::Text(text.as_str().to_string()),
             _ => return Err(type_error()),

@@ -39,6 +39,16 @@ impl<'c, 'e> Recorder<'c, 'e> {
         &self.ctx.env.geometry
     }
 
+    /// The input map the host gave under `name` (`--input name=FILE`), shared read-only.
+    pub fn input(&self, name: &str) -> Option<std::sync::Arc<geogen_render::InputRaster>> {
+        self.ctx.env.inputs.get(name).cloned()
+    }
+
+    /// The names of the input maps the host gave, in order.
+    pub fn input_names(&self) -> Vec<String> {
+        self.ctx.env.inputs.keys().cloned().collect()
+    }
+
     /// The script location of the call, for the steps it records.
     pub fn location(&self) -> Location {
         self.ctx.env.location(self.ctx.span)

@@ -123,6 +123,8 @@ pub enum Kind {
     /// Profile points: an Array `{coordinate: height}` (GGE2706, GGE2707, GGE2303), keys resolved
     /// along the axis.
     ProfilePoints(Along),
+    /// A String, e.g. the name of an input map (`HeightMap.Input("base")`).
+    Text,
     /// A String holding a Height-Slang program (compiled by the operation's `record`, whose
     /// errors point at the call).
     HeightSlang,
@@ -146,7 +148,7 @@ impl Kind {
             Kind::HeightOr(Owner::HeightMap) | Kind::NumberOr(Owner::HeightMap) => "Number or HeightMap",
             Kind::HeightOr(Owner::HeightProfile) | Kind::NumberOr(Owner::HeightProfile) => "Number or HeightProfile",
             Kind::NoiseLayers | Kind::ProfilePoints(_) => "Array",
-            Kind::HeightSlang | Kind::Choice { .. } => "String",
+            Kind::Text | Kind::HeightSlang | Kind::Choice { .. } => "String",
         }
     }
 }

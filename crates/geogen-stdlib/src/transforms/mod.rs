@@ -9,6 +9,7 @@ mod rotate;
 mod shear;
 mod shift;
 mod transform;
+mod warp;
 
 pub use distort::Distort;
 pub use flip::Flip;
@@ -18,6 +19,7 @@ pub use rotate::Rotate;
 pub use shear::Shear;
 pub use shift::Shift;
 pub use transform::Transform;
+pub use warp::Warp;
 
 use crate::operation::Entry;
 
@@ -30,4 +32,5 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     transform::Transform,
     distort::Distort,
     shift::Shift,
+    warp::Warp,
 ];

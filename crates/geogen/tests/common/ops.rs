@@ -96,6 +96,8 @@ pub fn valid_argument(kind: Kind, vars: Vars) -> BoxedStrategy<String> {
         },
         Kind::NoiseLayers => noise_layers(),
         Kind::ProfilePoints(along) => profile_points(along, vars),
+        // The one input map the derived tests give (`geogen_stdlib::generators::example_inputs`).
+        Kind::Text => Just("\"sketch\"".to_string()).boxed(),
         Kind::HeightSlang => height_slang(),
         Kind::Choice { items, .. } => select(items.to_vec()).prop_map(|i| format!("\"{i}\"")).boxed(),
     }
@@ -190,6 +192,7 @@ pub fn typical_argument(kind: Kind, index: usize) -> String {
         Kind::Object(Owner::HeightProfile) => "p0".to_string(),
         Kind::NoiseLayers => "{64: 0.5, 16: 0.25, 4: 0.1}".to_string(),
         Kind::ProfilePoints(_) => "{0: -0.5, 500: 0.5, 1000: 0}".to_string(),
+        Kind::Text => "\"sketch\"".to_string(),
         Kind::HeightSlang => "\"(+ 0.25 ([2 Noise] x y))\"".to_string(),
         Kind::Choice { items, .. } => format!("\"{}\"", items.first().copied().unwrap_or_default()),
     }

@@ -1,0 +1,3 @@
+//! Benchmark only (see `benches/compare.rs`): geogen's coherent noise next to the noise crates
+//! users pick today, in one run on one machine. Kept in its own crate so that the library does not
+//! depend on those crates.

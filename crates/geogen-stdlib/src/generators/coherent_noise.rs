@@ -1,0 +1,89 @@
+//! The rendering step shared by `PerlinNoise`, `SimplexNoise`, `CellularNoise` (and the fields of
+//! `Warp`): a map filled with one coherent-noise field (see `kernels::coherent`), and the
+//! parameters the three operations share (the fractal sum and the seed).
+
+use geogen_diag::codes;
+use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
+use geogen_vm::RuntimeError;
+
+use crate::kernels::coherent::{render_field, Basis, Fractal, FractalKind, Isa, NoiseSpec, MAX_OCTAVES};
+use crate::operation::{Call, Kind};
+
+/// A map of one noise field (a generator step).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoherentNoise {
+    /// The script-facing name, e.g. `"HeightMap.PerlinNoise"`.
+    pub name: &'static str,
+    pub spec: NoiseSpec,
+}
+
+pub(crate) const WAVELENGTH: Kind = Kind::Range { min: 1.0, max: 1.0e9, code: codes::GGE2740 };
+pub(crate) const OCTAVES: Kind = Kind::Range { min: 1.0, max: MAX_OCTAVES as f64, code: codes::GGE2741 };
+pub(crate) const FRACTION: Kind = Kind::Range { min: 0.0, max: 1.0, code: codes::GGE2742 };
+pub(crate) const LACUNARITY: Kind = Kind::Range { min: 1.0, max: 16.0, code: codes::GGE2743 };
+pub(crate) const FRACTAL: Kind = Kind::Choice { items: FractalKind::NAMES, code: codes::GGE2744 };
+
+/// Reads the five fractal parameters every noise has, in this order from index `at`: `octaves`,
+/// `gain`, `lacunarity`, `fractal`, `weighting` (already checked by their kinds).
+pub(crate) fn read_fractal(call: &Call, at: usize) -> Result<Fractal, RuntimeError> {
+    Ok(Fractal {
+        kind: FractalKind::from_name(call.text(at + 3)?).unwrap_or(FractalKind::Fbm),
+        octaves: libm::trunc(call.number(at)?).clamp(1.0, MAX_OCTAVES as f64) as u32,
+        gain: call.number(at + 1)? as f32,
+        lacunarity: call.number(at + 2)?,
+        weighting: call.number(at + 4)? as f32,
+    })
+}
+
+/// The seed of a noise: the seed argument, the script seed and the operation's name combined (so
+/// two families with one seed differ).
+pub(crate) fn noise_seed(seed_arg: u32, script_seed: u32, name: &str) -> u32 {
+    geogen_random::combine_seeds(&[seed_arg, script_seed, geogen_random::hash_str(name)])
+}
+
+/// Text of a fractal for listings.
+pub(crate) fn describe_fractal(f: &Fractal) -> String {
+    format!(
+        "{} octaves, gain {}, lacunarity {}, {}, weighting {}",
+        f.octaves,
+        f.gain,
+        f.lacunarity,
+        f.kind.name(),
+        f.weighting
+    )
+}
+
+impl CoherentNoise {
+    pub fn new(name: &'static str, basis: Basis, wavelength: f64, fractal: Fractal, seed: u32) -> CoherentNoise {
+        CoherentNoise { name, spec: NoiseSpec { basis, wavelength, fractal, seed } }
+    }
+}
+
+impl Operation for CoherentNoise {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn arg_kinds(&self) -> &[ObjectKind] {
+        &[]
+    }
+    fn effect(&self) -> Effect {
+        Effect::Create(ObjectKind::Map)
+    }
+    fn describe_params(&self) -> String {
+        format!(
+            "{:?}, wavelength {}, {}, seed {:#x}",
+            self.spec.basis,
+            self.spec.wavelength,
+            describe_fractal(&self.spec.fractal),
+            self.spec.seed
+        )
+    }
+    /// The per-octave column tables.
+    fn extra_memory(&self, extent: Bounds, _: &OpContext) -> u64 {
+        self.spec.scratch_bytes(extent.rect().width)
+    }
+    fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
+        render_field(target.as_map_mut()?, ctx.scale, &self.spec, Isa::best());
+        Ok(())
+    }
+}
