@@ -12,9 +12,11 @@ mod draw_line;
 mod fill;
 mod fill_rectangle;
 mod glaciate;
+mod hydraulic_erosion;
 mod invert;
 mod stratify;
 mod terrace;
+mod thermal_erosion;
 mod transform_heights;
 
 pub use abs::Abs;
@@ -28,8 +30,10 @@ pub use draw_line::DrawLine;
 pub use fill::Fill;
 pub use fill_rectangle::FillRectangle;
 pub use glaciate::Glaciate;
+pub use hydraulic_erosion::HydraulicErosion;
 pub use invert::Invert;
 pub use stratify::{terrace_profile, Stratify, TERRACE_SAMPLES};
+pub use thermal_erosion::ThermalErosion;
 pub use transform_heights::{remap_heights, TransformHeights};
 
 pub use crate::combiners::{AddNumber, MultiplyNumber};
@@ -52,4 +56,6 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     distance_map::DistanceMap,
     convexity_map::ConvexityMap,
     terrace::Terrace,
+    thermal_erosion::ThermalErosion,
+    hydraulic_erosion::HydraulicErosion,
 ];

@@ -8,6 +8,7 @@
 pub mod blur;
 pub mod coherent;
 pub mod distance;
+pub mod erosion;
 pub mod noise;
 pub mod pointwise;
 pub mod profile;

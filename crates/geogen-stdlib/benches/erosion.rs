@@ -1,0 +1,141 @@
+//! Erosion kernels: ns per cell per iteration at 1024² with 1 and 2 threads, next to the bytes an
+//! iteration must move and this machine's copy bandwidth measured in the same run; and the cost of
+//! the halo for tiles (256² tiles, 50 iterations) against the ((T + 2H) / T)² prediction.
+//!
+//! `cargo bench -p geogen-stdlib --bench erosion` (medians of 5 runs; `EROSION_SIDE=2048` for a
+//! larger map).
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use geogen_render::{HeightMap, Rect};
+use geogen_stdlib::kernels::erosion::{hydraulic, thermal, Hydraulic, Output, Thermal, HYDRAULIC_RADIUS};
+
+const RUNS: usize = 5;
+
+/// Rolling hills with fine detail (no kernel sees a constant or a plane).
+fn terrain(rect: Rect) -> HeightMap {
+    let mut data = Vec::with_capacity(rect.area() as usize);
+    for y in 0..rect.height as i64 {
+        for x in 0..rect.width as i64 {
+            let (fx, fy) = ((rect.x + x) as f32, (rect.y + y) as f32);
+            let h = 0.4 * ((fx * 0.013).sin() + (fy * 0.017).cos()) + 0.05 * ((fx * 0.21).sin() * (fy * 0.19).cos());
+            data.push(h);
+        }
+    }
+    HeightMap::from_data(rect, data).unwrap()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+/// Median seconds of `f` on a fresh copy of `map`, in a pool of `threads`.
+fn time(threads: usize, map: &HeightMap, f: impl Fn(&mut HeightMap) + Sync) -> f64 {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    let runs = (0..RUNS)
+        .map(|_| {
+            let mut m = map.clone();
+            let start = Instant::now();
+            pool.install(|| f(&mut m));
+            black_box(&m);
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    median(runs)
+}
+
+fn thermal_params(iterations: u32) -> Thermal {
+    Thermal { iterations, talus: 0.002, rate: 0.0625 }
+}
+
+fn hydraulic_params(iterations: u32) -> Hydraulic {
+    Hydraulic {
+        iterations,
+        rain: 0.002,
+        evaporation: 0.02,
+        capacity: 40.0,
+        erosion: 0.3,
+        deposition: 0.3,
+        slope_scale: 1.0,
+        area_scale: 1.0,
+        seed: 1,
+        output: Output::Height,
+    }
+}
+
+/// Copy bandwidth (bytes read + written per second) on buffers of `bytes`, median of 5.
+fn copy_bandwidth(bytes: usize) -> f64 {
+    let src = vec![1.0f32; bytes / 4];
+    let mut dst = vec![0.0f32; bytes / 4];
+    let runs = (0..RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            dst.copy_from_slice(black_box(&src));
+            black_box(&dst);
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    2.0 * bytes as f64 / median(runs)
+}
+
+fn main() {
+    let side: u64 = std::env::var("EROSION_SIDE").ok().and_then(|s| s.parse().ok()).unwrap_or(1024);
+    let rect = Rect::new(-(side as i64) / 2, -(side as i64) / 2, side, side);
+    let map = terrain(rect);
+    let cells = (side * side) as f64;
+    // Bytes an iteration must move per cell at the least: thermal reads one f32 and writes one;
+    // hydraulic pass A reads terrain, water, sediment and writes 4 fields, pass B reads those 4 and
+    // the cell's 4 state fields and writes the 4 state fields.
+    let (thermal_bytes, hydraulic_bytes) = (8.0, (3.0 + 4.0 + 4.0 + 4.0 + 4.0) * 4.0);
+    let bandwidth = copy_bandwidth(side as usize * side as usize * 4 * 8);
+    println!("map {side}², copy bandwidth {:.2} GB/s (read + write)", bandwidth / 1e9);
+    let iterations = 20;
+    for threads in [1, 2] {
+        let own = rect.expand(1 << 20); // every iteration on the whole map (no halo shrinking)
+        let t = time(threads, &map, |m| thermal(m, own, thermal_params(iterations)).unwrap());
+        let ns = t * 1e9 / (cells * f64::from(iterations));
+        let floor = thermal_bytes / bandwidth * 1e9;
+        println!(
+            "thermal   {threads} thread(s): {ns:6.2} ns/cell/iteration; memory floor {floor:5.2} ns ({thermal_bytes} B); \
+             ratio {:.1}; {iterations} iterations in {:.3} s",
+            ns / floor,
+            t
+        );
+        let t = time(threads, &map, |m| hydraulic(m, own, hydraulic_params(iterations)).unwrap());
+        let ns = t * 1e9 / (cells * f64::from(iterations));
+        let floor = hydraulic_bytes / bandwidth * 1e9;
+        println!(
+            "hydraulic {threads} thread(s): {ns:6.2} ns/cell/iteration; memory floor {floor:5.2} ns ({hydraulic_bytes} B); \
+             ratio {:.1}; {iterations} iterations in {:.3} s",
+            ns / floor,
+            t
+        );
+    }
+
+    // The halo: a 256² tile with 50 iterations, against the same iterations on 256² alone.
+    let tile = 256u64;
+    let n = 50u32;
+    let own = Rect::new(0, 0, tile, tile);
+    for (name, halo) in [("thermal", u64::from(n)), ("hydraulic", u64::from(n) * HYDRAULIC_RADIUS)] {
+        let with_halo = terrain(own.expand(halo));
+        let alone = terrain(own);
+        let run = |m: &mut HeightMap, own: Rect| {
+            if name == "thermal" {
+                thermal(m, own, thermal_params(n)).unwrap()
+            } else {
+                hydraulic(m, own, hydraulic_params(n)).unwrap()
+            }
+        };
+        let t_halo = time(1, &with_halo, |m| run(m, own));
+        let t_alone = time(1, &alone, |m| run(m, own.expand(1 << 20)));
+        let predicted = ((tile + 2 * halo) as f64 / tile as f64).powi(2);
+        println!(
+            "{name:9} tile {tile}², {n} iterations, halo {halo}: tile with halo / tile alone = {:.2} \
+             (full-halo prediction ((T + 2H) / T)² = {predicted:.2}; the kernel only computes what later \
+             iterations read)",
+            t_halo / t_alone
+        );
+    }
+}

@@ -1,0 +1,150 @@
+//! `map.HydraulicErosion(iterations = 60, rain = 0.002, evaporation = 0.02, capacity = 40, erosion
+//! = 0.3, deposition = 0.3, seed = 0, output = "height")`: rain runs downhill, picks up material where
+//! it flows fast and steep and drops it where it slows down; or one of the masks of that run (where
+//! water flowed, where the terrain was cut, where it was filled). (Not in the original GeoGen.)
+
+use geogen_diag::codes;
+use geogen_random::combine_seeds;
+use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
+use geogen_vm::{RuntimeError, Value};
+
+use super::thermal_erosion::physical_iterations;
+use crate::kernels::erosion::{hydraulic, hydraulic_scratch_bytes, Hydraulic, Output, HYDRAULIC_RADIUS};
+use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+
+/// Most iterations a script may ask for (GGE2750): the halo is `2 × iterations × scale` pixels.
+pub const MAX_ITERATIONS: f64 = 100.0;
+
+const RATE: Kind = Kind::Range { min: 0.0, max: 1.0, code: codes::GGE2751 };
+const OUTPUTS: &[&str] = &["height", "flow", "erosion", "deposition"];
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct HydraulicErosion {
+    pub iterations: u32,
+    pub rain: f64,
+    pub evaporation: f64,
+    pub capacity: f64,
+    pub erosion: f64,
+    pub deposition: f64,
+    /// The rain pattern's seed, combined with the script seed.
+    pub seed: u32,
+    pub output: Output,
+}
+
+impl HydraulicErosion {
+    fn kernel_params(&self, scale: f64) -> Hydraulic {
+        Hydraulic {
+            iterations: physical_iterations(self.iterations, scale),
+            rain: self.rain as f32,
+            evaporation: self.evaporation as f32,
+            capacity: self.capacity as f32,
+            erosion: self.erosion as f32,
+            deposition: self.deposition as f32,
+            slope_scale: scale as f32,
+            area_scale: (scale * scale) as f32,
+            seed: self.seed,
+            output: self.output,
+        }
+    }
+
+    fn halo(&self, scale: f64) -> u64 {
+        u64::from(physical_iterations(self.iterations, scale)) * HYDRAULIC_RADIUS
+    }
+}
+
+impl Declared for HydraulicErosion {
+    const SIGNATURE: Signature = Signature {
+        owner: Owner::HeightMap,
+        name: "HydraulicErosion",
+        receiver: Receiver::Method,
+        params: &[
+            Param::new("iterations", Kind::Range { min: 0.0, max: MAX_ITERATIONS, code: codes::GGE2750 }).or(60.0),
+            Param::new("rain", Kind::Range { min: 0.0, max: 0.1, code: codes::GGE2751 }).or(0.002),
+            Param::new("evaporation", RATE).or(0.02),
+            Param::new("capacity", Kind::Range { min: 0.0, max: 1000.0, code: codes::GGE2751 }).or(40.0),
+            Param::new("erosion", RATE).or(0.3),
+            Param::new("deposition", RATE).or(0.3),
+            Param::seed("seed"),
+            Param::new("output", Kind::Choice { items: OUTPUTS, code: codes::GGE2752 }).or_text("height"),
+        ],
+        checks: &[],
+        family: Family::Filter,
+        summary: "Hydraulic erosion on the grid, all pixels at once (synchronous, so exact in every tile \
+                  and for any thread count): in each of `iterations` steps (whole, in [0, 100], GGE2750; × \
+                  the render scale in pixels) every pixel sends its water and load to its lower neighbours \
+                  in proportion to the drops; the discharge through a pixel carries up to `capacity` × \
+                  discharge × slope (in [0, 1000]); `erosion` of what is missing is taken from the ground, \
+                  `deposition` of any excess dropped (rates in [0, 1]); `evaporation` of the water \
+                  evaporates and a seeded random rain of mean `rain` (in [0, 0.1]) falls; the load settles \
+                  at the end. Rates are GGE2751. `output` (GGE2752) picks the map: \"height\" (the eroded \
+                  terrain, not saturated), or a mask in [0, 1): \"flow\" (where water ran), \"erosion\" \
+                  (where ground was cut) or \"deposition\" (where sediment was laid). Needs a halo of \
+                  2 × `iterations` map units (its bounds rule). See docs/erosion.md. Not in the original.",
+        examples: &[Example {
+            // A flat plain: the rain forms puddles, but without slope the water carries nothing, so the
+            // heights stay exactly as they were and nothing is cut.
+            script: "yield HeightMap.Flat(0.25).HydraulicErosion(10);",
+            size: (6, 4),
+            expect: &[(0, 0, 0.25), (3, 2, 0.25), (5, 3, 0.25)],
+        }],
+    };
+
+    fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
+        let output = match call.text(7)? {
+            "flow" => Output::Flow,
+            "erosion" => Output::Erosion,
+            "deposition" => Output::Deposition,
+            _ => Output::Height,
+        };
+        let op = HydraulicErosion {
+            iterations: libm::trunc(call.number(0)?) as u32,
+            rain: call.number(1)?,
+            evaporation: call.number(2)?,
+            capacity: call.number(3)?,
+            erosion: call.number(4)?,
+            deposition: call.number(5)?,
+            seed: combine_seeds(&[call.seed(6)?, rec.script_seed()]),
+            output,
+        };
+        rec.modify(op, &[])
+    }
+}
+
+impl Operation for HydraulicErosion {
+    fn name(&self) -> &str {
+        "HeightMap.HydraulicErosion"
+    }
+    fn arg_kinds(&self) -> &[ObjectKind] {
+        &[ObjectKind::Map]
+    }
+    fn effect(&self) -> Effect {
+        Effect::Modify
+    }
+    fn describe_params(&self) -> String {
+        format!(
+            "{}, {}, {}, {}, {}, {}, {:#x}, {:?}",
+            self.iterations,
+            self.rain,
+            self.evaporation,
+            self.capacity,
+            self.erosion,
+            self.deposition,
+            self.seed,
+            self.output
+        )
+    }
+    /// Each step is two passes that each read the 8 neighbours, so `n` steps need `2n` pixels all round.
+    fn required_bounds(&self, own: Bounds, ctx: &OpContext) -> Vec<Bounds> {
+        vec![Bounds::Map(own.rect().expand(self.halo(ctx.scale)))]
+    }
+    fn extra_memory(&self, extent: Bounds, ctx: &OpContext) -> u64 {
+        if physical_iterations(self.iterations, ctx.scale) == 0 {
+            0
+        } else {
+            hydraulic_scratch_bytes(extent.pixels())
+        }
+    }
+    fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
+        hydraulic(target.as_map_mut()?, ctx.bounds.rect(), self.kernel_params(ctx.scale))
+    }
+}
