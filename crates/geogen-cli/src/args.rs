@@ -54,6 +54,11 @@ pub enum Command {
     /// every shard with the same settings) and optionally write it as an XYZ web tile set.
     #[command(name = "finish-tiles")]
     FinishTiles(FinishTilesCmd),
+    /// Open the studio: a local web page to edit a script and see its terrain (preview, 3D view,
+    /// infinite-map view), which also serves tiles (docs/studio.md).
+    Studio(StudioCmd),
+    /// Serve the tiles of a script over HTTP (the studio's tile endpoint alone), for web maps.
+    Serve(ServeCmd),
     /// Generate names from Lodestone rules, or list every name they can make (--enumerate).
     Names(NamesCmd),
     /// Height-Slang (picogen's mkheightmap language) tools.
@@ -228,6 +233,67 @@ pub fn parse_shard(text: &str) -> Result<(Option<u64>, u64), String> {
         }
     }
     Ok((index, count))
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  geogen studio island.ggs                   # edit island.ggs; Save writes it back
+  geogen studio                              # the built-in example (cannot be saved)
+  geogen studio dunes.ggs --port 9000
+
+The server listens on 127.0.0.1 only (unless --host says otherwise) and prints the URL to open; the
+URL carries a random token that every request must show. It reads and writes only SCRIPT.")]
+pub struct StudioCmd {
+    /// The .ggs script to edit (created on the first save if it does not exist); without it, the
+    /// built-in example.
+    pub script: Option<PathBuf>,
+    /// The port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 8470)]
+    pub port: u16,
+    /// The address to listen on. Anything but a loopback address lets other machines reach the
+    /// studio (they still need the token).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    /// Memory each render may use, in MiB (default: a quarter of this machine's memory).
+    #[arg(long = "memory-limit", value_name = "MIB")]
+    pub memory_limit: Option<u64>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  geogen serve dunes.ggs --seed 7 -p Wavelength=128
+  geogen serve island.ggs --map-size 4000x4000 --port 9000
+
+Tiles are /tiles/MAP/Z/X/Y.png?token=T, 256 pixels square; zoom 8 is scale 1 and each zoom level
+halves or doubles the scale; the map's origin is the top-left corner of tile (0, 0). Query
+parameters kind (colored, hillshade, gray, terrarium), seed, map (WxH) and p.NAME override the
+defaults given here. See docs/studio.md.")]
+pub struct ServeCmd {
+    /// The .ggs script (read once, at start).
+    pub script: PathBuf,
+    /// The port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 8471)]
+    pub port: u16,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    /// Set a script parameter for every tile (repeatable; a request's p.NAME overrides it).
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    pub params: Vec<(String, String)>,
+    /// The seed of every tile unless a request gives its own: a number is used as is, any other
+    /// text is hashed.
+    #[arg(long, default_value = "0", allow_negative_numbers = true)]
+    pub seed: String,
+    /// The map size of a finite script, `WxH` (default: its declared default, else 1000).
+    #[arg(long = "map-size", value_name = "WxH", value_parser = parse_size)]
+    pub map_size: Option<(u32, u32)>,
+    /// Memory each tile's render may use, in MiB (default: a quarter of this machine's memory).
+    #[arg(long = "memory-limit", value_name = "MIB")]
+    pub memory_limit: Option<u64>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 #[derive(Args, Debug)]

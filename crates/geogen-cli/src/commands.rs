@@ -19,6 +19,8 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Info { script, json } => crate::info::info(&script, json),
         Command::Test { files, json, limits } => crate::test::test(&files, json, &limits),
         Command::Names(cmd) => crate::names::names(&cmd),
+        Command::Studio(cmd) => studio(&cmd),
+        Command::Serve(cmd) => serve(&cmd),
         Command::Slang { command } => crate::slang::slang(&command),
         Command::Mkheightmap { args } => crate::slang::mkheightmap_command(&args),
     }
@@ -96,5 +98,49 @@ fn run(path: &Path, args: &RunArgs, show_sequence: bool, show_bounds: bool) -> R
         report::out(&meta.annotated_listing(&simulation.sequence));
         report::outln(&format!("peak memory: {}", crate::render::bytes(meta.plan.peak())));
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn studio(cmd: &crate::args::StudioCmd) -> Result<ExitCode, CliError> {
+    let memory_limit =
+        cmd.memory_limit.map(|mib| mib.saturating_mul(1 << 20)).unwrap_or_else(crate::render::default_memory_limit);
+    let options = geogen_studio::StudioOptions {
+        script: cmd.script.clone(),
+        address: std::net::SocketAddr::new(cmd.host, cmd.port),
+        memory_limit,
+        limits: cmd.limits.limits(),
+        token: None,
+        mode: geogen_studio::Mode::Studio,
+        tile_defaults: geogen_studio::TileDefaults::default(),
+    };
+    geogen_studio::run(options, |studio| {
+        report::outln(&format!("geogen studio is running; open {}", studio.url()));
+        eprintln!("(Ctrl-C stops it)");
+    })
+    .map_err(CliError::Usage)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn serve(cmd: &crate::args::ServeCmd) -> Result<ExitCode, CliError> {
+    let memory_limit =
+        cmd.memory_limit.map(|mib| mib.saturating_mul(1 << 20)).unwrap_or_else(crate::render::default_memory_limit);
+    let options = geogen_studio::StudioOptions {
+        script: Some(cmd.script.clone()),
+        address: std::net::SocketAddr::new(cmd.host, cmd.port),
+        memory_limit,
+        limits: cmd.limits.limits(),
+        token: None,
+        mode: geogen_studio::Mode::TileServer,
+        tile_defaults: geogen_studio::TileDefaults {
+            seed: geogen_random::recognize_seed(&cmd.seed),
+            parameters: cmd.params.clone(),
+            map_size: cmd.map_size,
+        },
+    };
+    geogen_studio::run(options, |server| {
+        report::outln(&format!("serving tiles of {}: {}", cmd.script.display(), server.tile_template()));
+        eprintln!("(docs/studio.md describes the tile scheme; Ctrl-C stops it)");
+    })
+    .map_err(CliError::Usage)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -60,7 +60,7 @@ pub fn bytes(n: u64) -> String {
 }
 
 /// A quarter of this machine's memory (spec §6), or 1 GiB when it cannot be read.
-fn default_memory_limit() -> u64 {
+pub fn default_memory_limit() -> u64 {
     let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
         text.lines()
             .find(|l| l.starts_with("MemTotal:"))

@@ -277,6 +277,24 @@ impl Vm {
         }
     }
 
+    /// Runs at most `count` instructions, so a host can stop a long run between two calls;
+    /// `Ok(true)` once the script has finished.
+    pub fn run_for(&mut self, count: u64) -> Result<bool, Diagnostic> {
+        let script = Arc::clone(&self.script);
+        for _ in 0..count {
+            match self.status {
+                VmStatus::Finished => return Ok(true),
+                VmStatus::Faulted => return Err(self.fault_or_internal()),
+                VmStatus::Ready | VmStatus::Running => self.step_with(&script),
+            }
+        }
+        match self.status {
+            VmStatus::Finished => Ok(true),
+            VmStatus::Faulted => Err(self.fault_or_internal()),
+            VmStatus::Ready | VmStatus::Running => Ok(false),
+        }
+    }
+
     /// Executes exactly one instruction (leaving finished blocks and returning from finished
     /// functions is part of the step that ran their last instruction) and returns the new status.
     /// After a fault it returns the same error again.

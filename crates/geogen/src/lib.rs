@@ -394,9 +394,28 @@ impl Script {
     /// Simulates the script and returns its rendering sequence with the run's output (for
     /// `geogen run --sequence`, `--bounds`, and rendering).
     pub fn simulate(&self, settings: &RunSettings) -> Result<Simulation, Failure> {
+        self.simulate_until(settings, &|| false).map(|s| s.expect("never stopped"))
+    }
+
+    /// [`Script::simulate`] that asks `stop` every few thousand instructions whether to give up,
+    /// and returns `Ok(None)` when it did (a host whose newer request makes this one useless).
+    pub fn simulate_until(
+        &self,
+        settings: &RunSettings,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Option<Simulation>, Failure> {
         self.check_map_names(settings)?;
         let mut vm = self.vm(settings)?;
-        let result = vm.run();
+        let result = loop {
+            if stop() {
+                return Ok(None);
+            }
+            match vm.run_for(STOP_CHECK_INSTRUCTIONS) {
+                Ok(true) => break Ok(()),
+                Ok(false) => {}
+                Err(diagnostic) => break Err(diagnostic),
+            }
+        };
         let messages = take_messages(&mut vm);
         if let Err(diagnostic) = result {
             return Err(Failure { diagnostics: diagnostic.into(), source: Arc::clone(&self.source), messages });
@@ -411,7 +430,7 @@ impl Script {
         let scale = vm.env().geometry.render_scale;
         let empty = RenderingSequence::new(scale).map_err(|e| self.render_failure(&e, Vec::new()))?;
         let sequence = std::mem::replace(&mut vm.env_mut().sequence, empty);
-        Ok(Simulation { output, sequence })
+        Ok(Some(Simulation { output, sequence }))
     }
 
     /// Simulates, then renders every yielded map (or those of `settings.maps`). The memory plan is
@@ -423,7 +442,19 @@ impl Script {
         config: &RenderConfig,
         progress: Option<Box<dyn FnMut(Progress) + Send>>,
     ) -> Result<Rendered, Failure> {
-        let simulation = self.simulate(settings)?;
+        self.render_until(settings, config, progress, &|| false).map(|r| r.expect("never stopped"))
+    }
+
+    /// [`Script::render`] that asks `stop` during the simulation and before each rendering step
+    /// whether to give up, and returns `Ok(None)` when it did.
+    pub fn render_until(
+        &self,
+        settings: &RunSettings,
+        config: &RenderConfig,
+        progress: Option<Box<dyn FnMut(Progress) + Send>>,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Option<Rendered>, Failure> {
+        let Some(simulation) = self.simulate_until(settings, stop)? else { return Ok(None) };
         let messages = simulation.output.messages.clone();
         let mut renderer = geogen_render::Renderer::new(simulation.sequence, config)
             .map_err(|e| self.render_failure(&e, messages.clone()))?;
@@ -432,6 +463,9 @@ impl Script {
         }
         let mut timings = Vec::with_capacity(renderer.sequence().len());
         loop {
+            if stop() {
+                return Ok(None);
+            }
             let index = renderer.progress().done;
             let started = std::time::Instant::now();
             let steps = renderer.advance().map_err(|e| self.render_failure(&e, messages.clone()))?;
@@ -450,7 +484,13 @@ impl Script {
         }
         let planned_peak = renderer.metadata().plan.peak();
         let yield_rect = simulation.output.geometry.yield_rect();
-        Ok(Rendered { output: simulation.output, maps: renderer.into_outputs(), yield_rect, timings, planned_peak })
+        Ok(Some(Rendered {
+            output: simulation.output,
+            maps: renderer.into_outputs(),
+            yield_rect,
+            timings,
+            planned_peak,
+        }))
     }
 
     /// A diagnostic about this script as a printable failure.
@@ -593,6 +633,9 @@ impl Script {
         })
     }
 }
+
+/// How many instructions a stoppable simulation runs between two questions to its `stop`.
+const STOP_CHECK_INSTRUCTIONS: u64 = 1 << 16;
 
 /// The messages a run kept (none when they were streamed), as text.
 fn take_messages(vm: &mut Vm) -> Vec<String> {

@@ -1,0 +1,414 @@
+//! The editor's API: the session, checking, rendering and saving the script.
+//!
+//! Every answer is JSON. A refused request is `{"diagnostics": [...]}` with a 4xx status: 400 for a
+//! bad request (malformed JSON, a render too large: GGE4000, GGE4003), 401 for a missing or wrong
+//! token, 409 for a save over a changed file or a render superseded by a newer one, 422 for a
+//! script that does not compile or run (the compiler's own diagnostics).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{Request, State as AxState};
+use axum::http::StatusCode;
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use base64::Engine;
+use geogen::diag::{codes, ErrorCode};
+use geogen::{Failure, HeightMap, RenderConfig, RunSettings, Script};
+use geogen_io::{Format, HeightField};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::{Current, Shared, MAX_HEIGHTS_PIXELS, MAX_RENDER_PIXELS, MAX_RENDER_SIDE};
+
+pub(crate) fn routes(state: Shared) -> Router {
+    Router::new()
+        .route("/api/session", get(session))
+        .route("/api/check", post(check))
+        .route("/api/render", post(render))
+        .route("/api/save", post(save))
+        .layer(middleware::from_fn_with_state(state.clone(), require_token))
+        .with_state(state)
+}
+
+/// A refused request: a status and diagnostics (code, message, hint; a span when it is about
+/// the script).
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub body: Value,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>, hint: Option<&str>) -> ApiError {
+        let diagnostic = json!({
+            "code": code.to_string(), "message": message.into(), "hint": hint,
+            "line": null, "column": null, "from": null, "to": null,
+        });
+        ApiError { status, body: json!({ "diagnostics": [diagnostic], "messages": [] }) }
+    }
+
+    pub fn bad_request(code: ErrorCode, message: impl Into<String>, hint: Option<&str>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, code, message, hint)
+    }
+
+    /// A script that failed: its diagnostics with their places, and the messages printed first.
+    pub fn failure(failure: &Failure) -> ApiError {
+        // A failure about the request (GGE4xxx: parameters, sizes) is the request's fault.
+        let status = if failure.first().code.to_string().starts_with("GGE4") {
+            StatusCode::BAD_REQUEST
+        } else {
+            StatusCode::UNPROCESSABLE_ENTITY
+        };
+        ApiError { status, body: json!({ "diagnostics": diagnostics_json(failure), "messages": failure.messages }) }
+    }
+
+    fn rejected(rejection: JsonRejection) -> ApiError {
+        // A body of the wrong shape is as bad a request as one that is not JSON.
+        let status = match rejection.status() {
+            StatusCode::UNPROCESSABLE_ENTITY => StatusCode::BAD_REQUEST,
+            other => other,
+        };
+        ApiError::new(
+            status,
+            codes::GGE4000,
+            format!("malformed request: {}", rejection.body_text()),
+            Some("the body must be JSON of the documented shape (docs/studio.md)"),
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, Json(self.body)).into_response()
+    }
+}
+
+/// Every diagnostic of a failure, with 1-based line and column and the span as UTF-16 offsets
+/// (`from`, `to`: what the editor counts in).
+pub(crate) fn diagnostics_json(failure: &Failure) -> Vec<Value> {
+    let text = failure.source.text();
+    failure
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let position = d.span.map(|s| failure.source.span_start(s));
+            let (from, to) = match d.span {
+                Some(span) => {
+                    let from = utf16_offset(text, span.start as usize);
+                    (Some(from), Some(utf16_offset(text, span.end as usize).max(from)))
+                }
+                None => (None, None),
+            };
+            json!({
+                "code": d.code.to_string(),
+                "message": d.message,
+                "hint": d.hint,
+                "line": position.map(|p| p.line),
+                "column": position.map(|p| p.column),
+                "from": from,
+                "to": to,
+            })
+        })
+        .collect()
+}
+
+/// The UTF-16 offset of a byte offset (clamped to the text and moved back to a character
+/// boundary).
+fn utf16_offset(text: &str, byte: usize) -> usize {
+    let mut byte = byte.min(text.len());
+    while !text.is_char_boundary(byte) {
+        byte -= 1;
+    }
+    text[..byte].encode_utf16().count()
+}
+
+/// The token from the `token` query parameter or the `X-Geogen-Token` header.
+pub(crate) fn request_token(request: &Request) -> Option<String> {
+    if let Some(value) = request.headers().get("x-geogen-token").and_then(|v| v.to_str().ok()) {
+        return Some(value.to_string());
+    }
+    let query = request.uri().query()?;
+    query.split('&').find_map(|pair| pair.strip_prefix("token=").map(str::to_string))
+}
+
+pub(crate) async fn require_token(AxState(state): AxState<Shared>, request: Request, next: Next) -> Response {
+    match request_token(&request) {
+        Some(token) if constant_time_eq(token.as_bytes(), state.token.as_bytes()) => next.run(request).await,
+        _ => ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            codes::GGE4000,
+            "missing or wrong token",
+            Some("open the URL the studio printed: it carries the token"),
+        )
+        .into_response(),
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn session(AxState(state): AxState<Shared>) -> Json<Value> {
+    let document = state.document.lock().unwrap_or_else(|e| e.into_inner());
+    Json(json!({
+        "name": document.name,
+        "savable": document.path.is_some(),
+        "source": document.source,
+        "version": document.version,
+        "library": crate::library::completions(),
+        "limits": { "max_side": MAX_RENDER_SIDE, "max_pixels": MAX_RENDER_PIXELS, "max_heights_pixels": MAX_HEIGHTS_PIXELS },
+        "tiles": { "size": crate::tiles::TILE_SIZE, "zoom_scale_1": crate::tiles::ZOOM_SCALE_1, "max_zoom": crate::tiles::MAX_ZOOM },
+    }))
+}
+
+#[derive(Deserialize)]
+struct CheckRequest {
+    source: String,
+}
+
+/// Compiles the text: its diagnostics, or what the parameters panel needs (metadata, maps).
+async fn check(
+    AxState(state): AxState<Shared>,
+    body: Result<Json<CheckRequest>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(request) = body.map_err(ApiError::rejected)?;
+    let name = state.document.lock().unwrap_or_else(|e| e.into_inner()).name.clone();
+    let source = request.source;
+    let result = tokio::task::spawn_blocking(move || compile_and_remember(&state, &name, &source))
+        .await
+        .map_err(|e| internal(&e.to_string()))?;
+    match result {
+        Ok(script) => Ok(Json(json!({ "ok": true, "diagnostics": [], "info": crate::library::info_json(&script) }))),
+        Err(failure) => Ok(Json(json!({ "ok": false, "diagnostics": diagnostics_json(&failure) }))),
+    }
+}
+
+/// Compiles, and makes the script the one tiles render when it compiles.
+fn compile_and_remember(state: &Shared, name: &str, source: &str) -> Result<Arc<Script>, Failure> {
+    let hash = crate::sha256_hex(source.as_bytes());
+    {
+        let current = state.current.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(current) = current.as_ref().filter(|c| c.hash == hash) {
+            return Ok(Arc::clone(&current.script));
+        }
+    }
+    let script = Arc::new(crate::compile(name, source)?);
+    *state.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(Current { script: Arc::clone(&script), hash });
+    Ok(script)
+}
+
+fn internal(message: &str) -> ApiError {
+    ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, message.to_string(), None)
+}
+
+/// A render the page asks for.
+#[derive(Deserialize)]
+pub(crate) struct RenderRequest {
+    source: String,
+    /// As on the command line: a number is used as is, other text is hashed.
+    #[serde(default)]
+    seed: Option<Value>,
+    width: u32,
+    height: u32,
+    #[serde(default = "one")]
+    scale: f64,
+    #[serde(default)]
+    origin: (i64, i64),
+    #[serde(default)]
+    map_width: Option<u32>,
+    #[serde(default)]
+    map_height: Option<u32>,
+    /// Script parameters by name: numbers, booleans, or text read by the parameter's type.
+    #[serde(default)]
+    parameters: BTreeMap<String, Value>,
+    /// Only these maps (all by default).
+    #[serde(default)]
+    maps: Option<Vec<String>>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// A JSON value as the text `-p NAME=VALUE` would give.
+pub(crate) fn value_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+pub(crate) fn seed_of(value: Option<&Value>) -> u32 {
+    value.map_or(0, |v| geogen_random::recognize_seed(&value_text(v)))
+}
+
+/// Refuses a render larger than the studio's limits, before anything runs.
+pub(crate) fn check_render_size(width: u32, height: u32) -> Result<(), ApiError> {
+    let hint = format!("the studio renders at most {MAX_RENDER_SIDE} pixels a side and {MAX_RENDER_PIXELS} pixels in all; use `geogen render` for larger maps");
+    if width == 0 || height == 0 {
+        return Err(ApiError::bad_request(codes::GGE4003, "the render size must be at least 1x1", None));
+    }
+    if width > MAX_RENDER_SIDE || height > MAX_RENDER_SIDE || u64::from(width) * u64::from(height) > MAX_RENDER_PIXELS {
+        return Err(ApiError::bad_request(
+            codes::GGE4003,
+            format!("a render of {width}x{height} pixels is larger than the studio allows"),
+            Some(&hint),
+        ));
+    }
+    Ok(())
+}
+
+/// Renders every yielded map (or those asked for) and answers PNG previews of each, the raw
+/// heights of small renders, and the script's messages. A newer render request stops this one
+/// (409).
+async fn render(
+    AxState(state): AxState<Shared>,
+    body: Result<Json<RenderRequest>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(request) = body.map_err(ApiError::rejected)?;
+    check_render_size(request.width, request.height)?;
+    let generation = state.latest_render.fetch_add(1, Ordering::SeqCst) + 1;
+    let _permit = state.render_slot.acquire().await.map_err(|e| internal(&e.to_string()))?;
+    if state.latest_render.load(Ordering::SeqCst) != generation {
+        return Err(superseded());
+    }
+    let worker = Arc::clone(&state);
+    let answer = tokio::task::spawn_blocking(move || render_blocking(&worker, &request, generation))
+        .await
+        .map_err(|e| internal(&e.to_string()))??;
+    Ok(Json(answer))
+}
+
+fn superseded() -> ApiError {
+    ApiError::new(StatusCode::CONFLICT, codes::GGE4000, "superseded by a newer render request", None)
+}
+
+fn render_blocking(state: &Shared, request: &RenderRequest, generation: u64) -> Result<Value, ApiError> {
+    let started = Instant::now();
+    let name = state.document.lock().unwrap_or_else(|e| e.into_inner()).name.clone();
+    let script = compile_and_remember(state, &name, &request.source).map_err(|f| ApiError::failure(&f))?;
+    let settings = RunSettings {
+        seed: seed_of(request.seed.as_ref()),
+        parameters: request.parameters.iter().map(|(k, v)| (k.clone(), value_text(v))).collect(),
+        map_width: request.map_width,
+        map_height: request.map_height,
+        render_origin: request.origin,
+        render_width: Some(request.width),
+        render_height: Some(request.height),
+        render_scale: request.scale,
+        limits: state.options.limits.clone(),
+        maps: request.maps.clone(),
+        ..RunSettings::default()
+    };
+    let config = RenderConfig { memory_limit: state.options.memory_limit };
+    let stop = || state.latest_render.load(Ordering::SeqCst) != generation;
+    let rendered = match script.render_until(&settings, &config, None, &stop) {
+        Ok(Some(rendered)) => rendered,
+        Ok(None) => return Err(superseded()),
+        Err(failure) => return Err(ApiError::failure(&failure)),
+    };
+    let render_ms = started.elapsed().as_secs_f64() * 1e3;
+    let mut maps = Vec::new();
+    for (map_name, map) in &rendered.maps {
+        maps.push(map_json(map_name, map)?);
+    }
+    // The script's order, not the map's alphabetical one.
+    let order = &rendered.output.yielded;
+    maps.sort_by_key(|m| order.iter().position(|n| Some(n.as_str()) == m["name"].as_str()).unwrap_or(usize::MAX));
+    let geometry = &rendered.output.geometry;
+    Ok(json!({
+        "maps": maps,
+        "messages": rendered.output.messages,
+        "instructions": rendered.output.instructions,
+        "geometry": {
+            "map_width": geometry.map_width, "map_height": geometry.map_height,
+            "render_width": geometry.render_width, "render_height": geometry.render_height,
+            "scale": geometry.render_scale,
+        },
+        "render_ms": render_ms,
+        "total_ms": started.elapsed().as_secs_f64() * 1e3,
+    }))
+}
+
+fn data_url(png: &[u8]) -> String {
+    format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(png))
+}
+
+/// One map's previews, written by the same writers as `geogen render`.
+fn map_json(name: &str, map: &HeightMap) -> Result<Value, ApiError> {
+    let rect = map.rect();
+    if rect.is_empty() {
+        return Ok(json!({ "name": name, "x": rect.x, "y": rect.y, "width": 0, "height": 0 }));
+    }
+    let field =
+        HeightField::new(rect.width as u32, rect.height as u32, map.data()).map_err(|e| internal(&e.to_string()))?;
+    let encode =
+        |format| geogen_io::encode(format, &field).map(|png| data_url(&png)).map_err(|e| internal(&e.to_string()));
+    let heights = (rect.area() <= MAX_HEIGHTS_PIXELS).then(|| {
+        let bytes: Vec<u8> = map.data().iter().flat_map(|h| h.to_le_bytes()).collect();
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    });
+    Ok(json!({
+        "name": name,
+        "x": rect.x, "y": rect.y, "width": rect.width, "height": rect.height,
+        "colored": encode(Format::Colored)?,
+        "hillshade": encode(Format::Hillshade)?,
+        "gray": encode(Format::Png8)?,
+        "heights": heights,
+    }))
+}
+
+#[derive(Deserialize)]
+struct SaveRequest {
+    source: String,
+    /// The version the editor opened (or last saved): the save is refused if the file changed.
+    version: String,
+}
+
+/// Writes the text to the script file, atomically, unless the file changed on disk since the
+/// editor read it (409). The file is the one the studio was started with; no request names one.
+async fn save(
+    AxState(state): AxState<Shared>,
+    body: Result<Json<SaveRequest>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(request) = body.map_err(ApiError::rejected)?;
+    tokio::task::spawn_blocking(move || save_blocking(&state, &request))
+        .await
+        .map_err(|e| internal(&e.to_string()))?
+        .map(Json)
+}
+
+fn save_blocking(state: &Shared, request: &SaveRequest) -> Result<Value, ApiError> {
+    let mut document = state.document.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(path) = document.path.clone() else {
+        return Err(ApiError::bad_request(
+            codes::GGE4000,
+            "the built-in example has no file to save to",
+            Some("start the studio with a script file: geogen studio my.ggs"),
+        ));
+    };
+    if request.source.len() > geogen::DEFAULT_MAX_SCRIPT_BYTES {
+        return Err(ApiError::bad_request(codes::GGE1107, "the script is larger than a script may be", None));
+    }
+    let on_disk = crate::disk_version(&path)
+        .map_err(|e| ApiError::new(StatusCode::CONFLICT, codes::GGE4000, e, None))?
+        .map_or_else(|| crate::ABSENT.to_string(), |(_, version)| version);
+    if on_disk != request.version || on_disk != document.version {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            codes::GGE4000,
+            format!("`{}` changed on disk since the studio read it; not saved", document.name),
+            Some("copy your text elsewhere, reload the page to read the file again, then merge"),
+        ));
+    }
+    geogen_io::write_bytes(&path, request.source.as_bytes()).map_err(|e| internal(&format!("cannot save: {e}")))?;
+    document.source = request.source.clone();
+    document.version = crate::sha256_hex(request.source.as_bytes());
+    Ok(json!({ "version": document.version }))
+}

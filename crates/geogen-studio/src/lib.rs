@@ -1,0 +1,250 @@
+//! geogen studio: a local web server for writing GeoGen Scripts and seeing their terrain.
+//!
+//! The server holds one script: the file it was opened with (or the built-in example). The page
+//! (embedded in the binary: see `web/` and `assets/`) edits it, asks the server to check and render
+//! the text being edited, and saves it back to that one file. The same server renders tiles of the
+//! current script, so it doubles as a tile server (`/tiles/{map}/{z}/{x}/{y}.png`, see
+//! [`tiles`]).
+//!
+//! Safety: it binds 127.0.0.1 unless told otherwise; every request but the static assets carries a
+//! random token (in the page's URL, like Jupyter), so no other web page can drive it; no request
+//! names a file path; bodies, render sizes and concurrent renders are bounded.
+
+mod api;
+mod assets;
+mod library;
+pub mod tiles;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+
+use axum::extract::DefaultBodyLimit;
+use axum::Router;
+use geogen::{CompileOptions, Limits, Script};
+use tokio::sync::Semaphore;
+
+/// The largest side of a render the studio accepts, in pixels (a preview, not an export).
+pub const MAX_RENDER_SIDE: u32 = 4096;
+/// The largest render the studio accepts, in pixels (width × height).
+pub const MAX_RENDER_PIXELS: u64 = 2048 * 2048;
+/// Renders up to this many pixels also send their raw heights (for the height under the cursor
+/// and the 3D view).
+pub const MAX_HEIGHTS_PIXELS: u64 = 1024 * 1024;
+/// The largest request body: the largest script plus room for the rest of the request.
+pub const MAX_BODY_BYTES: usize = geogen::DEFAULT_MAX_SCRIPT_BYTES + (64 << 10);
+
+/// How the studio runs.
+#[derive(Clone, Debug)]
+pub struct StudioOptions {
+    /// The script file: read at start, the only file ever written. `None`: the built-in example,
+    /// which cannot be saved.
+    pub script: Option<PathBuf>,
+    /// The address to bind (127.0.0.1 and a port by default; port 0 picks a free one).
+    pub address: SocketAddr,
+    /// Renderer memory limit per render, in bytes (the CLI's default: a quarter of the memory).
+    pub memory_limit: u64,
+    /// The VM's limits, as for `geogen render`.
+    pub limits: Limits,
+    /// The token every request must carry; `None` draws a random one.
+    pub token: Option<String>,
+    /// The studio, or only its tiles (`geogen serve`).
+    pub mode: Mode,
+    /// What a tile request that does not say otherwise renders with.
+    pub tile_defaults: TileDefaults,
+}
+
+/// What the server serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The page, its API and the tiles.
+    Studio,
+    /// Only the tiles of the script file, read once (`geogen serve`): no page, no saving.
+    TileServer,
+}
+
+/// The seed, parameters and map size tiles render with unless the request gives its own.
+#[derive(Clone, Debug, Default)]
+pub struct TileDefaults {
+    pub seed: u32,
+    /// Script parameters; a request's `p.NAME` overrides one of the same name.
+    pub parameters: Vec<(String, String)>,
+    pub map_size: Option<(u32, u32)>,
+}
+
+/// The script the studio was opened with, as it is on disk.
+pub(crate) struct Document {
+    pub name: String,
+    pub path: Option<PathBuf>,
+    /// The text when the studio read or last saved it.
+    pub source: String,
+    /// The SHA-256 of the file's bytes then (`"absent"` for a file that did not exist yet).
+    pub version: String,
+}
+
+/// The script tiles render: the last text that compiled, whether from the file or the editor.
+pub(crate) struct Current {
+    pub script: Arc<Script>,
+    /// SHA-256 of the text, so tile URLs and ETags change when the script does.
+    pub hash: String,
+}
+
+pub(crate) struct State {
+    pub options: StudioOptions,
+    pub token: String,
+    pub document: Mutex<Document>,
+    pub current: Mutex<Option<Current>>,
+    /// The number of the newest render request; an older one still running stops.
+    pub latest_render: AtomicU64,
+    /// Renders for the editor, one at a time (a newer one stops the older).
+    pub render_slot: Semaphore,
+    /// Tiles rendered at once.
+    pub tile_slots: Semaphore,
+}
+
+pub(crate) type Shared = Arc<State>;
+
+/// A started studio: the address it listens on and the URL to open.
+pub struct Studio {
+    pub address: SocketAddr,
+    pub token: String,
+    router: Router,
+    listener: tokio::net::TcpListener,
+}
+
+impl Studio {
+    /// Reads the script and binds the address (so a busy port fails here, before any URL is
+    /// printed).
+    pub async fn bind(options: StudioOptions) -> Result<Studio, String> {
+        let document = read_document(options.script.as_ref())?;
+        let token = options.token.clone().unwrap_or_else(random_token);
+        let listener = tokio::net::TcpListener::bind(options.address)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", options.address))?;
+        let address = listener.local_addr().map_err(|e| e.to_string())?;
+        let compiled = compile(&document.name, &document.source);
+        if options.mode == Mode::TileServer {
+            if let Err(failure) = &compiled {
+                return Err(failure.to_string());
+            }
+        }
+        let current = compiled
+            .ok()
+            .map(|script| Current { hash: sha256_hex(document.source.as_bytes()), script: Arc::new(script) });
+        let parallel = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8);
+        let state = Arc::new(State {
+            options,
+            token: token.clone(),
+            document: Mutex::new(document),
+            current: Mutex::new(current),
+            latest_render: AtomicU64::new(0),
+            render_slot: Semaphore::new(1),
+            tile_slots: Semaphore::new(parallel),
+        });
+        Ok(Studio { address, token, router: router(state), listener })
+    }
+
+    /// The URL of the page, with the token.
+    pub fn url(&self) -> String {
+        format!("http://{}/?token={}", self.address, self.token)
+    }
+
+    /// The URL template of the tiles of the main map, with the token.
+    pub fn tile_template(&self) -> String {
+        format!("http://{}/tiles/main/{{z}}/{{x}}/{{y}}.png?token={}", self.address, self.token)
+    }
+
+    /// Serves until the process ends.
+    pub async fn serve(self) -> std::io::Result<()> {
+        axum::serve(self.listener, self.router).await
+    }
+}
+
+/// Starts the studio on a runtime of its own and serves until interrupted; `announce` gets the
+/// URL once the port is bound.
+pub fn run(options: StudioOptions, announce: impl FnOnce(&Studio)) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the server: {e}"))?;
+    runtime.block_on(async move {
+        let studio = Studio::bind(options).await?;
+        announce(&studio);
+        studio.serve().await.map_err(|e| format!("the server stopped: {e}"))
+    })
+}
+
+fn router(state: Shared) -> Router {
+    let router = match state.options.mode {
+        Mode::Studio => Router::new().merge(assets::routes()).merge(api::routes(state.clone())),
+        Mode::TileServer => Router::new(),
+    };
+    router.merge(tiles::routes(state.clone())).layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+}
+
+pub(crate) fn compile(name: &str, source: &str) -> Result<Script, geogen::Failure> {
+    Script::compile(name, source, &CompileOptions::default())
+}
+
+fn read_document(path: Option<&PathBuf>) -> Result<Document, String> {
+    let Some(path) = path else {
+        return Ok(Document {
+            name: "island.ggs (built-in example)".to_string(),
+            path: None,
+            source: geogen::EXAMPLE_ISLAND.to_string(),
+            version: sha256_hex(geogen::EXAMPLE_ISLAND.as_bytes()),
+        });
+    };
+    let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let (source, version) = match disk_version(path)? {
+        None => (String::new(), ABSENT.to_string()),
+        Some((bytes, version)) => {
+            let source = String::from_utf8(bytes).map_err(|_| format!("`{}` is not UTF-8 text", path.display()))?;
+            (source, version)
+        }
+    };
+    Ok(Document { name, path: Some(path.clone()), source, version })
+}
+
+/// The version of a file that does not exist (yet).
+pub(crate) const ABSENT: &str = "absent";
+
+/// The file's bytes and their SHA-256, or `None` if there is no file; refuses a file larger than
+/// any script may be.
+pub(crate) fn disk_version(path: &std::path::Path) -> Result<Option<(Vec<u8>, String)>, String> {
+    match geogen::read_script(path, geogen::DEFAULT_MAX_SCRIPT_BYTES) {
+        Ok(bytes) if bytes.len() > geogen::DEFAULT_MAX_SCRIPT_BYTES => {
+            Err(format!("`{}` is larger than a script may be", path.display()))
+        }
+        Ok(bytes) => {
+            let version = sha256_hex(&bytes);
+            Ok(Some((bytes, version)))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot read `{}`: {e}", path.display())),
+    }
+}
+
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// 128 random bits as hex, from the standard library's randomly keyed hasher (seeded by the
+/// operating system per process) mixed with the time and process id.
+fn random_token() -> String {
+    use std::collections::hash_map::RandomState;
+    use std::hash::{BuildHasher, Hasher};
+    let mut out = String::new();
+    for round in 0..2u8 {
+        let mut hasher = RandomState::new().build_hasher();
+        hasher.write_u8(round);
+        hasher
+            .write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+        hasher.write_u32(std::process::id());
+        out.push_str(&format!("{:016x}", hasher.finish()));
+    }
+    out
+}

@@ -1,0 +1,349 @@
+//! Tiles of the current script: `/tiles/{map}/{z}/{x}/{y}.png`, a slippy-map scheme whose zoom
+//! levels are render scales.
+//!
+//! The scheme: tiles are [`TILE_SIZE`] pixels square; zoom `z` renders at scale `2^(z - 8)`, so
+//! zoom 8 is scale 1 (one pixel per map unit), zoom 7 shows twice as much of the world, zoom 0 is
+//! scale 1/256; zoom runs from 0 to [`MAX_ZOOM`] (scale 8). Tile `(x, y)` covers the physical
+//! pixels from `(256 x, 256 y)` to `(256 x + 255, 256 y + 255)` at that scale; the map's origin
+//! (map coordinate 0, 0) is the top-left corner of tile (0, 0) at every zoom, and x and y may be
+//! negative (infinite maps extend both ways). Pixels outside a finite map are transparent.
+//!
+//! Query parameters: `kind` = `colored` (default), `hillshade`, `gray` (8-bit heights as
+//! `png8`), or `terrarium` (Mapzen's Terrarium elevation encoding, heights × 1000 as metres:
+//! `(R × 256 + G + B / 256) - 32768`); `seed`; `map` = `WxH`, the map size of a finite script
+//! (default: its declared default, or 1000 clamped to its range); `p.NAME=VALUE` for each
+//! script parameter; `token`. Every tile is exact: it equals the same rectangle of a larger
+//! render (the hillshade is computed with a one-pixel margin so its edges are too).
+
+use std::sync::Arc;
+
+use axum::extract::{Path, RawQuery, State as AxState};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::middleware;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use geogen::diag::codes;
+use geogen::{Dimension, RenderConfig, RunSettings, Script};
+
+use crate::api::{check_render_size, ApiError};
+use crate::Shared;
+
+/// A tile's side in pixels.
+pub const TILE_SIZE: u32 = 256;
+/// The zoom at which a tile pixel is one map unit (scale 1).
+pub const ZOOM_SCALE_1: u32 = 8;
+/// The deepest zoom (scale 2^(11-8) = 8, within the largest render scale, 10).
+pub const MAX_ZOOM: u32 = 11;
+
+pub(crate) fn routes(state: Shared) -> Router {
+    Router::new()
+        .route("/tiles/{map}/{z}/{x}/{y}", get(tile))
+        .layer(middleware::from_fn_with_state(state.clone(), crate::api::require_token))
+        .with_state(state)
+}
+
+/// How a tile shows the heights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TileKind {
+    Colored,
+    Hillshade,
+    Gray,
+    Terrarium,
+}
+
+impl TileKind {
+    fn parse(text: &str) -> Option<TileKind> {
+        Some(match text {
+            "colored" => TileKind::Colored,
+            "hillshade" => TileKind::Hillshade,
+            "gray" => TileKind::Gray,
+            "terrarium" => TileKind::Terrarium,
+            _ => return None,
+        })
+    }
+}
+
+/// A tile request, read from the path and query.
+#[derive(Clone, Debug)]
+pub struct TileRequest {
+    pub map: String,
+    pub z: u32,
+    pub x: i64,
+    pub y: i64,
+    pub kind: TileKind,
+    pub seed: u32,
+    pub map_size: Option<(u32, u32)>,
+    pub parameters: Vec<(String, String)>,
+}
+
+fn bad(message: impl Into<String>, hint: &str) -> ApiError {
+    ApiError::bad_request(codes::GGE4000, message, Some(hint))
+}
+
+fn percent_decode(text: &str) -> String {
+    let hex = |b: u8| (b as char).to_digit(16);
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(hi), Some(lo)) => {
+                    out.push((hi * 16 + lo) as u8);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+impl TileRequest {
+    pub(crate) fn parse(
+        map: &str,
+        z: &str,
+        x: &str,
+        y: &str,
+        query: Option<&str>,
+        defaults: &crate::TileDefaults,
+    ) -> Result<TileRequest, ApiError> {
+        let coordinates = "tile coordinates are integers: /tiles/{map}/{z}/{x}/{y}.png, z from 0 to 11 (8 is scale 1)";
+        let z: u32 = z.parse().map_err(|_| bad(format!("bad zoom `{z}`"), coordinates))?;
+        if z > MAX_ZOOM {
+            return Err(bad(format!("zoom {z} is beyond the deepest, {MAX_ZOOM}"), coordinates));
+        }
+        let x: i64 = x.parse().map_err(|_| bad(format!("bad tile x `{x}`"), coordinates))?;
+        let y = y.strip_suffix(".png").ok_or_else(|| bad("a tile's name ends in .png", coordinates))?;
+        let y: i64 = y.parse().map_err(|_| bad(format!("bad tile y `{y}`"), coordinates))?;
+        let mut request = TileRequest {
+            map: map.to_string(),
+            z,
+            x,
+            y,
+            kind: TileKind::Colored,
+            seed: defaults.seed,
+            map_size: defaults.map_size,
+            // The request's own values come later, so they win.
+            parameters: defaults.parameters.clone(),
+        };
+        for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let (key, value) = (percent_decode(key), percent_decode(value));
+            match key.as_str() {
+                "token" | "v" => {}
+                "kind" => {
+                    request.kind = TileKind::parse(&value).ok_or_else(|| {
+                        bad(format!("unknown tile kind `{value}`"), "kind is colored, hillshade, gray or terrarium")
+                    })?
+                }
+                "seed" => request.seed = geogen_random::recognize_seed(&value),
+                "map" => {
+                    let parsed = value
+                        .split_once(['x', 'X'])
+                        .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)));
+                    request.map_size = Some(parsed.ok_or_else(|| {
+                        bad(format!("bad map size `{value}`"), "map=WIDTHxHEIGHT, e.g. map=1000x1000")
+                    })?);
+                }
+                other => match other.strip_prefix("p.") {
+                    Some(name) => request.parameters.push((name.to_string(), value)),
+                    None => {
+                        return Err(bad(
+                            format!("unknown query parameter `{other}`"),
+                            "known: kind, seed, map, p.NAME, token",
+                        ))
+                    }
+                },
+            }
+        }
+        Ok(request)
+    }
+
+    /// The render scale of the tile's zoom.
+    pub fn scale(&self) -> f64 {
+        f64::powi(2.0, self.z as i32 - ZOOM_SCALE_1 as i32)
+    }
+}
+
+/// The map size a finite dimension gets without one asked for.
+fn default_size(dimension: &Dimension) -> Option<u32> {
+    match dimension {
+        Dimension::Infinite => None,
+        Dimension::Finite { default, min, max } => {
+            Some(default.unwrap_or(geogen::RENDER_SIZE_DEFAULT.clamp(*min, *max)))
+        }
+    }
+}
+
+/// Renders one tile as PNG bytes (RGBA colored, gray + alpha for gray and hillshade, RGB for
+/// terrarium): the pixels of the same rectangle
+/// of any larger render.
+pub fn render_tile(
+    script: &Script,
+    request: &TileRequest,
+    limits: &geogen::Limits,
+    memory_limit: u64,
+) -> Result<Vec<u8>, ApiError> {
+    let size = TILE_SIZE as i64;
+    let margin = if request.kind == TileKind::Hillshade { 1 } else { 0 };
+    let origin = |t: i64| t.checked_mul(size).and_then(|o| o.checked_sub(margin));
+    let (Some(ox), Some(oy)) = (origin(request.x), origin(request.y)) else {
+        return Err(ApiError::bad_request(codes::GGE4003, "the tile lies outside the 32-bit coordinate range", None));
+    };
+    let side = TILE_SIZE + 2 * margin as u32;
+    check_render_size(side, side)?;
+    let meta = script.info().metadata;
+    let (map_width, map_height) = match request.map_size {
+        Some((w, h)) => (Some(w), Some(h)),
+        None => (default_size(&meta.width), default_size(&meta.height)),
+    };
+    let settings = RunSettings {
+        seed: request.seed,
+        parameters: request.parameters.clone(),
+        map_width,
+        map_height,
+        render_origin: (ox, oy),
+        render_width: Some(side),
+        render_height: Some(side),
+        render_scale: request.scale(),
+        limits: limits.clone(),
+        maps: Some(vec![request.map.clone()]),
+        ..RunSettings::default()
+    };
+    let rendered = script.render(&settings, &RenderConfig { memory_limit }, None).map_err(|f| ApiError::failure(&f))?;
+    let Some(map) = rendered.maps.get(&request.map) else {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            codes::GGE4000,
+            format!("the script yielded no map \"{}\" here", request.map),
+            None,
+        ));
+    };
+    let rect = map.rect();
+    let (w, h) = (rect.width as usize, rect.height as usize);
+    let shade = (request.kind == TileKind::Hillshade && w > 0 && h > 0)
+        .then(|| geogen_io::hillshade::hillshade(w, h, map.data(), &geogen_io::HillshadeOptions::default()));
+    let channels = match request.kind {
+        TileKind::Colored => 4,
+        TileKind::Terrarium => 3,
+        TileKind::Gray | TileKind::Hillshade => 2,
+    };
+    let n = TILE_SIZE as usize;
+    let mut pixels = vec![0u8; n * n * channels];
+    // The tile's first pixel in physical coordinates, and where the render starts relative to it.
+    let (tx, ty) = (request.x * size, request.y * size);
+    for row in 0..h {
+        let py = rect.y + row as i64 - ty;
+        if !(0..size).contains(&py) {
+            continue;
+        }
+        for col in 0..w {
+            let px = rect.x + col as i64 - tx;
+            if !(0..size).contains(&px) {
+                continue;
+            }
+            let height = map.data()[row * w + col];
+            let at = (py as usize * n + px as usize) * channels;
+            let out = &mut pixels[at..at + channels];
+            match request.kind {
+                TileKind::Colored => {
+                    let [r, g, b] = geogen_io::palette::color(height);
+                    out.copy_from_slice(&[r, g, b, 255]);
+                }
+                TileKind::Gray => {
+                    out.copy_from_slice(&[geogen_io::quantize::to_u8(height), 255]);
+                }
+                TileKind::Hillshade => {
+                    out.copy_from_slice(&[shade.as_ref().map_or(0, |s| s[row * w + col]), 255]);
+                }
+                TileKind::Terrarium => {
+                    // Metres: h × 1000, offset by 32768, in 1/256 m steps, rounded.
+                    let v =
+                        ((f64::from(geogen_io::quantize::sanitize(height)) * 1000.0 + 32768.0) * 256.0).round() as u32;
+                    out.copy_from_slice(&[(v >> 16) as u8, (v >> 8) as u8, v as u8]);
+                }
+            }
+        }
+    }
+    encode_png(&pixels, TILE_SIZE, channels)
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, e, None))
+}
+
+fn encode_png(pixels: &[u8], side: u32, channels: usize) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut out, side, side);
+        encoder.set_color(match channels {
+            4 => png::ColorType::Rgba,
+            3 => png::ColorType::Rgb,
+            _ => png::ColorType::GrayscaleAlpha,
+        });
+        encoder.set_compression(png::Compression::Default);
+        encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
+        writer.write_image_data(pixels).map_err(|e| e.to_string())?;
+    }
+    Ok(out)
+}
+
+async fn tile(
+    AxState(state): AxState<Shared>,
+    Path((map, z, x, y)): Path<(String, String, String, String)>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let request = TileRequest::parse(&map, &z, &x, &y, query.as_deref(), &state.options.tile_defaults)?;
+    let (script, hash) = {
+        let current = state.current.lock().unwrap_or_else(|e| e.into_inner());
+        match current.as_ref() {
+            Some(c) => (Arc::clone(&c.script), c.hash.clone()),
+            None => {
+                return Err(ApiError::new(
+                    StatusCode::CONFLICT,
+                    codes::GGE4000,
+                    "the script does not compile, so there is nothing to tile",
+                    Some("fix the script's errors first"),
+                ))
+            }
+        }
+    };
+    // The tile depends on the script and the request only: its ETag says so.
+    let without_token: Vec<&str> = query
+        .as_deref()
+        .unwrap_or("")
+        .split('&')
+        .filter(|p| !p.starts_with("token=") && !p.starts_with("v="))
+        .collect();
+    let etag = format!(
+        "\"{}\"",
+        &crate::sha256_hex(format!("{hash}/{map}/{z}/{x}/{y}?{}", without_token.join("&")).as_bytes())[..32]
+    );
+    if headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()) == Some(etag.as_str()) {
+        return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
+    }
+    let _permit = state
+        .tile_slots
+        .acquire()
+        .await
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, e.to_string(), None))?;
+    let (limits, memory_limit) = (state.options.limits.clone(), state.options.memory_limit);
+    let png = tokio::task::spawn_blocking(move || render_tile(&script, &request, &limits, memory_limit))
+        .await
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, e.to_string(), None))??;
+    Ok((
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "image/png".to_string()),
+            (header::ETAG, etag),
+            (header::CACHE_CONTROL, "no-cache".to_string()),
+        ],
+        png,
+    )
+        .into_response())
+}

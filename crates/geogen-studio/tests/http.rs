@@ -1,0 +1,526 @@
+//! The studio's endpoints over real HTTP on a loopback port: the session, checking, rendering,
+//! cancelling, saving, tiles (exact: stitched tiles equal a larger render) and the refusals of
+//! hostile requests, each with its code, after which the server still serves.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use geogen::{CompileOptions, RenderConfig, RunSettings, Script};
+use geogen_studio::{Studio, StudioOptions};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const TOKEN: &str = "test-token-0123456789";
+
+struct Server {
+    address: SocketAddr,
+    runtime: tokio::runtime::Runtime,
+}
+
+fn options(script: Option<PathBuf>) -> StudioOptions {
+    let limits = geogen::Limits { instruction_budget: 2_000_000_000, ..geogen::Limits::default() };
+    StudioOptions {
+        script,
+        address: "127.0.0.1:0".parse().unwrap(),
+        memory_limit: 1 << 30,
+        limits,
+        token: Some(TOKEN.to_string()),
+        mode: geogen_studio::Mode::Studio,
+        tile_defaults: geogen_studio::TileDefaults::default(),
+    }
+}
+
+fn start(options: StudioOptions) -> Server {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let studio = runtime.block_on(Studio::bind(options)).unwrap();
+    let address = studio.address;
+    assert!(studio.url().starts_with(&format!("http://{address}/?token={TOKEN}")));
+    runtime.spawn(async move { studio.serve().await });
+    Server { address, runtime }
+}
+
+/// The server on the built-in example, shared by the tests that do not save.
+fn example() -> &'static Server {
+    static SERVER: OnceLock<Server> = OnceLock::new();
+    SERVER.get_or_init(|| start(options(None)))
+}
+
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Response {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// The first diagnostic's code.
+    fn code(&self) -> String {
+        self.json()["diagnostics"][0]["code"].as_str().unwrap_or_default().to_string()
+    }
+}
+
+/// One HTTP/1.1 request on its own connection.
+async fn send(address: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body).await.unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.lines();
+    let status: u16 = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers: Vec<(String, String)> =
+        lines.filter_map(|l| l.split_once(':').map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))).collect();
+    let mut body = raw[split + 4..].to_vec();
+    if headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked")) {
+        body = dechunk(&body);
+    }
+    Response { status, headers, body }
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = data.windows(2).position(|w| w == b"\r\n").unwrap();
+        let size = usize::from_str_radix(std::str::from_utf8(&data[..line_end]).unwrap().trim(), 16).unwrap();
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&data[line_end + 2..line_end + 2 + size]);
+        data = &data[line_end + 2 + size + 2..];
+    }
+}
+
+impl Server {
+    fn get(&self, path: &str) -> Response {
+        self.runtime.block_on(send(self.address, "GET", path, &[("X-Geogen-Token", TOKEN)], b""))
+    }
+
+    fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> Response {
+        self.runtime.block_on(send(self.address, "GET", path, headers, b""))
+    }
+
+    fn post(&self, path: &str, body: &Value) -> Response {
+        self.post_raw(path, body.to_string().as_bytes())
+    }
+
+    fn post_raw(&self, path: &str, body: &[u8]) -> Response {
+        let headers = [("X-Geogen-Token", TOKEN), ("Content-Type", "application/json")];
+        self.runtime.block_on(send(self.address, "POST", path, &headers, body))
+    }
+
+    /// The server still answers a good request.
+    fn assert_alive(&self) {
+        let response = self.post("/api/check", &json!({ "source": "yield HeightMap.Flat(0);" }));
+        assert_eq!(response.status, 200);
+        assert_eq!(response.json()["ok"], true);
+    }
+}
+
+fn island() -> &'static str {
+    geogen::EXAMPLE_ISLAND
+}
+
+fn decode_png(bytes: &[u8]) -> (u32, u32, png::ColorType, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buffer = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buffer).unwrap();
+    buffer.truncate(info.buffer_size());
+    (info.width, info.height, info.color_type, buffer)
+}
+
+fn data_url_png(url: &str) -> (u32, u32, png::ColorType, Vec<u8>) {
+    let b64 = url.strip_prefix("data:image/png;base64,").expect("a PNG data URL");
+    decode_png(&base64::engine::general_purpose::STANDARD.decode(b64).unwrap())
+}
+
+#[test]
+fn every_api_request_needs_the_token() {
+    let server = example();
+    for (path, headers) in [
+        ("/api/session", vec![]),
+        ("/api/session", vec![("X-Geogen-Token", "wrong")]),
+        ("/api/session?token=wrong", vec![]),
+        ("/tiles/main/8/0/0.png", vec![]),
+    ] {
+        let response = server.get_with(path, &headers);
+        assert_eq!(response.status, 401, "{path}");
+        assert_eq!(response.code(), "GGE4000");
+    }
+    assert_eq!(server.get_with(&format!("/api/session?token={TOKEN}"), &[]).status, 200);
+    server.assert_alive();
+}
+
+#[test]
+fn the_session_gives_the_script_and_the_library_for_completion() {
+    let session = example().get("/api/session").json();
+    assert_eq!(session["source"], island());
+    assert_eq!(session["savable"], false);
+    let library = session["library"].as_array().unwrap();
+    let noise = library.iter().find(|e| e["owner"] == "HeightMap" && e["label"] == "Noise").expect("HeightMap.Noise");
+    assert!(noise["info"].as_str().unwrap().len() > 10, "the registry's summary: {noise}");
+    assert!(library.iter().any(|e| e["owner"] == "." && e["label"] == "Blur"), "methods complete after a dot");
+    assert!(library.iter().any(|e| e["kind"] == "keyword" && e["label"] == "yield"));
+    assert!(library.iter().any(|e| e["owner"].is_null() && e["label"] == "CreateNoiseLayers"));
+}
+
+#[test]
+fn check_gives_the_compilers_diagnostics_at_their_spans() {
+    let server = example();
+    // "é" is two bytes and one UTF-16 unit: the span must be counted as the editor counts.
+    let source = "// é\nvar x = ;\nyield HeightMap.Flat(0);\n";
+    let answer = server.post("/api/check", &json!({ "source": source }));
+    assert_eq!(answer.status, 200);
+    let answer = answer.json();
+    assert_eq!(answer["ok"], false);
+    let d = &answer["diagnostics"][0];
+    assert!(d["code"].as_str().unwrap().starts_with("GGE1"), "{d}");
+    assert_eq!(d["line"], 2);
+    // The editor's offset of the compiler's line and column: line 1 is 5 UTF-16 units long
+    // with its newline (6 bytes).
+    let column = d["column"].as_u64().unwrap();
+    assert_eq!(d["from"].as_u64(), Some(5 + column - 1), "{d}");
+    assert!(d["to"].as_u64() >= d["from"].as_u64());
+    let good = server.post("/api/check", &json!({ "source": island() })).json();
+    assert_eq!(good["ok"], true);
+    let parameters = good["info"]["parameters"].as_array().unwrap();
+    let size = parameters.iter().find(|p| p["name"] == "Size").unwrap();
+    assert_eq!((size["kind"].as_str(), size["min"].is_number(), size["max"].is_number()), (Some("number"), true, true));
+    assert_eq!(good["info"]["maps"], json!(["main"]));
+    assert_eq!(good["info"]["width"]["finite"], true);
+}
+
+#[test]
+fn render_answers_previews_heights_and_messages_for_every_map() {
+    let source = "Print(\"hello {0}\", 7);\nyield HeightMap.Flat(0.5);\nyield HeightMap.Flat(-0.25) as \"sea\";";
+    let answer = example().post(
+        "/api/render",
+        &json!({ "source": source, "width": 40, "height": 30, "seed": "7", "map_width": 40, "map_height": 30 }),
+    );
+    assert_eq!(answer.status, 200, "{}", String::from_utf8_lossy(&answer.body));
+    let answer = answer.json();
+    let names: Vec<&str> = answer["maps"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["main", "sea"], "the script's order");
+    assert_eq!(answer["messages"], json!(["hello 7"]));
+    let main = &answer["maps"][0];
+    assert_eq!((main["width"].as_u64(), main["height"].as_u64()), (Some(40), Some(30)));
+    let (w, h, color, _) = data_url_png(main["colored"].as_str().unwrap());
+    assert_eq!((w, h, color), (40, 30, png::ColorType::Rgb));
+    let (_, _, color, gray) = data_url_png(main["gray"].as_str().unwrap());
+    assert_eq!(color, png::ColorType::Grayscale);
+    assert_eq!(gray[0], geogen_io::quantize::to_u8(0.5), "the png8 writer's quantisation");
+    let (_, _, color, _) = data_url_png(main["hillshade"].as_str().unwrap());
+    assert_eq!(color, png::ColorType::Grayscale);
+    let heights = base64::engine::general_purpose::STANDARD.decode(main["heights"].as_str().unwrap()).unwrap();
+    assert_eq!(heights.len(), 40 * 30 * 4);
+    assert_eq!(f32::from_le_bytes(heights[..4].try_into().unwrap()), 0.5);
+    let sea = base64::engine::general_purpose::STANDARD.decode(answer["maps"][1]["heights"].as_str().unwrap()).unwrap();
+    assert_eq!(f32::from_le_bytes(sea[..4].try_into().unwrap()), -0.25);
+}
+
+#[test]
+fn render_uses_parameters_and_seed_like_the_cli() {
+    let request = json!({ "source": island(), "width": 64, "height": 64, "scale": 0.064, "map_width": 1000, "map_height": 1000,
+                          "seed": "3", "parameters": { "Size": 0.2, "Roughness": "0.6" } });
+    let answer = example().post("/api/render", &request).json();
+    let heights =
+        base64::engine::general_purpose::STANDARD.decode(answer["maps"][0]["heights"].as_str().unwrap()).unwrap();
+    let settings = RunSettings {
+        seed: 3,
+        parameters: vec![("Size".into(), "0.2".into()), ("Roughness".into(), "0.6".into())],
+        map_width: Some(1000),
+        map_height: Some(1000),
+        render_width: Some(64),
+        render_height: Some(64),
+        render_scale: 0.064,
+        ..RunSettings::default()
+    };
+    let script = Script::compile("island.ggs", island(), &CompileOptions::default()).unwrap();
+    let expected = script.render(&settings, &RenderConfig::default(), None).unwrap();
+    let expected: Vec<u8> = expected.maps["main"].data().iter().flat_map(|h| h.to_le_bytes()).collect();
+    assert_eq!(heights, expected, "the same pixels as the library renders");
+}
+
+#[test]
+fn hostile_render_requests_get_coded_refusals_and_the_server_goes_on() {
+    let server = example();
+    let huge = server.post("/api/render", &json!({ "source": island(), "width": 100_000, "height": 100_000 }));
+    assert_eq!((huge.status, huge.code().as_str()), (400, "GGE4003"));
+    assert!(huge.json()["diagnostics"][0]["hint"].as_str().unwrap().contains("geogen render"));
+    let wide = server.post("/api/render", &json!({ "source": island(), "width": 4096, "height": 4096 }));
+    assert_eq!((wide.status, wide.code().as_str()), (400, "GGE4003"), "more pixels in all than allowed");
+    let empty = server.post("/api/render", &json!({ "source": island(), "width": 0, "height": 10 }));
+    assert_eq!((empty.status, empty.code().as_str()), (400, "GGE4003"));
+    let scale = server.post("/api/render", &json!({ "source": island(), "width": 10, "height": 10, "scale": 1e9 }));
+    assert_eq!((scale.status, scale.code().as_str()), (400, "GGE4003"));
+    let malformed = server.post_raw("/api/render", b"{\"source\": 3");
+    assert_eq!((malformed.status, malformed.code().as_str()), (400, "GGE4000"));
+    let missing = server.post("/api/render", &json!({ "width": 10 }));
+    assert_eq!(missing.status, 400);
+    assert_eq!(missing.code(), "GGE4000");
+    let bad_script =
+        server.post("/api/render", &json!({ "source": "yield HeightMap.Flat(;", "width": 8, "height": 8 }));
+    assert_eq!(bad_script.status, 422);
+    assert!(bad_script.code().starts_with("GGE1"));
+    let runtime = server.post(
+        "/api/render",
+        &json!({ "source": "var a = [1]; Print(\"before\"); yield HeightMap.Flat(a[5]);", "width": 8, "height": 8 }),
+    );
+    assert_eq!(runtime.status, 422);
+    assert!(runtime.code().starts_with("GGE2"), "{}", runtime.code());
+    assert_eq!(runtime.json()["messages"], json!(["before"]), "messages printed before the error are kept");
+    let unknown = server
+        .post("/api/render", &json!({ "source": island(), "width": 8, "height": 8, "parameters": { "Nope": 1 } }));
+    assert_eq!((unknown.status, unknown.code().as_str()), (400, "GGE4001"));
+    let bad_value = server
+        .post("/api/render", &json!({ "source": island(), "width": 8, "height": 8, "parameters": { "Size": "big" } }));
+    assert_eq!((bad_value.status, bad_value.code().as_str()), (400, "GGE4002"));
+    let not_utf8_path = server.post("/api/nothing", &json!({}));
+    assert_eq!(not_utf8_path.status, 404);
+    let too_large = server.post_raw("/api/check", &vec![b' '; geogen_studio::MAX_BODY_BYTES + 10]);
+    assert_eq!(too_large.status, 413);
+    server.assert_alive();
+}
+
+#[test]
+fn a_newer_render_stops_the_older_one() {
+    let server = example();
+    let endless =
+        json!({ "source": "var i = 0; while (true) { i = i + 1; } yield HeightMap.Flat(0);", "width": 8, "height": 8 });
+    let quick = json!({ "source": "yield HeightMap.Flat(0.1);", "width": 8, "height": 8 });
+    let address = server.address;
+    let started = Instant::now();
+    let (slow, fast) = server.runtime.block_on(async move {
+        let headers = [("X-Geogen-Token", TOKEN), ("Content-Type", "application/json")];
+        let body = endless.to_string();
+        let slow = tokio::spawn(async move { send(address, "POST", "/api/render", &headers, body.as_bytes()).await });
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let fast = send(address, "POST", "/api/render", &headers, quick.to_string().as_bytes()).await;
+        (slow.await.unwrap(), fast)
+    });
+    assert_eq!(slow.status, 409, "{}", String::from_utf8_lossy(&slow.body));
+    assert!(slow.json()["diagnostics"][0]["message"].as_str().unwrap().contains("superseded"));
+    assert_eq!(fast.status, 200);
+    assert!(started.elapsed() < Duration::from_secs(20), "the endless script was stopped, not run to its budget");
+}
+
+/// The physical pixels `x0..x0+w, y0..y0+h` of `map` at `scale`, rendered in one piece.
+fn full_render(script: &Script, map: &str, origin: (i64, i64), size: u32, scale: f64) -> Vec<f32> {
+    let settings = RunSettings {
+        render_origin: origin,
+        render_width: Some(size),
+        render_height: Some(size),
+        render_scale: scale,
+        maps: Some(vec![map.to_string()]),
+        ..RunSettings::default()
+    };
+    let rendered = script.render(&settings, &RenderConfig::default(), None).unwrap();
+    rendered.maps[map].data().to_vec()
+}
+
+#[test]
+fn stitched_tiles_equal_a_larger_render_pixel_for_pixel() {
+    // A server of its own: the tiles render the server's current script, which checks change.
+    let server = start(options(Some(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/dunes.ggs")))));
+    let dunes = include_str!("../../../examples/dunes.ggs");
+    let script = Script::compile("dunes.ggs", dunes, &CompileOptions::default()).unwrap();
+    // Zoom 7 is scale 1/2; tiles (-1, -1) to (0, 0) cover physical pixels -256..256.
+    let (z, scale) = (7, 0.5);
+    // One pixel more on every side, for the hillshade's neighbours.
+    let full = full_render(&script, "dry", (-257, -257), 514, scale);
+    let shade = geogen_io::hillshade::hillshade(514, 514, &full, &geogen_io::HillshadeOptions::default());
+    for ty in -1..=0i64 {
+        for tx in -1..=0i64 {
+            for kind in ["colored", "gray", "hillshade"] {
+                let response = server.get(&format!("/tiles/dry/{z}/{tx}/{ty}.png?kind={kind}"));
+                assert_eq!(response.status, 200, "{kind} {tx},{ty}: {}", String::from_utf8_lossy(&response.body));
+                assert_eq!(response.header("content-type"), Some("image/png"));
+                let (w, h, color, pixels) = decode_png(&response.body);
+                let channels = if kind == "colored" { 4 } else { 2 };
+                let expected_color =
+                    if kind == "colored" { png::ColorType::Rgba } else { png::ColorType::GrayscaleAlpha };
+                assert_eq!((w, h, color), (256, 256, expected_color));
+                for y in 0..256usize {
+                    for x in 0..256usize {
+                        let fx = (tx * 256 + 257) as usize + x;
+                        let fy = (ty * 256 + 257) as usize + y;
+                        let height = full[fy * 514 + fx];
+                        let expected = match kind {
+                            "colored" => {
+                                let [r, g, b] = geogen_io::palette::color(height);
+                                [r, g, b, 255]
+                            }
+                            "gray" => [geogen_io::quantize::to_u8(height), 255, 0, 0],
+                            _ => [shade[fy * 514 + fx], 255, 0, 0],
+                        };
+                        let at = (y * 256 + x) * channels;
+                        assert_eq!(
+                            pixels[at..at + channels],
+                            expected[..channels],
+                            "{kind} tile {tx},{ty} pixel {x},{y}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn tiles_of_a_finite_map_are_transparent_outside_it_and_carry_etags() {
+    let server = start(options(None));
+    // Zoom 8 is scale 1; the 1000-unit map ends inside tile 3 (pixels 768..1024).
+    let response = server.get("/tiles/main/8/3/0.png?map=1000x1000&seed=5&p.Size=0.3");
+    assert_eq!(response.status, 200, "{}", String::from_utf8_lossy(&response.body));
+    let (_, _, _, pixels) = decode_png(&response.body);
+    assert_eq!(pixels[(231) * 4 + 3], 255, "inside the map");
+    assert_eq!(pixels[(232) * 4 + 3], 0, "outside the map");
+    let outside = server.get("/tiles/main/8/-1/0.png?map=1000x1000");
+    assert_eq!(outside.status, 200);
+    assert!(decode_png(&outside.body).3.chunks(4).all(|p| p[3] == 0), "a tile wholly outside is transparent");
+    let etag = response.header("etag").expect("an ETag").to_string();
+    let again = server.get_with(
+        &format!("/tiles/main/8/3/0.png?map=1000x1000&seed=5&p.Size=0.3&token={TOKEN}"),
+        &[("If-None-Match", &etag)],
+    );
+    assert_eq!(again.status, 304);
+    let other = server.get("/tiles/main/8/3/0.png?map=1000x1000&seed=6&p.Size=0.3");
+    assert_ne!(other.header("etag"), Some(etag.as_str()), "another seed is another tile");
+    let terrarium = server.get("/tiles/main/8/0/0.png?kind=terrarium");
+    assert_eq!(decode_png(&terrarium.body).2, png::ColorType::Rgb);
+}
+
+#[test]
+fn bad_tile_requests_get_coded_refusals() {
+    let server = start(options(None));
+    for (path, status, code) in [
+        ("/tiles/main/12/0/0.png", 400, "GGE4000"),
+        ("/tiles/main/x/0/0.png", 400, "GGE4000"),
+        ("/tiles/main/8/zero/0.png", 400, "GGE4000"),
+        ("/tiles/main/8/0/0.jpg", 400, "GGE4000"),
+        ("/tiles/main/8/0/0.png?kind=rainbow", 400, "GGE4000"),
+        ("/tiles/main/8/0/0.png?map=big", 400, "GGE4000"),
+        ("/tiles/main/8/0/0.png?map=0x10", 400, "GGE4003"),
+        ("/tiles/main/8/0/0.png?path=/etc/passwd", 400, "GGE4000"),
+        ("/tiles/main/8/0/0.png?p.Nope=1", 400, "GGE4001"),
+        ("/tiles/nowhere/8/0/0.png", 400, "GGE4000"),
+        ("/tiles/main/8/99999999999/0.png", 400, "GGE4003"),
+        ("/tiles/main/8/9223372036854775807/0.png", 400, "GGE4003"),
+    ] {
+        let response = server.get(path);
+        assert_eq!(response.status, status, "{path}");
+        assert_eq!(response.code(), code, "{path}");
+        assert!(!response.json()["diagnostics"][0]["message"].as_str().unwrap().is_empty());
+    }
+    server.assert_alive();
+}
+
+#[test]
+fn the_page_and_its_bundle_are_embedded_and_nothing_else_is_served() {
+    let server = example();
+    let page = server.get_with("/", &[]);
+    assert_eq!(page.status, 200);
+    assert!(String::from_utf8_lossy(&page.body).contains("/assets/app.js"));
+    let js = server.get_with("/assets/app.js", &[]);
+    assert_eq!(js.status, 200);
+    assert!(js.header("content-type").unwrap().contains("javascript"));
+    assert!(js.body.len() > 10_000);
+    for path in ["/assets/../Cargo.toml", "/Cargo.toml", "/assets/app.js.map", "/%2e%2e/Cargo.toml"] {
+        assert_eq!(server.get(path).status, 404, "{path}");
+    }
+}
+
+#[test]
+fn save_writes_the_one_file_atomically_and_refuses_when_it_changed_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("my.ggs");
+    std::fs::write(&path, "yield HeightMap.Flat(0);\n").unwrap();
+    let server = start(options(Some(path.clone())));
+    let session = server.get("/api/session").json();
+    assert_eq!(session["savable"], true);
+    assert_eq!(session["source"], "yield HeightMap.Flat(0);\n");
+    let version = session["version"].as_str().unwrap().to_string();
+    let saved = server.post("/api/save", &json!({ "source": "yield HeightMap.Flat(0.5);\n", "version": version }));
+    assert_eq!(saved.status, 200, "{}", String::from_utf8_lossy(&saved.body));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "yield HeightMap.Flat(0.5);\n");
+    let new_version = saved.json()["version"].as_str().unwrap().to_string();
+    // A stale version (the editor's copy is older than the last save) is refused.
+    let stale = server.post("/api/save", &json!({ "source": "x", "version": version }));
+    assert_eq!(stale.status, 409);
+    // The file changed on disk behind the studio's back: refused, and the file is left alone.
+    std::fs::write(&path, "// edited elsewhere\nyield HeightMap.Flat(1);\n").unwrap();
+    let changed = server.post("/api/save", &json!({ "source": "mine", "version": new_version }));
+    assert_eq!((changed.status, changed.code().as_str()), (409, "GGE4000"));
+    assert!(changed.json()["diagnostics"][0]["message"].as_str().unwrap().contains("changed on disk"));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "// edited elsewhere\nyield HeightMap.Flat(1);\n");
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(leftovers.len(), 1, "no temporary files left: {leftovers:?}");
+    let malformed = server.post("/api/save", &json!({ "source": "x" }));
+    assert_eq!((malformed.status / 100, malformed.code().as_str()), (4, "GGE4000"));
+}
+
+#[test]
+fn a_new_file_is_created_on_the_first_save_and_the_example_cannot_be_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("new.ggs");
+    let server = start(options(Some(path.clone())));
+    let session = server.get("/api/session").json();
+    assert_eq!((session["source"].as_str(), session["version"].as_str()), (Some(""), Some("absent")));
+    let saved = server.post("/api/save", &json!({ "source": "yield HeightMap.Flat(0);", "version": "absent" }));
+    assert_eq!(saved.status, 200);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "yield HeightMap.Flat(0);");
+    let example = example().post("/api/save", &json!({ "source": "x", "version": "whatever" }));
+    assert_eq!((example.status, example.code().as_str()), (400, "GGE4000"));
+}
+
+#[test]
+fn the_tile_server_serves_tiles_with_its_defaults_and_nothing_else() {
+    let dunes = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/dunes.ggs"));
+    let mut tile_options = options(Some(dunes.clone()));
+    tile_options.mode = geogen_studio::Mode::TileServer;
+    tile_options.tile_defaults =
+        geogen_studio::TileDefaults { seed: 9, parameters: vec![("Wavelength".into(), "64".into())], map_size: None };
+    let server = start(tile_options);
+    let with_defaults = server.get("/tiles/main/8/0/0.png?kind=gray");
+    assert_eq!(with_defaults.status, 200);
+    let explicit = start(options(Some(dunes))).get("/tiles/main/8/0/0.png?kind=gray&seed=9&p.Wavelength=64");
+    assert_eq!(decode_png(&with_defaults.body).3, decode_png(&explicit.body).3, "the defaults are the query's");
+    let overridden = server.get("/tiles/main/8/0/0.png?kind=gray&seed=10");
+    assert_ne!(decode_png(&with_defaults.body).3, decode_png(&overridden.body).3, "a request's seed wins");
+    for path in ["/", "/api/session", "/assets/app.js"] {
+        assert_eq!(server.get(path).status, 404, "{path}");
+    }
+    assert_eq!(server.post("/api/save", &json!({ "source": "x", "version": "absent" })).status, 404);
+}
+
+#[test]
+fn the_tile_server_refuses_a_script_that_does_not_compile() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.ggs");
+    std::fs::write(&path, "yield HeightMap.Flat(;").unwrap();
+    let mut tile_options = options(Some(path));
+    tile_options.mode = geogen_studio::Mode::TileServer;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let error = runtime.block_on(Studio::bind(tile_options)).err().expect("refused");
+    assert!(error.contains("GGE1"), "{error}");
+}

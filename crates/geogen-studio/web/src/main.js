@@ -1,0 +1,339 @@
+// geogen studio's page: the editor, the parameters panel, the live preview, the 3D view and the
+// infinite-map view, all talking to the local server (docs/studio.md).
+import { createEditor } from "./editor.js";
+import { View3D } from "./view3d.js";
+import { Slippy } from "./slippy.js";
+import { selftest } from "./selftest.js";
+
+const token = new URLSearchParams(location.search).get("token") || "";
+const $ = (id) => document.getElementById(id);
+
+async function api(path, body) {
+  const response = await fetch(path, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "X-Geogen-Token": token, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let json = null;
+  try { json = await response.json(); } catch (e) { json = { diagnostics: [{ code: String(response.status), message: response.statusText }] }; }
+  return { status: response.status, ok: response.ok, json };
+}
+
+// ---- console -------------------------------------------------------------------------------
+function log(text, cls = "") {
+  const line = document.createElement("div");
+  if (cls) line.className = cls;
+  line.textContent = text;
+  $("console").appendChild(line);
+  while ($("console").childNodes.length > 500) $("console").firstChild.remove();
+  $("console").scrollTop = $("console").scrollHeight;
+}
+function logDiagnostics(diagnostics) {
+  for (const d of diagnostics) {
+    const at = d.line != null ? `${d.line}:${d.column}: ` : "";
+    log(`${at}${d.code}: ${d.message}`, "error");
+    if (d.hint) log(`  hint: ${d.hint}`, "hint");
+  }
+}
+function status(text) { $("status").textContent = text; }
+
+// ---- state ---------------------------------------------------------------------------------
+const state = {
+  source: "", version: "", info: null, infoKey: "", values: {}, seed: "0",
+  preview: 512, mapWidth: null, mapHeight: null, scale: 1,
+  maps: [], selected: "main", kind: "colored", scriptVersion: 0,
+};
+
+// ---- check ---------------------------------------------------------------------------------
+let lastCheck = null;
+async function check(text) {
+  const { json, ok } = await api("/api/check", { source: text });
+  if (!ok) { logDiagnostics(json.diagnostics || []); return null; }
+  lastCheck = json;
+  if (json.ok) setInfo(json.info);
+  return json;
+}
+
+function setInfo(info) {
+  const key = JSON.stringify(info);
+  if (key === state.infoKey) return;
+  state.infoKey = key;
+  state.info = info;
+  state.scriptVersion++;
+  for (const p of info.parameters) if (!(p.name in state.values)) state.values[p.name] = p.default;
+  for (const name of Object.keys(state.values)) if (!info.parameters.some((p) => p.name === name)) delete state.values[name];
+  buildParams();
+  buildRenderSettings();
+}
+
+// ---- parameters panel ----------------------------------------------------------------------
+function field(labelText, input, valueText) {
+  const div = document.createElement("div");
+  div.className = "param";
+  const label = document.createElement("label");
+  const name = document.createElement("span");
+  name.textContent = labelText;
+  label.appendChild(name);
+  if (valueText) label.appendChild(valueText);
+  div.appendChild(label);
+  div.appendChild(input);
+  return div;
+}
+
+function buildParams() {
+  const box = $("script-params");
+  box.innerHTML = "";
+  const params = state.info ? state.info.parameters : [];
+  if (params.length === 0) { box.textContent = "This script declares no parameters."; return; }
+  for (const p of params) {
+    let input, shown = null;
+    if (p.kind === "boolean") {
+      input = document.createElement("input");
+      input.type = "checkbox";
+      input.checked = !!state.values[p.name];
+      input.addEventListener("change", () => { state.values[p.name] = input.checked; scheduleRender(); });
+    } else if (p.kind === "enum") {
+      input = document.createElement("select");
+      for (const item of p.items) { const o = document.createElement("option"); o.value = item.name; o.textContent = item.name; input.appendChild(o); }
+      input.value = state.values[p.name];
+      input.addEventListener("change", () => { state.values[p.name] = input.value; scheduleRender(); });
+    } else {
+      input = document.createElement("input");
+      input.type = "range";
+      input.min = p.min; input.max = p.max;
+      input.step = p.restriction === "Integers" ? 1 : p.restriction === "PowersOf2" || p.restriction === "PowersOf10" ? 1 : (p.max - p.min) / 200 || 0.01;
+      input.value = state.values[p.name];
+      shown = document.createElement("span");
+      shown.textContent = state.values[p.name];
+      input.addEventListener("input", () => {
+        let v = Number(input.value);
+        if (p.restriction === "PowersOf2") v = Math.pow(2, Math.round(Math.log2(Math.max(v, Number.MIN_VALUE))));
+        if (p.restriction === "PowersOf10") v = Math.pow(10, Math.round(Math.log10(Math.max(v, Number.MIN_VALUE))));
+        state.values[p.name] = v;
+        shown.textContent = v;
+        scheduleRender();
+      });
+    }
+    input.dataset.param = p.name;
+    const div = field(p.label || p.name, input, shown);
+    if (p.description) div.title = p.description;
+    box.appendChild(div);
+  }
+}
+
+function buildRenderSettings() {
+  const box = $("render-settings");
+  box.innerHTML = "";
+  const seed = document.createElement("input");
+  seed.type = "text"; seed.value = state.seed; seed.id = "seed";
+  seed.addEventListener("change", () => { state.seed = seed.value; scheduleRender(); });
+  const reroll = document.createElement("button");
+  reroll.textContent = "re-roll"; reroll.title = "a new random seed"; reroll.id = "reroll";
+  reroll.addEventListener("click", () => { state.seed = String(Math.floor(Math.random() * 4294967296)); seed.value = state.seed; scheduleRender(); });
+  const row = document.createElement("div");
+  row.className = "row";
+  row.append(seed, reroll);
+  box.appendChild(field("seed", row));
+  const size = document.createElement("select");
+  for (const s of [256, 512, 1024]) { const o = document.createElement("option"); o.value = s; o.textContent = `${s} px`; size.appendChild(o); }
+  size.value = state.preview;
+  size.addEventListener("change", () => { state.preview = Number(size.value); scheduleRender(); });
+  box.appendChild(field("preview size", size));
+  const info = state.info;
+  if (!info) return;
+  for (const [axis, dim] of [["mapWidth", info.width], ["mapHeight", info.height]]) {
+    if (!dim.finite) continue;
+    const input = document.createElement("input");
+    input.type = "number"; input.min = dim.min; input.max = dim.max;
+    if (state[axis] == null || state[axis] < dim.min || state[axis] > dim.max) state[axis] = dim.default ?? Math.min(dim.max, Math.max(dim.min, 1000));
+    input.value = state[axis];
+    input.addEventListener("change", () => { state[axis] = Math.min(dim.max, Math.max(dim.min, Number(input.value) || dim.min)); input.value = state[axis]; scheduleRender(); });
+    box.appendChild(field(axis === "mapWidth" ? "map width" : "map height", input));
+  }
+  if (!info.width.finite || !info.height.finite) {
+    const scale = document.createElement("input");
+    scale.type = "number"; scale.min = 0.001; scale.max = 10; scale.step = "any"; scale.value = state.scale;
+    scale.addEventListener("change", () => { state.scale = Math.min(10, Math.max(0.001, Number(scale.value) || 1)); scheduleRender(); });
+    box.appendChild(field("scale (infinite axes)", scale));
+  }
+}
+
+// The render for a preview of `side` pixels: a finite map is shown whole (scaled to fit), an
+// infinite one from its origin at the chosen scale.
+function renderRequest(side) {
+  const info = state.info;
+  const body = { source: state.source, seed: state.seed, parameters: state.values };
+  if (info && info.width.finite && info.height.finite) {
+    const scale = Math.min(side / state.mapWidth, side / state.mapHeight);
+    Object.assign(body, {
+      scale, map_width: state.mapWidth, map_height: state.mapHeight,
+      width: Math.max(1, Math.floor(state.mapWidth * scale)), height: Math.max(1, Math.floor(state.mapHeight * scale)),
+    });
+  } else {
+    Object.assign(body, { scale: state.scale * side / state.preview, width: side, height: side });
+    if (info && info.width.finite) body.map_width = state.mapWidth;
+    if (info && info.height.finite) body.map_height = state.mapHeight;
+  }
+  return body;
+}
+
+// ---- rendering -----------------------------------------------------------------------------
+let renderTimer = null, renderCounter = 0, lastResult = null;
+function scheduleRender() {
+  clearTimeout(renderTimer);
+  renderTimer = setTimeout(renderNow, 200);
+}
+
+async function renderNow() {
+  const mine = ++renderCounter;
+  for (const side of [Math.min(128, state.preview), state.preview]) {
+    const started = performance.now();
+    const { status: code, json } = await api("/api/render", renderRequest(side));
+    if (mine !== renderCounter) return; // a newer edit took over
+    if (code === 409) return;
+    if (code !== 200) { logDiagnostics(json.diagnostics || []); for (const m of json.messages || []) log(m); status("error"); return; }
+    await showResult(json);
+    const ms = performance.now() - started;
+    status(`${json.maps.length} map${json.maps.length === 1 ? "" : "s"} · ${json.geometry.render_width}×${json.geometry.render_height} · ${ms.toFixed(0)} ms`);
+    window.__lastRenderMs = ms;
+    if (side === state.preview) {
+      for (const m of json.messages) log(m);
+      break;
+    }
+  }
+  window.__renders = (window.__renders || 0) + 1;
+}
+
+async function showResult(result) {
+  lastResult = result;
+  state.maps = result.maps.map((m) => m.name);
+  const select = $("map-select");
+  if (select.dataset.maps !== state.maps.join(",")) {
+    select.innerHTML = "";
+    for (const name of state.maps) { const o = document.createElement("option"); o.value = name; o.textContent = name; select.appendChild(o); }
+    select.dataset.maps = state.maps.join(",");
+  }
+  if (!state.maps.includes(state.selected)) state.selected = state.maps[0];
+  select.value = state.selected;
+  await drawPreview();
+  if (activeTab === "view3d") await update3D();
+  if (activeTab === "slippy") slippy.refresh();
+}
+
+function selectedMap() {
+  return lastResult && lastResult.maps.find((m) => m.name === state.selected);
+}
+
+function loadImage(src) {
+  return new Promise((resolve) => { const img = new Image(); img.onload = () => resolve(img); img.onerror = () => resolve(null); img.src = src; });
+}
+
+let heightsCache = { key: null, data: null };
+function heightsOf(map) {
+  if (!map || !map.heights) return null;
+  if (heightsCache.key !== map.heights) {
+    const bytes = Uint8Array.from(atob(map.heights), (c) => c.charCodeAt(0));
+    heightsCache = { key: map.heights, data: new Float32Array(bytes.buffer) };
+  }
+  return heightsCache.data;
+}
+
+async function drawPreview() {
+  const map = selectedMap();
+  const canvas = $("preview-canvas");
+  if (!map || !map.width) { canvas.width = 1; canvas.height = 1; return; }
+  const img = await loadImage(map[state.kind]);
+  canvas.width = map.width; canvas.height = map.height;
+  // Shown at the preview size, however small the first render.
+  const box = $("preview");
+  const side = Math.min(state.preview, box.clientWidth || state.preview, box.clientHeight || state.preview);
+  const f = side / Math.max(map.width, map.height);
+  canvas.style.width = `${Math.round(map.width * f)}px`;
+  canvas.style.height = `${Math.round(map.height * f)}px`;
+  if (img) canvas.getContext("2d").drawImage(img, 0, 0);
+}
+
+$("preview-canvas").addEventListener("mousemove", (e) => {
+  const map = selectedMap();
+  if (!map || !map.width) return;
+  const rect = e.target.getBoundingClientRect();
+  const x = Math.floor((e.clientX - rect.left) / rect.width * map.width), y = Math.floor((e.clientY - rect.top) / rect.height * map.height);
+  const heights = heightsOf(map);
+  const scale = lastResult.geometry.scale;
+  const mx = ((map.x + x) / scale).toFixed(1), my = ((map.y + y) / scale).toFixed(1);
+  const h = heights && x >= 0 && y >= 0 && x < map.width && y < map.height ? heights[y * map.width + x] : null;
+  $("cursor").textContent = `x ${mx}  y ${my}  height ${h == null ? "?" : h.toFixed(4)}`;
+});
+
+// ---- tabs, 3D, map -------------------------------------------------------------------------
+let activeTab = "preview";
+const view3d = new View3D($("gl-canvas"));
+let slippy = null;
+
+async function update3D() {
+  const map = selectedMap();
+  if (!map || !map.width) return;
+  const img = await loadImage(map.colored);
+  view3d.setMap(heightsOf(map), map.width, map.height, img);
+}
+
+for (const button of document.querySelectorAll("#tabs button[data-tab]")) {
+  button.addEventListener("click", async () => {
+    activeTab = button.dataset.tab;
+    for (const b of document.querySelectorAll("#tabs button[data-tab]")) b.classList.toggle("active", b === button);
+    for (const v of document.querySelectorAll(".view")) v.classList.toggle("active", v.id === activeTab);
+    if (activeTab === "view3d") { await update3D(); view3d.draw(); }
+    if (activeTab === "slippy") slippy.refresh();
+  });
+}
+$("map-select").addEventListener("change", async (e) => { state.selected = e.target.value; await drawPreview(); if (activeTab === "view3d") await update3D(); if (activeTab === "slippy") slippy.refresh(); });
+$("kind-select").addEventListener("change", async (e) => { state.kind = e.target.value; await drawPreview(); if (activeTab === "slippy") slippy.refresh(); });
+window.addEventListener("resize", () => { if (activeTab === "view3d") view3d.draw(); if (activeTab === "slippy") slippy.update(); });
+
+function tileUrl(z, x, y) {
+  const q = new URLSearchParams({ token, kind: state.kind, seed: state.seed, v: String(state.scriptVersion) });
+  if (state.info && state.info.width.finite && state.info.height.finite) q.set("map", `${state.mapWidth}x${state.mapHeight}`);
+  for (const [name, value] of Object.entries(state.values)) q.set(`p.${name}`, String(value));
+  return `/tiles/${encodeURIComponent(state.selected || "main")}/${z}/${x}/${y}.png?${q}`;
+}
+
+// ---- save ----------------------------------------------------------------------------------
+async function save() {
+  const { ok, json } = await api("/api/save", { source: state.source, version: state.version });
+  if (ok) { state.version = json.version; log("saved", "info"); status("saved"); }
+  else logDiagnostics(json.diagnostics || []);
+}
+$("save").addEventListener("click", save);
+
+// ---- start ---------------------------------------------------------------------------------
+async function start() {
+  const { ok, json: session } = await api("/api/session");
+  if (!ok) { logDiagnostics(session.diagnostics || []); status("not connected"); return; }
+  document.title = `${session.name} · geogen studio`;
+  $("file-name").textContent = session.name;
+  $("save").disabled = !session.savable;
+  state.source = session.source;
+  state.version = session.version;
+  slippy = new Slippy($("slippy"), {
+    tileUrl, maxZoom: session.tiles.max_zoom, zoomScale1: session.tiles.zoom_scale_1,
+    onCursor: (x, y) => { $("cursor").textContent = `x ${x.toFixed(1)}  y ${y.toFixed(1)}`; },
+  });
+  window.__studio = { state, slippy, get view() { return editor; }, lastHeights: () => heightsOf(selectedMap()) };
+  const editor = createEditor($("editor"), {
+    doc: session.source, library: session.library, scriptInfo: () => state.info,
+    check, onSave: save,
+    onChange: (text) => { state.source = text; scheduleRender(); },
+  });
+  const first = await check(session.source);
+  if (first && !first.ok) logDiagnostics(first.diagnostics);
+  buildRenderSettings();
+  if (state.info) {
+    const { width, height } = state.info;
+    if (width.finite && height.finite) slippy.centreOn(state.mapWidth / 2, state.mapHeight / 2);
+  }
+  await renderNow();
+  const tab = { "#3d": "view3d", "#map": "slippy" }[location.hash];
+  if (tab) document.querySelector(`#tabs button[data-tab=${tab}]`).click();
+  if (location.hash === "#selftest") selftest(window.__studio);
+}
+start();
