@@ -50,6 +50,10 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Check a tiles directory written by one run or by shards (every tile present and intact,
+    /// every shard with the same settings) and optionally write it as an XYZ web tile set.
+    #[command(name = "finish-tiles")]
+    FinishTiles(FinishTilesCmd),
     /// Open the studio: a local web page to edit a script and see its terrain (preview, 3D view,
     /// infinite-map view), which also serves tiles (docs/studio.md).
     Studio(StudioCmd),
@@ -134,9 +138,14 @@ pub struct RenderCmd {
     pub settings: RunArgs,
     #[command(flatten)]
     pub output: OutputArgs,
-    /// Print how long each rendering step took (ms and ns per pixel).
+    /// Print how long each rendering step took (ms, ns per pixel, and the multiple of a plain copy
+    /// of the map measured in the same process); fused passes show as one line.
     #[arg(long, help_heading = "Output")]
     pub profile: bool,
+    /// Print the time spent simulating, rendering and writing, the peak memory (measured and
+    /// planned) and the thread count, as `key=value` fields on one line.
+    #[arg(long, help_heading = "Output")]
+    pub stats: bool,
     /// Draw the script's labels (Names.PlaceLabel) on the colored previews.
     #[arg(long = "draw-labels", help_heading = "Output")]
     pub draw_labels: bool,
@@ -169,10 +178,61 @@ pub struct TilesCmd {
     /// Refuse a region of more tiles than this.
     #[arg(long = "max-tiles", value_name = "N", default_value_t = DEFAULT_MAX_TILES)]
     pub max_tiles: u64,
+    /// Render only the I-th of N disjoint, balanced parts of the tiles (every N-th tile from the
+    /// I-th), so N processes on N machines writing into one shared directory make the tiles of one
+    /// run. `--shard N` alone reads I from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs) or
+    /// SLURM_ARRAY_TASK_ID (Slurm job arrays, counted from SLURM_ARRAY_TASK_MIN). Check the result
+    /// with `geogen finish-tiles DIR`.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<(Option<u64>, u64)>,
     #[command(flatten)]
     pub script_args: ScriptArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `geogen finish-tiles`: check a (sharded) tiles directory and write a web tile set.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  geogen finish-tiles world                                  # check: every tile present and intact, one setting
+  geogen finish-tiles world --xyz web --map main --format colored   # and write web/{z}/{x}/{y}.png
+
+Exit status 0 when the directory is complete and consistent, 1 when it is not (each problem is
+listed), 2 when it cannot be read.")]
+pub struct FinishTilesCmd {
+    /// The directory `geogen tiles` wrote into (by one run or by shards).
+    pub dir: PathBuf,
+    /// Also write an XYZ tile set (`{z}/{x}/{y}.png`, 256-pixel RGBA tiles, zoom 0 the whole region,
+    /// the deepest zoom one tile pixel per rendered pixel) into this directory.
+    #[arg(long, value_name = "OUT")]
+    pub xyz: Option<PathBuf>,
+    /// The map the tile set shows.
+    #[arg(long, value_name = "NAME", default_value = "main")]
+    pub map: String,
+    /// The tiles the tile set is made from: colored, png8 or hillshade (8-bit previews).
+    #[arg(long, value_name = "FORMAT", default_value = "colored")]
+    pub format: String,
+    /// No summary.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// `I/N` (0 <= I < N) or `N` (the index comes from the environment).
+pub fn parse_shard(text: &str) -> Result<(Option<u64>, u64), String> {
+    let number = |t: &str| t.trim().parse::<u64>().map_err(|_| format!("`{text}` is not I/N or N (whole numbers)"));
+    let (index, count) = match text.split_once('/') {
+        Some((i, n)) => (Some(number(i)?), number(n)?),
+        None => (None, number(text)?),
+    };
+    if count == 0 {
+        return Err("the number of shards must be at least 1".into());
+    }
+    if let Some(i) = index {
+        if i >= count {
+            return Err(format!("shard {i} of {count} does not exist: shards are numbered 0 to {}", count - 1));
+        }
+    }
+    Ok((index, count))
 }
 
 #[derive(Args, Debug)]

@@ -15,6 +15,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Run { script, settings, sequence, bounds } => run(&script, &settings, sequence, bounds),
         Command::Render(cmd) => crate::render::render(&cmd),
         Command::Tiles(cmd) => crate::tiles::tiles(&cmd),
+        Command::FinishTiles(cmd) => crate::finish::finish_tiles(&cmd),
         Command::Info { script, json } => crate::info::info(&script, json),
         Command::Test { files, json, limits } => crate::test::test(&files, json, &limits),
         Command::Names(cmd) => crate::names::names(&cmd),

@@ -7,6 +7,7 @@
 mod args;
 mod commands;
 mod export;
+mod finish;
 mod info;
 mod labels;
 mod names;
@@ -16,6 +17,8 @@ mod report;
 mod sidecar;
 mod signals;
 mod slang;
+mod stats;
+mod streamed;
 mod test;
 mod tiles;
 

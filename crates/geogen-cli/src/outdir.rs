@@ -63,6 +63,23 @@ impl OutputDir {
         Ok(output)
     }
 
+    /// Like [`OutputDir::open`], for one shard of a run that several processes (often on several
+    /// machines) write into the same directory at once: the lock is the shard's own
+    /// (`.geogen.shard-I-of-N.lock`), so two processes of the same shard are refused but other
+    /// shards are not, and the temporary files in the directory are left alone (they may be the
+    /// other shards' files in flight; `finish-tiles` reports strays).
+    pub fn open_shard(dir: &Path, index: u64, count: u64) -> Result<OutputDir, CliError> {
+        refuse_non_directory(dir)?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::Usage(format!("cannot create the output directory `{}`: {e}", dir.display())))?;
+        let lock_path = dir.join(format!(".geogen.shard-{index}-of-{count}.lock"));
+        let lock = take_lock(dir, &lock_path)?;
+        if let Ok(mut held) = HELD_LOCK.lock() {
+            *held = Some(lock_path.clone());
+        }
+        Ok(OutputDir { dir: dir.to_path_buf(), lock_path, _lock: lock })
+    }
+
     pub fn path(&self) -> &Path {
         &self.dir
     }

@@ -229,6 +229,7 @@ fn draw_labels(
 }
 
 pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
+    let command_started = Instant::now();
     let options = compile_options(&cmd.settings.script.limits.source);
     let (name, source) = match &cmd.script {
         Some(path) => (path.display().to_string(), read_script(path, options.max_script_bytes)?),
@@ -289,14 +290,33 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     let callback: Box<dyn FnMut(Progress) + Send> =
         Box::new(move |p: Progress| progress_bar.update(p.done as u64, p.total as u64));
     let started = Instant::now();
-    let result = script.render(&settings, &render_config(&cmd.output), Some(callback));
+    let config = render_config(&cmd.output);
+    let result = script.render(&settings, &config, Some(callback));
     bar.finish();
-    let rendered = result?;
+    let rendered = match result {
+        // Above the memory limit: render in strips streamed into the files (see `streamed`).
+        Err(failure) if failure.first().code == codes::GGE3001 => {
+            // Engine presets, masks, flipped rows and margins (derived maps) are written from a
+            // whole map only.
+            let plain =
+                export.preset.is_none() && !export.flip_y && export.masks.is_empty() && settings.yield_margin == 0;
+            if !plain {
+                eprintln!(
+                    "note: the render is above the memory limit, and engine presets, splat masks, --flip-y and derived maps are \
+                     not written in strips; raise --memory-limit or use `geogen tiles`"
+                );
+                return Err(failure.into());
+            }
+            return render_streamed(cmd, &script, settings, &config, &formats, locked, command_started, failure);
+        }
+        other => other?,
+    };
     let render_time = started.elapsed();
     let dir = match locked {
         Some(dir) => dir,
         None => OutputDir::open(&cmd.output.dir)?,
     };
+    let writing_started = Instant::now();
     let mut pixels = 0u64;
     for (map_name, map) in &rendered.maps {
         if !maps.contains(map_name) {
@@ -339,11 +359,132 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
             report::outln(&format!("wrote {} ({count} label{})", path.display(), if count == 1 { "" } else { "s" }));
         }
     }
+    let write_time = writing_started.elapsed();
+    let wall = command_started.elapsed();
+    // Measured before anything else is allocated (the copy floor below needs two buffers).
+    let peak_rss = crate::stats::peak_rss_bytes();
+    let (timings, planned_peak, maps) = (rendered.timings, rendered.planned_peak, rendered.maps.len());
+    drop(rendered.maps);
     if cmd.profile {
-        report::out(&profile_table(&rendered.timings));
+        let largest = timings.iter().map(|t| t.pixels).max().unwrap_or(0);
+        let floor = geogen::copy_floor_ns_per_pixel(largest.clamp(1, 1 << 24) as usize, 5);
+        report::out(&profile_table(&timings, floor));
+    }
+    if cmd.stats {
+        let stepped: Duration = timings.iter().map(|t| t.duration).sum();
+        report::outln(&crate::stats::line(&[
+            ("wall_ms", format!("{:.1}", wall.as_secs_f64() * 1e3)),
+            ("simulate_ms", format!("{:.1}", render_time.saturating_sub(stepped).as_secs_f64() * 1e3)),
+            ("render_ms", format!("{:.1}", stepped.as_secs_f64() * 1e3)),
+            ("write_ms", format!("{:.1}", write_time.as_secs_f64() * 1e3)),
+            ("write_share", format!("{:.3}", write_time.as_secs_f64() / wall.as_secs_f64().max(1e-9))),
+            ("pixels", pixels.to_string()),
+            ("ns_per_px", format!("{:.2}", wall.as_secs_f64() * 1e9 / (pixels.max(1) as f64))),
+            ("peak_rss_bytes", peak_rss.map_or("unknown".to_string(), |b| b.to_string())),
+            ("planned_peak_bytes", planned_peak.to_string()),
+            ("threads", rayon::current_num_threads().to_string()),
+        ]));
     }
     if !cmd.output.quiet && pixels > 0 {
-        eprintln!("{}", render_summary(rendered.maps.len(), pixels, render_time));
+        eprintln!("{}", render_summary(maps, pixels, render_time));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `render` of a map whose plan exceeds the memory limit: strips streamed into the files.
+#[allow(clippy::too_many_arguments)]
+fn render_streamed(
+    cmd: &RenderCmd,
+    script: &Script,
+    mut settings: RunSettings,
+    config: &RenderConfig,
+    formats: &[Format],
+    locked: Option<OutputDir>,
+    command_started: Instant,
+    failure: geogen::Failure,
+) -> Result<ExitCode, CliError> {
+    let geometry = script.geometry(&settings).map_err(|d| script.failure(d))?;
+    // A finite map keeps the size of the whole render in every strip.
+    settings.map_width = geometry.map_width;
+    settings.map_height = geometry.map_height;
+    let simulation = script.simulate(&settings)?;
+    let peak = geogen::RenderMetadata::calculate(&simulation.sequence)
+        .map(|meta| meta.plan.peak())
+        .map_err(|e| script.failure(e.to_diagnostic()))?;
+    if let Err(CliError::Usage(why)) = crate::streamed::check_streamable(formats, config.memory_limit, peak) {
+        // Not streamable: the memory-limit error itself says best what happened, with a note why
+        // it was not split.
+        eprintln!("note: {why}");
+        return Err(failure.into());
+    }
+    let maps = settings.maps.clone().unwrap_or_else(|| script.info().maps);
+    let created = locked.is_none();
+    let dir = match locked {
+        Some(dir) => dir,
+        None => OutputDir::open(&cmd.output.dir)?,
+    };
+    if !cmd.output.quiet {
+        eprintln!(
+            "the render needs {} in one piece, more than the memory limit of {}: rendering it in strips streamed into the files",
+            geogen::human_bytes(peak),
+            geogen::human_bytes(config.memory_limit)
+        );
+    }
+    let bar = LazyBar::new(cmd.output.quiet, 1, "rendering strips");
+    let progress = |done: u64, total: u64| bar.update(done, total);
+    let streamed = crate::streamed::render_streamed(script, &settings, config, formats, &maps, &dir, &progress);
+    bar.finish();
+    let Some(streamed) = streamed? else {
+        // Not even one row fits: nothing was written, so a directory this run created goes again
+        // (a failed render leaves nothing).
+        if created {
+            drop(dir);
+            let _ = std::fs::remove_file(cmd.output.dir.join(crate::outdir::LOCK_FILE));
+            let _ = std::fs::remove_dir(&cmd.output.dir);
+        }
+        return Err(failure.into());
+    };
+    if !cmd.output.quiet {
+        for (path, width, height) in &streamed.written {
+            report::outln(&format!("wrote {} ({width}x{height})", path.display()));
+        }
+    }
+    // The labels come from the simulation of the whole render; strips are never drawn on.
+    let output = &simulation.output;
+    if !output.labels.is_empty() {
+        if cmd.draw_labels {
+            eprintln!("warning: --draw-labels is not supported when the render is streamed in strips; the labels are only in labels.geojson");
+        }
+        let path = dir.file("labels.geojson")?;
+        geogen_io::write_bytes(&path, crate::labels::geojson(output).as_bytes())
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+        if !cmd.output.quiet {
+            let count = crate::labels::placed(output).len();
+            report::outln(&format!("wrote {} ({count} label{})", path.display(), if count == 1 { "" } else { "s" }));
+        }
+    }
+    let wall = command_started.elapsed();
+    if cmd.stats {
+        let peak_rss = crate::stats::peak_rss_bytes();
+        report::outln(&crate::stats::line(&[
+            ("wall_ms", format!("{:.1}", wall.as_secs_f64() * 1e3)),
+            ("render_and_write_ms", format!("{:.1}", streamed.render_time.as_secs_f64() * 1e3)),
+            ("pixels", streamed.pixels.to_string()),
+            ("ns_per_px", format!("{:.2}", wall.as_secs_f64() * 1e9 / (streamed.pixels.max(1) as f64))),
+            ("peak_rss_bytes", peak_rss.map_or("unknown".to_string(), |b| b.to_string())),
+            ("planned_peak_bytes", streamed.planned_peak.to_string()),
+            ("strips", streamed.strips.to_string()),
+            ("strip_height", streamed.strip_height.to_string()),
+            ("threads", rayon::current_num_threads().to_string()),
+        ]));
+    }
+    if !cmd.output.quiet {
+        eprintln!(
+            "{} in {} strips of up to {} rows",
+            render_summary(streamed.maps, streamed.pixels, streamed.render_time),
+            streamed.strips,
+            streamed.strip_height
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -364,28 +505,36 @@ fn render_summary(maps: usize, pixels: u64, time: Duration) -> String {
     format!("rendered {maps} map{} ({pixels} pixels) in {seconds:.3} s{per_pixel}", if maps == 1 { "" } else { "s" })
 }
 
-/// `--profile`: one line per step with its time and ns per pixel, slowest steps easy to spot.
-fn profile_table(timings: &[geogen::StepTiming]) -> String {
-    let mut out = format!("{:>5}  {:<28} {:>9} {:>12} {:>10}\n", "step", "operation", "line", "pixels", "ms");
+/// `--profile`: one line per step (or fused pass) with its time, ns per pixel and the multiple of
+/// `copy_floor` (ns per pixel of a plain parallel copy measured in this process), slowest steps
+/// easy to spot.
+fn profile_table(timings: &[geogen::StepTiming], copy_floor: f64) -> String {
+    let mut out = format!(
+        "{:>5}  {:<40} {:>9} {:>12} {:>10} {:>12} {:>8}\n",
+        "step", "operation", "line", "pixels", "ms", "ns/px", "x copy"
+    );
     let mut total = std::time::Duration::ZERO;
     for t in timings {
         total += t.duration;
         let line = t.location.map(|(l, c)| format!("{l}:{c}")).unwrap_or_default();
-        let per_pixel = if t.pixels > 0 {
-            format!("  {:.2} ns/px", t.duration.as_secs_f64() * 1e9 / t.pixels as f64)
+        let name = if t.steps > 1 { format!("{} +{} fused", t.name, t.steps - 1) } else { t.name.clone() };
+        let (per_pixel, ratio) = if t.pixels > 0 {
+            let ns = t.duration.as_secs_f64() * 1e9 / t.pixels as f64;
+            (format!("{ns:.2}"), format!("{:.1}", ns / copy_floor))
         } else {
-            String::new()
+            ("-".to_string(), "-".to_string())
         };
         out.push_str(&format!(
-            "{:>5}  {:<28} {:>9} {:>12} {:>10.3}{per_pixel}\n",
+            "{:>5}  {:<40} {:>9} {:>12} {:>10.3} {per_pixel:>12} {ratio:>8}\n",
             t.index + 1,
-            t.name,
+            name,
             line,
             t.pixels,
             t.duration.as_secs_f64() * 1e3
         ));
     }
     out.push_str(&format!("total rendering time: {:.3} ms\n", total.as_secs_f64() * 1e3));
+    out.push_str(&format!("copy floor: {copy_floor:.3} ns/px ({} threads)\n", rayon::current_num_threads()));
     out
 }
 

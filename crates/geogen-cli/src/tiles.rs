@@ -44,10 +44,71 @@ pub const MANIFEST_FILE: &str = "geogen-tiles.json";
 /// The version of the manifest and marker layout.
 const LAYOUT_VERSION: u32 = 1;
 
+/// The record of one run (or shard) over a region: `geogen-tiles.part-I-of-N.json`, written when it
+/// has finished every tile of its part. `finish-tiles` reads them for the region and checks that
+/// every part was made with the manifest's settings.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct PartRecord {
+    pub settings: serde_json::Value,
+    /// x, y, width, height of the whole region.
+    pub region: [i64; 4],
+    pub tile: u32,
+    /// [I, N]: this part is every N-th tile from the I-th (row-major), [0, 1] for a whole run.
+    pub shard: [u64; 2],
+    pub formats: Vec<String>,
+    pub maps: Vec<String>,
+    /// Tiles of the part (rendered now or found complete).
+    pub tiles: u64,
+}
+
+/// The file name of the record of part `index` of `count`.
+pub fn part_record_name(index: u64, count: u64) -> String {
+    format!("geogen-tiles.part-{index}-of-{count}.json")
+}
+
+/// `geogen-tiles.part-I-of-N.json` → (I, N).
+pub fn parse_part_record_name(name: &str) -> Option<(u64, u64)> {
+    let inner = name.strip_prefix("geogen-tiles.part-")?.strip_suffix(".json")?;
+    let (i, n) = inner.split_once("-of-")?;
+    Some((i.parse().ok()?, n.parse().ok()?))
+}
+
+/// The shard of this process: `--shard I/N`, or `--shard N` with I from the environment.
+fn resolve_shard(shard: Option<(Option<u64>, u64)>) -> Result<(u64, u64), CliError> {
+    let Some((index, count)) = shard else { return Ok((0, 1)) };
+    if let Some(index) = index {
+        return Ok((index, count));
+    }
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let parse = |name: &str, value: String| {
+        value.trim().parse::<u64>().map_err(|_| CliError::Usage(format!("{name}={value} is not a shard index")))
+    };
+    let index = if let Some(value) = var("JOB_COMPLETION_INDEX") {
+        parse("JOB_COMPLETION_INDEX", value)?
+    } else if let Some(value) = var("SLURM_ARRAY_TASK_ID") {
+        let id = parse("SLURM_ARRAY_TASK_ID", value)?;
+        let min = match var("SLURM_ARRAY_TASK_MIN") {
+            Some(min) => parse("SLURM_ARRAY_TASK_MIN", min)?,
+            None => 0,
+        };
+        id.checked_sub(min)
+            .ok_or_else(|| CliError::Usage(format!("SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {min}")))?
+    } else {
+        return Err(CliError::Usage(format!(
+            "--shard {count} needs the shard index: give --shard I/{count}, or run as a Kubernetes Indexed Job \
+             (JOB_COMPLETION_INDEX) or a Slurm job array (SLURM_ARRAY_TASK_ID)"
+        )));
+    };
+    if index >= count {
+        return Err(CliError::Usage(format!("shard index {index} is not below the number of shards {count}")));
+    }
+    Ok((index, count))
+}
+
 /// Everything that determines the bytes of a tile. Two runs may share a directory only if these
 /// are equal.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-struct RunSettingsRecord {
+pub struct RunSettingsRecord {
     geogen_version: String,
     script_sha256: String,
     /// Every declared parameter with its effective value (given or default), in declaration order.
@@ -57,7 +118,7 @@ struct RunSettingsRecord {
     /// The map size of finite dimensions (null when infinite).
     map_width: Option<u32>,
     map_height: Option<u32>,
-    tile: u32,
+    pub tile: u32,
     /// The grid's phase: its origin modulo the tile size, so a region grown by whole tiles keeps it.
     grid_origin: [i64; 2],
     /// The export settings (derived maps, meshes, preset) and the input maps' checksums, which
@@ -71,52 +132,52 @@ struct RunSettingsRecord {
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-struct Manifest {
-    geogen_tiles_layout: u32,
-    settings: RunSettingsRecord,
+pub struct Manifest {
+    pub geogen_tiles_layout: u32,
+    pub settings: RunSettingsRecord,
     /// Formats and maps written so far, over all runs (for people; the markers are what counts).
-    formats: Vec<String>,
-    maps: Vec<String>,
+    pub formats: Vec<String>,
+    pub maps: Vec<String>,
 }
 
 /// The marker of one grid cell.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-struct Marker {
+pub struct Marker {
     /// x, y, width, height of the cell in physical pixels.
-    cell: [i64; 4],
-    outputs: Vec<TileOutput>,
+    pub cell: [i64; 4],
+    pub outputs: Vec<TileOutput>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-struct TileOutput {
-    map: String,
-    format: String,
+pub struct TileOutput {
+    pub map: String,
+    pub format: String,
     /// None when the map has no pixels in this cell (outside a finite map, or not yielded).
-    file: Option<RecordedFile>,
+    pub file: Option<RecordedFile>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-struct RecordedFile {
-    name: String,
-    bytes: u64,
-    sha256: String,
+pub struct RecordedFile {
+    pub name: String,
+    pub bytes: u64,
+    pub sha256: String,
 }
 
 /// One tile of a `tiles` run, in physical pixels.
 #[derive(Copy, Clone, Debug, PartialEq)]
-struct Tile {
-    x: i64,
-    y: i64,
-    width: u32,
-    height: u32,
+pub struct Tile {
+    pub x: i64,
+    pub y: i64,
+    pub width: u32,
+    pub height: u32,
 }
 
 impl Tile {
-    fn marker_name(&self) -> String {
+    pub fn marker_name(&self) -> String {
         format!(".tile_{}_{}.done", self.x, self.y)
     }
 
-    fn cell(&self) -> [i64; 4] {
+    pub fn cell(&self) -> [i64; 4] {
         [self.x, self.y, i64::from(self.width), i64::from(self.height)]
     }
 }
@@ -124,12 +185,12 @@ impl Tile {
 /// The cells of a region, computed one at a time: a region may have more cells than fit in memory
 /// as a list (`--max-tiles` bounds the run, not the arithmetic).
 #[derive(Copy, Clone, Debug)]
-struct TileGrid {
-    x: i64,
-    y: i64,
-    width: u32,
-    height: u32,
-    side: u32,
+pub struct TileGrid {
+    pub x: i64,
+    pub y: i64,
+    pub width: u32,
+    pub height: u32,
+    pub side: u32,
 }
 
 impl TileGrid {
@@ -142,12 +203,12 @@ impl TileGrid {
     }
 
     /// Below 2^64: both factors are below 2^32.
-    fn count(&self) -> u64 {
+    pub fn count(&self) -> u64 {
         self.columns() * self.rows()
     }
 
     /// The cell at `index` (row-major), `index < count()`.
-    fn tile(&self, index: u64) -> Tile {
+    pub fn tile(&self, index: u64) -> Tile {
         let side = u64::from(self.side);
         let (tx, ty) = ((index % self.columns()) * side, (index / self.columns()) * side);
         // tx < width and ty < height, so both fit in u32 and the remainders are positive.
@@ -161,7 +222,7 @@ impl TileGrid {
     }
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
+pub fn sha256_hex(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
 }
 
@@ -230,7 +291,7 @@ fn parse_marker_name(name: &str) -> Option<(i64, i64)> {
     Some((x.parse().ok()?, y.parse().ok()?))
 }
 
-fn read_marker(path: &Path) -> Option<Marker> {
+pub fn read_marker(path: &Path) -> Option<Marker> {
     let text = std::fs::read(path).ok()?;
     serde_json::from_slice(&text).ok()
 }
@@ -291,6 +352,13 @@ fn remove_previous_run(dir: &OutputDir) -> Result<usize, CliError> {
             }
         }
         removed += usize::from(remove_if_present(&marker_path)?);
+    }
+    let cannot = |e: std::io::Error| CliError::Usage(format!("cannot read `{}`: {e}", dir.path().display()));
+    for entry in std::fs::read_dir(dir.path()).map_err(cannot)? {
+        let name = entry.map_err(cannot)?.file_name();
+        if let Some(name) = name.to_str().filter(|n| parse_part_record_name(n).is_some()) {
+            removed += usize::from(remove_if_present(&dir.file(name)?)?);
+        }
     }
     removed += usize::from(remove_if_present(&dir.file(MANIFEST_FILE)?)?);
     Ok(removed)
@@ -515,6 +583,14 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
             cmd.max_tiles
         )));
     }
+    let (shard, shards) = resolve_shard(cmd.shard)?;
+    if shards > 1 && cmd.restart {
+        return Err(CliError::Usage(
+            "--restart cannot be combined with --shard: one shard would delete the tiles of the others; \
+             restart with one run (or delete the directory) first"
+                .into(),
+        ));
+    }
     let options = compile_options(&cmd.script_args.limits.source);
     let source = read_script(&cmd.script, options.max_script_bytes)?;
     let formats = parse_formats(&cmd.output)?;
@@ -588,7 +664,13 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     };
 
     signals::clean_up_on_interrupt();
-    let dir = OutputDir::open(&cmd.output.dir)?;
+    let dir = if shards > 1 {
+        OutputDir::open_shard(&cmd.output.dir, shard, shards)?
+    } else {
+        OutputDir::open(&cmd.output.dir)?
+    };
+    let settings_json =
+        serde_json::to_value(&record).map_err(|e| CliError::Usage(format!("cannot record the settings: {e}")))?;
     claim_directory(&dir, record, &formats, &maps, cmd.restart, cmd.output.quiet)?;
     if let Some(preset) = export.preset {
         let sidecar = crate::sidecar::Sidecar::for_tiles(
@@ -608,17 +690,19 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
         export: &export,
         grid,
     };
-    let total = grid.count();
+    // This shard's tiles: every `shards`-th grid cell from the `shard`-th (all of them for one run).
+    let total = grid.count().saturating_sub(shard).div_ceil(shards);
     let bar = LazyBar::new(cmd.output.quiet, total, "tiles");
     let (done, rendered, skipped) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
     let stop = AtomicBool::new(false);
     // The first failing cell in grid order among those that failed; the others stop early.
     let first_error: Mutex<Option<(u64, Tile, TileError)>> = Mutex::new(None);
     let started = Instant::now();
-    (0..total).into_par_iter().for_each(|index| {
+    (0..total).into_par_iter().for_each(|k| {
         if stop.load(Ordering::Relaxed) {
             return;
         }
+        let index = shard + k * shards;
         let tile = grid.tile(index);
         if job.is_complete(&tile) {
             skipped.fetch_add(1, Ordering::Relaxed);
@@ -648,13 +732,27 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
             TileError::Other(other) => other,
         });
     }
+    let part = PartRecord {
+        settings: settings_json,
+        region: [x, y, i64::from(width), i64::from(height)],
+        tile: cmd.tile,
+        shard: [shard, shards],
+        formats: formats.iter().map(|f| f.name().to_string()).collect(),
+        maps: maps.clone(),
+        tiles: total,
+    };
+    let text = serde_json::to_string_pretty(&part)
+        .map_err(|e| CliError::Usage(format!("cannot write the part record: {e}")))?;
+    geogen_io::write_bytes(&dir.file(&part_record_name(shard, shards))?, format!("{text}\n").as_bytes())
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     if !cmd.output.quiet {
         let (rendered, skipped) = (rendered.into_inner(), skipped.into_inner());
         eprintln!(
-            "rendered {rendered} tile{} in {:.3} s into {}{}",
+            "rendered {rendered} tile{} in {:.3} s into {}{}{}",
             if rendered == 1 { "" } else { "s" },
             started.elapsed().as_secs_f64(),
             dir.path().display(),
+            if shards > 1 { format!(" (shard {shard} of {shards})") } else { String::new() },
             if skipped > 0 { format!(" ({skipped} complete tiles skipped)") } else { String::new() }
         );
     }

@@ -341,17 +341,74 @@ fn tiles_match_a_full_render_and_resume_after_a_deleted_tile() {
     assert!(!files_in(&tiles).iter().any(|f| f.contains(".tmp")), "{:?}", files_in(&tiles));
 }
 
+/// A render above the memory limit is split into strips streamed into the files: byte for byte
+/// the files of the same render in one piece, for every streamable format, at an odd scale and
+/// origin, with a blur whose margins cross the strip boundaries.
+#[test]
+fn a_render_above_the_memory_limit_is_streamed_in_strips_with_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(
+        dir.path(),
+        "s.ggs",
+        "metadata { Width: Finite, Height: Finite }\n\
+         var m = HeightMap.RadialGradient(@[0.5, 0.5], 300, 0.8, -0.5);\n\
+         m.Add(HeightMap.Noise({64: 0.3, 8: 0.05, 1: 0.01}, 4));\n\
+         m.Blur(9);\n\
+         yield m;\n\
+         var n = HeightMap.Noise({16: 0.5}, 5);\n\
+         n.Multiply(m);\n\
+         yield n as \"second\";\n",
+    );
+    let s = script.to_str().unwrap();
+    let (whole, strips) = (dir.path().join("whole"), dir.path().join("strips"));
+    let common = ["--size", "700x480", "--scale", "0.9", "--origin=-20,35", "--format", "png16,r16,png8,colored"];
+    let o = geogen(&[&["render", s, "-o", whole.to_str().unwrap(), "-q"][..], &common[..]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let args = ["render", s, "-o", strips.to_str().unwrap(), "--memory-limit", "2", "--stats"];
+    let o = geogen(&[&args[..], &common[..]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("strips"), "{}", stderr(&o));
+    let stats = stdout(&o);
+    let strips_made: u64 = stats
+        .split_whitespace()
+        .find_map(|f| f.strip_prefix("strips="))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{stats}"));
+    assert!(strips_made >= 2, "{stats}");
+    assert!(stats.contains("peak_rss_bytes="), "{stats}");
+    let names = files_in(&whole);
+    assert_eq!(names.len(), 8, "{names:?}");
+    assert_eq!(files_in(&strips), names);
+    for name in names {
+        let (a, b) = (std::fs::read(whole.join(&name)).unwrap(), std::fs::read(strips.join(&name)).unwrap());
+        assert!(a == b, "{name} differs between the render in one piece and the one in strips");
+    }
+}
+
 #[test]
 fn render_errors_are_clear_have_the_right_exit_code_and_leave_no_file() {
     let dir = tempfile::tempdir().unwrap();
     let script = write(dir.path(), "d.ggs", DUNES);
     let s = script.to_str().unwrap();
 
+    // Above the limit in a format that cannot be streamed in strips (TIFF): refused.
     let out = dir.path().join("memory");
-    let o = geogen(&["render", s, "-o", out.to_str().unwrap(), "--size", "2000", "--memory-limit", "1"]);
+    let o = geogen(&[
+        "render",
+        s,
+        "-o",
+        out.to_str().unwrap(),
+        "--size",
+        "2000",
+        "--memory-limit",
+        "1",
+        "--format",
+        "tiff",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("GGE3001"), "{}", stderr(&o));
     assert!(stderr(&o).contains("memory limit"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not in tiff"), "{}", stderr(&o));
     assert!(!out.exists(), "a failed render must not even create the directory");
 
     let out = dir.path().join("param");

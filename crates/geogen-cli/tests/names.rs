@@ -227,3 +227,25 @@ fn scripts_load_rule_files_named_on_the_command_line() {
     let o = geogen(&["run", script, "--rules", "peaks=/nonexistent.lds"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+#[test]
+fn a_render_streamed_in_strips_writes_the_same_labels_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = repo("examples/named-island.ggs");
+    let peaks = format!("peaks={}", repo("examples/names/peaks.lds"));
+    let render = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let mut args =
+            vec!["render", &script, "--rules", &peaks, "--format", "colored", "--size", "1024", "--seed", "3"];
+        args.extend_from_slice(&["--map-size", "1024", "-o", out.to_str().unwrap()]);
+        args.extend_from_slice(extra);
+        let o = geogen(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        (std::fs::read(out.join("labels.geojson")).expect("labels.geojson"), stderr(&o))
+    };
+    let (whole, _) = render("whole", &["-q"]);
+    let (strips, err) = render("strips", &["--memory-limit", "1", "--draw-labels"]);
+    assert!(err.contains("in strips"), "{err}");
+    assert!(err.contains("--draw-labels is not supported"), "{err}");
+    assert_eq!(strips, whole);
+}

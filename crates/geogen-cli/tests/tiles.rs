@@ -58,7 +58,10 @@ impl Setup {
 
     /// `tiles` over 40×40 pixels in 4-pixel tiles (100 tiles) as r16 into `dir`, plus `extra`.
     fn args<'a>(&'a self, dir: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-        let mut args = vec!["tiles", &self.script, "--region=-20,-20,40,40", "--tile", "4", "--format", "r16"];
+        let mut args = vec!["tiles", &self.script, "--region=-20,-20,40,40", "--tile", "4"];
+        if !extra.contains(&"--format") {
+            args.extend_from_slice(&["--format", "r16"]);
+        }
         args.extend_from_slice(extra);
         args.extend_from_slice(&["-o", dir]);
         args
@@ -355,4 +358,71 @@ fn a_region_of_too_many_tiles_is_refused_at_once() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let o = setup.run(&dir, &["--max-tiles", "100", "-q"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// N shard processes (the index given, from JOB_COMPLETION_INDEX, and from SLURM_ARRAY_TASK_ID),
+/// running at once into one directory, write exactly the tiles and markers of one run;
+/// `finish-tiles` finds the directory complete, writes an XYZ tile set, and finds a deleted tile
+/// and an unfinished shard.
+#[test]
+fn shards_running_at_once_write_the_tiles_of_one_run_and_finish_checks_them() {
+    let setup = setup();
+    let (one, sharded, web) = (setup.dir("one"), setup.dir("sharded"), setup.dir("web"));
+    let o = setup.run(&one, &["--format", "r16,colored"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let start = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut extra = extra.to_vec();
+        extra.extend_from_slice(&["--format", "r16,colored", "-q"]);
+        let args = setup.args(&sharded, &extra);
+        let mut command = Command::new(env!("CARGO_BIN_EXE_geogen"));
+        command.args(&args).env("NO_COLOR", "1").env_remove("JOB_COMPLETION_INDEX").env_remove("SLURM_ARRAY_TASK_ID");
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("the binary starts")
+    };
+    let shards = [
+        start(&["--shard", "0/3"], &[]),
+        start(&["--shard", "3"], &[("JOB_COMPLETION_INDEX", "1")]),
+        start(&["--shard", "3"], &[("SLURM_ARRAY_TASK_ID", "3"), ("SLURM_ARRAY_TASK_MIN", "1")]),
+    ];
+    for child in shards {
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let tiles = |dir: &str| -> BTreeMap<String, Vec<u8>> {
+        contents(dir).into_iter().filter(|(n, _)| n.starts_with("tile_") || n.starts_with(".tile_")).collect()
+    };
+    let (expected, actual) = (tiles(&one), tiles(&sharded));
+    assert_eq!(expected.len(), 5 * TOTAL_TILES, "{:?}", expected.keys().take(6).collect::<Vec<_>>());
+    assert_eq!(actual.keys().collect::<Vec<_>>(), expected.keys().collect::<Vec<_>>());
+    for (name, bytes) in &expected {
+        assert!(actual[name] == *bytes, "{name} differs between the shards and one run");
+    }
+    let finish = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_geogen")).args(args).output().unwrap();
+    let o = finish(&["finish-tiles", &sharded, "--xyz", &web]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("3 part records"), "{}", stderr(&o));
+    assert!(Path::new(&web).join("0/0/0.png").is_file(), "zoom 0");
+    let o = finish(&["finish-tiles", &one]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // A shard without its index, or with an index past the count, is refused.
+    let o = Command::new(env!("CARGO_BIN_EXE_geogen"))
+        .args(setup.args(&setup.dir("x"), &["--shard", "3"]))
+        .env_remove("JOB_COMPLETION_INDEX")
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(setup.run(&setup.dir("x"), &["--shard", "3/3"]).status.code(), Some(2));
+
+    // A deleted tile file and a missing shard record are found.
+    let victim = expected.keys().find(|n| n.starts_with("tile_") && n.ends_with(".r16")).unwrap().clone();
+    std::fs::remove_file(Path::new(&sharded).join(&victim)).unwrap();
+    std::fs::remove_file(Path::new(&sharded).join("geogen-tiles.part-2-of-3.json")).unwrap();
+    let o = finish(&["finish-tiles", &sharded]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&victim), "{}", stderr(&o));
+    assert!(stderr(&o).contains("have not finished: 2"), "{}", stderr(&o));
 }

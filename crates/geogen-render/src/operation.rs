@@ -164,6 +164,23 @@ pub trait Operation: Send + Sync + fmt::Debug {
         0
     }
 
+    /// Whether the kernel is **row-local**: for a map target, rendering any band of whole rows of
+    /// the target (the same columns, a run of consecutive rows, as a map of its own) gives exactly
+    /// the pixels the render of the whole target gives on those rows, and depends on nothing else
+    /// of the target; other inputs are read by absolute coordinates. Pointwise filters, map-map
+    /// combiners, noise layers and coordinate generators are; anything reading a neighbourhood
+    /// (Blur) or resizing its target is not.
+    ///
+    /// The renderer fuses consecutive row-local steps on one map (`Noise`: `Flat` and its layers;
+    /// chains of `Add`, `Multiply`, ...) into one pass over cache-sized bands, calling each step's
+    /// [`render`](Operation::render) on the band in sequence order, so every pixel goes through
+    /// the same arithmetic as unfused and the bytes are the same; only the memory traffic drops.
+    /// Default `false`: declaring it wrongly breaks tiles, so `tile_contract` tests every operation
+    /// fused and unfused.
+    fn is_row_local(&self) -> bool {
+        false
+    }
+
     /// The kernel. `target` is the object written: for [`Effect::Create`] a zero-filled object of
     /// the result extent, for [`Effect::Modify`] the object of `args[0]`. `inputs` are the other
     /// arguments, in order (all of them for `Create`, `args[1..]` for `Modify`).

@@ -32,11 +32,21 @@ pub fn height_from_f64(h: f64) -> f32 {
     saturate(h as f32)
 }
 
+/// Below this many pixels a buffer is zeroed on the calling thread.
+const PARALLEL_ZEROING_MIN: usize = 1 << 16;
+
 fn zeroed_vec(len: u64) -> Result<Vec<f32>, RenderError> {
     let n = usize::try_from(len).map_err(|_| RenderError::Allocation { bytes: len.saturating_mul(4) })?;
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| RenderError::Allocation { bytes: len.saturating_mul(4) })?;
-    v.resize(n, 0.0);
+    if n < PARALLEL_ZEROING_MIN {
+        v.resize(n, 0.0);
+    } else {
+        // Zeroing (and the page faults of a fresh allocation) on every thread; the reservation
+        // above is exact, so this writes in place and never reallocates.
+        use rayon::iter::ParallelExtend;
+        v.par_extend(rayon::iter::repeat_n(0.0f32, n));
+    }
     Ok(v)
 }
 
@@ -154,6 +164,99 @@ impl HeightMap {
         self.data.shrink_to_fit();
         self.rect = rect;
         Ok(self)
+    }
+}
+
+impl HeightMap {
+    /// A map over `rect` built band by band, in parallel: `fill` gets each band of `rows` whole rows
+    /// as a zero-filled map of its own (the band's rectangle) and computes its pixels; each band is
+    /// then written once into the new buffer. So a new map costs one parallel pass of writes, where
+    /// zero-filling the whole buffer first and computing it after would cost a serial `memset`, the
+    /// page faults, and a second pass. `reuse`, a buffer of exactly `rect.area()` pixels (say one
+    /// just freed), is overwritten instead of allocating.
+    pub fn try_from_bands(
+        rect: Rect,
+        rows: usize,
+        reuse: Option<Vec<f32>>,
+        fill: impl Fn(&mut HeightMap) -> Result<(), RenderError> + Sync,
+    ) -> Result<HeightMap, RenderError> {
+        use rayon::prelude::*;
+        use std::mem::MaybeUninit;
+
+        let rect = if rect.is_empty() { Rect::EMPTY } else { rect };
+        if rect.is_empty() {
+            return Ok(HeightMap::empty());
+        }
+        if !rect.is_valid() || rect.width > usize::MAX as u64 {
+            return Err(RenderError::Internal(format!("rectangle {rect} reaches past the coordinate range")));
+        }
+        let area = rect.area();
+        let len = usize::try_from(area).map_err(|_| RenderError::Allocation { bytes: area.saturating_mul(4) })?;
+        let width = rect.width as usize;
+        let rows = rows.max(1);
+        let band = |index: usize, pixels: usize| {
+            Rect::new(rect.x, rect.y + (index * rows) as i64, rect.width, (pixels / width) as u64)
+        };
+        // Computes one band into a zeroed scratch map and hands its pixels to `store`.
+        let compute = |index: usize, pixels: usize, store: &mut dyn FnMut(&[f32])| -> Result<(), RenderError> {
+            let mut scratch = HeightMap { rect: band(index, pixels), data: zeroed_vec(pixels as u64)? };
+            fill(&mut scratch)?;
+            if scratch.rect != band(index, pixels) || scratch.data.len() != pixels {
+                return Err(RenderError::Internal("a band kernel resized its band".into()));
+            }
+            store(&scratch.data);
+            Ok(())
+        };
+        let data = match reuse {
+            Some(mut data) if data.len() == len => {
+                data.par_chunks_mut(width * rows)
+                    .enumerate()
+                    .try_for_each(|(i, out)| compute(i, out.len(), &mut |px: &[f32]| out.copy_from_slice(px)))?;
+                data
+            }
+            _ => {
+                let mut data: Vec<f32> = Vec::new();
+                data.try_reserve_exact(len).map_err(|_| RenderError::Allocation { bytes: area.saturating_mul(4) })?;
+                let spare: &mut [MaybeUninit<f32>] = &mut data.spare_capacity_mut()[..len];
+                spare.par_chunks_mut(width * rows).enumerate().try_for_each(|(i, out)| {
+                    compute(i, out.len(), &mut |px: &[f32]| {
+                        out.write_copy_of_slice(px);
+                    })
+                })?;
+                // SAFETY: the chunks partition `spare[..len]` and the `try_for_each` above succeeded,
+                // so every chunk's `store` ran: each of the first `len` elements was written
+                // (`write_copy_of_slice` of a slice of the same length), and capacity >= len.
+                unsafe { data.set_len(len) };
+                data
+            }
+        };
+        Ok(HeightMap { rect, data })
+    }
+
+    /// Runs `update` on each band of `rows` whole rows of this map, in parallel: the band is copied
+    /// into a scratch map of its own (its rectangle), `update` changes its pixels, and it is copied
+    /// back. Used for fused passes of several row-local steps, which then read and write the big
+    /// buffer once between them.
+    pub fn update_by_bands(
+        &mut self,
+        rows: usize,
+        update: impl Fn(&mut HeightMap) -> Result<(), RenderError> + Sync,
+    ) -> Result<(), RenderError> {
+        use rayon::prelude::*;
+        if self.rect.is_empty() {
+            return Ok(());
+        }
+        let (rect, width, rows) = (self.rect, self.width(), rows.max(1));
+        self.data.par_chunks_mut(width * rows).enumerate().try_for_each(|(i, out)| {
+            let band = Rect::new(rect.x, rect.y + (i * rows) as i64, rect.width, (out.len() / width) as u64);
+            let mut scratch = HeightMap { rect: band, data: out.to_vec() };
+            update(&mut scratch)?;
+            if scratch.rect != band || scratch.data.len() != out.len() {
+                return Err(RenderError::Internal("a band kernel resized its band".into()));
+            }
+            out.copy_from_slice(&scratch.data);
+            Ok(())
+        })
     }
 }
 

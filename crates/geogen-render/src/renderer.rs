@@ -96,6 +96,9 @@ impl RenderMetadata {
 pub struct Renderer {
     seq: RenderingSequence,
     meta: RenderMetadata,
+    /// For each step, the number of steps [`Renderer::advance`] runs as one fused pass starting
+    /// there (0: the step runs on its own).
+    fused: Vec<usize>,
     slots: Vec<Option<Object>>,
     outputs: BTreeMap<String, HeightMap>,
     next: usize,
@@ -128,7 +131,8 @@ impl Renderer {
         let meta = RenderMetadata::calculate(&seq)?;
         meta.plan.check_limit(config.memory_limit)?;
         let slots = vec![None; seq.slot_count()];
-        Ok(Renderer { seq, meta, slots, outputs: BTreeMap::new(), next: 0, on_progress: None })
+        let fused = fused_passes(&seq, &meta);
+        Ok(Renderer { seq, meta, fused, slots, outputs: BTreeMap::new(), next: 0, on_progress: None })
     }
 
     /// Calls `f` after every executed step.
@@ -252,11 +256,167 @@ impl Renderer {
         Ok(true)
     }
 
-    /// Executes all remaining steps.
-    pub fn run(&mut self) -> Result<(), RenderError> {
-        while self.step()? {}
+    /// Executes the next step, or the next fused pass: a run of row-local steps on one map (see
+    /// [`Operation::is_row_local`](crate::Operation::is_row_local)) computed band by band, each
+    /// band going through all of them while it is in cache, with the same bytes as step by step.
+    /// Returns how many steps were executed (0 when none was left). The progress callback is
+    /// called once, after the last of them.
+    pub fn advance(&mut self) -> Result<usize, RenderError> {
+        let i = self.next;
+        match self.fused.get(i).copied() {
+            None => Ok(0),
+            Some(0) => Ok(usize::from(self.step()?)),
+            Some(len) => {
+                self.run_fused(i, len)?;
+                Ok(len)
+            }
+        }
+    }
+
+    /// How many steps [`Renderer::advance`] executes next (0 when finished).
+    pub fn next_advance_len(&self) -> usize {
+        match self.fused.get(self.next).copied() {
+            None => 0,
+            Some(0) => 1,
+            Some(len) => len,
+        }
+    }
+
+    fn run_fused(&mut self, first: usize, len: usize) -> Result<(), RenderError> {
+        let steps = &self.seq.steps()[first..first + len];
+        let slot = steps[0].ret;
+        let extent = self.meta.plan.extent(first).rect();
+        let create = matches!(steps[0].op.effect(), Effect::Create(_));
+        if create && self.meta.plan.extent(first).bytes() > self.meta.plan.step_bytes(first) {
+            return Err(RenderError::Internal(format!("step #{}: extent {extent} exceeds the plan", first + 1)));
+        }
+        let missing = |s: crate::Slot| RenderError::Internal(format!("step #{}: slot {s} is empty", first + 1));
+        let mut target =
+            if create { None } else { Some(self.slots[slot.index()].take().ok_or_else(|| missing(slot))?) };
+        let result = (|| {
+            let scale = self.seq.scale();
+            let mut inputs: Vec<Vec<&Object>> = Vec::with_capacity(len);
+            for step in steps {
+                let args = if create && std::ptr::eq(step, &steps[0]) { &step.args[..] } else { &step.args[1..] };
+                inputs.push(
+                    args.iter()
+                        .map(|s| self.slots[s.index()].as_ref().ok_or_else(|| missing(*s)))
+                        .collect::<Result<Vec<_>, _>>()?,
+                );
+            }
+            let contexts: Vec<KernelContext> =
+                (first..first + len).map(|j| KernelContext { scale, bounds: self.meta.bounds[j] }).collect();
+            let run_band = |band: &mut HeightMap| -> Result<(), RenderError> {
+                let mut object = Object::Map(std::mem::replace(band, HeightMap::empty()));
+                let result = crate::kernels::serially(|| {
+                    steps
+                        .iter()
+                        .zip(&contexts)
+                        .zip(&inputs)
+                        .try_for_each(|((step, ctx), inputs)| step.op.render(ctx, &mut object, inputs))
+                });
+                match object {
+                    Object::Map(map) => *band = map,
+                    Object::Profile(_) => return Err(RenderError::Internal("a fused step made a profile".into())),
+                }
+                result
+            };
+            let rows = crate::kernels::band_rows(extent.width as usize);
+            match target.as_mut() {
+                None => Ok(Object::Map(HeightMap::try_from_bands(extent, rows, None, run_band)?)),
+                Some(object) => {
+                    object.as_map_mut()?.update_by_bands(rows, run_band)?;
+                    Ok(std::mem::replace(object, Object::Map(HeightMap::empty())))
+                }
+            }
+        })();
+        match result {
+            Ok(object) => self.slots[slot.index()] = Some(object),
+            Err(e) => {
+                if let Some(object) = target {
+                    self.slots[slot.index()] = Some(object);
+                }
+                return Err(e);
+            }
+        }
+        for j in first..first + len {
+            for s in self.meta.lifetimes.released_after(j) {
+                self.slots[s.index()] = None;
+            }
+        }
+        self.next = first + len;
+        let progress = self.progress();
+        if let Some(cb) = self.on_progress.as_mut() {
+            cb(progress);
+        }
         Ok(())
     }
+
+    /// Executes all remaining steps (fused where possible, see [`Renderer::advance`]).
+    pub fn run(&mut self) -> Result<(), RenderError> {
+        while self.advance()? > 0 {}
+        Ok(())
+    }
+}
+
+/// The fused passes of a sequence: for each step, how many steps from it on run as one pass (0 for
+/// a step that runs alone). A pass is a row-local step creating a map, or modifying one in place
+/// without reading it twice and without resizing it, followed by every immediately following
+/// row-local step modifying the same map the same way; a modifying pass needs two steps or more
+/// (one alone gains nothing from bands). Steps in a pass need no scratch memory beyond the first, so
+/// the pass needs what its first step was planned to need: inputs of later steps stay alive until
+/// the pass ends, and no step of it allocates.
+fn fused_passes(seq: &RenderingSequence, meta: &RenderMetadata) -> Vec<usize> {
+    let steps = seq.steps();
+    let ctx = crate::operation::OpContext { scale: seq.scale() };
+    let mut fused = vec![0; steps.len()];
+    // The extent each slot has before the step being looked at.
+    let mut slot_extent: Vec<Option<Bounds>> = vec![None; seq.slot_count()];
+    // A step that modifies its map in place, row-locally, keeping `extent`.
+    let joins = |j: usize, extent: Bounds| {
+        let step = &steps[j];
+        step.op.as_yield().is_none()
+            && !meta.bounds[j].is_empty()
+            && step.op.is_row_local()
+            && step.op.effect() == Effect::Modify
+            && !step.args[1..].contains(&step.ret)
+            && meta.plan.extent(j) == extent
+            && step.op.extra_memory(extent, &ctx) == 0
+    };
+    let mut i = 0;
+    while i < steps.len() {
+        let step = &steps[i];
+        let extent = meta.plan.extent(i);
+        let head = step.op.as_yield().is_none()
+            && !meta.bounds[i].is_empty()
+            && step.op.is_row_local()
+            && matches!(extent, Bounds::Map(r) if !r.is_empty())
+            && match step.op.effect() {
+                Effect::Create(ObjectKind::Map) => true,
+                Effect::Create(ObjectKind::Profile) => false,
+                Effect::Modify => slot_extent[step.ret.index()] == Some(extent) && joins(i, extent),
+            };
+        let mut end = i + 1;
+        if head {
+            while end < steps.len() && steps[end].ret == step.ret && joins(end, extent) {
+                end += 1;
+            }
+            let create = matches!(step.op.effect(), Effect::Create(_));
+            if create || end - i >= 2 {
+                fused[i] = end - i;
+            } else {
+                end = i + 1;
+            }
+        }
+        for j in i..end {
+            slot_extent[steps[j].ret.index()] = Some(meta.plan.extent(j));
+            for s in meta.lifetimes.released_after(j) {
+                slot_extent[s.index()] = None;
+            }
+        }
+        i = end;
+    }
+    fused
 }
 
 /// Plans, checks and renders a whole sequence; returns the yielded maps by name.

@@ -1,7 +1,10 @@
 //! Each kernel on a 1024×1024 map. Criterion reports time per call and elements (pixels) per
-//! second; after each benchmark the ns per pixel of a short direct measurement is printed too.
+//! second; after each benchmark the ns per pixel of a short direct measurement is printed too, with
+//! its multiple of the copy floor (a parallel copy of the map, measured first in the same process).
 //!
-//! `CARGO_TARGET_DIR=/work/targets/render cargo bench -p geogen-render -- --warm-up-time 1 --measurement-time 2`
+//! `cargo bench -p geogen-stdlib --bench kernels -- --warm-up-time 1 --measurement-time 2 [FILTER]`
+//! (`RAYON_NUM_THREADS=1` for one thread; `KERNELS=Blur` runs only the kernels whose label
+//! contains `Blur`, the direct measurement included).
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -45,7 +48,22 @@ fn bench_op(c: &mut Criterion, label: &str, op: Arc<dyn Operation>, n_inputs: us
         runs += 1;
     }
     let ns = start.elapsed().as_nanos() as f64 / (f64::from(runs) * PIXELS as f64);
-    println!("{label:<28} {ns:8.3} ns/pixel ({runs} calls, {} threads)", rayon::current_num_threads());
+    let floor = copy_floor();
+    println!(
+        "{label:<28} {ns:8.3} ns/pixel, {:5.1}x copy ({runs} calls, {} threads)",
+        ns / floor,
+        rayon::current_num_threads()
+    );
+}
+
+/// ns per pixel of a parallel copy of a map of this size, measured once per process.
+fn copy_floor() -> f64 {
+    static FLOOR: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *FLOOR.get_or_init(|| {
+        let floor = geogen_render::kernels::copy_floor_ns_per_pixel(PIXELS as usize, 31);
+        println!("copy floor (1024²)            {floor:8.3} ns/pixel ({} threads)", rayon::current_num_threads());
+        floor
+    })
 }
 
 fn kernels(c: &mut Criterion) {
@@ -54,7 +72,11 @@ fn kernels(c: &mut Criterion) {
         ("Gradient", Arc::new(Gradient::new((0.0, 0.0), (300.0, 100.0), -1.0, 1.0)), 0),
         ("RadialGradient", Arc::new(RadialGradient::new((0.0, 0.0), 400.0, 1.0, -1.0)), 0),
         ("NoiseLayer w=256", Arc::new(NoiseLayer::new(256, 16383, 3, 0, false)), 0),
+        ("NoiseLayer w=64", Arc::new(NoiseLayer::new(64, 4095, 3, 2, false)), 0),
+        ("NoiseLayer w=16", Arc::new(NoiseLayer::new(16, 1023, 3, 4, false)), 0),
+        ("NoiseLayer w=8", Arc::new(NoiseLayer::new(8, 511, 3, 5, false)), 0),
         ("NoiseLayer w=4", Arc::new(NoiseLayer::new(4, 255, 3, 6, false)), 0),
+        ("NoiseLayer w=2", Arc::new(NoiseLayer::new(2, 127, 3, 7, false)), 0),
         ("NoiseLayer w=1 (per pixel)", Arc::new(NoiseLayer::new(1, 63, 3, 8, false)), 0),
         ("Clone", Arc::new(Clone), 1),
         ("Abs", Arc::new(Abs), 0),
@@ -64,7 +86,8 @@ fn kernels(c: &mut Criterion) {
         ("AddMasked(map)", Arc::new(AddMasked::with_map()), 2),
         ("MultiplyNumber", Arc::new(MultiplyNumber::new(0.999)), 0),
         ("MultiplyMap", Arc::new(MultiplyMap), 1),
-        ("Blur r=5", Arc::new(Blur::new(5.0)), 0),
+        ("Blur r=1", Arc::new(Blur::new(1.0)), 0),
+        ("Blur r=8", Arc::new(Blur::new(8.0)), 0),
         ("Blur r=50", Arc::new(Blur::new(50.0)), 0),
         ("ClampHeights", Arc::new(ClampHeights::new(-0.5, 0.5)), 0),
         ("Combine", Arc::new(Combine), 2),
@@ -74,7 +97,11 @@ fn kernels(c: &mut Criterion) {
         ("Invert", Arc::new(Invert), 0),
         ("CropHeights", Arc::new(CropHeights::new(-0.5, 0.5, 0.0)), 0),
     ];
+    let only = std::env::var("KERNELS").unwrap_or_default();
     for (label, op, n) in ops {
+        if !label.contains(only.as_str()) {
+            continue;
+        }
         bench_op(c, label, op, n);
     }
 }

@@ -24,6 +24,7 @@ pub use geogen_compile::metadata::{
 pub use geogen_compile::{check_map_name, MapNameError, MAP_NAME_CHARACTERS, MAP_NAME_MAX_LEN};
 pub use geogen_diag as diag;
 pub use geogen_render::error::human_bytes;
+pub use geogen_render::kernels::copy_floor_ns_per_pixel;
 pub use geogen_render::{
     HeightMap, InputRaster, Progress, Rect, RenderConfig, RenderMetadata, RenderingSequence, DEFAULT_MEMORY_LIMIT,
 };
@@ -193,6 +194,8 @@ pub struct Rendered {
     pub yield_rect: Rect,
     /// How long each rendering step took, in order (for `geogen render --profile`).
     pub timings: Vec<StepTiming>,
+    /// The memory plan's peak, in bytes (what the memory limit was checked against).
+    pub planned_peak: u64,
 }
 
 /// The time one rendering step took.
@@ -205,6 +208,9 @@ pub struct StepTiming {
     pub location: Option<(u32, u32)>,
     /// Pixels the step computed (its rendering bounds); 0 for steps nobody needed.
     pub pixels: u64,
+    /// Steps timed together: 1, or the length of a fused pass (this step and the `steps - 1`
+    /// following ones, run band by band in one pass over the map).
+    pub steps: usize,
     pub duration: std::time::Duration,
 }
 
@@ -462,8 +468,8 @@ impl Script {
             }
             let index = renderer.progress().done;
             let started = std::time::Instant::now();
-            let more = renderer.step().map_err(|e| self.render_failure(&e, messages.clone()))?;
-            if !more {
+            let steps = renderer.advance().map_err(|e| self.render_failure(&e, messages.clone()))?;
+            if steps == 0 {
                 break;
             }
             let step = &renderer.sequence().steps()[index];
@@ -472,11 +478,19 @@ impl Script {
                 name: step.op.name().to_string(),
                 location: step.location,
                 pixels: renderer.metadata().bounds[index].pixels(),
+                steps,
                 duration: started.elapsed(),
             });
         }
+        let planned_peak = renderer.metadata().plan.peak();
         let yield_rect = simulation.output.geometry.yield_rect();
-        Ok(Some(Rendered { output: simulation.output, maps: renderer.into_outputs(), yield_rect, timings }))
+        Ok(Some(Rendered {
+            output: simulation.output,
+            maps: renderer.into_outputs(),
+            yield_rect,
+            timings,
+            planned_peak,
+        }))
     }
 
     /// A diagnostic about this script as a printable failure.

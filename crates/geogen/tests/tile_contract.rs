@@ -7,7 +7,8 @@
 //! over a large rectangle and once over a random sub-rectangle of it (negative origins included on
 //! infinite maps): every pixel of the tile must have exactly the bits of the same pixel of the large
 //! render. A second property renders the same script in a 1-thread and a 3-thread rayon pool and
-//! requires identical bits.
+//! requires identical bits. Every large render is also compared with the same render executed one
+//! step at a time: the renderer fuses row-local steps into band passes, which must not change a bit.
 
 mod common;
 
@@ -16,6 +17,7 @@ use std::fmt;
 
 use common::ops::{self, Vars};
 use geogen::{CompileOptions, HeightMap, RenderConfig, Rendered, RunSettings, Script};
+use geogen_render::Renderer;
 use geogen_stdlib::operation::{self, Entry, Kind, Owner};
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -268,6 +270,38 @@ fn bits(rendered: &Rendered) -> Bits {
         .collect()
 }
 
+/// The maps of a render executed one step at a time ([`Renderer::step`], never fused), by name.
+fn render_unfused(script: &Script, case: &Case, settings: &RunSettings) -> Result<Bits, TestCaseError> {
+    let fail = |what: String| TestCaseError::fail(format!("{what}\n{case:?}"));
+    let simulation = script.simulate(settings).map_err(|f| fail(format!("simulation failed:\n{f}")))?;
+    let mut renderer =
+        Renderer::new(simulation.sequence, &config()).map_err(|e| fail(format!("planning failed: {e}")))?;
+    while renderer.step().map_err(|e| fail(format!("step failed: {e}")))? {}
+    Ok(renderer
+        .into_outputs()
+        .into_iter()
+        .map(|(name, map)| {
+            let r = map.rect();
+            (name, ((r.x, r.y, r.width, r.height), map.data().iter().map(|h| h.to_bits()).collect()))
+        })
+        .collect())
+}
+
+/// A tile equals the larger render (`check_tile`), and the render fused into band passes (what
+/// `Script::render` does) has the bits of the same render one step at a time: an operation that
+/// declares itself row-local wrongly fails here.
+fn check_tile_and_fusion(case: &Case) -> Result<bool, TestCaseError> {
+    if !check_tile(case)? {
+        return Ok(false);
+    }
+    let script = compile(case);
+    let settings = settings(case, case.big);
+    let fused = bits(&render(&script, case, &settings)?);
+    let unfused = render_unfused(&script, case, &settings)?;
+    prop_assert!(fused == unfused, "the fused render differs from the step-by-step one\n{:?}", case);
+    Ok(true)
+}
+
 fn check_threads(case: &Case) -> Result<bool, TestCaseError> {
     let script = compile(case);
     let settings = settings(case, case.big);
@@ -325,7 +359,7 @@ fn run_property<S: Strategy<Value = Case>>(
 
 #[test]
 fn a_tile_equals_the_same_rectangle_of_a_larger_render() {
-    run_property("random scripts", case(), cases(48), 0.6, check_tile);
+    run_property("random scripts", case(), cases(48), 0.6, check_tile_and_fusion);
 }
 
 #[test]
@@ -339,7 +373,13 @@ fn one_and_three_threads_give_the_same_bits() {
 fn every_operation_is_tile_exact() {
     for entry in operation::all() {
         let name = entry.signature.qualified_name();
-        run_property(&name, case_from(move |finite| script_calling(entry, finite).boxed()), cases(6), 0.15, check_tile);
+        run_property(
+            &name,
+            case_from(move |finite| script_calling(entry, finite).boxed()),
+            cases(6),
+            0.15,
+            check_tile_and_fusion,
+        );
     }
 }
 

@@ -93,6 +93,9 @@ impl Operation for AddNumber {
     fn describe_params(&self) -> String {
         self.addend.to_string()
     }
+    fn is_row_local(&self) -> bool {
+        true
+    }
     fn render(&self, _: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         let a = self.addend;
         map_pixels(target.as_map_mut()?, |h| saturate(h + a));
@@ -113,6 +116,9 @@ impl Operation for AddMap {
     }
     fn effect(&self) -> Effect {
         Effect::Modify
+    }
+    fn is_row_local(&self) -> bool {
+        true
     }
     fn render(&self, _: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         zip1(target.as_map_mut()?, input(inputs, 0)?, |h, o| saturate(h + o));
@@ -152,6 +158,9 @@ impl Operation for AddMasked {
     }
     fn describe_params(&self) -> String {
         self.number.map(|n| n.to_string()).unwrap_or_default()
+    }
+    fn is_row_local(&self) -> bool {
+        true
     }
     fn render(&self, _: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         let target = target.as_map_mut()?;

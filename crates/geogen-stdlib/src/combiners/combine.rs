@@ -44,6 +44,9 @@ impl Operation for Combine {
     fn effect(&self) -> Effect {
         Effect::Modify
     }
+    fn is_row_local(&self) -> bool {
+        true
+    }
     fn render(&self, _: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         zip2(target.as_map_mut()?, input(inputs, 0)?, input(inputs, 1)?, |h, o, m| {
             let f = m.max(0.0);

@@ -39,6 +39,9 @@ macro_rules! binary_map_operation {
             fn effect(&self) -> geogen_render::Effect {
                 geogen_render::Effect::Modify
             }
+            fn is_row_local(&self) -> bool {
+                true
+            }
             fn render(
                 &self,
                 _: &geogen_render::KernelContext,

@@ -64,6 +64,9 @@ impl Operation for MultiplyNumber {
     fn describe_params(&self) -> String {
         self.factor.to_string()
     }
+    fn is_row_local(&self) -> bool {
+        true
+    }
     fn render(&self, _: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         let f = self.factor;
         map_pixels(target.as_map_mut()?, |h| saturate(h * f));
@@ -84,6 +87,9 @@ impl Operation for MultiplyMap {
     }
     fn effect(&self) -> Effect {
         Effect::Modify
+    }
+    fn is_row_local(&self) -> bool {
+        true
     }
     fn render(&self, _: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         zip1(target.as_map_mut()?, input(inputs, 0)?, |h, o| saturate(h * o));

@@ -63,6 +63,9 @@ impl Operation for FillRectangle {
     fn describe_params(&self) -> String {
         format!("[{}, {}], [{}, {}], {}", self.a.0, self.a.1, self.b.0, self.b.1, self.height)
     }
+    fn is_row_local(&self) -> bool {
+        true
+    }
     fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         let rect = FillRectangle::physical_rect(self.a, self.b, ctx.scale);
         let height = self.height;

@@ -143,6 +143,9 @@ impl Operation for Stratify {
     fn describe_params(&self) -> String {
         format!("{}, {}, {}, {}", self.strata, self.steepness, self.smoothness, self.include_negative)
     }
+    fn is_row_local(&self) -> bool {
+        true
+    }
     fn render(&self, _: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         let lowest_positive = 1.0 / HEIGHT_UNITS;
         let table: Vec<f32> = terrace_profile(self.strata, self.steepness, self.smoothness)

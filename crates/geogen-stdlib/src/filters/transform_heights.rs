@@ -120,6 +120,9 @@ impl Operation for TransformHeights {
     fn required_bounds(&self, own: Bounds, ctx: &OpContext) -> Vec<Bounds> {
         vec![own, Bounds::Profile(self.interval(ctx.scale))]
     }
+    fn is_row_local(&self) -> bool {
+        true
+    }
     fn render(&self, ctx: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         let profile = profile_input(inputs, 0)?;
         let interval = self.interval(ctx.scale);

@@ -89,6 +89,9 @@ impl Operation for CellNoise {
     fn describe_params(&self) -> String {
         format!("{}, {:#x}, {:#x}", self.cell_size, self.x_current, self.y_current)
     }
+    fn is_row_local(&self) -> bool {
+        true
+    }
     fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         let map = target.as_map_mut()?;
         let rect = map.rect();

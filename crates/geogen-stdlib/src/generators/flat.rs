@@ -51,6 +51,9 @@ impl Operation for Flat {
     fn describe_params(&self) -> String {
         self.height.to_string()
     }
+    fn is_row_local(&self) -> bool {
+        true
+    }
     fn render(&self, _: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         let h = self.height;
         map_pixels(target.as_map_mut()?, |_| h);

@@ -68,6 +68,9 @@ impl Operation for Gradient {
             self.source.0, self.source.1, self.destination.0, self.destination.1, self.from, self.to
         )
     }
+    fn is_row_local(&self) -> bool {
+        true
+    }
     fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         let (sx, sy) = self.source;
         let (vx, vy) = (self.destination.0 - sx, self.destination.1 - sy);

@@ -134,6 +134,9 @@ impl Operation for NoiseLayer {
             if self.ridged { ", ridged" } else { "" }
         )
     }
+    fn is_row_local(&self) -> bool {
+        true
+    }
     fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         add_noise_layer(target.as_map_mut()?, ctx.scale, self.field, self.ridged);
         Ok(())

@@ -102,6 +102,9 @@ impl Operation for Pattern {
             needed_part(tile.y_interval(), r.y_interval()),
         ))]
     }
+    fn is_row_local(&self) -> bool {
+        true
+    }
     fn render(&self, ctx: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         let pattern: &HeightMap =
             inputs.first().ok_or_else(|| RenderError::Internal("Pattern without its pattern".into()))?.as_map()?;

@@ -69,6 +69,9 @@ impl Operation for Projection {
             Axis::Vertical => rect.x_interval(),
         })]
     }
+    fn is_row_local(&self) -> bool {
+        true
+    }
     fn render(&self, _: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         let profile = profile_input(inputs, 0)?;
         let at = |p: i64| profile.get(p).unwrap_or(0.0);

@@ -69,6 +69,9 @@ impl Operation for RadialGradient {
     fn describe_params(&self) -> String {
         format!("[{}, {}], {}, {}, {}", self.center.0, self.center.1, self.radius, self.center_height, self.rim_height)
     }
+    fn is_row_local(&self) -> bool {
+        true
+    }
     fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         let cx = to_physical(self.center.0, ctx.scale) as f64;
         let cy = to_physical(self.center.1, ctx.scale) as f64;

@@ -13,6 +13,8 @@
 //! whose margins cover the window, and for every thread count.
 
 use geogen_render::{HeightMap, HeightProfile, RenderError};
+use std::mem::MaybeUninit;
+
 use rayon::prelude::*;
 
 const FIXED_ONE: f64 = 4_294_967_296.0; // 2^32
@@ -67,34 +69,74 @@ pub fn scratch_bytes(pixels: u64) -> u64 {
     pixels.saturating_mul(8)
 }
 
-/// Sum of `at(clamp(k))` for `k` in `-low..=high`: the clamped window of the first output.
-fn initial_window_sum(len: usize, window: Window, at: impl Fn(usize) -> i64) -> i64 {
-    let last = len as i64 - 1;
-    let mut sum = 0i64;
-    // Inputs before index 0 all repeat index 0; those past the end repeat the last one.
-    sum = sum.wrapping_add(at(0).wrapping_mul(window.low as i64 + 1));
-    let direct = (window.high as i64).min(last);
-    for k in 1..=direct {
-        sum = sum.wrapping_add(at(k as usize));
-    }
-    let replicated = window.high as i64 - direct;
-    sum.wrapping_add(at(last as usize).wrapping_mul(replicated))
+/// Truncating division of an `i64` by a divisor fixed for the whole blur, without a division
+/// instruction (Granlund and Montgomery, "Division by invariant integers using multiplication",
+/// 1994, theorem 4.2 with N = 63): for `d >= 1`, `l = ceil(log2 d)` and `m = floor(2^(63+l) / d) + 1`,
+/// `floor(x / d) = (m·x) >> (63 + l)` for every `0 <= x < 2^63`; the sign is applied after, so the
+/// result is exactly Rust's `s / d` (truncation toward zero). `i64::MIN` takes the plain division.
+#[derive(Copy, Clone, Debug)]
+struct Divisor {
+    d: i64,
+    magic: u64,
+    shift: u32,
 }
 
-/// Blurs one line in place into `out` (fixed point): `out[x]` = sum of the window at `x` / n.
-fn blur_line(len: usize, window: Window, at: impl Fn(usize) -> i64, mut out: impl FnMut(usize, i64)) {
-    let n = window.len();
+impl Divisor {
+    fn new(d: i64) -> Divisor {
+        let d = d.max(1);
+        let l = 64 - (d as u64 - 1).leading_zeros(); // ceil(log2 d); 0 for d = 1
+        let shift = 63 + l;
+        let magic = ((1u128 << shift) / d as u128 + 1) as u64;
+        Divisor { d, magic, shift }
+    }
+
+    #[inline(always)]
+    fn divide(self, s: i64) -> i64 {
+        if s == i64::MIN {
+            return s / self.d;
+        }
+        let q = ((u128::from(s.unsigned_abs()) * u128::from(self.magic)) >> self.shift) as i64;
+        if s < 0 {
+            -q
+        } else {
+            q
+        }
+    }
+}
+
+/// Sum of `line[clamp(k)]` for `k` in `-low..=high`: the clamped window of the first output.
+fn initial_window_sum(line: &[i64], window: Window) -> i64 {
+    let last = line.len() as i64 - 1;
+    let mut sum = 0i64;
+    // Inputs before index 0 all repeat index 0; those past the end repeat the last one.
+    sum = sum.wrapping_add(line[0].wrapping_mul(window.low as i64 + 1));
+    let direct = (window.high as i64).min(last);
+    for &v in &line[1..=direct as usize] {
+        sum = sum.wrapping_add(v);
+    }
+    let replicated = window.high as i64 - direct;
+    sum.wrapping_add(line[last as usize].wrapping_mul(replicated))
+}
+
+/// Blurs one line of fixed-point values: `out(x, window sum at x / n)` for every x.
+fn blur_line(line: &[i64], window: Window, divisor: Divisor, mut out: impl FnMut(usize, i64)) {
+    let len = line.len();
     let last = len as i64 - 1;
-    let mut sum = initial_window_sum(len, window, &at);
+    let mut sum = initial_window_sum(line, window);
     for x in 0..len {
-        out(x, sum / n);
+        out(x, divisor.divide(sum));
         let add = (x as i64 + window.high as i64 + 1).min(last) as usize;
         let sub = (x as i64 - window.low as i64).max(0) as usize;
-        sum = sum.wrapping_add(at(add)).wrapping_sub(at(sub));
+        sum = sum.wrapping_add(line[add]).wrapping_sub(line[sub]);
     }
 }
 
 /// Blurs `map` in place with radius `r` (physical pixels). `r = 0` is a no-op.
+///
+/// The horizontal pass writes each row's averages (fixed point) into the scratch buffer; the
+/// vertical pass runs down bands of rows with exact running column sums. Bands are up to eight
+/// windows tall (while every thread still gets four), so starting a band's sums costs little
+/// whatever the radius. Every division by the window length is [`Divisor`]'s exact one.
 pub fn box_blur(map: &mut HeightMap, r: u64) -> Result<(), RenderError> {
     let rect = map.rect();
     let window = Window::of_radius(r.min(MAX_RADIUS));
@@ -103,34 +145,55 @@ pub fn box_blur(map: &mut HeightMap, r: u64) -> Result<(), RenderError> {
     }
     let (w, h) = (map.width(), map.height());
     let n = window.len();
+    let divisor = Divisor::new(n);
     let mut inter: Vec<i64> = Vec::new();
     inter.try_reserve_exact(w * h).map_err(|_| RenderError::Allocation { bytes: scratch_bytes(rect.area()) })?;
-    inter.resize(w * h, 0);
 
-    // Horizontal pass: rows are independent.
-    inter.par_chunks_mut(w).zip(map.data().par_chunks(w)).for_each(|(out, src)| {
-        blur_line(w, window, |i| to_fixed(src[i]), |x, v| out[x] = v);
+    // Horizontal pass, rows in parallel, written straight into the reserved scratch: no serial
+    // zeroing, and each page is first touched by the thread that fills it.
+    let spare: &mut [MaybeUninit<i64>] = &mut inter.spare_capacity_mut()[..w * h];
+    spare.par_chunks_mut(w).zip(map.data().par_chunks(w)).for_each_init(Vec::new, |fixed, (out, src)| {
+        fixed.clear();
+        fixed.extend(src.iter().map(|&v| to_fixed(v)));
+        blur_line(fixed, window, divisor, |x, v| {
+            out[x].write(v);
+        });
     });
+    // SAFETY: the chunks of `w` partition `spare[..w * h]` (capacity >= w * h), the loop above
+    // ran to completion for every chunk (it cannot fail), and `blur_line` calls `out(x, _)` for
+    // every `x` in `0..w`, so each of the first `w * h` elements was written.
+    unsafe { inter.set_len(w * h) };
 
     // Vertical pass: bands of rows, each with its own exact running column sums.
     let inter = &inter;
     let last = h as i64 - 1;
-    map.data_mut().par_chunks_mut(w * BAND_ROWS).enumerate().for_each(|(band, out)| {
-        let y0 = (band * BAND_ROWS) as i64;
+    // Tall enough that starting the sums is cheap, short enough that every thread gets bands.
+    let balanced = h.div_ceil(4 * rayon::current_num_threads().max(1));
+    let band_rows = BAND_ROWS.max((8 * n.min(1 << 20) as usize).min(balanced));
+    map.data_mut().par_chunks_mut(w * band_rows).enumerate().for_each(|(band, out)| {
+        let y0 = (band * band_rows) as i64;
         let row = |y: i64| {
             let y = y.clamp(0, last) as usize;
             &inter[y * w..(y + 1) * w]
         };
-        let mut sums = vec![0i64; w];
-        for k in -(window.low as i64)..=(window.high as i64) {
-            for (s, &v) in sums.iter_mut().zip(row(y0 + k)) {
+        // The window of the band's first row, `y0 - low ..= y0 + high`: the rows before 0 all
+        // repeat row 0 and those past the end the last row, so they are counted, not summed.
+        let (top, bottom) = (y0 - window.low as i64, y0 + window.high as i64);
+        let below = (bottom.min(-1) - top + 1).max(0);
+        let above = (bottom - top.max(last + 1) + 1).max(0);
+        let mut sums: Vec<i64> = row(0).iter().map(|&v| v.wrapping_mul(below)).collect();
+        for (s, &v) in sums.iter_mut().zip(row(last)) {
+            *s = s.wrapping_add(v.wrapping_mul(above));
+        }
+        for y in top.max(0)..=bottom.min(last) {
+            for (s, &v) in sums.iter_mut().zip(row(y)) {
                 *s = s.wrapping_add(v);
             }
         }
         for (i, out_row) in out.chunks_mut(w).enumerate() {
             let y = y0 + i as i64;
             for (o, &s) in out_row.iter_mut().zip(&sums) {
-                *o = from_fixed(s / n);
+                *o = from_fixed(divisor.divide(s));
             }
             let add = row(y + window.high as i64 + 1);
             let sub = row(y - window.low as i64);
@@ -151,7 +214,7 @@ pub fn box_blur_profile(profile: &mut HeightProfile, r: u64) {
     }
     let fixed: Vec<i64> = profile.data().iter().map(|&h| to_fixed(h)).collect();
     let data = profile.data_mut();
-    blur_line(len, window, |i| fixed[i], |x, v| data[x] = from_fixed(v));
+    blur_line(&fixed, window, Divisor::new(window.len()), |x, v| data[x] = from_fixed(v));
 }
 
 /// Blurs a line of `f64` values with a centred window `[x − r, x + r]`, clamped at the ends, and
@@ -177,6 +240,135 @@ pub fn blur_centred_f64(values: &[f64], r: usize) -> Vec<f64> {
 mod tests {
     use super::*;
     use geogen_render::{Interval, Rect};
+    use proptest::prelude::*;
+
+    /// The blur written out from its definition, one output at a time, nothing shared between
+    /// outputs: the window of `x` is `[x − low, x + high]`, indices outside the line read its edge
+    /// value, the sum is taken exactly (i128) and reduced modulo 2^64 like the kernel's wrapping
+    /// running sum, then divided with the `/` instruction (truncation toward zero). The clamped
+    /// parts of a window are counted rather than walked, so radii up to the cap stay cheap.
+    fn window_average(line: &[i64], x: usize, window: Window) -> i64 {
+        let last = line.len() as i128 - 1;
+        let (lo, hi) = (x as i128 - window.low as i128, x as i128 + window.high as i128);
+        let before = (hi.min(-1) - lo + 1).max(0);
+        let after = (hi - lo.max(last + 1) + 1).max(0);
+        let mut sum = before * i128::from(line[0]) + after * i128::from(line[last as usize]);
+        for k in lo.max(0)..=hi.min(last) {
+            sum += i128::from(line[k as usize]);
+        }
+        (sum as i64) / window.len()
+    }
+
+    /// Both passes from the definition: rows first (fixed point kept between the passes), then
+    /// columns.
+    fn box_blur_reference(map: &mut HeightMap, r: u64) {
+        let window = Window::of_radius(r.min(MAX_RADIUS));
+        if window.is_identity() || map.rect().is_empty() {
+            return;
+        }
+        let (w, h) = (map.width(), map.height());
+        let mut inter = vec![0i64; w * h];
+        for y in 0..h {
+            let row: Vec<i64> = map.data()[y * w..(y + 1) * w].iter().map(|&v| to_fixed(v)).collect();
+            for x in 0..w {
+                inter[y * w + x] = window_average(&row, x, window);
+            }
+        }
+        for x in 0..w {
+            let column: Vec<i64> = (0..h).map(|y| inter[y * w + x]).collect();
+            for y in 0..h {
+                map.data_mut()[y * w + x] = from_fixed(window_average(&column, y, window));
+            }
+        }
+    }
+
+    /// Heights for the comparisons: in [-1, 1], or up to ±3 (sums that leave 32.32 range and
+    /// wrap), or a mix with values beyond 2^31 that saturate `to_fixed`.
+    fn sample(seed: u32, i: u32, kind: u8) -> f32 {
+        let v = (geogen_random::hash2(seed, i) % 20001) as f32 / 10000.0 - 1.0;
+        match kind {
+            0 => v,
+            1 => v * 3.0,
+            _ if geogen_random::hash2(seed ^ 0x9e37, i).is_multiple_of(7) => v * 1.0e10,
+            _ => v * 1.0e4,
+        }
+    }
+
+    #[test]
+    fn exact_division_equals_the_division_instruction() {
+        let mut samples: Vec<i64> = vec![0, 1, -1, i64::MAX, i64::MIN, i64::MIN + 1, i64::MAX - 1, 1 << 32, -(1 << 32)];
+        let mut x = 0x1234_5678u32;
+        for _ in 0..4000 {
+            x = geogen_random::hash1(x);
+            let y = geogen_random::hash1(x ^ 0x55);
+            let v = (i64::from(x) << 32 | i64::from(y)) >> (x % 40);
+            samples.extend([v, -v, v / 3]);
+        }
+        let mut divisors: Vec<i64> = (1..=300).collect();
+        divisors.extend([1023, 1024, 1025, 65535, 65536, 65537, (1 << 29) + 1, (1 << 30) + 1, (1 << 31) - 1]);
+        for &d in &divisors {
+            let divisor = Divisor::new(d);
+            for &s in &samples {
+                assert_eq!(divisor.divide(s), s / d, "{s} / {d}");
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+        /// Any map, any radius (0, 1, small, wider than the map, up to the cap and beyond), any
+        /// sign and size of values: the same bits as the definition, for maps and profiles.
+        #[test]
+        fn blur_equals_the_definition(
+            width in 1u64..60, height in 1u64..80, seed in any::<u32>(), kind in 0u8..3,
+            r in prop_oneof![
+                4 => 0u64..4,
+                4 => 4u64..50,
+                1 => 50u64..200,
+                1 => prop_oneof![Just(1u64 << 20), Just(MAX_RADIUS - 1), Just(MAX_RADIUS), Just(u64::MAX)],
+            ],
+        ) {
+            let rect = Rect::new(-7, 3, width, height);
+            let data: Vec<f32> = (0..rect.area()).map(|i| sample(seed, i as u32, kind)).collect();
+            let mut expected = HeightMap::from_data(rect, data.clone()).unwrap();
+            box_blur_reference(&mut expected, r);
+            let mut actual = HeightMap::from_data(rect, data.clone()).unwrap();
+            box_blur(&mut actual, r).unwrap();
+            prop_assert_eq!(actual.data(), expected.data());
+
+            // A profile is one row of the horizontal pass, converted back.
+            let line = &data[..width as usize];
+            let mut profile = HeightProfile::from_data(Interval::new(-7, width), line.to_vec()).unwrap();
+            box_blur_profile(&mut profile, r);
+            let window = Window::of_radius(r.min(MAX_RADIUS));
+            let fixed: Vec<i64> = line.iter().map(|&v| to_fixed(v)).collect();
+            let expected: Vec<f32> = if window.is_identity() {
+                line.to_vec()
+            } else {
+                (0..fixed.len()).map(|x| from_fixed(window_average(&fixed, x, window))).collect()
+            };
+            prop_assert_eq!(profile.data(), &expected[..]);
+        }
+    }
+
+    /// Tall maps on several threads: many vertical bands, whose first rows' windows straddle the
+    /// top and bottom edges, each start their sums independently.
+    #[test]
+    fn banded_vertical_pass_equals_the_definition() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        for (i, &(width, height, r)) in
+            [(3u64, 700u64, 1u64), (5, 613, 8), (2, 900, 50), (4, 257, 300), (1, 333, 2)].iter().enumerate()
+        {
+            let rect = Rect::new(0, -100, width, height);
+            let data: Vec<f32> = (0..rect.area()).map(|k| sample(i as u32, k as u32, (i % 3) as u8)).collect();
+            let mut expected = HeightMap::from_data(rect, data.clone()).unwrap();
+            box_blur_reference(&mut expected, r);
+            let mut actual = HeightMap::from_data(rect, data).unwrap();
+            pool.install(|| box_blur(&mut actual, r)).unwrap();
+            assert_eq!(actual.data(), expected.data(), "{width}x{height} r={r}");
+        }
+    }
 
     #[test]
     fn a_raised_pixel_spreads_over_the_original_window() {

@@ -36,6 +36,9 @@ macro_rules! pointwise_operation {
                 let $d = self;
                 $describe
             }
+            fn is_row_local(&self) -> bool {
+                true
+            }
             fn render(
                 &self,
                 _: &geogen_render::KernelContext,

@@ -1,0 +1,400 @@
+//! `geogen finish-tiles DIR`: the finishing step of a tiled run, sharded or not.
+//!
+//! It checks that the directory is complete and consistent: every part record
+//! (`geogen-tiles.part-I-of-N.json`, written by each run or shard when it finished) was made with
+//! the manifest's settings over the same region and grid; every tile of the region has its marker,
+//! and every file the marker lists for each map and format is there with its size and SHA-256; no
+//! temporary file of an interrupted writer is left. With `--xyz OUT` it then writes the tiles of one
+//! map as an XYZ tile set: `OUT/{z}/{x}/{y}.png`, 256-pixel RGBA tiles, the deepest zoom one tile
+//! pixel per rendered pixel with the region's top-left corner at the top-left of tile 0/0/0's
+//! world, each shallower zoom the 2×2 average of the one below (alpha-weighted; pixels outside the
+//! region are transparent).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use geogen_io::Format;
+use rayon::prelude::*;
+
+use crate::args::FinishTilesCmd;
+use crate::report::CliError;
+use crate::tiles::{
+    parse_part_record_name, read_marker, sha256_hex, Manifest, PartRecord, RecordedFile, Tile, TileGrid, MANIFEST_FILE,
+};
+
+const XYZ_TILE: usize = 256;
+/// Problems listed one by one before the rest is only counted.
+const LISTED: usize = 20;
+
+fn cannot_read(path: &Path, e: impl std::fmt::Display) -> CliError {
+    CliError::Usage(format!("cannot read `{}`: {e}", path.display()))
+}
+
+fn intact(dir: &Path, file: &RecordedFile) -> bool {
+    let Ok(path) = crate::outdir::file_in(dir, &file.name) else { return false };
+    match std::fs::read(&path) {
+        Ok(bytes) => bytes.len() as u64 == file.bytes && sha256_hex(&bytes) == file.sha256,
+        Err(_) => false,
+    }
+}
+
+/// What a finished check found.
+struct Check {
+    region: [i64; 4],
+    tile: u32,
+    formats: Vec<String>,
+    maps: Vec<String>,
+    tiles: u64,
+    parts: Vec<(u64, u64)>,
+    problems: Vec<String>,
+}
+
+fn check(dir: &Path) -> Result<Check, CliError> {
+    let manifest_path = dir.join(MANIFEST_FILE);
+    let bytes = std::fs::read(&manifest_path).map_err(|e| cannot_read(&manifest_path, e))?;
+    let manifest: Manifest = serde_json::from_slice(&bytes).map_err(|e| cannot_read(&manifest_path, e))?;
+    let settings = serde_json::to_value(&manifest.settings).map_err(|e| cannot_read(&manifest_path, e))?;
+    let mut problems = Vec::new();
+    let mut parts: Vec<(u64, u64, PartRecord)> = Vec::new();
+    let mut strays = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| cannot_read(dir, e))? {
+        let name = entry.map_err(|e| cannot_read(dir, e))?.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if geogen_io::is_temp_file_name(name) {
+            strays.push(name.to_string());
+        }
+        if let Some((i, n)) = parse_part_record_name(name) {
+            let path = dir.join(name);
+            let bytes = std::fs::read(&path).map_err(|e| cannot_read(&path, e))?;
+            match serde_json::from_slice::<PartRecord>(&bytes) {
+                Ok(record) => parts.push((i, n, record)),
+                Err(e) => problems.push(format!("`{name}` cannot be read: {e}")),
+            }
+        }
+    }
+    parts.sort_by_key(|(i, n, _)| (*n, *i));
+    if !strays.is_empty() {
+        strays.sort();
+        problems.push(format!("temporary files of an interrupted or running writer: {}", strays.join(", ")));
+    }
+    let Some((_, _, first)) = parts.first() else {
+        problems.push("no run or shard has finished here (no geogen-tiles.part-*.json)".into());
+        return Ok(Check {
+            region: [0; 4],
+            tile: manifest.settings.tile,
+            formats: manifest.formats,
+            maps: manifest.maps,
+            tiles: 0,
+            parts: Vec::new(),
+            problems,
+        });
+    };
+    let (region, tile) = (first.region, first.tile);
+    let mut formats = BTreeSet::new();
+    let mut maps = BTreeSet::new();
+    for (i, n, part) in &parts {
+        if part.settings != settings {
+            problems.push(format!("part {i} of {n} was rendered with other settings than the manifest's"));
+        }
+        if part.region != region || part.tile != tile {
+            problems.push(format!(
+                "part {i} of {n} covers the region {:?} in tiles of {}, not {region:?} in tiles of {tile}",
+                part.region, part.tile
+            ));
+        }
+        formats.extend(part.formats.iter().cloned());
+        maps.extend(part.maps.iter().cloned());
+    }
+    // Every shard of each sharded run finished (the tiles below are what really counts).
+    let counts: BTreeSet<u64> = parts.iter().map(|(_, n, _)| *n).collect();
+    for n in counts {
+        let missing: Vec<String> =
+            (0..n).filter(|i| !parts.iter().any(|(pi, pn, _)| pn == &n && pi == i)).map(|i| i.to_string()).collect();
+        if !missing.is_empty() {
+            problems.push(format!("of {n} shards, these have not finished: {}", missing.join(", ")));
+        }
+    }
+    let grid = TileGrid {
+        x: region[0],
+        y: region[1],
+        width: region[2].clamp(0, i64::from(u32::MAX)) as u32,
+        height: region[3].clamp(0, i64::from(u32::MAX)) as u32,
+        side: tile.max(1),
+    };
+    let (formats, maps): (Vec<String>, Vec<String>) = (formats.into_iter().collect(), maps.into_iter().collect());
+    let incomplete: Vec<(u64, String)> = (0..grid.count())
+        .into_par_iter()
+        .filter_map(|index| {
+            let tile = grid.tile(index);
+            let why = tile_problem(dir, &tile, &formats, &maps)?;
+            Some((index, format!("tile at {},{} ({}x{}): {why}", tile.x, tile.y, tile.width, tile.height)))
+        })
+        .collect();
+    let count = incomplete.len();
+    problems.extend(incomplete.into_iter().take(LISTED).map(|(_, p)| p));
+    if count > LISTED {
+        problems.push(format!("... and {} more incomplete tiles", count - LISTED));
+    }
+    Ok(Check {
+        region,
+        tile,
+        formats,
+        maps,
+        tiles: grid.count(),
+        parts: parts.iter().map(|(i, n, _)| (*i, *n)).collect(),
+        problems,
+    })
+}
+
+/// Why a tile is not complete, or `None` when it is.
+fn tile_problem(dir: &Path, tile: &Tile, formats: &[String], maps: &[String]) -> Option<String> {
+    let Some(marker) = read_marker(&dir.join(tile.marker_name())) else { return Some("no marker".into()) };
+    if marker.cell != tile.cell() {
+        return Some(format!("its marker is for the cell {:?}", marker.cell));
+    }
+    for map in maps {
+        for format in formats {
+            match marker.outputs.iter().find(|o| &o.map == map && &o.format == format) {
+                None => return Some(format!("no {format} file of the map \"{map}\"")),
+                Some(output) => match &output.file {
+                    Some(file) if !intact(dir, file) => {
+                        return Some(format!("`{}` is missing, truncated or altered", file.name))
+                    }
+                    _ => {}
+                },
+            }
+        }
+    }
+    None
+}
+
+pub fn finish_tiles(cmd: &FinishTilesCmd) -> Result<ExitCode, CliError> {
+    let source_format = match cmd.format.parse::<Format>() {
+        Ok(f @ (Format::Colored | Format::Png8 | Format::Hillshade)) => f,
+        _ => {
+            return Err(CliError::Usage(format!(
+                "--format {} cannot make a web tile set: use colored, png8 or hillshade",
+                cmd.format
+            )))
+        }
+    };
+    let check = check(&cmd.dir)?;
+    if !check.problems.is_empty() {
+        eprintln!("`{}` is not complete and consistent:", cmd.dir.display());
+        for problem in &check.problems {
+            eprintln!("  {problem}");
+        }
+        return Err(CliError::Reported(1));
+    }
+    if !cmd.quiet {
+        let shards: BTreeSet<u64> = check.parts.iter().map(|(_, n)| *n).collect();
+        eprintln!(
+            "`{}` is complete: {} tiles of {} over the region {},{},{},{}; maps {}; formats {}; {} part record{} ({} shards), one setting",
+            cmd.dir.display(),
+            check.tiles,
+            check.tile,
+            check.region[0],
+            check.region[1],
+            check.region[2],
+            check.region[3],
+            check.maps.join(", "),
+            check.formats.join(", "),
+            check.parts.len(),
+            if check.parts.len() == 1 { "" } else { "s" },
+            shards.iter().map(u64::to_string).collect::<Vec<_>>().join("/")
+        );
+    }
+    if let Some(out) = &cmd.xyz {
+        if !check.maps.contains(&cmd.map) {
+            return Err(CliError::Usage(format!(
+                "the tiles hold no map \"{}\" (they hold {})",
+                cmd.map,
+                check.maps.join(", ")
+            )));
+        }
+        if !check.formats.iter().any(|f| f == source_format.name()) {
+            return Err(CliError::Usage(format!(
+                "the tiles were not written in {} (they are in {}); render them with --format {} too",
+                source_format.name(),
+                check.formats.join(", "),
+                source_format.name()
+            )));
+        }
+        let zooms = write_xyz(&cmd.dir, &check, &cmd.map, source_format, out)?;
+        if !cmd.quiet {
+            eprintln!("wrote the XYZ tile set {}/{{z}}/{{x}}/{{y}}.png, zoom 0 to {}", out.display(), zooms - 1);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// An RGBA image.
+struct Rgba {
+    width: usize,
+    height: usize,
+    data: Vec<u8>,
+}
+
+fn decode_rgba(path: &Path) -> Result<Rgba, CliError> {
+    let file = std::fs::File::open(path).map_err(|e| cannot_read(path, e))?;
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file)).read_info().map_err(|e| cannot_read(path, e))?;
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).map_err(|e| cannot_read(path, e))?;
+    let (width, height) = (info.width as usize, info.height as usize);
+    let pixels = &buf[..info.buffer_size()];
+    let data = match (info.color_type, info.bit_depth) {
+        (png::ColorType::Rgb, png::BitDepth::Eight) => {
+            pixels.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect()
+        }
+        (png::ColorType::Grayscale, png::BitDepth::Eight) => pixels.iter().flat_map(|&g| [g, g, g, 255]).collect(),
+        other => return Err(CliError::Usage(format!("`{}` is a {other:?} PNG, not an 8-bit preview", path.display()))),
+    };
+    Ok(Rgba { width, height, data })
+}
+
+fn encode_rgba(image: &Rgba, path: &Path) -> Result<(), CliError> {
+    let mut bytes = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut bytes, image.width as u32, image.height as u32);
+        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder.set_compression(png::Compression::Fast);
+        let mut writer = encoder.write_header().map_err(|e| CliError::Usage(e.to_string()))?;
+        writer.write_image_data(&image.data).map_err(|e| CliError::Usage(e.to_string()))?;
+    }
+    geogen_io::write_bytes(path, &bytes).map_err(|e| CliError::Usage(e.to_string()))
+}
+
+/// The file of `map` in `format` of the tile at grid index `index`, with its first pixel.
+fn source_file(dir: &Path, grid: &TileGrid, index: u64, map: &str, format: Format) -> Option<(PathBuf, i64, i64)> {
+    let tile = grid.tile(index);
+    let marker = read_marker(&dir.join(tile.marker_name()))?;
+    let file = marker.outputs.into_iter().find(|o| o.map == map && o.format == format.name())?.file?;
+    // `tile_X_Y_<map>...`: the map's own first pixel (a cell may be clipped by a finite map).
+    let mut parts = file.name.strip_prefix("tile_")?.splitn(3, '_');
+    let x = parts.next()?.parse().ok()?;
+    let y = parts.next()?.parse().ok()?;
+    Some((dir.join(&file.name), x, y))
+}
+
+/// Writes the tile set; returns the number of zoom levels.
+fn write_xyz(dir: &Path, check: &Check, map: &str, format: Format, out: &Path) -> Result<u32, CliError> {
+    let [rx, ry, rw, rh] = check.region;
+    let grid = TileGrid { x: rx, y: ry, width: rw as u32, height: rh as u32, side: check.tile };
+    let side = rw.max(rh) as u64;
+    let mut zmax = 0u32;
+    while (XYZ_TILE as u64) << zmax < side {
+        zmax += 1;
+    }
+    let columns = grid.count() / u64::from(grid.height).div_ceil(u64::from(grid.side)).max(1);
+    let mkdir = |p: &Path| {
+        std::fs::create_dir_all(p).map_err(|e| CliError::Usage(format!("cannot create `{}`: {e}", p.display())))
+    };
+    // Deepest zoom: cut from the source tiles, one band of source tiles at a time.
+    let tiles_x = (rw as usize).div_ceil(XYZ_TILE);
+    let tiles_y = (rh as usize).div_ceil(XYZ_TILE);
+    for ty in 0..tiles_y {
+        let (y0, y1) = ((ty * XYZ_TILE) as i64, (((ty + 1) * XYZ_TILE) as i64).min(rh));
+        // The source tiles of this band, decoded once.
+        let first_row = (y0 / i64::from(grid.side)) as u64;
+        let last_row = ((y1 - 1) / i64::from(grid.side)) as u64;
+        let sources: Vec<(Rgba, i64, i64)> = (first_row..=last_row)
+            .flat_map(|row| (0..columns).map(move |col| row * columns + col))
+            .collect::<Vec<u64>>()
+            .into_par_iter()
+            .filter_map(|index| source_file(dir, &grid, index, map, format))
+            .map(|(path, x, y)| decode_rgba(&path).map(|image| (image, x - rx, y - ry)))
+            .collect::<Result<_, _>>()?;
+        let column_dir = |tx: usize| out.join(zmax.to_string()).join(tx.to_string());
+        (0..tiles_x).into_par_iter().try_for_each(|tx| {
+            let mut image = Rgba { width: XYZ_TILE, height: XYZ_TILE, data: vec![0; XYZ_TILE * XYZ_TILE * 4] };
+            let x0 = (tx * XYZ_TILE) as i64;
+            for (source, sx, sy) in &sources {
+                for row in 0..source.height as i64 {
+                    let py = sy + row - y0;
+                    if !(0..XYZ_TILE as i64).contains(&py) {
+                        continue;
+                    }
+                    for col in 0..source.width as i64 {
+                        let px = sx + col - x0;
+                        if (0..XYZ_TILE as i64).contains(&px) {
+                            let from = ((row as usize) * source.width + col as usize) * 4;
+                            let to = (py as usize * XYZ_TILE + px as usize) * 4;
+                            image.data[to..to + 4].copy_from_slice(&source.data[from..from + 4]);
+                        }
+                    }
+                }
+            }
+            mkdir(&column_dir(tx))?;
+            encode_rgba(&image, &column_dir(tx).join(format!("{ty}.png")))
+        })?;
+    }
+    // Shallower zooms: each tile the 2×2 average of its four children.
+    for z in (0..zmax).rev() {
+        let n = 1usize << z;
+        let child = |x: usize, y: usize| -> Result<Option<Rgba>, CliError> {
+            let path = out.join((z + 1).to_string()).join(x.to_string()).join(format!("{y}.png"));
+            if path.exists() {
+                decode_rgba_any(&path).map(Some)
+            } else {
+                Ok(None)
+            }
+        };
+        (0..n * n).into_par_iter().try_for_each(|i| {
+            let (tx, ty) = (i % n, i / n);
+            let children = [
+                child(2 * tx, 2 * ty)?,
+                child(2 * tx + 1, 2 * ty)?,
+                child(2 * tx, 2 * ty + 1)?,
+                child(2 * tx + 1, 2 * ty + 1)?,
+            ];
+            if children.iter().all(Option::is_none) {
+                return Ok(());
+            }
+            let mut image = Rgba { width: XYZ_TILE, height: XYZ_TILE, data: vec![0; XYZ_TILE * XYZ_TILE * 4] };
+            for y in 0..XYZ_TILE {
+                for x in 0..XYZ_TILE {
+                    let (cx, cy) = (x * 2, y * 2);
+                    let quadrant = &children[(cy / XYZ_TILE) * 2 + cx / XYZ_TILE];
+                    let Some(c) = quadrant else { continue };
+                    let (lx, ly) = (cx % XYZ_TILE, cy % XYZ_TILE);
+                    let mut sums = [0u32; 4];
+                    for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                        let p = &c.data[((ly + dy) * XYZ_TILE + lx + dx) * 4..][..4];
+                        let a = u32::from(p[3]);
+                        for k in 0..3 {
+                            sums[k] += u32::from(p[k]) * a;
+                        }
+                        sums[3] += a;
+                    }
+                    let to = (y * XYZ_TILE + x) * 4;
+                    // Colours weighted by alpha, rounded; fully transparent stays zero.
+                    let alpha = sums[3];
+                    for (out, &sum) in image.data[to..to + 3].iter_mut().zip(&sums[..3]) {
+                        if let Some(v) = (sum + alpha / 2).checked_div(alpha) {
+                            *out = v as u8;
+                        }
+                    }
+                    if alpha > 0 {
+                        image.data[to + 3] = ((alpha + 2) / 4) as u8;
+                    }
+                }
+            }
+            let column = out.join(z.to_string()).join(tx.to_string());
+            mkdir(&column)?;
+            encode_rgba(&image, &column.join(format!("{ty}.png")))
+        })?;
+    }
+    Ok(zmax + 1)
+}
+
+/// An RGBA tile written above, read back.
+fn decode_rgba_any(path: &Path) -> Result<Rgba, CliError> {
+    let file = std::fs::File::open(path).map_err(|e| cannot_read(path, e))?;
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file)).read_info().map_err(|e| cannot_read(path, e))?;
+    let mut data = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut data).map_err(|e| cannot_read(path, e))?;
+    data.truncate(info.buffer_size());
+    Ok(Rgba { width: info.width as usize, height: info.height as usize, data })
+}
