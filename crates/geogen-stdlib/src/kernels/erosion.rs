@@ -526,11 +526,24 @@ mod tests {
         // lift pits above 1 (found by the no_panic property test).
         for output in [Output::Height, Output::Flow, Output::Erosion, Output::Deposition] {
             for rain in [0.1, 1e-30] {
-                let mut m = map(40, 40, |x, y| 0.9 + 0.1 * (((x * 7 + y * 13) % 11) as f32 / 10.0) - 0.2 * ((x + y) % 3) as f32);
-                let p = Hydraulic { rain, evaporation: 0.01, capacity: 1000.0, erosion: 1.0, deposition: 1.0, ..hydraulic_params(33, output) };
+                let mut m = map(40, 40, |x, y| {
+                    0.9 + 0.1 * (((x * 7 + y * 13) % 11) as f32 / 10.0) - 0.2 * ((x + y) % 3) as f32
+                });
+                let p = Hydraulic {
+                    rain,
+                    evaporation: 0.01,
+                    capacity: 1000.0,
+                    erosion: 1.0,
+                    deposition: 1.0,
+                    ..hydraulic_params(33, output)
+                };
                 let own = m.rect();
                 hydraulic(&mut m, own, p).unwrap();
-                assert!(m.data().iter().all(|h| (-1.0..=1.0).contains(h)), "{output:?} rain {rain}: {:?}", m.data().iter().fold(0.0f32, |a, &b| a.max(b.abs())));
+                assert!(
+                    m.data().iter().all(|h| (-1.0..=1.0).contains(h)),
+                    "{output:?} rain {rain}: {:?}",
+                    m.data().iter().fold(0.0f32, |a, &b| a.max(b.abs()))
+                );
             }
         }
     }
