@@ -7,7 +7,7 @@ use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext
 use geogen_vm::RuntimeError;
 
 use crate::kernels::coherent::{render_field, Basis, Fractal, FractalKind, Isa, NoiseSpec, MAX_OCTAVES};
-use crate::operation::{Call, Kind};
+use crate::operation::{Call, Kind, Param};
 
 /// A map of one noise field (a generator step).
 #[derive(Clone, Debug, PartialEq)]
@@ -22,6 +22,18 @@ pub(crate) const OCTAVES: Kind = Kind::Range { min: 1.0, max: MAX_OCTAVES as f64
 pub(crate) const FRACTION: Kind = Kind::Range { min: 0.0, max: 1.0, code: codes::GGE2742 };
 pub(crate) const LACUNARITY: Kind = Kind::Range { min: 1.0, max: 16.0, code: codes::GGE2743 };
 pub(crate) const FRACTAL: Kind = Kind::Choice { items: FractalKind::NAMES, code: codes::GGE2744 };
+
+/// The parameters of the gradient families (`PerlinNoise`, `SimplexNoise`): one lattice and its
+/// fractal sum, in the order scripts pass them.
+pub(crate) const GRADIENT_PARAMS: &[Param] = &[
+    Param::new("wavelength", WAVELENGTH).or(128.0),
+    Param::new("octaves", OCTAVES).or(5.0),
+    Param::new("gain", FRACTION).or(0.5),
+    Param::new("lacunarity", LACUNARITY).or(2.0),
+    Param::new("fractal", FRACTAL).or_text("fbm"),
+    Param::new("weighting", FRACTION).or(0.0),
+    Param::seed("seed"),
+];
 
 /// Reads the five fractal parameters every noise has, in this order from index `at`: `octaves`,
 /// `gain`, `lacunarity`, `fractal`, `weighting` (already checked by their kinds).

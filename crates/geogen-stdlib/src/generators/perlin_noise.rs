@@ -4,11 +4,9 @@
 
 use geogen_vm::{RuntimeError, Value};
 
-use super::coherent_noise::{
-    noise_seed, read_fractal, CoherentNoise, FRACTAL, FRACTION, LACUNARITY, OCTAVES, WAVELENGTH,
-};
+use super::coherent_noise::{noise_seed, read_fractal, CoherentNoise, GRADIENT_PARAMS};
 use crate::kernels::coherent::Basis;
-use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
+use crate::operation::{Call, Declared, Example, Family, Owner, Receiver, Recorder, Signature};
 
 pub struct PerlinNoise;
 
@@ -19,15 +17,7 @@ impl Declared for PerlinNoise {
         owner: Owner::HeightMap,
         name: "PerlinNoise",
         receiver: Receiver::Static,
-        params: &[
-            Param::new("wavelength", WAVELENGTH).or(128.0),
-            Param::new("octaves", OCTAVES).or(5.0),
-            Param::new("gain", FRACTION).or(0.5),
-            Param::new("lacunarity", LACUNARITY).or(2.0),
-            Param::new("fractal", FRACTAL).or_text("fbm"),
-            Param::new("weighting", FRACTION).or(0.0),
-            Param::seed("seed"),
-        ],
+        params: GRADIENT_PARAMS,
         checks: &[],
         family: Family::Generator,
         summary: "Gradient (Perlin) noise: a random unit gradient at every lattice point `wavelength` \
