@@ -12,6 +12,7 @@
 
 mod api;
 mod assets;
+mod cache;
 mod library;
 pub mod tiles;
 
@@ -101,6 +102,8 @@ pub(crate) struct State {
     pub render_slot: Semaphore,
     /// Tiles rendered at once.
     pub tile_slots: Semaphore,
+    /// Encoded tiles, by ETag, within a byte budget.
+    pub tile_cache: Mutex<cache::TileCache>,
 }
 
 pub(crate) type Shared = Arc<State>;
@@ -141,6 +144,7 @@ impl Studio {
             latest_render: AtomicU64::new(0),
             render_slot: Semaphore::new(1),
             tile_slots: Semaphore::new(parallel),
+            tile_cache: Mutex::new(cache::TileCache::new(cache::DEFAULT_BUDGET)),
         });
         Ok(Studio { address, token, router: router(state), listener })
     }

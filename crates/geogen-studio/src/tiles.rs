@@ -327,6 +327,10 @@ async fn tile(
     if headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()) == Some(etag.as_str()) {
         return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
     }
+    let cached = state.tile_cache.lock().unwrap_or_else(|e| e.into_inner()).get(&etag);
+    if let Some(png) = cached {
+        return Ok(tile_response(etag, "hit", png));
+    }
     let _permit = state
         .tile_slots
         .acquire()
@@ -336,14 +340,22 @@ async fn tile(
     let png = tokio::task::spawn_blocking(move || render_tile(&script, &request, &limits, memory_limit))
         .await
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, e.to_string(), None))??;
-    Ok((
+    let png = axum::body::Bytes::from(png);
+    state.tile_cache.lock().unwrap_or_else(|e| e.into_inner()).insert(etag.clone(), png.clone());
+    Ok(tile_response(etag, "miss", png))
+}
+
+/// A tile with its ETag, and whether the server's cache had it (`X-Geogen-Cache: hit` or `miss`).
+fn tile_response(etag: String, cache: &'static str, png: axum::body::Bytes) -> Response {
+    (
         StatusCode::OK,
         [
             (header::CONTENT_TYPE, "image/png".to_string()),
             (header::ETAG, etag),
             (header::CACHE_CONTROL, "no-cache".to_string()),
+            (header::HeaderName::from_static("x-geogen-cache"), cache.to_string()),
         ],
         png,
     )
-        .into_response())
+        .into_response()
 }

@@ -404,8 +404,14 @@ fn tiles_of_a_finite_map_are_transparent_outside_it_and_carry_etags() {
         &[("If-None-Match", &etag)],
     );
     assert_eq!(again.status, 304);
+    assert_eq!(response.header("x-geogen-cache"), Some("miss"), "the first request renders");
+    let cached = server.get("/tiles/main/8/3/0.png?map=1000x1000&seed=5&p.Size=0.3");
+    assert_eq!(cached.header("x-geogen-cache"), Some("hit"), "the same tile again comes from the cache");
+    assert_eq!(cached.body, response.body, "a cached tile is the rendered one");
+    assert_eq!(cached.header("etag"), Some(etag.as_str()));
     let other = server.get("/tiles/main/8/3/0.png?map=1000x1000&seed=6&p.Size=0.3");
     assert_ne!(other.header("etag"), Some(etag.as_str()), "another seed is another tile");
+    assert_eq!(other.header("x-geogen-cache"), Some("miss"), "another seed is rendered, not served from the cache");
     let terrarium = server.get("/tiles/main/8/0/0.png?kind=terrarium");
     assert_eq!(decode_png(&terrarium.body).2, png::ColorType::Rgb);
 }
