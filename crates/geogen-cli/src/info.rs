@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use geogen::{CompileOptions, Dimension, Failure, ParameterKind, ScriptInfo, ScriptParameter};
+use geogen::{CompileOptions, Dimension, Failure, ParameterKind, ScriptInfo};
 use geogen_diag::codes;
 use serde_json::{json, Value};
 
@@ -33,7 +33,7 @@ pub fn info(path: &Path, as_json: bool) -> Result<ExitCode, CliError> {
     };
     let info = script.info();
     if as_json {
-        report::outln(&pretty(&to_json(&info)));
+        report::outln(&pretty(&info.to_json()));
     } else {
         report::out(&to_text(&info));
     }
@@ -62,50 +62,6 @@ fn failure_json(failure: &Failure) -> Value {
         })
         .collect();
     json!({ "diagnostics": diagnostics })
-}
-
-fn dimension_json(d: &Dimension) -> Value {
-    match d {
-        Dimension::Infinite => json!({ "finite": false }),
-        Dimension::Finite { default, min, max } => {
-            json!({ "finite": true, "default": default, "min": min, "max": max })
-        }
-    }
-}
-
-fn parameter_json(p: &ScriptParameter) -> Value {
-    let mut object = json!({
-        "name": &*p.name,
-        "label": p.label,
-        "description": p.description,
-        "type": p.kind.type_name(),
-    });
-    let extra = match &p.kind {
-        ParameterKind::Boolean { default } => json!({ "default": default }),
-        ParameterKind::Number { default, min, max, restriction } => json!({
-            "default": report::json_number(*default), "min": report::json_number(*min), "max": report::json_number(*max), "restriction": restriction.name(),
-        }),
-        ParameterKind::Enum { items, default, .. } => json!({
-            "default": &**default,
-            "items": items.iter().map(|(name, value)| json!({ "name": &**name, "value": report::json_number(*value) })).collect::<Vec<_>>(),
-        }),
-    };
-    if let (Value::Object(target), Value::Object(source)) = (&mut object, extra) {
-        target.extend(source);
-    }
-    object
-}
-
-fn to_json(info: &ScriptInfo) -> Value {
-    json!({
-        "name": info.metadata.name,
-        "description": info.metadata.description,
-        "author": info.metadata.author,
-        "width": dimension_json(&info.metadata.width),
-        "height": dimension_json(&info.metadata.height),
-        "parameters": info.metadata.parameters.iter().map(parameter_json).collect::<Vec<_>>(),
-        "maps": info.maps,
-    })
 }
 
 fn dimension_text(d: &Dimension) -> String {

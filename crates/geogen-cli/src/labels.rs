@@ -6,7 +6,7 @@
 
 use geogen::{Label, RunOutput};
 
-use crate::report::json_number;
+use geogen::json_number;
 
 /// A label inside the render, with its pixel position.
 pub struct Placed<'a> {

@@ -99,15 +99,6 @@ pub fn outln(text: &str) {
     out(&format!("{text}\n"));
 }
 
-/// A JSON number that shows integers without a fraction (`3`, not `3.0`).
-pub fn json_number(n: f64) -> serde_json::Value {
-    if n.fract() == 0.0 && n.abs() < 9.0e15 {
-        serde_json::Value::from(n as i64)
-    } else {
-        serde_json::Value::from(n)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

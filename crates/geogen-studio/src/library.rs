@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use geogen::{Dimension, ParameterKind, Script, ScriptParameter};
+use geogen::Script;
 use geogen_stdlib::operation::Receiver;
 use serde_json::{json, Value};
 
@@ -59,51 +59,7 @@ fn build() -> Value {
     Value::Array(out)
 }
 
-fn number(n: f64) -> Value {
-    if n.fract() == 0.0 && n.abs() < 9.0e15 {
-        Value::from(n as i64)
-    } else {
-        Value::from(n)
-    }
-}
-
-fn dimension_json(d: &Dimension) -> Value {
-    match d {
-        Dimension::Infinite => json!({ "finite": false }),
-        Dimension::Finite { default, min, max } => {
-            json!({ "finite": true, "default": default, "min": min, "max": max })
-        }
-    }
-}
-
-fn parameter_json(p: &ScriptParameter) -> Value {
-    let mut object =
-        json!({ "name": &*p.name, "label": p.label, "description": p.description, "type": p.kind.type_name() });
-    let extra = match &p.kind {
-        ParameterKind::Boolean { default } => json!({ "kind": "boolean", "default": default }),
-        ParameterKind::Number { default, min, max, restriction } => json!({
-            "kind": "number", "default": number(*default), "min": number(*min), "max": number(*max), "restriction": restriction.name(),
-        }),
-        ParameterKind::Enum { items, default, .. } => json!({
-            "kind": "enum", "default": &**default,
-            "items": items.iter().map(|(name, value)| json!({ "name": &**name, "value": number(*value) })).collect::<Vec<_>>(),
-        }),
-    };
-    if let (Value::Object(target), Value::Object(source)) = (&mut object, extra) {
-        target.extend(source);
-    }
-    object
-}
-
 /// Name, size per dimension, parameters and maps, as `geogen info --json` gives them.
 pub(crate) fn info_json(script: &Script) -> Value {
-    let info = script.info();
-    json!({
-        "name": info.metadata.name,
-        "description": info.metadata.description,
-        "width": dimension_json(&info.metadata.width),
-        "height": dimension_json(&info.metadata.height),
-        "parameters": info.metadata.parameters.iter().map(parameter_json).collect::<Vec<_>>(),
-        "maps": info.maps,
-    })
+    script.info().to_json()
 }

@@ -10,6 +10,7 @@
 //! run); the compiled code and the native library are shared.
 
 mod height_slang;
+mod info_json;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
@@ -30,6 +31,7 @@ pub use geogen_render::{
 };
 pub use geogen_vm::{Label, Limits};
 pub use height_slang::{height_slang_wrapper, Dialect, HEIGHT_SLANG_UNIT_SIZE};
+pub use info_json::json_number;
 
 /// Lodestone, the name grammar (`geogen names`), with geogen's evaluator of its embedded code.
 pub mod names {
