@@ -12,26 +12,14 @@
 //!   landscape raised by `Z scale / 128` cm (one 16-bit step).
 //! * Terrain3D imports the EXR's heights as they are, times its import scale: `height_scale`.
 
-use geogen::{HeightMap, ParameterValue, Rect, RunSettings, Script};
+use geogen::{HeightMap, Rect, RunSettings, Script};
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 
 use crate::export::{Export, Preset};
 use crate::report::CliError;
+use crate::tiles::{parameter_json, sha256_hex};
 
 pub struct Sidecar;
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(bytes))
-}
-
-fn parameter_json(value: &ParameterValue) -> Value {
-    match value {
-        ParameterValue::Boolean(b) => Value::from(*b),
-        ParameterValue::Number(n) => Value::from(*n),
-        ParameterValue::Enum(name, _) => Value::from(name.to_string()),
-    }
-}
 
 /// The smallest and largest height of `core` (NaN read as 0, clamped like every writer).
 fn height_range(map: &HeightMap, core: Rect) -> (f64, f64) {

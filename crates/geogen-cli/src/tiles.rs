@@ -226,7 +226,8 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
 }
 
-fn parameter_json(value: &ParameterValue) -> Value {
+/// A parameter's effective value as the manifest and the sidecar record it.
+pub(crate) fn parameter_json(value: &ParameterValue) -> Value {
     match value {
         ParameterValue::Boolean(b) => Value::from(*b),
         ParameterValue::Number(n) => Value::from(*n),
