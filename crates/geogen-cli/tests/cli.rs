@@ -1,26 +1,11 @@
 //! End-to-end tests of the `geogen` binary: output, JSON shapes and exit codes
 //! (0 success, 1 script error, 2 usage error).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
-fn geogen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_geogen")).args(args).env("NO_COLOR", "1").output().expect("the binary runs")
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("temp file");
-    path
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{geogen, stderr, stdout, write};
 
 #[test]
 fn check_reports_every_syntax_error_with_code_line_and_caret() {

@@ -4,20 +4,15 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn geogen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_geogen")).args(args).env("NO_COLOR", "1").output().expect("the binary runs")
-}
+mod common;
+use common::{geogen, stderr};
 
 fn ok(args: &[&str]) -> Output {
     let out = geogen(args);
     assert!(out.status.success(), "geogen {}\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr));
     out
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Width, height, samples per pixel and the raw sample bytes of a PNG.

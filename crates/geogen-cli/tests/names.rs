@@ -1,25 +1,9 @@
 //! `geogen names` and the labels of `geogen render`, end to end.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-fn geogen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_geogen")).args(args).env("NO_COLOR", "1").output().expect("the binary runs")
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("temp file");
-    path
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{geogen, stderr, stdout, write};
 
 fn repo(path: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path).display().to_string()

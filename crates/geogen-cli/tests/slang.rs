@@ -1,32 +1,15 @@
 //! `geogen mkheightmap` (text exports of small maps: x, y, anti-aliasing, normalisation, info, the
 //! fixed defects), `geogen slang eval`, and `.hs` files through `check`, `render` and `tiles`.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn geogen_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_geogen"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{geogen_in, stderr, stdout};
 
 /// Runs mkheightmap with `-Et` into a fresh directory; returns (stdout, the text export).
 fn text_export(args: &[&str]) -> (String, String) {
     let dir = tempfile::tempdir().unwrap();
     let mut all = vec!["mkheightmap", "-Et"];
     all.extend_from_slice(args);
-    let o = geogen_in(dir.path(), &all);
+    let o = geogen_in(Some(dir.path()), &all);
     assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
     assert!(stderr(&o).contains("Exporting as text to file 'mkheightmap-out.txt' ...okay."), "{}", stderr(&o));
     let text = std::fs::read_to_string(dir.path().join("mkheightmap-out.txt")).unwrap();
@@ -81,7 +64,7 @@ fn normalisation_info_and_the_constant_map() {
 #[test]
 fn the_bitmap_export_and_overwriting() {
     let dir = tempfile::tempdir().unwrap();
-    let o = geogen_in(dir.path(), &["mkheightmap", "-Lhs", "x", "-w", "3", "-h", "2", "-Ebmp", "-En", "pic"]);
+    let o = geogen_in(Some(dir.path()), &["mkheightmap", "-Lhs", "x", "-w", "3", "-h", "2", "-Ebmp", "-En", "pic"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stderr(&o).contains("Exporting as bitmap to file 'pic.bmp' ...okay."), "{}", stderr(&o));
     let bmp = std::fs::read(dir.path().join("pic.bmp")).unwrap();
@@ -91,11 +74,12 @@ fn the_bitmap_export_and_overwriting() {
     assert_eq!(&bmp[54..57], &[0, 0, 0]);
     assert_eq!(bmp[57], (255.0 * (1.0f64 / 3.0)) as u8);
     // Without -f an existing file is kept, and the run fails (the original exited 0).
-    let o = geogen_in(dir.path(), &["mkheightmap", "-Lhs", "y", "-w", "3", "-h", "2", "-Ebmp", "-En", "pic"]);
+    let o = geogen_in(Some(dir.path()), &["mkheightmap", "-Lhs", "y", "-w", "3", "-h", "2", "-Ebmp", "-En", "pic"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("exists; add -f"), "{}", stderr(&o));
     assert_eq!(std::fs::read(dir.path().join("pic.bmp")).unwrap(), bmp);
-    let o = geogen_in(dir.path(), &["mkheightmap", "-Lhs", "y", "-w", "3", "-h", "2", "-Ebmp", "-En", "pic", "-f"]);
+    let o =
+        geogen_in(Some(dir.path()), &["mkheightmap", "-Lhs", "y", "-w", "3", "-h", "2", "-Ebmp", "-En", "pic", "-f"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_ne!(std::fs::read(dir.path().join("pic.bmp")).unwrap(), bmp);
 }
@@ -103,7 +87,7 @@ fn the_bitmap_export_and_overwriting() {
 #[test]
 fn mkheightmap_errors() {
     let dir = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| geogen_in(dir.path(), args);
+    let run = |args: &[&str]| geogen_in(Some(dir.path()), args);
     let o = run(&["mkheightmap", "-w", "4"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("you gave me no code"), "{}", stderr(&o));
@@ -129,7 +113,7 @@ fn slang_eval_prints_the_shortest_round_trip() {
     let eval = |args: &[&str]| {
         let mut all = vec!["slang", "eval"];
         all.extend_from_slice(args);
-        geogen_in(dir.path(), &all)
+        geogen_in(Some(dir.path()), &all)
     };
     let o = eval(&["([2 Noise frequency(1)] x y)", "--at", "0,0"]);
     assert_eq!(stdout(&o), "-0.14743114720271694\n", "{}", stderr(&o));
@@ -154,7 +138,7 @@ fn hs_files_check_render_and_tile_like_scripts() {
     std::fs::write(dir.path().join("t.hs"), program).unwrap();
     std::fs::write(dir.path().join("t.txt"), program).unwrap();
     std::fs::write(dir.path().join("bad.hs"), "(+ 1\n  (sinus x))").unwrap();
-    let run = |args: &[&str]| geogen_in(dir.path(), args);
+    let run = |args: &[&str]| geogen_in(Some(dir.path()), args);
     assert_eq!(run(&["check", "t.hs"]).status.code(), Some(0));
     let o = run(&["check", "bad.hs"]);
     assert_eq!(o.status.code(), Some(1));

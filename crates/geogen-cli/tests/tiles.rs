@@ -7,9 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn geogen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_geogen")).args(args).env("NO_COLOR", "1").output().expect("the binary runs")
-}
+mod common;
+use common::{geogen, stderr};
 
 fn spawn(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_geogen"))
@@ -19,10 +18,6 @@ fn spawn(args: &[&str]) -> Child {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary starts")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Slow enough per tile (a loop in the script, three atomic writes) that a run can be caught
