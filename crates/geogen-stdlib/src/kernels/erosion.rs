@@ -343,11 +343,9 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                     let mut sediment_in = 0.0f32;
                     let mut around = 0.0f32;
                     let mut count = 0.0f32;
-                    let mut rim = hc;
                     neighbours(x, y, w, h, |j, weight| {
                         around += surface[j];
                         count += 1.0;
-                        rim = rim.max(surface[j]);
                         let d = (surface[j] - hc) * weight;
                         if d > 0.0 {
                             inflow += factor[j] * d;
@@ -381,7 +379,15 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                         // highest neighbour: what it gathered over every step would otherwise stand
                         // as a spike (a closed basin's whole catchment in one pixel); the rest is
                         // carried off.
-                        tc += if steep > 0.0 { sc } else { sc.min((rim - tc).max(0.0)) };
+                        tc += if steep > 0.0 {
+                            sc
+                        } else {
+                            // Only on the last step, so the rim is found here, not in every step's
+                            // neighbour loop.
+                            let mut rim = hc;
+                            neighbours(x, y, w, h, |j, _| rim = rim.max(surface[j]));
+                            sc.min((rim - tc).max(0.0))
+                        };
                         sc = 0.0;
                     } else {
                         wc += p.rain * rain_factor(columns[x], rect.y + y as i64);
