@@ -21,6 +21,9 @@ use crate::rules::{merge_texts, Choice, Code, Elem, Rule, RuleSet, Weight};
 use crate::value::parse_float;
 use crate::Mode;
 
+/// The hint of every error about the shape of a rule.
+const RULE_SHAPE: &str = "a rule is written `<name> => first choice | second choice;`";
+
 pub(crate) fn parse(file: Arc<SourceFile>, mode: Mode) -> Result<RuleSet, Diagnostics> {
     let lexed = lex(file.text(), mode);
     let mut parser = Parser { src: file.text(), mode, diagnostics: Diagnostics::new() };
@@ -29,10 +32,8 @@ pub(crate) fn parse(file: Arc<SourceFile>, mode: Mode) -> Result<RuleSet, Diagno
     // would mostly repeat it: the lexical errors alone are reported.
     let mut diagnostics = if lexed.diagnostics.is_clean() { parser.diagnostics } else { lexed.diagnostics };
     if diagnostics.is_clean() && rules.is_empty() {
-        diagnostics.push(
-            Diagnostic::at(codes::GGE7204, Span::at(0), "these rules define nothing")
-                .with_hint("a rule is written `<name> => first choice | second choice;`"),
-        );
+        diagnostics
+            .push(Diagnostic::at(codes::GGE7204, Span::at(0), "these rules define nothing").with_hint(RULE_SHAPE));
     }
     let hash = geogen_random::hash_str(file.text());
     let mut set = RuleSet { file, mode, rules: Vec::new(), by_name: HashMap::new(), hash };
@@ -133,16 +134,10 @@ impl Parser<'_> {
                 return Err(syntax(
                     t.span,
                     format!("expected the name of a rule, found {}", describe(&t.kind)),
-                    "a rule is written `<name> => first choice | second choice;`",
+                    RULE_SHAPE,
                 ))
             }
-            None => {
-                return Err(syntax(
-                    first_span,
-                    "a `;` without a rule",
-                    "a rule is written `<name> => first choice | second choice;`",
-                ))
-            }
+            None => return Err(syntax(first_span, "a `;` without a rule", RULE_SHAPE)),
         };
         i += 1;
         skip_ws(&mut i);
@@ -152,7 +147,7 @@ impl Parser<'_> {
                 return Err(syntax(
                     t.span,
                     format!("expected `=>` after `{name}`, found {}", describe(&t.kind)),
-                    "a rule is written `<name> => first choice | second choice;`",
+                    RULE_SHAPE,
                 ))
             }
             None => {
