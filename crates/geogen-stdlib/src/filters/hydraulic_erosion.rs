@@ -1,5 +1,5 @@
 //! `map.HydraulicErosion(iterations = 60, rain = 0.002, evaporation = 0.02, capacity = 40, erosion
-//! = 0.3, deposition = 0.3, seed = 0, output = "height")`: rain runs downhill, picks up material where
+//! = 0.01, deposition = 0.3, seed = 0, output = "height")`: rain runs downhill, picks up material where
 //! it flows fast and steep and drops it where it slows down; or one of the masks of that run (where
 //! water flowed, where the terrain was cut, where it was filled). (Not in the original GeoGen.)
 
@@ -62,7 +62,7 @@ impl Declared for HydraulicErosion {
             Param::new("rain", Kind::Range { min: 0.0, max: 0.1, code: codes::GGE2751 }).or(0.002),
             Param::new("evaporation", RATE).or(0.02),
             Param::new("capacity", Kind::Range { min: 0.0, max: 1000.0, code: codes::GGE2751 }).or(40.0),
-            Param::new("erosion", RATE).or(0.3),
+            Param::new("erosion", RATE).or(0.01),
             Param::new("deposition", RATE).or(0.3),
             Param::seed("seed"),
             Param::new("output", Kind::Choice { items: OUTPUTS, code: codes::GGE2752 }).or_text("height"),
@@ -75,8 +75,9 @@ impl Declared for HydraulicErosion {
                   in proportion to the drops; the discharge through a pixel carries up to `capacity` × \
                   discharge × slope (in [0, 1000]); `erosion` of what is missing is taken from the ground, \
                   `deposition` of any excess dropped (rates in [0, 1]); `evaporation` of the water \
-                  evaporates and a seeded random rain of mean `rain` (in [0, 0.1]) falls; the load settles \
-                  at the end. Rates are GGE2751. `output` (GGE2752) picks the map: \"height\" (the eroded \
+                  evaporates and a seeded random rain of mean `rain` (in [0, 0.1]) falls. At the end a pit's \
+                  load settles in it; the load still moving is washed out (so channels stay cut). Rates \
+                  are GGE2751. `output` (GGE2752) picks the map: \"height\" (the eroded \
                   terrain, not saturated), or a mask in [0, 1): \"flow\" (where water ran), \"erosion\" \
                   (where ground was cut) or \"deposition\" (where sediment was laid). Needs a halo of \
                   2 × `iterations` map units (its bounds rule). See docs/erosion.md. Not in the original.",

@@ -196,7 +196,7 @@ pub const FLOW_REF: f32 = 64.0;
 /// The most ground a cell loses per iteration, as a fraction of its steepest drop: a small step
 /// keeps the explicit scheme stable (larger cuts make neighbours along a stream alternate between
 /// cutting and filling, a checkerboard of pits).
-const MAX_CUT: f32 = 0.05;
+const MAX_CUT: f32 = 0.1;
 
 /// Hydraulic erosion parameters, in physical pixels and per physical iteration.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -344,23 +344,24 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                     let mut around = 0.0f32;
                     let mut count = 0.0f32;
                     neighbours(x, y, w, h, |j, weight| {
-                        around += surface[j];
+                        let sj = surface[j];
+                        around += sj;
                         count += 1.0;
-                        let d = (surface[j] - hc) * weight;
+                        let d = (sj - hc) * weight;
                         if d > 0.0 {
                             inflow += factor[j] * d;
                             sediment_in += concentration[j] * d;
                         }
                     });
                     let steep = steepest[i];
-                    let (mut wc, mut sc) = if steep > 0.0 {
-                        (inflow, sediment_in)
-                    } else {
-                        (water_row[x] + inflow, sediment_row[x] + sediment_in)
-                    };
+                    // What left the cell in pass A: everything, unless it is a pit.
+                    let (held, load) = (water_row[x], sediment_row[x]);
+                    let (mut wc, mut sc, sent) =
+                        if steep > 0.0 { (inflow, sediment_in, held) } else { (held + inflow, load + sediment_in, 0.0) };
                     let mut tc = terrain_row[x];
-                    // The discharge through the cell: what it received plus what it held.
-                    let discharge = water_row[x] + inflow;
+                    // The discharge through the cell: what left it plus what came in (standing water
+                    // in a pit does not count).
+                    let discharge = sent + inflow;
                     let capacity = p.capacity * discharge * (steep * p.slope_scale);
                     if sc > capacity {
                         // Fill hollows, never build a spike: at most up to the neighbours' mean.
@@ -375,19 +376,17 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                     }
                     wc *= 1.0 - p.evaporation;
                     if last {
-                        // The load settles where the water leaves it. A pit fills at most to its
-                        // highest neighbour: what it gathered over every step would otherwise stand
-                        // as a spike (a closed basin's whole catchment in one pixel); the rest is
-                        // carried off.
-                        tc += if steep > 0.0 {
-                            sc
-                        } else {
+                        // What a pit holds settles there, at most up to its highest neighbour; the
+                        // load still moving leaves with its water (washed out, like the rest of the
+                        // suspended load at the edge of the map): dumped where the water is, it
+                        // would raise every channel into a levee.
+                        if steep <= 0.0 {
                             // Only on the last step, so the rim is found here, not in every step's
                             // neighbour loop.
                             let mut rim = hc;
                             neighbours(x, y, w, h, |j, _| rim = rim.max(surface[j]));
-                            sc.min((rim - tc).max(0.0))
-                        };
+                            tc += sc.min((rim - tc).max(0.0));
+                        }
                         sc = 0.0;
                     } else {
                         wc += p.rain * rain_factor(columns[x], rect.y + y as i64);
@@ -459,7 +458,7 @@ mod tests {
             rain: 0.002,
             evaporation: 0.02,
             capacity: 40.0,
-            erosion: 0.3,
+            erosion: 0.01,
             deposition: 0.3,
             slope_scale: 1.0,
             area_scale: 1.0,
@@ -584,6 +583,37 @@ mod tests {
         assert!(after <= before + 1e-3, "material {before} → {after}");
         assert!(m.data().iter().all(|v| (-1.0..=1.0).contains(v)), "a height outside [-1, 1]");
         assert!(m.data().iter().zip(&original).any(|(a, b)| a != b), "nothing eroded");
+    }
+
+    /// Height minus the mean of the 8 neighbours: negative where the pixel lies below its banks.
+    fn relief(m: &HeightMap, x: i64, y: i64) -> f32 {
+        let around: f32 =
+            [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)].iter().map(|&(dx, dy)| m.get(x + dx, y + dy).unwrap()).sum();
+        m.get(x, y).unwrap() - around / 8.0
+    }
+
+    #[test]
+    fn hydraulic_rivers_cut_below_their_banks() {
+        // A slope falling towards y = 0 with a shallow V valley along x = 12: the rain on both
+        // flanks runs into the valley line and down it. The stream must deepen its bed, not raise a
+        // levee (the model before this test settled the moving load where the water was, which
+        // lifted the valley line by about its own relief).
+        let valley = |x: i64, y: i64| 0.01 * y as f32 + 0.004 * (x - 12).abs() as f32;
+        let mut m = map(25, 48, valley);
+        let before = m.clone();
+        let own = everywhere(&m);
+        hydraulic(&mut m, own, hydraulic_params(40, Output::Height)).unwrap();
+        let rows = 8..40;
+        let n = 32.0;
+        let relief_before: f32 = rows.clone().map(|y| relief(&before, 12, y)).sum::<f32>() / n;
+        let relief_after: f32 = rows.clone().map(|y| relief(&m, 12, y)).sum::<f32>() / n;
+        let change: f32 = rows.clone().map(|y| m.get(12, y).unwrap() - before.get(12, y).unwrap()).sum::<f32>() / n;
+        let bank: f32 = rows.clone().map(|y| m.get(9, y).unwrap() - before.get(9, y).unwrap()).sum::<f32>() / n;
+        assert!(change < 0.0 && change < bank, "the bed changed by {change}, a bank 3 pixels away by {bank}");
+        assert!(
+            relief_after < relief_before - 0.002,
+            "the bed's height minus its neighbours' mean went from {relief_before} to {relief_after}"
+        );
     }
 
     #[test]

@@ -1,0 +1,321 @@
+//! `map.Gullies(wavelength = 64, depth = 0.05, octaves = 3, seed = 0)`: the look of water erosion
+//! without a simulation: branching gullies carved down the slopes, every pixel computed from its
+//! own position and the slope under it, so it needs a halo of one pixel (the slope's stencil) and
+//! nothing more, at any size of map or world. (Not in the original GeoGen.)
+//!
+//! How. At each pixel the slope `g` of the input (central differences) gives the downhill
+//! direction. Each octave lays a grid of cells of side λ (the wavelength, halved per octave) with
+//! one jittered feature point per cell, hashed from the absolute cell. Around each of the 3 × 3
+//! nearest points a family of parallel gullies runs along the current downhill direction, one every
+//! λ / 2 across it, the first through the point; their V profile is blended over the 9 points with
+//! a weight falling smoothly to 0 at 1.25 λ. Where the blends of neighbouring points meet, gullies
+//! merge and fork. The octave's cross-slope derivative is added to the direction the next octave
+//! follows, so finer gullies run down the flanks of coarser ones into them: the branching of a
+//! drainage network. The carving is scaled by `slope / (slope + 0.01)` (per map unit): flats stay
+//! flat, steep flanks get the full `depth`.
+
+use geogen_diag::codes;
+use geogen_random::{combine_seeds, hash3};
+use geogen_render::{Bounds, Effect, HeightMap, KernelContext, Object, ObjectKind, OpContext, Operation, Rect, RenderError};
+use geogen_vm::{RuntimeError, Value};
+use rayon::prelude::*;
+
+use crate::kernels::noise::floor_i64;
+use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+
+/// The slope (height per map unit) at which the carving reaches half its depth.
+const SLOPE_REF: f32 = 0.01;
+/// Feature points lie in the middle `JITTER` of their cell.
+const JITTER: f32 = 0.5;
+/// A point's weight falls to 0 at this many cell sides: no point of a cell two away from the
+/// pixel's is that close (they are at least 2 − 0.5 − JITTER / 2 = 1.25 away), so the 3 × 3 cells
+/// around the pixel hold every point that counts, and the pixel's own point is always within it
+/// (at most √2 × 0.75 ≈ 1.06 away), so the weights never all vanish.
+const REACH: f32 = 1.25;
+/// Gullies per cell side, across the slope.
+const GULLIES_PER_CELL: f32 = 2.0;
+/// Rows per rayon task at least.
+const MIN_ROWS_PER_TASK: usize = 4;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gullies {
+    /// Cell side of the coarsest octave, map units.
+    pub wavelength: f64,
+    /// Deepest cut, height units.
+    pub depth: f64,
+    pub octaves: u32,
+    /// Combined with the script seed.
+    pub seed: u32,
+}
+
+impl Declared for Gullies {
+    const SIGNATURE: Signature = Signature {
+        owner: Owner::HeightMap,
+        name: "Gullies",
+        receiver: Receiver::Method,
+        params: &[
+            Param::new("wavelength", Kind::Range { min: 1.0, max: 1e9, code: codes::GGE2740 }).or(64.0),
+            Param::new("depth", Kind::Range { min: 0.0, max: 1.0, code: codes::GGE2753 }).or(0.05),
+            Param::new("octaves", Kind::Range { min: 1.0, max: 16.0, code: codes::GGE2741 }).or(3.0),
+            Param::seed("seed"),
+        ],
+        checks: &[],
+        family: Family::Filter,
+        summary: "The look of water erosion without a simulation: carves branching gullies down the slopes \
+                  of the map, each pixel from its position and the slope under it only, so its halo is one \
+                  pixel whatever the map size (for infinite worlds, where `HydraulicErosion`'s halo is too \
+                  dear). `octaves` (whole, in [1, 16], GGE2741) of gullies, the coarsest `wavelength` map \
+                  units apart per pair (in [1, 1e9], GGE2740), each octave half as wide and deep as the one \
+                  before and following the flanks of the coarser ones; at most `depth` deep (height units, \
+                  in [0, 1], GGE2753), scaled by slope / (slope + 0.01) so flats stay flat. `seed` moves \
+                  the pattern (with the script seed). See docs/erosion.md. Not in the original.",
+        examples: &[Example {
+            // No slope, no gullies: a flat map stays exactly as it was.
+            script: "yield HeightMap.Flat(0.25).Gullies(8, 0.5);",
+            size: (6, 4),
+            expect: &[(0, 0, 0.25), (3, 2, 0.25), (5, 3, 0.25)],
+        }],
+    };
+
+    fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
+        let op = Gullies {
+            wavelength: call.number(0)?,
+            depth: call.number(1)?,
+            octaves: libm::trunc(call.number(2)?) as u32,
+            seed: combine_seeds(&[call.seed(3)?, rec.script_seed()]),
+        };
+        rec.modify(op, &[])
+    }
+}
+
+impl Operation for Gullies {
+    fn name(&self) -> &str {
+        "HeightMap.Gullies"
+    }
+    fn arg_kinds(&self) -> &[ObjectKind] {
+        &[ObjectKind::Map]
+    }
+    fn effect(&self) -> Effect {
+        Effect::Modify
+    }
+    fn describe_params(&self) -> String {
+        format!("{}, {}, {}, {:#x}", self.wavelength, self.depth, self.octaves, self.seed)
+    }
+    /// The slope's central differences read one pixel all round, at any scale.
+    fn required_bounds(&self, own: Bounds, _: &OpContext) -> Vec<Bounds> {
+        vec![Bounds::Map(own.rect().expand(1))]
+    }
+    /// The carved rows are computed apart from the input they read: one `f32` per rendered pixel.
+    fn extra_memory(&self, extent: Bounds, _: &OpContext) -> u64 {
+        extent.pixels().saturating_mul(4)
+    }
+    fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
+        gullies(target.as_map_mut()?, ctx.bounds.rect(), self, ctx.scale)
+    }
+}
+
+/// The octave parameters, in map units.
+struct Octave {
+    /// Cell side.
+    cell: f64,
+    /// 1 / cell side.
+    inverse: f64,
+    /// Share of the depth.
+    amplitude: f32,
+    seed: u32,
+}
+
+/// Carves `map` over `own` (the buffer must hold `own` grown by one pixel, or end where the map
+/// ends: a neighbour outside the buffer is read as the pixel itself).
+pub fn gullies(map: &mut HeightMap, own: Rect, p: &Gullies, scale: f64) -> Result<(), RenderError> {
+    let rect = map.rect();
+    let r = own.intersect(&rect);
+    if r.is_empty() || p.depth <= 0.0 {
+        return Ok(());
+    }
+    let (w, h) = (map.width(), rect.height as usize);
+    let (x0, y0) = ((r.x - rect.x) as usize, (r.y - rect.y) as usize);
+    let (rw, rh) = (r.width as usize, r.height as usize);
+    let mut out = Vec::new();
+    out.try_reserve_exact(rw * rh).map_err(|_| RenderError::Allocation { bytes: (rw * rh) as u64 * 4 })?;
+    out.resize(rw * rh, 0.0f32);
+    let mut octaves = Vec::new();
+    let mut cell = p.wavelength;
+    let mut amplitude = 1.0f32;
+    let mut total = 0.0f32;
+    for o in 0..p.octaves {
+        octaves.push(Octave { cell, inverse: 1.0 / cell, amplitude, seed: combine_seeds(&[p.seed, o]) });
+        total += amplitude;
+        cell *= 0.5;
+        amplitude *= 0.5;
+    }
+    for o in &mut octaves {
+        o.amplitude /= total;
+    }
+    let depth = p.depth as f32;
+    let (unit, slope_scale) = (1.0 / scale, (scale * 0.5) as f32);
+    let data = map.data();
+    out.par_chunks_mut(rw).with_min_len(MIN_ROWS_PER_TASK).enumerate().for_each(|(row, line)| {
+        let y = y0 + row;
+        let (up, down) = (if y > 0 { y - 1 } else { y }, if y + 1 < h { y + 1 } else { y });
+        let py = (rect.y + y as i64) as f64 * unit;
+        for (col, v) in line.iter_mut().enumerate() {
+            let x = x0 + col;
+            let (left, right) = (if x > 0 { x - 1 } else { x }, if x + 1 < w { x + 1 } else { x });
+            let centre = data[y * w + x];
+            // The slope per map unit. At the map's edge the neighbour outside is the pixel itself,
+            // which halves the slope there, the same in every tile: the buffer ends there in every
+            // render.
+            let gx = (data[y * w + right] - data[y * w + left]) * slope_scale;
+            let gy = (data[down * w + x] - data[up * w + x]) * slope_scale;
+            let px = (rect.x + x as i64) as f64 * unit;
+            *v = centre + carve(px, py, gx, gy, &octaves, depth);
+        }
+    });
+    let data = map.data_mut();
+    for (row, line) in out.chunks(rw).enumerate() {
+        let start = (y0 + row) * w + x0;
+        data[start..start + rw].copy_from_slice(line);
+    }
+    Ok(())
+}
+
+/// The (negative) height the gullies add at map position (px, py) where the input's slope is
+/// (gx, gy).
+#[inline]
+fn carve(px: f64, py: f64, gx: f32, gy: f32, octaves: &[Octave], depth: f32) -> f32 {
+    let slope2 = gx * gx + gy * gy;
+    if slope2 <= 0.0 {
+        return 0.0;
+    }
+    let slope = slope2.sqrt();
+    let strength = depth * (slope / (slope + SLOPE_REF));
+    // The direction the gullies follow: the input's slope plus the flanks of the coarser gullies.
+    let (mut dx, mut dy) = (gx, gy);
+    let mut sum = 0.0f32;
+    for o in octaves {
+        let length2 = dx * dx + dy * dy;
+        if length2 <= 0.0 {
+            break;
+        }
+        let length = length2.sqrt();
+        // Across the slope (unit vector).
+        let (ax, ay) = (-dy / length, dx / length);
+        let (cx, cy) = (px * o.inverse, py * o.inverse);
+        let (ix, iy) = (floor_i64(cx), floor_i64(cy));
+        // The position within the cell, in cell sides.
+        let (fx, fy) = ((cx - ix as f64) as f32, (cy - iy as f64) as f32);
+        let (mut weights, mut profile, mut derivative) = (0.0f32, 0.0f32, 0.0f32);
+        for j in -1i64..=1 {
+            for i in -1i64..=1 {
+                let hash = hash3(o.seed, (ix + i) as u32, (iy + j) as u32);
+                let jx = (hash & 0xffff) as f32 * (1.0 / 65536.0);
+                let jy = (hash >> 16) as f32 * (1.0 / 65536.0);
+                // From the feature point to the pixel, in cell sides.
+                let vx = fx - (i as f32 + 0.5 + JITTER * (jx - 0.5));
+                let vy = fy - (j as f32 + 0.5 + JITTER * (jy - 0.5));
+                let d2 = (vx * vx + vy * vy) * (1.0 / (REACH * REACH));
+                if d2 >= 1.0 {
+                    continue;
+                }
+                let fall = 1.0 - d2;
+                let weight = fall * fall;
+                // Across the slope, in gully spacings: a triangle wave, 0 on a gully's floor, 1 on
+                // the ridge between two.
+                let t = (vx * ax + vy * ay) * GULLIES_PER_CELL;
+                let nearest = libm::floorf(t + 0.5);
+                let off = t - nearest;
+                let tri = off.abs() * 2.0;
+                // A V with rounded ridges: s = tri × (2 − tri); ds/dt = (2 − 2 tri) × 2 × sign.
+                profile += weight * (tri * (2.0 - tri));
+                let slope_s = (2.0 - 2.0 * tri) * 2.0;
+                derivative += weight * if off < 0.0 { -slope_s } else { slope_s };
+                weights += weight;
+            }
+        }
+        if weights <= 0.0 {
+            continue;
+        }
+        let amount = strength * o.amplitude;
+        sum += amount * (profile / weights - 1.0);
+        // The gullies' cross-slope gradient, per map unit, steers the finer octaves.
+        let g = amount * (derivative / weights) * GULLIES_PER_CELL * o.inverse as f32;
+        dx += g * ax;
+        dy += g * ay;
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ramp(rect: Rect) -> HeightMap {
+        let data = (0..rect.height as i64)
+            .flat_map(|y| (0..rect.width as i64).map(move |x| (x, y)))
+            .map(|(x, y)| {
+                let (ax, ay) = (rect.x + x, rect.y + y);
+                ax as f32 * 0.01 + ((ax * 7919 + ay * 104_729) % 97) as f32 / 97.0 * 0.02
+            })
+            .collect();
+        HeightMap::from_data(rect, data).unwrap()
+    }
+
+    fn op() -> Gullies {
+        Gullies { wavelength: 24.0, depth: 0.1, octaves: 3, seed: 5 }
+    }
+
+    #[test]
+    fn a_tile_with_one_pixel_of_halo_equals_the_same_rectangle_of_a_larger_buffer() {
+        let own = Rect::new(-7, 3, 11, 6);
+        let big_rect = Rect::new(-40, -30, 90, 80);
+        for scale in [1.0, 0.5, 3.0] {
+            let mut big = ramp(big_rect);
+            gullies(&mut big, big_rect, &op(), scale).unwrap();
+            let mut small = ramp(own.expand(1));
+            gullies(&mut small, own, &op(), scale).unwrap();
+            for y in own.y..own.y + own.height as i64 {
+                for x in own.x..own.x + own.width as i64 {
+                    assert_eq!(big.get(x, y).unwrap().to_bits(), small.get(x, y).unwrap().to_bits(), "({x}, {y})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn carves_down_only_within_the_depth_and_leaves_flats_alone() {
+        let rect = Rect::new(0, 0, 64, 64);
+        let mut m = ramp(rect);
+        let before = m.data().to_vec();
+        gullies(&mut m, rect, &op(), 1.0).unwrap();
+        let cuts: Vec<f32> = m.data().iter().zip(&before).map(|(a, b)| b - a).collect();
+        assert!(cuts.iter().all(|&c| (0.0..=0.1 + 1e-6).contains(&c)), "a cut outside [0, depth]");
+        // Gullies, not a uniform lowering: the cuts vary along a row across the slope.
+        let column: Vec<f32> = (0..64).map(|y| cuts[y * 64 + 32]).collect();
+        let (lo, hi) = column.iter().fold((f32::MAX, f32::MIN), |(a, b), &c| (a.min(c), b.max(c)));
+        assert!(hi - lo > 0.02, "no gullies across the slope: cuts in [{lo}, {hi}]");
+        let mut flat = HeightMap::from_data(rect, vec![0.3; 64 * 64]).unwrap();
+        gullies(&mut flat, rect, &op(), 1.0).unwrap();
+        assert!(flat.data().iter().all(|&v| v == 0.3));
+    }
+
+    #[test]
+    fn gullies_run_downhill() {
+        // On a ramp rising along x, the gullies are lines along x: the cut varies much more across
+        // the slope (along y) than down it (along x).
+        let rect = Rect::new(0, 0, 96, 96);
+        let data = (0..96 * 96).map(|i| (i % 96) as f32 * 0.01).collect();
+        let mut m = HeightMap::from_data(rect, data).unwrap();
+        let before = m.data().to_vec();
+        gullies(&mut m, rect, &Gullies { octaves: 1, ..op() }, 1.0).unwrap();
+        let cut = |x: usize, y: usize| before[y * 96 + x] - m.data()[y * 96 + x];
+        let (mut along, mut across) = (0.0f32, 0.0f32);
+        for y in 2..94 {
+            for x in 2..94 {
+                along += (cut(x + 1, y) - cut(x, y)).abs();
+                across += (cut(x, y + 1) - cut(x, y)).abs();
+            }
+        }
+        assert!(across > 3.0 * along, "variation across {across}, along {along}");
+    }
+}
