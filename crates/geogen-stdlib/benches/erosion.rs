@@ -1,6 +1,7 @@
 //! Erosion kernels: ns per cell per iteration at 1024² with 1 and 2 threads, next to the bytes an
 //! iteration must move and this machine's copy bandwidth measured in the same run; and the cost of
-//! the halo for tiles (256² tiles, 50 iterations) against the ((T + 2H) / T)² prediction.
+//! the halo for tiles (256² tiles, 50 iterations) against the ((T + 2H) / T)² prediction; and the
+//! point-local `Gullies` (ns per pixel, 3 octaves, halo 1).
 //!
 //! `cargo bench -p geogen-stdlib --bench erosion` (medians of 5 runs; `EROSION_SIDE=2048` for a
 //! larger map).
@@ -9,6 +10,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use geogen_render::{HeightMap, Rect};
+use geogen_stdlib::filters::Gullies;
 use geogen_stdlib::kernels::erosion::{hydraulic, thermal, Hydraulic, Output, Thermal, HYDRAULIC_RADIUS};
 
 const RUNS: usize = 5;
@@ -56,7 +58,7 @@ fn hydraulic_params(iterations: u32) -> Hydraulic {
         rain: 0.002,
         evaporation: 0.02,
         capacity: 40.0,
-        erosion: 0.3,
+        erosion: 0.01,
         deposition: 0.3,
         slope_scale: 1.0,
         area_scale: 1.0,
@@ -112,6 +114,19 @@ fn main() {
             ns / floor,
             t
         );
+    }
+
+    // The point-local look: one pass, no iterations.
+    let inner = Rect::new(rect.x + 1, rect.y + 1, side - 2, side - 2);
+    for octaves in [1, 3] {
+        for threads in [1, 2] {
+            let op = Gullies { wavelength: 64.0, depth: 0.05, octaves, seed: 1 };
+            let t = time(threads, &map, |m| op.carve_map(m, inner, 1.0).unwrap());
+            println!(
+                "gullies   {threads} thread(s), {octaves} octave(s): {:6.2} ns/pixel (one pass, halo 1)",
+                t * 1e9 / inner.area() as f64
+            );
+        }
     }
 
     // The halo: a 256² tile with 50 iterations, against the same iterations on 256² alone.

@@ -48,6 +48,13 @@ pub struct Gullies {
     pub seed: u32,
 }
 
+impl Gullies {
+    /// Carves `map` over `own` at render scale `scale` (the operation's kernel; for benchmarks).
+    pub fn carve_map(&self, map: &mut HeightMap, own: Rect, scale: f64) -> Result<(), RenderError> {
+        gullies(map, own, self, scale)
+    }
+}
+
 impl Declared for Gullies {
     const SIGNATURE: Signature = Signature {
         owner: Owner::HeightMap,
@@ -116,8 +123,6 @@ impl Operation for Gullies {
 
 /// The octave parameters, in map units.
 struct Octave {
-    /// Cell side.
-    cell: f64,
     /// 1 / cell side.
     inverse: f64,
     /// Share of the depth.
@@ -144,7 +149,7 @@ pub fn gullies(map: &mut HeightMap, own: Rect, p: &Gullies, scale: f64) -> Resul
     let mut amplitude = 1.0f32;
     let mut total = 0.0f32;
     for o in 0..p.octaves {
-        octaves.push(Octave { cell, inverse: 1.0 / cell, amplitude, seed: combine_seeds(&[p.seed, o]) });
+        octaves.push(Octave { inverse: 1.0 / cell, amplitude, seed: combine_seeds(&[p.seed, o]) });
         total += amplitude;
         cell *= 0.5;
         amplitude *= 0.5;

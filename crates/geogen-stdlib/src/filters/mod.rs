@@ -12,6 +12,7 @@ mod draw_line;
 mod fill;
 mod fill_rectangle;
 mod glaciate;
+mod gullies;
 mod hydraulic_erosion;
 mod invert;
 mod stratify;
@@ -30,6 +31,7 @@ pub use draw_line::DrawLine;
 pub use fill::Fill;
 pub use fill_rectangle::FillRectangle;
 pub use glaciate::Glaciate;
+pub use gullies::Gullies;
 pub use hydraulic_erosion::HydraulicErosion;
 pub use invert::Invert;
 pub use stratify::{terrace_profile, Stratify, TERRACE_SAMPLES};
@@ -58,4 +60,5 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     terrace::Terrace,
     thermal_erosion::ThermalErosion,
     hydraulic_erosion::HydraulicErosion,
+    gullies::Gullies,
 ];
