@@ -16,6 +16,7 @@
 
 use geogen_diag::codes;
 use geogen_random::{combine_seeds, hash3};
+use geogen_render::raster::saturate;
 use geogen_render::{Bounds, Effect, HeightMap, KernelContext, Object, ObjectKind, OpContext, Operation, Rect, RenderError};
 use geogen_vm::{RuntimeError, Value};
 use rayon::prelude::*;
@@ -74,8 +75,8 @@ impl Declared for Gullies {
                   dear). `octaves` (whole, in [1, 16], GGE2741) of gullies, the coarsest `wavelength` map \
                   units apart per pair (in [1, 1e9], GGE2740), each octave half as wide and deep as the one \
                   before and following the flanks of the coarser ones; at most `depth` deep (height units, \
-                  in [0, 1], GGE2753), scaled by slope / (slope + 0.01) so flats stay flat. `seed` moves \
-                  the pattern (with the script seed). See docs/erosion.md. Not in the original.",
+                  in [0, 1], GGE2753), scaled by slope / (slope + 0.01) so flats stay flat (heights \
+                  saturate to [-1, 1]). `seed` moves the pattern (with the script seed). See docs/erosion.md. Not in the original.",
         examples: &[Example {
             // No slope, no gullies: a flat map stays exactly as it was.
             script: "yield HeightMap.Flat(0.25).Gullies(8, 0.5);",
@@ -174,7 +175,7 @@ pub fn gullies(map: &mut HeightMap, own: Rect, p: &Gullies, scale: f64) -> Resul
             let gx = (data[y * w + right] - data[y * w + left]) * slope_scale;
             let gy = (data[down * w + x] - data[up * w + x]) * slope_scale;
             let px = (rect.x + x as i64) as f64 * unit;
-            *v = centre + carve(px, py, gx, gy, &octaves, depth);
+            *v = saturate(centre + carve(px, py, gx, gy, &octaves, depth));
         }
     });
     let data = map.data_mut();
