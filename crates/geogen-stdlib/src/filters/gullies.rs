@@ -17,7 +17,9 @@
 use geogen_diag::codes;
 use geogen_random::{combine_seeds, hash3};
 use geogen_render::raster::saturate;
-use geogen_render::{Bounds, Effect, HeightMap, KernelContext, Object, ObjectKind, OpContext, Operation, Rect, RenderError};
+use geogen_render::{
+    Bounds, Effect, HeightMap, KernelContext, Object, ObjectKind, OpContext, Operation, Rect, RenderError,
+};
 use geogen_vm::{RuntimeError, Value};
 use rayon::prelude::*;
 

@@ -356,8 +356,11 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                     let steep = steepest[i];
                     // What left the cell in pass A: everything, unless it is a pit.
                     let (held, load) = (water_row[x], sediment_row[x]);
-                    let (mut wc, mut sc, sent) =
-                        if steep > 0.0 { (inflow, sediment_in, held) } else { (held + inflow, load + sediment_in, 0.0) };
+                    let (mut wc, mut sc, sent) = if steep > 0.0 {
+                        (inflow, sediment_in, held)
+                    } else {
+                        (held + inflow, load + sediment_in, 0.0)
+                    };
                     let mut tc = terrain_row[x];
                     // The discharge through the cell: what left it plus what came in (standing water
                     // in a pit does not count).
@@ -587,8 +590,10 @@ mod tests {
 
     /// Height minus the mean of the 8 neighbours: negative where the pixel lies below its banks.
     fn relief(m: &HeightMap, x: i64, y: i64) -> f32 {
-        let around: f32 =
-            [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)].iter().map(|&(dx, dy)| m.get(x + dx, y + dy).unwrap()).sum();
+        let around: f32 = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)]
+            .iter()
+            .map(|&(dx, dy)| m.get(x + dx, y + dy).unwrap())
+            .sum();
         m.get(x, y).unwrap() - around / 8.0
     }
 
