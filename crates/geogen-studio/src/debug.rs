@@ -445,8 +445,9 @@ impl Session {
         }
     }
 
+    /// The 1-based line of a span's start (a binary search: this runs after every instruction).
     fn line_of(&self, span: Option<Span>) -> Option<u32> {
-        span.map(|s| self.script.source().span_start(s).line)
+        span.map(|s| self.script.source().line_index(s.start) as u32 + 1)
     }
 
     /// Where the VM is: (line of the next instruction, call depth).
@@ -460,11 +461,8 @@ impl Session {
         let (start_line, start_depth) = self.position();
         let mut previous = (start_line, start_depth);
         let mut count: u64 = 0;
-        loop {
-            match self.vm.step() {
-                Ok(VmStatus::Ready | VmStatus::Running) => {}
-                Ok(VmStatus::Finished | VmStatus::Faulted) | Err(_) => break,
-            }
+        // Ends by itself when the script finishes or faults (the instruction budget included).
+        while let Ok(VmStatus::Ready | VmStatus::Running) = self.vm.step() {
             if kind == Some(StepKind::Instruction) {
                 break;
             }
@@ -489,7 +487,7 @@ impl Session {
                 break;
             }
             count += 1;
-            if count % CANCEL_CHECK == 0 && self.cancel.load(Ordering::SeqCst) {
+            if count.is_multiple_of(CANCEL_CHECK) && self.cancel.load(Ordering::SeqCst) {
                 break;
             }
         }

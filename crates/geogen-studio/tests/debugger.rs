@@ -349,3 +349,40 @@ fn at_most_a_few_sessions_live_and_a_new_one_ends_the_least_recently_used() {
     assert_eq!(alive, [200, 404, 200, 200]);
     assert_eq!(server.get(&format!("/api/debug/{fifth}")).status, 200);
 }
+
+/// What stepping costs: a loop of about a million instructions run by `continue` (which checks the
+/// line, depth and breakpoints after every instruction) against the plain VM run of
+/// `geogen run`, medians of 5 each. `cargo test --release -p geogen-studio --test debugger --
+/// --ignored --nocapture continue_speed`
+#[test]
+#[ignore]
+fn continue_speed() {
+    let source = "var s = 0;\nfor (var i = 0; i < 50000; i++) {\n  s = s + i;\n}\nyield HeightMap.Flat(0);\n";
+    let script = geogen::Script::compile("speed", source, &geogen::CompileOptions::default()).unwrap();
+    let settings = geogen::RunSettings { render_width: Some(8), render_height: Some(8), ..Default::default() };
+    let mut runs = Vec::new();
+    let mut debugs = Vec::new();
+    let mut instructions = 0;
+    for _ in 0..5 {
+        let t = std::time::Instant::now();
+        instructions = script.run(&settings).unwrap().instructions;
+        runs.push(t.elapsed().as_secs_f64());
+        let (id, _) = start(source);
+        let t = std::time::Instant::now();
+        let end = server().post(&format!("/api/debug/{id}/continue"), &json!({ "breakpoints": [6] })).json();
+        debugs.push(t.elapsed().as_secs_f64());
+        assert_eq!(end["status"], "finished");
+        server().request("DELETE", &format!("/api/debug/{id}"), b"");
+    }
+    runs.sort_by(f64::total_cmp);
+    debugs.sort_by(f64::total_cmp);
+    let (run, debug) = (runs[2], debugs[2]);
+    println!(
+        "{instructions} instructions: run {:.1} ms ({:.1} ns/instruction), debugger continue {:.1} ms ({:.1} ns/instruction), ratio {:.2}",
+        run * 1e3,
+        run * 1e9 / instructions as f64,
+        debug * 1e3,
+        debug * 1e9 / instructions as f64,
+        debug / run
+    );
+}

@@ -122,6 +122,11 @@ export class Debugger {
     this.buttons.stop.disabled = !this.id;
   }
 
+  toggleBreakpointLine(number) {
+    const view = this.editor();
+    view.dispatch({ effects: toggleBreakpoint.of(view.state.doc.line(number).from) });
+  }
+
   breakpointLines() {
     const view = this.editor();
     const lines = [];
@@ -264,6 +269,7 @@ export class Debugger {
     for (const s of state.sequence) {
       const li = el("li", null, `#${s.index + 1} ${s.text}${s.line != null ? `   line ${s.line}` : ""}`);
       li.dataset.index = s.index;
+      li.title = li.textContent;
       if (render.started && s.index < render.done) li.classList.add("done");
       if (s.line != null) li.addEventListener("click", () => this.revealLine(s.line));
       this.sequence.appendChild(li);

@@ -3,7 +3,7 @@
 import { createEditor } from "./editor.js";
 import { View3D } from "./view3d.js";
 import { Slippy } from "./slippy.js";
-import { selftest } from "./selftest.js";
+import { selftest, debugDemo } from "./selftest.js";
 import { Debugger } from "./debugger.js";
 
 const token = new URLSearchParams(location.search).get("token") || "";
@@ -340,5 +340,6 @@ async function start() {
   const tab = { "#3d": "view3d", "#map": "slippy", "#debug": "debugger" }[location.hash];
   if (tab) document.querySelector(`#tabs button[data-tab=${tab}]`).click();
   if (location.hash === "#selftest") selftest(window.__studio);
+  if (location.hash === "#debug-demo") debugDemo(window.__studio);
 }
 start();

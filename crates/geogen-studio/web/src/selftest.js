@@ -94,3 +94,14 @@ export async function selftest(studio) {
   pre.textContent = JSON.stringify({ passed: steps.every((s) => s.ok), steps });
   document.body.appendChild(pre);
 }
+
+// The debugger as docs/pictures/studio_debugger.png shows it (URL ending in #debug-demo): stopped
+// on line 19 of the island example by a breakpoint, with line 20's breakpoint set too.
+export async function debugDemo(studio) {
+  document.querySelector('#tabs button[data-tab="debugger"]').click();
+  await until("the editor", () => studio.view);
+  const dbg = studio.debugger;
+  for (const n of [19, 20]) dbg.toggleBreakpointLine(n);
+  await dbg.start();
+  await dbg.continue();
+}
