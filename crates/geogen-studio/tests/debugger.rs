@@ -24,11 +24,15 @@ fn server() -> &'static Server {
 }
 
 fn new_server() -> Server {
+    server_with_memory(1 << 30)
+}
+
+fn server_with_memory(memory_limit: u64) -> Server {
     {
         let options = StudioOptions {
             script: None,
             address: "127.0.0.1:0".parse().unwrap(),
-            memory_limit: 1 << 30,
+            memory_limit,
             limits: geogen::Limits { instruction_budget: 2_000_000, ..geogen::Limits::default() },
             token: Some(TOKEN.to_string()),
             mode: geogen_studio::Mode::Studio,
@@ -303,6 +307,22 @@ fn script_errors_and_faults_are_the_editors_diagnostics() {
     assert_eq!(server().post(&format!("/api/debug/{id}/render-step"), &json!({})).status, 409);
     assert_eq!(server().get(&format!("/api/debug/{id}")).status, 200);
     server().request("DELETE", &format!("/api/debug/{id}"), b"");
+}
+
+#[test]
+fn a_render_over_the_memory_limit_is_the_renderers_diagnostic() {
+    let server = server_with_memory(4096);
+    let (id, _) = start_on(&server, "var m = HeightMap.Flat(0);\nyield m;");
+    let end = server.post(&format!("/api/debug/{id}/continue"), &json!({})).json();
+    assert_eq!(end["status"], "finished");
+    for _ in 0..2 {
+        let refused = server.post(&format!("/api/debug/{id}/render-step"), &json!({}));
+        assert_eq!(refused.status, 422);
+        assert_eq!(refused.code(), "GGE3001");
+    }
+    let state = server.get(&format!("/api/debug/{id}")).json();
+    assert_eq!(state["render"]["failed"], true);
+    assert_eq!(state["render"]["diagnostics"][0]["code"], "GGE3001");
 }
 
 #[test]

@@ -80,11 +80,11 @@ export class Debugger {
     const buttons = [
       ["start", "Start", "Start the script from its first instruction, with the preview's settings", () => this.start()],
       ["instruction", "Step", "Run one instruction", () => this.step({ kind: "instruction" })],
-      ["line", "Step line", "Run to the next line (entering calls)", () => this.step({ kind: "line" })],
-      ["over", "Step over", "Run to the next line of this function (over calls)", () => this.step({ kind: "over" })],
-      ["out", "Step out", "Run until this function returns", () => this.step({ kind: "out" })],
+      ["line", "Step line", "Run to the next line (entering calls) · F11", () => this.step({ kind: "line" })],
+      ["over", "Step over", "Run to the next line of this function (over calls) · F10", () => this.step({ kind: "over" })],
+      ["out", "Step out", "Run until this function returns · Shift-F11", () => this.step({ kind: "out" })],
       ["cursor", "Run to cursor", "Run to the line the editor's cursor is on", () => this.runToCursor()],
-      ["continue", "Continue", "Run to the next breakpoint (click the gutter left of the line numbers) or the end", () => this.continue()],
+      ["continue", "Continue", "Run to the next breakpoint (click the gutter left of the line numbers) or the end · F8", () => this.continue()],
       ["render", "Step renderer", "Once the script has finished: run the next rendering step and show its map", () => this.renderStep()],
       ["stop", "Stop", "End the session", () => this.stop()],
     ];
@@ -111,6 +111,14 @@ export class Debugger {
     body.append(left, right);
     this.root.append(bar, body);
     this.updateButtons();
+    // The usual debugger keys, while a session is live: F8 continue, F10 over, F11 line,
+    // Shift-F11 out.
+    document.addEventListener("keydown", (e) => {
+      const key = { F8: "continue", F10: "over", F11: e.shiftKey ? "out" : "line" }[e.key];
+      if (!key || !this.id || this.buttons[key].disabled) return;
+      e.preventDefault();
+      this.buttons[key].click();
+    });
   }
 
   updateButtons() {
