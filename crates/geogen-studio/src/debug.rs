@@ -13,7 +13,7 @@
 //! `POST /api/debug/{id}/continue`, `POST /api/debug/{id}/render-step`,
 //! `GET /api/debug/{id}/image/{step}.png`, `DELETE /api/debug/{id}` (docs/studio.md).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -56,6 +56,9 @@ const MAX_LISTED_MESSAGES: usize = 500;
 const MAX_LISTED_VARIABLES: usize = 200;
 /// A variable's value is cut to this many characters.
 const MAX_VALUE_CHARS: usize = 200;
+/// Breakpoints a request may set at most (a script has at most this many lines worth stopping
+/// at; a longer list is a hostile one, looked up after every instruction).
+pub const MAX_BREAKPOINTS: usize = 10_000;
 /// Instructions run between two looks at the stop flag.
 const CANCEL_CHECK: u64 = 1 << 16;
 
@@ -173,6 +176,17 @@ struct StepRequest {
 struct ContinueRequest {
     #[serde(default)]
     breakpoints: Vec<u32>,
+}
+
+fn breakpoint_set(lines: Vec<u32>) -> Result<BTreeSet<u32>, ApiError> {
+    if lines.len() > MAX_BREAKPOINTS {
+        return Err(ApiError::bad_request(
+            codes::GGE4000,
+            format!("{} breakpoints are more than the {MAX_BREAKPOINTS} a request may set", lines.len()),
+            None,
+        ));
+    }
+    Ok(lines.into_iter().collect())
 }
 
 fn not_found(id: &str) -> ApiError {
@@ -416,13 +430,14 @@ impl Session {
             Command::State => Ok(Reply::Json(self.state())),
             Command::Step(request) => {
                 self.require_running()?;
-                let breakpoints = request.breakpoints;
+                let breakpoints = breakpoint_set(request.breakpoints)?;
                 self.run(Some(request.kind), request.line, &breakpoints);
                 Ok(Reply::Json(self.state()))
             }
             Command::Continue(request) => {
                 self.require_running()?;
-                self.run(None, None, &request.breakpoints);
+                let breakpoints = breakpoint_set(request.breakpoints)?;
+                self.run(None, None, &breakpoints);
                 Ok(Reply::Json(self.state()))
             }
             Command::RenderStep => {
@@ -457,7 +472,7 @@ impl Session {
 
     /// Runs until the step's condition (`None`: continue, no condition), a breakpoint, the end, a
     /// fault, the instruction limit or a stop.
-    fn run(&mut self, kind: Option<StepKind>, target: Option<u32>, breakpoints: &[u32]) {
+    fn run(&mut self, kind: Option<StepKind>, target: Option<u32>, breakpoints: &BTreeSet<u32>) {
         let (start_line, start_depth) = self.position();
         let mut previous = (start_line, start_depth);
         let mut count: u64 = 0;

@@ -348,6 +348,8 @@ fn bad_debug_requests_get_coded_refusals() {
     let r = s.post(&format!("/api/debug/{id}/step"), &json!({ "kind": "to_line" }));
     assert_eq!(r.status, 400);
     assert!(r.json()["diagnostics"][0]["message"].as_str().unwrap().contains("line"));
+    let many: Vec<u32> = (0..20_000).collect();
+    assert_eq!(s.post(&format!("/api/debug/{id}/continue"), &json!({ "breakpoints": many })).status, 400);
     assert_eq!(s.post("/api/debug/start", &json!({ "source": SCRIPT })).status, 400, "no size");
     let huge = s.post("/api/debug/start", &json!({ "source": SCRIPT, "width": 100000, "height": 100000 }));
     assert_eq!(huge.status, 400);
