@@ -15,7 +15,7 @@
 //! flat, steep flanks get the full `depth`.
 
 use geogen_diag::codes;
-use geogen_random::{combine_seeds, hash3};
+use geogen_random::{combine_seeds, hash2};
 use geogen_render::raster::saturate;
 use geogen_render::{
     Bounds, Effect, HeightMap, KernelContext, Object, ObjectKind, OpContext, Operation, Rect, RenderError,
@@ -214,24 +214,28 @@ fn carve(px: f64, py: f64, gx: f32, gy: f32, octaves: &[Octave], depth: f32) -> 
         // The position within the cell, in cell sides.
         let (fx, fy) = ((cx - ix as f64) as f32, (cy - iy as f64) as f32);
         let (mut weights, mut profile, mut derivative) = (0.0f32, 0.0f32, 0.0f32);
+        // hash3(seed, x, y) = hash2(hash2(seed, x), y): the column halves once per column.
+        let columns = [-1i64, 0, 1].map(|i| hash2(o.seed, (ix + i) as u32));
         for j in -1i64..=1 {
-            for i in -1i64..=1 {
-                let hash = hash3(o.seed, (ix + i) as u32, (iy + j) as u32);
+            for (i, &column) in (-1i64..=1).zip(&columns) {
+                let hash = hash2(column, (iy + j) as u32);
                 let jx = (hash & 0xffff) as f32 * (1.0 / 65536.0);
                 let jy = (hash >> 16) as f32 * (1.0 / 65536.0);
                 // From the feature point to the pixel, in cell sides.
                 let vx = fx - (i as f32 + 0.5 + JITTER * (jx - 0.5));
                 let vy = fy - (j as f32 + 0.5 + JITTER * (jy - 0.5));
                 let d2 = (vx * vx + vy * vy) * (1.0 / (REACH * REACH));
-                if d2 >= 1.0 {
-                    continue;
-                }
-                let fall = 1.0 - d2;
+                // Branch-free: a point out of reach weighs 0 and adds exactly nothing.
+                let fall = (1.0 - d2).max(0.0);
                 let weight = fall * fall;
                 // Across the slope, in gully spacings: a triangle wave, 0 on a gully's floor, 1 on
                 // the ridge between two.
                 let t = (vx * ax + vy * ay) * GULLIES_PER_CELL;
-                let nearest = libm::floorf(t + 0.5);
+                // |t| ≤ REACH × GULLIES_PER_CELL, so the truncation is exact and the nearest whole
+                // number is found without a floor call.
+                let u = t + 0.5;
+                let whole = u as i32 as f32;
+                let nearest = if whole > u { whole - 1.0 } else { whole };
                 let off = t - nearest;
                 let tri = off.abs() * 2.0;
                 // A V with rounded ridges: s = tri × (2 − tri); ds/dt = (2 − 2 tri) × 2 × sign.
