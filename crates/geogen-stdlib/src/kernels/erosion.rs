@@ -614,6 +614,7 @@ mod tests {
         let relief_after: f32 = rows.clone().map(|y| relief(&m, 12, y)).sum::<f32>() / n;
         let change: f32 = rows.clone().map(|y| m.get(12, y).unwrap() - before.get(12, y).unwrap()).sum::<f32>() / n;
         let bank: f32 = rows.clone().map(|y| m.get(9, y).unwrap() - before.get(9, y).unwrap()).sum::<f32>() / n;
+        eprintln!("bed change {change}, bank change {bank}, relief {relief_before} -> {relief_after}");
         assert!(change < 0.0 && change < bank, "the bed changed by {change}, a bank 3 pixels away by {bank}");
         assert!(
             relief_after < relief_before - 0.002,
