@@ -304,10 +304,11 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                         let mut steep = 0.0f32;
                         neighbours(x, y, w, h, |j, weight| {
                             let d = (tc - terrain[j]) * weight;
-                            if d > 0.0 {
-                                drops += d;
-                                steep = steep.max(d);
-                            }
+                            // Selects, not branches (the signs of the drops are noise to a branch
+                            // predictor); the same values: adding +0 to a sum of non-negative terms
+                            // changes nothing, and d > steep ≥ 0 only where d > 0.
+                            drops += if d > 0.0 { d } else { 0.0 };
+                            steep = if d > steep { d } else { steep };
                         });
                         surface_row[x] = tc;
                         steep_row[x] = steep;
@@ -348,10 +349,10 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                         around += sj;
                         count += 1.0;
                         let d = (sj - hc) * weight;
-                        if d > 0.0 {
-                            inflow += factor[j] * d;
-                            sediment_in += concentration[j] * d;
-                        }
+                        // Selects, not branches, with the same values (see pass A).
+                        let up = d > 0.0;
+                        inflow += if up { factor[j] * d } else { 0.0 };
+                        sediment_in += if up { concentration[j] * d } else { 0.0 };
                     });
                     let steep = steepest[i];
                     // What left the cell in pass A: everything, unless it is a pit.
