@@ -9,9 +9,7 @@ use std::sync::Arc;
 use clap::{Args, ValueEnum};
 use geogen::diag::{codes, Diagnostic};
 use geogen::{HeightMap, InputRaster, Rect, Script};
-use geogen_io::{
-    ExportOptions, Format, HeightField, NormalConvention, Simplify, SplatLayer, Surface, TerrainScale,
-};
+use geogen_io::{ExportOptions, Format, HeightField, NormalConvention, Simplify, SplatLayer, Surface, TerrainScale};
 
 use crate::report::CliError;
 
@@ -326,8 +324,9 @@ impl Export {
         }
         let field =
             HeightField::new(rect.width as u32, rect.height as u32, map.data()).map_err(|e| cannot(e.to_string()))?;
-        let surface = Surface::clipped(field, (rect.x, rect.y), (core.x, core.y, core.width as u32, core.height as u32))
-            .ok_or_else(|| cannot("it has no pixels here".into()))?;
+        let surface =
+            Surface::clipped(field, (rect.x, rect.y), (core.x, core.y, core.width as u32, core.height as u32))
+                .ok_or_else(|| cannot("it has no pixels here".into()))?;
         let mut mask_fields = Vec::new();
         if formats.contains(&Format::Splat) {
             for name in &self.masks {

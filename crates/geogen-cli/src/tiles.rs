@@ -665,11 +665,8 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     };
 
     signals::clean_up_on_interrupt();
-    let dir = if shards > 1 {
-        outdir::open_shard(&cmd.output.dir, shard, shards)?
-    } else {
-        outdir::open(&cmd.output.dir)?
-    };
+    let dir =
+        if shards > 1 { outdir::open_shard(&cmd.output.dir, shard, shards)? } else { outdir::open(&cmd.output.dir)? };
     let settings_json =
         serde_json::to_value(&record).map_err(|e| CliError::Usage(format!("cannot record the settings: {e}")))?;
     claim_directory(&dir, record, &formats, &maps, cmd.restart, cmd.output.quiet)?;

@@ -231,7 +231,8 @@ pub fn write_map_files(
 /// that was unlinked just before: it then checks that the path still names the file it locked
 /// and otherwise tries again.
 fn take_lock(dir: &Path, lock_path: &Path) -> Result<File, OutputDirError> {
-    let cannot = |source: std::io::Error| OutputDirError::Io { path: lock_path.to_path_buf(), operation: "lock", source };
+    let cannot =
+        |source: std::io::Error| OutputDirError::Io { path: lock_path.to_path_buf(), operation: "lock", source };
     for _ in 0..100 {
         let file =
             OpenOptions::new().read(true).write(true).create(true).truncate(false).open(lock_path).map_err(cannot)?;

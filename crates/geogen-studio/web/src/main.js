@@ -4,6 +4,8 @@ import { createEditor } from "./editor.js";
 import { View3D } from "./view3d.js";
 import { Slippy } from "./slippy.js";
 import { selftest } from "./selftest.js";
+import { setupExport } from "./export.js";
+import { latency } from "./latency.js";
 
 const token = new URLSearchParams(location.search).get("token") || "";
 const $ = (id) => document.getElementById(id);
@@ -64,6 +66,7 @@ function setInfo(info) {
   for (const name of Object.keys(state.values)) if (!info.parameters.some((p) => p.name === name)) delete state.values[name];
   buildParams();
   buildRenderSettings();
+  if (exportPane) exportPane.update();
 }
 
 // ---- parameters panel ----------------------------------------------------------------------
@@ -198,6 +201,8 @@ async function renderNow() {
     window.__lastRenderMs = ms;
     if (side === state.preview) {
       for (const m of json.messages) log(m);
+      // Painted: the frame after the one that drew the full-size preview (the latency measurement).
+      requestAnimationFrame(() => requestAnimationFrame(() => { window.__paintedAt = performance.now(); window.__painted = (window.__painted || 0) + 1; }));
       break;
     }
   }
@@ -306,6 +311,7 @@ async function save() {
 $("save").addEventListener("click", save);
 
 // ---- start ---------------------------------------------------------------------------------
+let exportPane = null;
 async function start() {
   const { ok, json: session } = await api("/api/session");
   if (!ok) { logDiagnostics(session.diagnostics || []); status("not connected"); return; }
@@ -314,6 +320,7 @@ async function start() {
   $("save").disabled = !session.savable;
   state.source = session.source;
   state.version = session.version;
+  exportPane = setupExport($("export"), { api, state, session, log, logDiagnostics });
   slippy = new Slippy($("slippy"), {
     tileUrl, maxZoom: session.tiles.max_zoom, zoomScale1: session.tiles.zoom_scale_1,
     onCursor: (x, y) => { $("cursor").textContent = `x ${x.toFixed(1)}  y ${y.toFixed(1)}`; },
@@ -335,5 +342,6 @@ async function start() {
   const tab = { "#3d": "view3d", "#map": "slippy" }[location.hash];
   if (tab) document.querySelector(`#tabs button[data-tab=${tab}]`).click();
   if (location.hash === "#selftest") selftest(window.__studio);
+  if (location.hash.startsWith("#latency")) latency(window.__studio);
 }
 start();
