@@ -108,3 +108,17 @@ export function setupExport(box, host) {
   button.addEventListener("click", () => { defaults(); run(false); });
   return { update: defaults };
 }
+
+// For the page's self-test (#selftest): export png16 and colored through the pane, as a user
+// would, and answer what the server wrote and what the pane lists.
+export async function exportSelftest() {
+  for (const box of document.querySelectorAll("#export input[data-format]")) {
+    if (box.checked !== ["png16", "colored"].includes(box.dataset.format)) box.click();
+  }
+  window.__lastExport = null;
+  document.getElementById("export-run").click();
+  const end = Date.now() + 30000;
+  while (!window.__lastExport && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  const listed = [...document.querySelectorAll("#export-result li")].map((li) => li.textContent);
+  return { files: window.__lastExport ? window.__lastExport.files.map((f) => f.name) : [], listed };
+}

@@ -1,9 +1,10 @@
 // A scripted walk through the page, run when the URL ends in #selftest (by
 // scripts/studio-browser-test.sh in headless Chromium): break the script and see the marker at
 // the right line with its code, fix it and see the preview change, move a slider and see the
-// render follow, pan the infinite map and see its tiles load. The result is written into the
+// render follow, pan the infinite map and see its tiles load, export two formats and see them listed. The result is written into the
 // page as JSON (<pre id="selftest">), which the script reads from the dumped DOM.
 import { diagnosticCount, forEachDiagnostic } from "@codemirror/lint";
+import { exportSelftest } from "./export.js";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function until(what, test, timeout = 15000) {
@@ -56,6 +57,9 @@ export async function selftest(studio) {
     const imgs = () => [...document.querySelectorAll("#slippy img")];
     await until("tiles to load", () => imgs().length > 0 && imgs().every((i) => i.complete && i.naturalWidth === 256));
     check("panned tiles loaded", imgs().length > 0, imgs().map((i) => i.src.split("?")[0].split("/tiles/")[1]).join(" "));
+    // Export through the pane.
+    const exported = await exportSelftest();
+    check("export wrote and listed the files", exported.files.join() === "main.png,main_colored.png" && exported.listed.length === 2, exported.listed.join(" | "));
   } catch (e) {
     check("no exception", false, e.message);
   }
