@@ -122,7 +122,7 @@ pub(crate) fn diagnostics_json(failure: &Failure) -> Vec<Value> {
 
 /// The UTF-16 offset of a byte offset (clamped to the text and moved back to a character
 /// boundary).
-fn utf16_offset(text: &str, byte: usize) -> usize {
+pub(crate) fn utf16_offset(text: &str, byte: usize) -> usize {
     let mut byte = byte.min(text.len());
     while !text.is_char_boundary(byte) {
         byte -= 1;

@@ -13,6 +13,7 @@
 mod api;
 mod assets;
 mod cache;
+mod debug;
 mod export;
 mod library;
 pub mod tiles;
@@ -131,6 +132,8 @@ pub(crate) struct State {
     pub export_slot: Semaphore,
     /// How far the running export is.
     pub export_progress: Mutex<export::ExportProgress>,
+    /// The debugger's live sessions (a few at most; idle ones expire).
+    pub debug: Mutex<debug::Sessions>,
 }
 
 pub(crate) type Shared = Arc<State>;
@@ -173,6 +176,7 @@ impl Studio {
             tile_cache: Mutex::new(cache::TileCache::new(options.cache_bytes)),
             export_slot: Semaphore::new(1),
             export_progress: Mutex::new(export::ExportProgress::default()),
+            debug: Mutex::new(debug::Sessions::default()),
             options,
         });
         Ok(Studio { address, token, router: router(state), listener })
@@ -211,7 +215,9 @@ pub fn run(options: StudioOptions, announce: impl FnOnce(&Studio)) -> Result<(),
 
 fn router(state: Shared) -> Router {
     let router = match state.options.mode {
-        Mode::Studio => Router::new().merge(assets::routes()).merge(api::routes(state.clone())),
+        Mode::Studio => {
+            Router::new().merge(assets::routes()).merge(api::routes(state.clone())).merge(debug::routes(state.clone()))
+        }
         Mode::TileServer => Router::new(),
     };
     router.merge(tiles::routes(state.clone())).layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -267,7 +273,7 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
 
 /// 128 random bits as hex, from the standard library's randomly keyed hasher (seeded by the
 /// operating system per process) mixed with the time and process id.
-fn random_token() -> String {
+pub(crate) fn random_token() -> String {
     use std::collections::hash_map::RandomState;
     use std::hash::{BuildHasher, Hasher};
     let mut out = String::new();
