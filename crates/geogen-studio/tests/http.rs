@@ -688,3 +688,41 @@ fn a_cache_budget_of_zero_keeps_no_tile_and_a_budget_keeps_them() {
     assert_eq!((first.header("x-geogen-cache"), second.header("x-geogen-cache")), (Some("miss"), Some("hit")));
     assert_eq!(first.body, second.body);
 }
+
+#[test]
+fn an_export_runs_beside_other_requests_and_a_second_one_waits_its_turn() {
+    let root = tempfile::tempdir().unwrap();
+    let server = export_server(root.path());
+    // A script that simulates for a while before it yields.
+    let slow = json!({
+        "source": "var i = 0; while (i < 1000000) { i = i + 1; } yield HeightMap.Flat(0.25);",
+        "width": 32, "height": 32, "formats": ["png16"],
+    });
+    let address = server.address;
+    let (first, during, progress, second) = server.runtime.block_on(async move {
+        let headers = [("X-Geogen-Token", TOKEN), ("Content-Type", "application/json")];
+        let body = slow.to_string();
+        let first = tokio::spawn(async move { send(address, "POST", "/api/export", &headers, body.as_bytes()).await });
+        // Wait until it runs, then ask for other things while it does.
+        let started = Instant::now();
+        let progress = loop {
+            let p = send(address, "GET", "/api/export/progress", &headers, b"").await;
+            if p.json()["running"] == true || started.elapsed() > Duration::from_secs(20) {
+                break p;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        };
+        let check = json!({ "source": "yield HeightMap.Flat(0);" }).to_string();
+        let during = send(address, "POST", "/api/check", &headers, check.as_bytes()).await;
+        let again = json!({ "source": "yield HeightMap.Flat(0);", "width": 8, "height": 8, "formats": ["png8"] });
+        let second = send(address, "POST", "/api/export", &headers, again.to_string().as_bytes()).await;
+        (first.await.unwrap(), during, progress, second)
+    });
+    assert_eq!(progress.json()["running"], true, "the export was seen running");
+    assert_eq!(during.status, 200, "a check is answered while the export renders");
+    assert_eq!(second.status, 409, "{}", String::from_utf8_lossy(&second.body));
+    assert!(second.json()["diagnostics"][0]["message"].as_str().unwrap().contains("another export"));
+    assert_eq!(first.status, 200, "{}", String::from_utf8_lossy(&first.body));
+    assert_eq!(first.json()["files"][0]["name"], "main.png");
+    assert_eq!(server.get("/api/export/progress").json()["running"], false);
+}
