@@ -2,7 +2,8 @@
 # Browser test of geogen studio in headless Chromium (Debian's `chromium` package): opens the
 # studio on the island example and runs the page's own scripted walk (#selftest: break the script
 # and see the marker at the right line with its code, fix it and see the preview change, move a
-# slider and see the render follow, pan the map and see its tiles load), then prints each step.
+# slider and see the render follow, pan the map and see its tiles load, export through the Export
+# pane), then prints each step.
 # Usage: scripts/studio-browser-test.sh [path/to/geogen]   (default: a debug build)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -242,7 +242,8 @@ pub fn parse_shard(text: &str) -> Result<(Option<u64>, u64), String> {
   geogen studio dunes.ggs --port 9000
 
 The server listens on 127.0.0.1 only (unless --host says otherwise) and prints the URL to open; the
-URL carries a random token that every request must show. It reads and writes only SCRIPT.")]
+URL carries a random token that every request must show. It reads and writes only SCRIPT, and
+writes exports only into the export directory.")]
 pub struct StudioCmd {
     /// The .ggs script to edit (created on the first save if it does not exist); without it, the
     /// built-in example.
@@ -257,6 +258,13 @@ pub struct StudioCmd {
     /// Memory each render may use, in MiB (default: a quarter of this machine's memory).
     #[arg(long = "memory-limit", value_name = "MIB")]
     pub memory_limit: Option<u64>,
+    /// Where the page's Export writes its files (default: SCRIPT's stem + `-export/` next to it,
+    /// `island-export/` for the built-in example); created on the first export.
+    #[arg(long = "export-dir", value_name = "DIR")]
+    pub export_dir: Option<PathBuf>,
+    /// Memory for cached tiles, in MiB (0 keeps none).
+    #[arg(long = "cache-mb", value_name = "MIB", default_value_t = 64)]
+    pub cache_mb: u64,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -268,7 +276,7 @@ pub struct StudioCmd {
 
 Tiles are /tiles/MAP/Z/X/Y.png?token=T, 256 pixels square; zoom 8 is scale 1 and each zoom level
 halves or doubles the scale; the map's origin is the top-left corner of tile (0, 0). Query
-parameters kind (colored, hillshade, gray, terrarium), seed, map (WxH) and p.NAME override the
+parameters kind (colored, hillshade, gray, terrarium, terrain-rgb), seed, map (WxH) and p.NAME override the
 defaults given here. See docs/studio.md.")]
 pub struct ServeCmd {
     /// The .ggs script (read once, at start).
@@ -292,6 +300,9 @@ pub struct ServeCmd {
     /// Memory each tile's render may use, in MiB (default: a quarter of this machine's memory).
     #[arg(long = "memory-limit", value_name = "MIB")]
     pub memory_limit: Option<u64>,
+    /// Memory for cached tiles, in MiB (0 keeps none).
+    #[arg(long = "cache-mb", value_name = "MIB", default_value_t = 64)]
+    pub cache_mb: u64,
     #[command(flatten)]
     pub limits: LimitArgs,
 }

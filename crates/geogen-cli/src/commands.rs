@@ -101,7 +101,15 @@ fn run(path: &Path, args: &RunArgs, show_sequence: bool, show_bounds: bool) -> R
     Ok(ExitCode::SUCCESS)
 }
 
+/// `--cache-mb` in bytes.
+fn cache_bytes(mib: u64) -> Result<usize, CliError> {
+    mib.checked_mul(1 << 20)
+        .and_then(|b| usize::try_from(b).ok())
+        .ok_or_else(|| CliError::Usage(format!("--cache-mb {mib} is more memory than this machine can address")))
+}
+
 fn studio(cmd: &crate::args::StudioCmd) -> Result<ExitCode, CliError> {
+    let export_dir = cmd.export_dir.clone().unwrap_or_else(|| geogen_studio::default_export_dir(cmd.script.as_deref()));
     let memory_limit =
         cmd.memory_limit.map(|mib| mib.saturating_mul(1 << 20)).unwrap_or_else(crate::render::default_memory_limit);
     let options = geogen_studio::StudioOptions {
@@ -112,10 +120,12 @@ fn studio(cmd: &crate::args::StudioCmd) -> Result<ExitCode, CliError> {
         token: None,
         mode: geogen_studio::Mode::Studio,
         tile_defaults: geogen_studio::TileDefaults::default(),
+        export_dir: export_dir.clone(),
+        cache_bytes: cache_bytes(cmd.cache_mb)?,
     };
     geogen_studio::run(options, |studio| {
         report::outln(&format!("geogen studio is running; open {}", studio.url()));
-        eprintln!("(Ctrl-C stops it)");
+        eprintln!("(exports are written into {}; Ctrl-C stops it)", export_dir.display());
     })
     .map_err(CliError::Usage)?;
     Ok(ExitCode::SUCCESS)
@@ -136,6 +146,8 @@ fn serve(cmd: &crate::args::ServeCmd) -> Result<ExitCode, CliError> {
             parameters: cmd.params.clone(),
             map_size: cmd.map_size,
         },
+        export_dir: geogen_studio::default_export_dir(Some(&cmd.script)),
+        cache_bytes: cache_bytes(cmd.cache_mb)?,
     };
     geogen_studio::run(options, |server| {
         report::outln(&format!("serving tiles of {}: {}", cmd.script.display(), server.tile_template()));

@@ -9,9 +9,7 @@ use std::sync::Arc;
 use clap::{Args, ValueEnum};
 use geogen::diag::{codes, Diagnostic};
 use geogen::{HeightMap, InputRaster, Rect, Script};
-use geogen_io::{
-    ExportOptions, Format, HeightField, NormalConvention, Simplify, SplatLayer, Surface, TerrainScale, Window,
-};
+use geogen_io::{ExportOptions, Format, HeightField, NormalConvention, Simplify, SplatLayer, Surface, TerrainScale};
 
 use crate::report::CliError;
 
@@ -309,31 +307,26 @@ impl Export {
         )
     }
 
-    /// Encodes `map` (rendered with its margin) in every format: the file name suffix of each
-    /// format after `stem`, and its bytes. `core` is the rectangle to write; `maps` holds the masks.
-    pub fn encode_map(
+    /// The surface of `map` whose core is `core` (clipped to the map), and the splat masks the
+    /// formats read, of the same pixels.
+    fn surface<'a>(
         &self,
         stem: &str,
-        map: &HeightMap,
+        map: &'a HeightMap,
         core: Rect,
         formats: &[Format],
-        maps: &BTreeMap<String, HeightMap>,
-    ) -> Result<Vec<(String, Vec<u8>)>, CliError> {
+        maps: &'a BTreeMap<String, HeightMap>,
+    ) -> Result<(Surface<'a>, Vec<HeightField<'a>>), CliError> {
         let rect = map.rect();
-        let core = core.intersect(&rect);
         let cannot = |e: String| CliError::Usage(format!("cannot write `{stem}`: {e}"));
-        if core.is_empty() {
+        if rect.is_empty() {
             return Err(cannot("it has no pixels here".into()));
         }
         let field =
             HeightField::new(rect.width as u32, rect.height as u32, map.data()).map_err(|e| cannot(e.to_string()))?;
-        let window = Window {
-            x: (core.x - rect.x) as u32,
-            y: (core.y - rect.y) as u32,
-            width: core.width as u32,
-            height: core.height as u32,
-        };
-        let surface = Surface { field, core: window, origin: (rect.x, rect.y) };
+        let surface =
+            Surface::clipped(field, (rect.x, rect.y), (core.x, core.y, core.width as u32, core.height as u32))
+                .ok_or_else(|| cannot("it has no pixels here".into()))?;
         let mut mask_fields = Vec::new();
         if formats.contains(&Format::Splat) {
             for name in &self.masks {
@@ -346,13 +339,41 @@ impl Export {
                 );
             }
         }
+        Ok((surface, mask_fields))
+    }
+
+    /// Encodes `map` (rendered with its margin) in every format: the file name suffix of each
+    /// format after `stem`, and its bytes. `core` is the rectangle to write; `maps` holds the masks.
+    pub fn encode_map(
+        &self,
+        stem: &str,
+        map: &HeightMap,
+        core: Rect,
+        formats: &[Format],
+        maps: &BTreeMap<String, HeightMap>,
+    ) -> Result<Vec<(String, Vec<u8>)>, CliError> {
+        let (surface, masks) = self.surface(stem, map, core, formats, maps)?;
         let mut out = Vec::new();
         for &format in formats {
-            let bytes = geogen_io::encode_surface(format, &surface, &self.options, &mask_fields, stem)
-                .map_err(|e| cannot(e.to_string()))?;
+            let bytes = geogen_io::encode_surface(format, &surface, &self.options, &masks, stem)
+                .map_err(|e| CliError::Usage(format!("cannot write `{stem}`: {e}")))?;
             out.push((format.file_name(stem), bytes));
         }
         Ok(out)
+    }
+
+    /// Writes `map` in every format into `dir`, as [`Export::encode_map`] encodes it.
+    pub fn write_map(
+        &self,
+        dir: &geogen_io::OutputDir,
+        stem: &str,
+        map: &HeightMap,
+        core: Rect,
+        formats: &[Format],
+        maps: &BTreeMap<String, HeightMap>,
+    ) -> Result<Vec<geogen_io::WrittenFile>, CliError> {
+        let (surface, masks) = self.surface(stem, map, core, formats, maps)?;
+        Ok(geogen_io::write_map_files(dir, stem, &surface, formats, &self.options, &masks)?)
     }
 }
 

@@ -1,6 +1,5 @@
 //! `geogen render` and `geogen tiles`: simulate, render, write files.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -117,7 +116,6 @@ pub fn selected_maps(script: &Script, wanted: Option<&[String]>) -> Result<Vec<S
 /// too: `tiles` prefixes every map of a tile with the same `tile_X_Y_`, so their names collide
 /// exactly when the plain names do.
 pub fn refuse_colliding_outputs(maps: &[String], formats: &[Format]) -> Result<(), CliError> {
-    let mut seen: HashMap<String, (&str, Format)> = HashMap::new();
     for map in maps {
         // Defence in depth: the compiler checked every yielded name (GGE1315).
         if let Err(why) = geogen::check_map_name(map) {
@@ -126,17 +124,8 @@ pub fn refuse_colliding_outputs(maps: &[String], formats: &[Format]) -> Result<(
                 map.escape_debug()
             )));
         }
-        for &format in formats {
-            let file = format.file_name(map);
-            if let Some((other_map, other_format)) = seen.insert(file.clone(), (map, format)) {
-                return Err(CliError::Usage(format!(
-                    "the map \"{other_map}\" in {other_format} and the map \"{map}\" in {format} would both be written to `{file}`; \
-                     drop one of the formats, pick maps with --maps, or rename a map in the script"
-                )));
-            }
-        }
     }
-    Ok(())
+    geogen_io::check_output_names(maps, formats).map_err(CliError::Usage)
 }
 
 /// Refuses a render rectangle that lies entirely outside a finite map: it would write nothing.
@@ -158,9 +147,9 @@ pub fn refuse_render_outside_the_map(script: &Script, settings: &RunSettings, wh
     Ok(())
 }
 
-/// Writes one map in each format into `dir`; returns the paths written. A map rendered without
-/// margin is written straight from its pixels; one with a margin (derived maps and meshes were
-/// asked for) through [`Export::encode_map`], which writes the core and reads the margin.
+/// Writes one map in each format into `dir` (the core the render asked for; derived maps and
+/// meshes read the margin around it) by the writers every output directory shares
+/// (`geogen_io::write_map_files`); returns the paths written.
 fn write_map(
     dir: &OutputDir,
     file_stem: &str,
@@ -169,25 +158,8 @@ fn write_map(
     formats: &[Format],
     export: &Export,
 ) -> Result<Vec<PathBuf>, CliError> {
-    let rect = map.rect();
-    let mut written = Vec::new();
-    if rect == rendered.yield_rect && !formats.iter().any(|f| f.needs_margin()) {
-        let (width, height) = (rect.width as u32, rect.height as u32);
-        let field = HeightField::new(width, height, map.data())
-            .map_err(|e| CliError::Usage(format!("cannot write `{file_stem}`: {e}")))?;
-        for &format in formats {
-            let path = dir.file(&format.file_name(file_stem))?;
-            geogen_io::write(format, &field, &path).map_err(|e| CliError::Usage(e.to_string()))?;
-            written.push(path);
-        }
-        return Ok(written);
-    }
-    for (name, bytes) in export.encode_map(file_stem, map, rendered.yield_rect, formats, &rendered.maps)? {
-        let path = dir.file(&name)?;
-        geogen_io::write_bytes(&path, &bytes).map_err(|e| CliError::Usage(e.to_string()))?;
-        written.push(path);
-    }
-    Ok(written)
+    let written = export.write_map(dir, file_stem, map, rendered.yield_rect, formats, &rendered.maps)?;
+    Ok(written.into_iter().map(|w| w.path).collect())
 }
 
 /// Writes the colored preview again, with the labels drawn on it: the pixels of the render
@@ -284,7 +256,7 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     signals::clean_up_on_interrupt();
     // An existing directory is locked before rendering, so a busy one is refused at once; a new
     // one is created only once there is something to put in it, so a failed render leaves nothing.
-    let locked = if cmd.output.dir.is_dir() { Some(OutputDir::open(&cmd.output.dir)?) } else { None };
+    let locked = if cmd.output.dir.is_dir() { Some(outdir::open(&cmd.output.dir)?) } else { None };
     let bar = LazyBar::new(cmd.output.quiet, 1, "rendering");
     let progress_bar = bar.clone();
     let callback: Box<dyn FnMut(Progress) + Send> =
@@ -314,7 +286,7 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     let render_time = started.elapsed();
     let dir = match locked {
         Some(dir) => dir,
-        None => OutputDir::open(&cmd.output.dir)?,
+        None => outdir::open(&cmd.output.dir)?,
     };
     let writing_started = Instant::now();
     let mut pixels = 0u64;
@@ -421,7 +393,7 @@ fn render_streamed(
     let created = locked.is_none();
     let dir = match locked {
         Some(dir) => dir,
-        None => OutputDir::open(&cmd.output.dir)?,
+        None => outdir::open(&cmd.output.dir)?,
     };
     if !cmd.output.quiet {
         eprintln!(

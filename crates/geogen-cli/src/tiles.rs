@@ -483,7 +483,7 @@ fn intact(dir: &OutputDir, file: &RecordedFile) -> bool {
 
 impl Job<'_> {
     fn marker_path(&self, tile: &Tile) -> Result<std::path::PathBuf, CliError> {
-        self.dir.file(&tile.marker_name())
+        Ok(self.dir.file(&tile.marker_name())?)
     }
 
     /// The cell's marker, if it is for this very cell.
@@ -545,7 +545,7 @@ impl Job<'_> {
             };
             let encoded = self.export.encode_map(&stem, map, core, self.formats, &rendered.maps)?;
             for (&format, (name, bytes)) in self.formats.iter().zip(encoded) {
-                let path = self.dir.file(&name)?;
+                let path = self.dir.file(&name).map_err(CliError::from)?;
                 geogen_io::write_bytes(&path, &bytes).map_err(|e| CliError::Usage(e.to_string()))?;
                 outputs.push(TileOutput {
                     map: map_name.clone(),
@@ -665,11 +665,8 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     };
 
     signals::clean_up_on_interrupt();
-    let dir = if shards > 1 {
-        OutputDir::open_shard(&cmd.output.dir, shard, shards)?
-    } else {
-        OutputDir::open(&cmd.output.dir)?
-    };
+    let dir =
+        if shards > 1 { outdir::open_shard(&cmd.output.dir, shard, shards)? } else { outdir::open(&cmd.output.dir)? };
     let settings_json =
         serde_json::to_value(&record).map_err(|e| CliError::Usage(format!("cannot record the settings: {e}")))?;
     claim_directory(&dir, record, &formats, &maps, cmd.restart, cmd.output.quiet)?;

@@ -77,6 +77,26 @@ impl<'a> Surface<'a> {
         Surface { field, core: Window { x: 0, y: 0, width: field.width, height: field.height }, origin: (0, 0) }
     }
 
+    /// A field placed at `origin` (the physical pixel of its top-left sample) with the part of
+    /// `core` (`x, y, width, height` in physical pixels) that lies inside it as the window to
+    /// write; `None` when they do not overlap.
+    pub fn clipped(field: HeightField<'a>, origin: (i64, i64), core: (i64, i64, u32, u32)) -> Option<Surface<'a>> {
+        let x0 = core.0.max(origin.0);
+        let y0 = core.1.max(origin.1);
+        let x1 = (core.0 + i64::from(core.2)).min(origin.0 + i64::from(field.width));
+        let y1 = (core.1 + i64::from(core.3)).min(origin.1 + i64::from(field.height));
+        if x1 <= x0 || y1 <= y0 {
+            return None;
+        }
+        let core = Window {
+            x: (x0 - origin.0) as u32,
+            y: (y0 - origin.1) as u32,
+            width: (x1 - x0) as u32,
+            height: (y1 - y0) as u32,
+        };
+        Some(Surface { field, core, origin })
+    }
+
     /// Whether the core lies inside the field and is not empty.
     pub fn is_consistent(&self) -> bool {
         let c = self.core;

@@ -48,6 +48,7 @@ mod gltf;
 pub mod hillshade;
 pub mod labels;
 pub mod mesh;
+mod outdir;
 pub mod palette;
 pub mod quantize;
 pub mod read;
@@ -66,6 +67,10 @@ pub use crate::format::{parse_list, Format, FormatError};
 pub use crate::hillshade::HillshadeOptions;
 pub use crate::labels::{draw_labels, write_colored_with_labels, PixelLabel};
 pub use crate::mesh::Simplify;
+pub use crate::outdir::{
+    check_output_names, file_in, is_plain_file_name, remove_held_lock_file, write_map_files, OutputDir, OutputDirError,
+    WrittenFile, LOCK_FILE,
+};
 pub use crate::read::{read_heights, InputError, InputHeights, InputLimits};
 pub use crate::stream::StreamWriter;
 

@@ -50,6 +50,8 @@ fn main() {
         token: Some(TOKEN.to_string()),
         mode: geogen_studio::Mode::Studio,
         tile_defaults: geogen_studio::TileDefaults::default(),
+        export_dir: std::env::temp_dir().join("geogen-latency-export"),
+        cache_bytes: geogen_studio::DEFAULT_CACHE_BYTES,
     };
     let studio = runtime.block_on(Studio::bind(options)).unwrap();
     let address = studio.address;

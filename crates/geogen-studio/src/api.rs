@@ -32,6 +32,8 @@ pub(crate) fn routes(state: Shared) -> Router {
         .route("/api/check", post(check))
         .route("/api/render", post(render))
         .route("/api/save", post(save))
+        .route("/api/export", post(crate::export::export))
+        .route("/api/export/progress", get(crate::export::progress))
         .layer(middleware::from_fn_with_state(state.clone(), require_token))
         .with_state(state)
 }
@@ -162,7 +164,8 @@ async fn session(AxState(state): AxState<Shared>) -> Json<Value> {
         "source": document.source,
         "version": document.version,
         "library": crate::library::completions(),
-        "limits": { "max_side": MAX_RENDER_SIDE, "max_pixels": MAX_RENDER_PIXELS, "max_heights_pixels": MAX_HEIGHTS_PIXELS },
+        "limits": { "max_side": MAX_RENDER_SIDE, "max_pixels": MAX_RENDER_PIXELS, "max_heights_pixels": MAX_HEIGHTS_PIXELS, "max_export_pixels": crate::MAX_EXPORT_PIXELS },
+        "export": { "dir": state.options.export_dir.display().to_string(), "formats": crate::export::format_names() },
         "tiles": { "size": crate::tiles::TILE_SIZE, "zoom_scale_1": crate::tiles::ZOOM_SCALE_1, "max_zoom": crate::tiles::MAX_ZOOM },
     }))
 }
@@ -190,7 +193,7 @@ async fn check(
 }
 
 /// Compiles, and makes the script the one tiles render when it compiles.
-fn compile_and_remember(state: &Shared, name: &str, source: &str) -> Result<Arc<Script>, Failure> {
+pub(crate) fn compile_and_remember(state: &Shared, name: &str, source: &str) -> Result<Arc<Script>, Failure> {
     let hash = crate::sha256_hex(source.as_bytes());
     {
         let current = state.current.lock().unwrap_or_else(|e| e.into_inner());
@@ -210,12 +213,12 @@ pub(crate) fn internal(message: &str) -> ApiError {
 /// A render the page asks for.
 #[derive(Deserialize)]
 pub(crate) struct RenderRequest {
-    source: String,
+    pub(crate) source: String,
     /// As on the command line: a number is used as is, other text is hashed.
     #[serde(default)]
     seed: Option<Value>,
-    width: u32,
-    height: u32,
+    pub(crate) width: u32,
+    pub(crate) height: u32,
     #[serde(default = "one")]
     scale: f64,
     #[serde(default)]
@@ -229,7 +232,7 @@ pub(crate) struct RenderRequest {
     parameters: BTreeMap<String, Value>,
     /// Only these maps (all by default).
     #[serde(default)]
-    maps: Option<Vec<String>>,
+    pub(crate) maps: Option<Vec<String>>,
 }
 
 fn one() -> f64 {
@@ -289,23 +292,30 @@ fn superseded() -> ApiError {
     ApiError::new(StatusCode::CONFLICT, codes::GGE4000, "superseded by a newer render request", None)
 }
 
+impl RenderRequest {
+    /// The run settings of this request, as `geogen render` would make them of its flags.
+    pub(crate) fn settings(&self, limits: &geogen::Limits) -> RunSettings {
+        RunSettings {
+            seed: seed_of(self.seed.as_ref()),
+            parameters: self.parameters.iter().map(|(k, v)| (k.clone(), value_text(v))).collect(),
+            map_width: self.map_width,
+            map_height: self.map_height,
+            render_origin: self.origin,
+            render_width: Some(self.width),
+            render_height: Some(self.height),
+            render_scale: self.scale,
+            limits: limits.clone(),
+            maps: self.maps.clone(),
+            ..RunSettings::default()
+        }
+    }
+}
+
 fn render_blocking(state: &Shared, request: &RenderRequest, generation: u64) -> Result<Value, ApiError> {
     let started = Instant::now();
     let name = state.document.lock().unwrap_or_else(|e| e.into_inner()).name.clone();
     let script = compile_and_remember(state, &name, &request.source).map_err(|f| ApiError::failure(&f))?;
-    let settings = RunSettings {
-        seed: seed_of(request.seed.as_ref()),
-        parameters: request.parameters.iter().map(|(k, v)| (k.clone(), value_text(v))).collect(),
-        map_width: request.map_width,
-        map_height: request.map_height,
-        render_origin: request.origin,
-        render_width: Some(request.width),
-        render_height: Some(request.height),
-        render_scale: request.scale,
-        limits: state.options.limits.clone(),
-        maps: request.maps.clone(),
-        ..RunSettings::default()
-    };
+    let settings = request.settings(&state.options.limits);
     let config = RenderConfig { memory_limit: state.options.memory_limit };
     let stop = || state.latest_render.load(Ordering::SeqCst) != generation;
     let rendered = match script.render_until(&settings, &config, None, &stop) {

@@ -1,7 +1,7 @@
 //! A bounded in-memory cache of encoded tiles, so a map panned back and forth, or many viewers of
 //! one served world, render each tile once. Keyed by the tile's ETag (the script's hash and the
 //! whole request), so an edited script never serves a stale tile. Bounded in bytes; the least
-//! recently used tiles leave first.
+//! recently used tiles leave first; the budget is `--cache-mb` (64 MiB by default, 0 keeps none).
 
 use std::collections::HashMap;
 
@@ -37,9 +37,9 @@ impl TileCache {
     }
 
     /// Keeps `bytes` under `key`, evicting the least recently used tiles until it fits; a tile
-    /// larger than the whole budget is not kept.
+    /// larger than the whole budget is not kept, nor any tile under a budget of 0 (no cache).
     pub(crate) fn insert(&mut self, key: String, bytes: Bytes) {
-        if bytes.len() > self.budget {
+        if self.budget == 0 || bytes.len() > self.budget {
             return;
         }
         self.clock += 1;
@@ -88,6 +88,28 @@ mod tests {
         cache.insert("e".into(), tile(250));
         assert_eq!(cache.used(), 250);
         assert!(cache.get("e").is_some());
+    }
+
+    #[test]
+    fn the_budget_holds_whatever_comes_and_zero_keeps_nothing() {
+        for budget in [0usize, 1, 1000, 64 << 10] {
+            let mut cache = TileCache::new(budget);
+            // A fixed pseudo-random walk of keys and sizes, some keys reused.
+            let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+            for _ in 0..2000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let key = format!("k{}", x % 300);
+                cache.insert(key.clone(), tile((x >> 20) as usize % 5000));
+                assert!(cache.used() <= budget, "{} > {budget}", cache.used());
+                let counted: usize = cache.entries.values().map(|e| e.bytes.len()).sum();
+                assert_eq!(counted, cache.used());
+                if budget == 0 {
+                    assert!(cache.get(&key).is_none());
+                }
+            }
+        }
     }
 
     #[test]

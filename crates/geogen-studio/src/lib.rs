@@ -14,6 +14,7 @@ mod api;
 mod assets;
 mod cache;
 mod debug;
+mod export;
 mod library;
 pub mod tiles;
 
@@ -31,6 +32,10 @@ use tokio::sync::Semaphore;
 pub const MAX_RENDER_SIDE: u32 = 4096;
 /// The largest render the studio accepts, in pixels (width × height).
 pub const MAX_RENDER_PIXELS: u64 = 2048 * 2048;
+/// The largest export, in pixels (width × height): full size, within the studio's side limit.
+pub const MAX_EXPORT_PIXELS: u64 = MAX_RENDER_SIDE as u64 * MAX_RENDER_SIDE as u64;
+/// The tile cache's budget unless told otherwise (`--cache-mb`), in bytes.
+pub const DEFAULT_CACHE_BYTES: usize = cache::DEFAULT_BUDGET;
 /// Renders up to this many pixels also send their raw heights (for the height under the cursor
 /// and the 3D view).
 pub const MAX_HEIGHTS_PIXELS: u64 = 1024 * 1024;
@@ -55,6 +60,24 @@ pub struct StudioOptions {
     pub mode: Mode,
     /// What a tile request that does not say otherwise renders with.
     pub tile_defaults: TileDefaults,
+    /// The directory exports are written into (created on the first export); the only place
+    /// besides the script the server writes. See [`default_export_dir`].
+    pub export_dir: PathBuf,
+    /// The tile cache's budget in bytes; 0 keeps no tiles. [`DEFAULT_CACHE_BYTES`] by default.
+    pub cache_bytes: usize,
+}
+
+/// Where exports go unless told otherwise: `<script stem>-export/` next to the script, or
+/// `island-export/` in the current directory for the built-in example.
+pub fn default_export_dir(script: Option<&std::path::Path>) -> PathBuf {
+    match script {
+        None => PathBuf::from("island-export"),
+        Some(path) => {
+            let stem = path.file_stem().map_or_else(|| "script".into(), |s| s.to_string_lossy().into_owned());
+            let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+            parent.join(format!("{stem}-export"))
+        }
+    }
 }
 
 /// What the server serves.
@@ -105,6 +128,10 @@ pub(crate) struct State {
     pub tile_slots: Semaphore,
     /// Encoded tiles, by ETag, within a byte budget.
     pub tile_cache: Mutex<cache::TileCache>,
+    /// Exports, one at a time (another is refused while one runs, renders and tiles go on).
+    pub export_slot: Semaphore,
+    /// How far the running export is.
+    pub export_progress: Mutex<export::ExportProgress>,
     /// The debugger's live sessions (a few at most; idle ones expire).
     pub debug: Mutex<debug::Sessions>,
 }
@@ -140,15 +167,17 @@ impl Studio {
             .map(|script| Current { hash: sha256_hex(document.source.as_bytes()), script: Arc::new(script) });
         let parallel = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8);
         let state = Arc::new(State {
-            options,
             token: token.clone(),
             document: Mutex::new(document),
             current: Mutex::new(current),
             latest_render: AtomicU64::new(0),
             render_slot: Semaphore::new(1),
             tile_slots: Semaphore::new(parallel),
-            tile_cache: Mutex::new(cache::TileCache::new(cache::DEFAULT_BUDGET)),
+            tile_cache: Mutex::new(cache::TileCache::new(options.cache_bytes)),
+            export_slot: Semaphore::new(1),
+            export_progress: Mutex::new(export::ExportProgress::default()),
             debug: Mutex::new(debug::Sessions::default()),
+            options,
         });
         Ok(Studio { address, token, router: router(state), listener })
     }

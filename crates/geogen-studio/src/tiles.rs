@@ -10,7 +10,8 @@
 //!
 //! Query parameters: `kind` = `colored` (default), `hillshade`, `gray` (8-bit heights as
 //! `png8`), or `terrarium` (Mapzen's Terrarium elevation encoding, heights × 1000 as metres:
-//! `(R × 256 + G + B / 256) - 32768`); `seed`; `map` = `WxH`, the map size of a finite script
+//! `(R × 256 + G + B / 256) - 32768`), or `terrain-rgb` (Mapbox's Terrain-RGB, the same metres:
+//! `-10000 + (R × 65536 + G × 256 + B) × 0.1`, see [`terrain_rgb`]); `seed`; `map` = `WxH`, the map size of a finite script
 //! (default: its declared default, or 1000 clamped to its range); `p.NAME=VALUE` for each
 //! script parameter; `token`. Every tile is exact: it equals the same rectangle of a larger
 //! render (the hillshade is computed with a one-pixel margin so its edges are too).
@@ -50,6 +51,8 @@ pub enum TileKind {
     Hillshade,
     Gray,
     Terrarium,
+    /// Mapbox's Terrain-RGB.
+    TerrainRgb,
 }
 
 impl TileKind {
@@ -59,6 +62,7 @@ impl TileKind {
             "hillshade" => TileKind::Hillshade,
             "gray" => TileKind::Gray,
             "terrarium" => TileKind::Terrarium,
+            "terrain-rgb" => TileKind::TerrainRgb,
             _ => return None,
         })
     }
@@ -138,7 +142,10 @@ impl TileRequest {
                 "token" | "v" => {}
                 "kind" => {
                     request.kind = TileKind::parse(&value).ok_or_else(|| {
-                        bad(format!("unknown tile kind `{value}`"), "kind is colored, hillshade, gray or terrarium")
+                        bad(
+                            format!("unknown tile kind `{value}`"),
+                            "kind is colored, hillshade, gray, terrarium or terrain-rgb",
+                        )
                     })?
                 }
                 "seed" => request.seed = geogen_random::recognize_seed(&value),
@@ -181,7 +188,7 @@ fn default_size(dimension: &Dimension) -> Option<u32> {
 }
 
 /// Renders one tile as PNG bytes (RGBA colored, gray + alpha for gray and hillshade, RGB for
-/// terrarium): the pixels of the same rectangle
+/// terrarium and terrain-rgb): the pixels of the same rectangle
 /// of any larger render.
 pub fn render_tile(
     script: &Script,
@@ -230,7 +237,7 @@ pub fn render_tile(
         .then(|| geogen_io::hillshade::hillshade(w, h, map.data(), &geogen_io::HillshadeOptions::default()));
     let channels = match request.kind {
         TileKind::Colored => 4,
-        TileKind::Terrarium => 3,
+        TileKind::Terrarium | TileKind::TerrainRgb => 3,
         TileKind::Gray | TileKind::Hillshade => 2,
     };
     let n = TILE_SIZE as usize;
@@ -267,11 +274,22 @@ pub fn render_tile(
                         ((f64::from(geogen_io::quantize::sanitize(height)) * 1000.0 + 32768.0) * 256.0).round() as u32;
                     out.copy_from_slice(&[(v >> 16) as u8, (v >> 8) as u8, v as u8]);
                 }
+                TileKind::TerrainRgb => out.copy_from_slice(&terrain_rgb(height)),
             }
         }
     }
     encode_png(&pixels, TILE_SIZE, channels)
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, e, None))
+}
+
+/// Mapbox Terrain-RGB of a height: metres `h × 1000` (as Terrarium), offset by 10000 m, in
+/// 0.1 m steps, rounded: `v = round((h × 1000 + 10000) × 10)`, `R = v / 65536`, `G = v / 256 mod
+/// 256`, `B = v mod 256`; a reader gets `-10000 + (R × 65536 + G × 256 + B) × 0.1` metres back,
+/// within 0.05 m. Heights are made safe first (NaN → 0, clamped to [-1, 1]), so `v` runs from
+/// 90000 to 110000.
+pub fn terrain_rgb(height: f32) -> [u8; 3] {
+    let v = ((f64::from(geogen_io::quantize::sanitize(height)) * 1000.0 + 10000.0) * 10.0).round() as u32;
+    [(v >> 16) as u8, (v >> 8) as u8, v as u8]
 }
 
 fn encode_png(pixels: &[u8], side: u32, channels: usize) -> Result<Vec<u8>, String> {

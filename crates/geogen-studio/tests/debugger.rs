@@ -37,6 +37,8 @@ fn server_with_memory(memory_limit: u64) -> Server {
             token: Some(TOKEN.to_string()),
             mode: geogen_studio::Mode::Studio,
             tile_defaults: geogen_studio::TileDefaults::default(),
+            export_dir: std::env::temp_dir().join(format!("geogen-debugger-test-export-{}", std::process::id())),
+            cache_bytes: geogen_studio::DEFAULT_CACHE_BYTES,
         };
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let studio = runtime.block_on(Studio::bind(options)).unwrap();

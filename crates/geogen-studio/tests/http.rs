@@ -30,6 +30,8 @@ fn options(script: Option<PathBuf>) -> StudioOptions {
         token: Some(TOKEN.to_string()),
         mode: geogen_studio::Mode::Studio,
         tile_defaults: geogen_studio::TileDefaults::default(),
+        export_dir: std::env::temp_dir().join(format!("geogen-studio-test-export-{}", std::process::id())),
+        cache_bytes: geogen_studio::DEFAULT_CACHE_BYTES,
     }
 }
 
@@ -529,4 +531,198 @@ fn the_tile_server_refuses_a_script_that_does_not_compile() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let error = runtime.block_on(Studio::bind(tile_options)).err().expect("refused");
     assert!(error.contains("GGE1"), "{error}");
+}
+
+/// A studio whose exports go into a fresh directory (inside `root`, so the test can see that
+/// nothing lands anywhere else).
+fn export_server(root: &std::path::Path) -> Server {
+    let mut export_options = options(None);
+    export_options.export_dir = root.join("exports");
+    start(export_options)
+}
+
+fn small_export(formats: &[&str]) -> Value {
+    json!({
+        "source": island(), "seed": 7, "parameters": { "Size": 0.3 },
+        "width": 96, "height": 80, "map_width": 96, "map_height": 80,
+        "formats": formats,
+    })
+}
+
+#[test]
+fn export_writes_the_files_of_geogen_render_and_never_replaces_one_silently() {
+    let root = tempfile::tempdir().unwrap();
+    let server = export_server(root.path());
+    let dir = root.path().join("exports");
+    let request = small_export(&["png16", "colored", "r16", "normal", "obj"]);
+    let response = server.post("/api/export", &request);
+    assert_eq!(response.status, 200, "{}", String::from_utf8_lossy(&response.body));
+    let answer = response.json();
+    let names: Vec<&str> = answer["files"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["main.png", "main_colored.png", "main.r16", "main_normal.png", "main.obj"]);
+    for file in answer["files"].as_array().unwrap() {
+        let on_disk = std::fs::metadata(dir.join(file["name"].as_str().unwrap())).unwrap().len();
+        assert_eq!(file["bytes"].as_u64(), Some(on_disk), "{file}");
+        assert_eq!(file["replaced"], false);
+    }
+    // The same bytes as the library's render through the writers of `geogen render`.
+    let script = Script::compile("island.ggs", island(), &CompileOptions::default()).unwrap();
+    let settings = RunSettings {
+        seed: 7,
+        parameters: vec![("Size".into(), "0.3".into())],
+        map_width: Some(96),
+        map_height: Some(80),
+        render_width: Some(96),
+        render_height: Some(80),
+        ..RunSettings::default()
+    };
+    let rendered = script.render(&settings, &RenderConfig::default(), None).unwrap();
+    let field = geogen_io::HeightField::new(96, 80, rendered.maps["main"].data()).unwrap();
+    for (format, name) in [(geogen_io::Format::Png16, "main.png"), (geogen_io::Format::Colored, "main_colored.png")] {
+        assert_eq!(std::fs::read(dir.join(name)).unwrap(), geogen_io::encode(format, &field).unwrap(), "{name}");
+    }
+    let (w, h, color, _) = decode_png(&std::fs::read(dir.join("main_normal.png")).unwrap());
+    assert_eq!((w, h, color), (96, 80, png::ColorType::Rgb), "the normal map of the core, not of its margin");
+    // Again: refused before rendering, naming the files, which stay as they were.
+    let before = std::fs::read(dir.join("main.png")).unwrap();
+    let mut changed = request.clone();
+    changed["seed"] = json!(8);
+    let again = server.post("/api/export", &changed);
+    assert_eq!(again.status, 409, "{}", String::from_utf8_lossy(&again.body));
+    assert_eq!(again.json()["existing"].as_array().unwrap().len(), 5);
+    assert!(again.json()["diagnostics"][0]["message"].as_str().unwrap().contains("main.png"));
+    assert_eq!(std::fs::read(dir.join("main.png")).unwrap(), before);
+    // With replace, replaced and said so.
+    changed["replace"] = json!(true);
+    let replaced = server.post("/api/export", &changed);
+    assert_eq!(replaced.status, 200);
+    assert!(replaced.json()["files"].as_array().unwrap().iter().all(|f| f["replaced"] == true));
+    assert_ne!(std::fs::read(dir.join("main.png")).unwrap(), before, "another seed, other heights");
+    // Nothing but the exports and no lock or temporary file left behind.
+    let mut entries: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    entries.sort();
+    assert_eq!(entries, ["main.obj", "main.png", "main.r16", "main_colored.png", "main_normal.png"]);
+    let top: Vec<_> = std::fs::read_dir(root.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(top, ["exports"]);
+}
+
+#[test]
+fn bad_export_requests_get_coded_refusals_and_write_nothing() {
+    let root = tempfile::tempdir().unwrap();
+    let server = export_server(root.path());
+    let with = |key: &str, value: Value| {
+        let mut request = small_export(&["png16"]);
+        request[key] = value;
+        server.post("/api/export", &request)
+    };
+    let cases = [
+        ("unknown format", with("formats", json!(["png16", "jpeg"])), 400, "GGE4000"),
+        ("no format", with("formats", json!([])), 400, "GGE4000"),
+        ("huge size", with("width", json!(100_000)), 400, "GGE4003"),
+        ("too many pixels", with("height", json!(5000)), 400, "GGE4003"),
+        ("empty size", with("width", json!(0)), 400, "GGE4003"),
+        ("a path as map name", with("maps", json!(["../../etc/passwd"])), 400, "GGE4000"),
+        ("an absolute map name", with("maps", json!(["/tmp/x"])), 400, "GGE4000"),
+        ("a map not yielded", with("maps", json!(["other"])), 400, "GGE4000"),
+        ("a negative pixel size", with("pixel_size", json!(-1)), 400, "GGE4021"),
+        ("an unknown normal", with("normal", json!("sideways")), 400, "GGE4021"),
+        ("a broken script", with("source", json!("yield HeightMap.Flat(;")), 422, "GGE1"),
+        ("an unknown parameter", with("parameters", json!({ "Nope": 1 })), 400, "GGE4001"),
+    ];
+    for (what, response, status, code) in cases {
+        assert_eq!(response.status, status, "{what}: {}", String::from_utf8_lossy(&response.body));
+        assert!(response.code().starts_with(code), "{what}: {}", response.code());
+    }
+    let malformed = server.post_raw("/api/export", b"{\"formats\": 3}");
+    assert_eq!((malformed.status, malformed.code().as_str()), (400, "GGE4000"));
+    let no_token = server.get_with("/api/export/progress", &[]);
+    assert_eq!(no_token.status, 401);
+    let progress = server.get("/api/export/progress");
+    assert_eq!((progress.status, progress.json()["running"].clone()), (200, json!(false)));
+    server.assert_alive();
+    assert!(std::fs::read_dir(root.path()).unwrap().all(|e| {
+        let e = e.unwrap();
+        e.file_name() == "exports" && std::fs::read_dir(e.path()).unwrap().next().is_none()
+    }));
+}
+
+#[test]
+fn terrain_rgb_tiles_decode_to_the_heights_of_a_render_within_a_tenth_of_a_metre() {
+    let dunes = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/dunes.ggs"));
+    let server = start(options(Some(dunes.clone())));
+    let script =
+        Script::compile("dunes.ggs", &std::fs::read_to_string(&dunes).unwrap(), &CompileOptions::default()).unwrap();
+    let response = server.get("/tiles/main/7/-1/0.png?kind=terrain-rgb");
+    assert_eq!(response.status, 200, "{}", String::from_utf8_lossy(&response.body));
+    let (w, h, color, rgb) = decode_png(&response.body);
+    assert_eq!((w, h, color), (256, 256, png::ColorType::Rgb));
+    let heights = full_render(&script, "main", (-256, 0), 256, 0.5);
+    let mut worst = 0.0f64;
+    for (i, &height) in heights.iter().enumerate() {
+        let (r, g, b) = (f64::from(rgb[3 * i]), f64::from(rgb[3 * i + 1]), f64::from(rgb[3 * i + 2]));
+        // Mapbox's decoding, as MapLibre's raster-dem source with encoding "mapbox" applies it.
+        let metres = -10000.0 + (r * 65536.0 + g * 256.0 + b) * 0.1;
+        let expected = f64::from(height.clamp(-1.0, 1.0)) * 1000.0;
+        worst = worst.max((metres - expected).abs());
+    }
+    assert!(worst <= 0.05 + 1e-9, "off by {worst} m, more than half the 0.1 m step");
+    assert!(heights.iter().any(|&h| h != heights[0]), "a tile with relief");
+    assert_eq!(geogen_studio::tiles::terrain_rgb(-1.0), [1, 95, 144], "v = 90000");
+    assert_eq!(geogen_studio::tiles::terrain_rgb(1.0), [1, 173, 176], "v = 110000");
+    assert_eq!(geogen_studio::tiles::terrain_rgb(f32::NAN), [1, 134, 160], "NaN is 0 m: v = 100000");
+}
+
+#[test]
+fn a_cache_budget_of_zero_keeps_no_tile_and_a_budget_keeps_them() {
+    let mut none = options(None);
+    none.cache_bytes = 0;
+    let server = start(none);
+    for _ in 0..2 {
+        let tile = server.get("/tiles/main/6/0/0.png");
+        assert_eq!((tile.status, tile.header("x-geogen-cache")), (200, Some("miss")));
+    }
+    let cached = start(options(None));
+    let first = cached.get("/tiles/main/6/0/0.png");
+    let second = cached.get("/tiles/main/6/0/0.png");
+    assert_eq!((first.header("x-geogen-cache"), second.header("x-geogen-cache")), (Some("miss"), Some("hit")));
+    assert_eq!(first.body, second.body);
+}
+
+#[test]
+fn an_export_runs_beside_other_requests_and_a_second_one_waits_its_turn() {
+    let root = tempfile::tempdir().unwrap();
+    let server = export_server(root.path());
+    // A script that simulates for a while before it yields.
+    let slow = json!({
+        "source": "var i = 0; while (i < 1000000) { i = i + 1; } yield HeightMap.Flat(0.25);",
+        "width": 32, "height": 32, "formats": ["png16"],
+    });
+    let address = server.address;
+    let (first, during, progress, second) = server.runtime.block_on(async move {
+        let headers = [("X-Geogen-Token", TOKEN), ("Content-Type", "application/json")];
+        let body = slow.to_string();
+        let first = tokio::spawn(async move { send(address, "POST", "/api/export", &headers, body.as_bytes()).await });
+        // Wait until it runs, then ask for other things while it does.
+        let started = Instant::now();
+        let progress = loop {
+            let p = send(address, "GET", "/api/export/progress", &headers, b"").await;
+            if p.json()["running"] == true || started.elapsed() > Duration::from_secs(20) {
+                break p;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        };
+        let check = json!({ "source": "yield HeightMap.Flat(0);" }).to_string();
+        let during = send(address, "POST", "/api/check", &headers, check.as_bytes()).await;
+        let again = json!({ "source": "yield HeightMap.Flat(0);", "width": 8, "height": 8, "formats": ["png8"] });
+        let second = send(address, "POST", "/api/export", &headers, again.to_string().as_bytes()).await;
+        (first.await.unwrap(), during, progress, second)
+    });
+    assert_eq!(progress.json()["running"], true, "the export was seen running");
+    assert_eq!(during.status, 200, "a check is answered while the export renders");
+    assert_eq!(second.status, 409, "{}", String::from_utf8_lossy(&second.body));
+    assert!(second.json()["diagnostics"][0]["message"].as_str().unwrap().contains("another export"));
+    assert_eq!(first.status, 200, "{}", String::from_utf8_lossy(&first.body));
+    assert_eq!(first.json()["files"][0]["name"], "main.png");
+    assert_eq!(server.get("/api/export/progress").json()["running"], false);
 }

@@ -5,6 +5,8 @@ import { View3D } from "./view3d.js";
 import { Slippy } from "./slippy.js";
 import { selftest, debugDemo } from "./selftest.js";
 import { Debugger } from "./debugger.js";
+import { setupExport } from "./export.js";
+import { latency } from "./latency.js";
 
 const token = new URLSearchParams(location.search).get("token") || "";
 const $ = (id) => document.getElementById(id);
@@ -65,6 +67,7 @@ function setInfo(info) {
   for (const name of Object.keys(state.values)) if (!info.parameters.some((p) => p.name === name)) delete state.values[name];
   buildParams();
   buildRenderSettings();
+  if (exportPane) exportPane.update();
 }
 
 // ---- parameters panel ----------------------------------------------------------------------
@@ -199,6 +202,8 @@ async function renderNow() {
     window.__lastRenderMs = ms;
     if (side === state.preview) {
       for (const m of json.messages) log(m);
+      // Painted: the frame after the one that drew the full-size preview (the latency measurement).
+      requestAnimationFrame(() => requestAnimationFrame(() => { window.__paintedAt = performance.now(); window.__painted = (window.__painted || 0) + 1; }));
       break;
     }
   }
@@ -307,6 +312,7 @@ async function save() {
 $("save").addEventListener("click", save);
 
 // ---- start ---------------------------------------------------------------------------------
+let exportPane = null;
 async function start() {
   const { ok, json: session } = await api("/api/session");
   if (!ok) { logDiagnostics(session.diagnostics || []); status("not connected"); return; }
@@ -315,6 +321,7 @@ async function start() {
   $("save").disabled = !session.savable;
   state.source = session.source;
   state.version = session.version;
+  exportPane = setupExport($("export"), { api, state, session, log, logDiagnostics });
   slippy = new Slippy($("slippy"), {
     tileUrl, maxZoom: session.tiles.max_zoom, zoomScale1: session.tiles.zoom_scale_1,
     onCursor: (x, y) => { $("cursor").textContent = `x ${x.toFixed(1)}  y ${y.toFixed(1)}`; },
@@ -341,5 +348,6 @@ async function start() {
   if (tab) document.querySelector(`#tabs button[data-tab=${tab}]`).click();
   if (location.hash === "#selftest") selftest(window.__studio);
   if (location.hash === "#debug-demo") debugDemo(window.__studio);
+  if (location.hash.startsWith("#latency")) latency(window.__studio);
 }
 start();

@@ -2,9 +2,10 @@
 // scripts/studio-browser-test.sh in headless Chromium): break the script and see the marker at
 // the right line with its code, fix it and see the preview change, move a slider and see the
 // render follow, pan the infinite map and see its tiles load, step the debugger through the
-// script and the renderer. The result is written into the
+// script and the renderer, export two formats and see them listed. The result is written into the
 // page as JSON (<pre id="selftest">), which the script reads from the dumped DOM.
 import { diagnosticCount, forEachDiagnostic } from "@codemirror/lint";
+import { exportSelftest } from "./export.js";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function until(what, test, timeout = 15000) {
@@ -86,6 +87,9 @@ export async function selftest(studio) {
     await until("the step's map", () => img.complete && img.naturalWidth > 0);
     const current = document.querySelector("#debugger .dbg-sequence li.current");
     check("renderer stepped: the step's map loaded and the step highlighted", img.naturalWidth > 0 && current && current.dataset.index === "0", `${img.naturalWidth}x${img.naturalHeight} ${current && current.textContent}`);
+    // Export through the pane.
+    const exported = await exportSelftest();
+    check("export wrote and listed the files", exported.files.join() === "main.png,main_colored.png" && exported.listed.length === 2, exported.listed.join(" | "));
   } catch (e) {
     check("no exception", false, e.message);
   }

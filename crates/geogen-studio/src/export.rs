@@ -1,0 +1,307 @@
+//! Export: the render settings and formats of `geogen render`, written by the same writers into
+//! the studio's export directory.
+//!
+//! `POST /api/export` renders the text being edited at full size (within [`MAX_RENDER_SIDE`] a
+//! side and [`MAX_EXPORT_PIXELS`] in all) and writes every selected map in every asked format into
+//! the export directory, through `geogen_io::OutputDir` and `geogen_io::write_map_files`, the
+//! code path of `geogen render -o`: the directory is locked while the export writes (a `geogen
+//! render` into it at the same time is refused, 409), every file is written atomically, and only
+//! plain file names inside the directory are ever written. A file that already exists is not
+//! replaced unless the request says `"replace": true`: without it the export is refused (409)
+//! before anything is rendered, listing the files it would replace, so the page can ask first.
+//!
+//! One export runs at a time (another gets 409); it renders on a blocking thread, so previews and
+//! tiles are served meanwhile, and `GET /api/export/progress` tells how far its render is.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::State as AxState;
+use axum::http::StatusCode;
+use axum::Json;
+use geogen::diag::codes;
+use geogen::{Progress, RenderConfig};
+use geogen_io::{
+    ExportOptions, Format, HeightField, NormalConvention, OutputDir, OutputDirError, Surface, TerrainScale,
+};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::api::{compile_and_remember, internal, ApiError, RenderRequest};
+use crate::{Shared, MAX_EXPORT_PIXELS, MAX_RENDER_SIDE};
+
+/// An export the page asks for: a render request (source, seed, parameters, size, origin, scale,
+/// map size, maps) and what to write.
+#[derive(Deserialize)]
+pub(crate) struct ExportRequest {
+    #[serde(flatten)]
+    render: RenderRequest,
+    /// Format names as `geogen render --format` takes them (`png16`, `colored`, `glb`, ...).
+    formats: Vec<String>,
+    /// Metres between two pixels (derived maps and meshes), as `--pixel-size`.
+    #[serde(default)]
+    pixel_size: Option<f64>,
+    /// Metres of the height 1, as `--height-scale`.
+    #[serde(default)]
+    height_scale: Option<f64>,
+    /// `opengl` (default) or `directx`, as `--normal`.
+    #[serde(default)]
+    normal: Option<String>,
+    /// Replace files of the same names already in the directory (otherwise refused: 409).
+    #[serde(default)]
+    replace: bool,
+}
+
+/// How far the running export is (what `GET /api/export/progress` answers).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ExportProgress {
+    running: bool,
+    done: usize,
+    total: usize,
+}
+
+/// Every format name, in the order `geogen render --help` lists them.
+pub(crate) fn format_names() -> Vec<&'static str> {
+    Format::ALL.iter().map(|f| f.name()).collect()
+}
+
+fn bad(code: geogen::diag::ErrorCode, message: impl Into<String>, hint: &str) -> ApiError {
+    ApiError::bad_request(code, message, Some(hint))
+}
+
+fn conflict(message: impl Into<String>, hint: &str) -> ApiError {
+    ApiError::new(StatusCode::CONFLICT, codes::GGE4000, message, Some(hint))
+}
+
+/// The formats, checked: at least one, each known, none twice.
+fn parse_formats(names: &[String]) -> Result<Vec<Format>, ApiError> {
+    if names.is_empty() {
+        return Err(bad(codes::GGE4000, "no format asked for", "formats is a list such as [\"png16\", \"colored\"]"));
+    }
+    if names.len() > 64 {
+        return Err(bad(codes::GGE4000, "too many formats", "each format once"));
+    }
+    let mut formats = Vec::new();
+    for name in names {
+        let format: Format = name.parse().map_err(|_| {
+            bad(
+                codes::GGE4000,
+                format!("unknown format `{}`", name.chars().take(40).collect::<String>().escape_debug()),
+                &format!("the formats are {}", format_names().join(", ")),
+            )
+        })?;
+        if !formats.contains(&format) {
+            formats.push(format);
+        }
+    }
+    Ok(formats)
+}
+
+/// The derived-map and mesh settings, checked as `geogen render` checks its flags (GGE4021).
+fn export_options(request: &ExportRequest) -> Result<ExportOptions, ApiError> {
+    let scale = TerrainScale {
+        pixel_size: request.pixel_size.unwrap_or(TerrainScale::default().pixel_size),
+        height_scale: request.height_scale.unwrap_or(TerrainScale::default().height_scale),
+    };
+    let positive = |x: f64| x.is_finite() && x > 0.0;
+    if !positive(scale.pixel_size) || !positive(scale.height_scale) {
+        return Err(bad(
+            codes::GGE4021,
+            "pixel_size and height_scale must be positive numbers of metres",
+            "as --pixel-size and --height-scale: e.g. 1 and 100",
+        ));
+    }
+    let normal = match request.normal.as_deref() {
+        None | Some("opengl") => NormalConvention::OpenGl,
+        Some("directx") => NormalConvention::DirectX,
+        Some(other) => {
+            return Err(bad(
+                codes::GGE4021,
+                format!("unknown normal convention `{}`", other.chars().take(40).collect::<String>().escape_debug()),
+                "normal is opengl or directx",
+            ))
+        }
+    };
+    Ok(ExportOptions { scale, normal, ..ExportOptions::default() })
+}
+
+/// Refuses an export larger than the studio allows, before anything runs.
+fn check_export_size(width: u32, height: u32) -> Result<(), ApiError> {
+    if width == 0 || height == 0 {
+        return Err(bad(codes::GGE4003, "the export size must be at least 1x1", "give width and height in pixels"));
+    }
+    if width > MAX_RENDER_SIDE || height > MAX_RENDER_SIDE || u64::from(width) * u64::from(height) > MAX_EXPORT_PIXELS {
+        return Err(bad(
+            codes::GGE4003,
+            format!("an export of {width}x{height} pixels is larger than the studio allows"),
+            &format!(
+                "the studio exports at most {MAX_RENDER_SIDE} pixels a side; use `geogen render` (or `geogen tiles`) for larger maps"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `POST /api/export`: renders and writes; answers the files written (name, bytes, whether an
+/// older file of that name was replaced) and the script's messages.
+pub(crate) async fn export(
+    AxState(state): AxState<Shared>,
+    body: Result<Json<ExportRequest>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(request) = body.map_err(ApiError::rejected)?;
+    let formats = parse_formats(&request.formats)?;
+    let options = export_options(&request)?;
+    check_export_size(request.render.width, request.render.height)?;
+    let Ok(permit) = state.export_slot.try_acquire() else {
+        return Err(conflict("another export is running", "wait for it to finish (GET /api/export/progress)"));
+    };
+    let worker = Arc::clone(&state);
+    let answer = tokio::task::spawn_blocking(move || export_blocking(&worker, &request, &formats, &options))
+        .await
+        .map_err(|e| internal(&e.to_string()));
+    *state.export_progress.lock().unwrap_or_else(|e| e.into_inner()) = ExportProgress::default();
+    drop(permit);
+    Ok(Json(answer??))
+}
+
+/// `GET /api/export/progress`: `{running, done, total}` (rendering steps).
+pub(crate) async fn progress(AxState(state): AxState<Shared>) -> Json<Value> {
+    let p = state.export_progress.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    Json(json!({ "running": p.running, "done": p.done, "total": p.total }))
+}
+
+fn dir_error(e: OutputDirError) -> ApiError {
+    match e {
+        OutputDirError::Busy(_) => conflict(e.to_string(), "another program is writing into the export directory"),
+        OutputDirError::NotADirectory(_) => ApiError::new(
+            StatusCode::CONFLICT,
+            codes::GGE4000,
+            e.to_string(),
+            Some("the export directory names a file: start the studio with another --export-dir"),
+        ),
+        other => internal(&format!("cannot write the export: {other}")),
+    }
+}
+
+fn export_blocking(
+    state: &Shared,
+    request: &ExportRequest,
+    formats: &[Format],
+    options: &ExportOptions,
+) -> Result<Value, ApiError> {
+    let started = Instant::now();
+    let name = state.document.lock().unwrap_or_else(|e| e.into_inner()).name.clone();
+    let script = compile_and_remember(state, &name, &request.render.source).map_err(|f| ApiError::failure(&f))?;
+    // The maps: every one the script yields, or those asked for, each a name the script yields
+    // (so a hostile name never reaches a file name).
+    let known = script.info().maps;
+    let maps = match &request.render.maps {
+        None => known.clone(),
+        Some(wanted) => {
+            let mut maps = Vec::new();
+            for map in wanted {
+                if !known.contains(map) {
+                    return Err(bad(
+                        codes::GGE4000,
+                        format!(
+                            "the script yields no map named \"{}\"",
+                            map.chars().take(64).collect::<String>().escape_debug()
+                        ),
+                        &format!("it yields: {}", known.join(", ")),
+                    ));
+                }
+                if !maps.contains(map) {
+                    maps.push(map.clone());
+                }
+            }
+            maps
+        }
+    };
+    if maps.is_empty() {
+        return Err(bad(codes::GGE4000, "no map to export", "the script yields no map, or maps is empty"));
+    }
+    for map in &maps {
+        geogen::check_map_name(map).map_err(|why| {
+            bad(
+                codes::GGE4000,
+                format!("the map name \"{}\" cannot be a file name: {why}", map.escape_debug()),
+                "rename the map in the script",
+            )
+        })?;
+    }
+    geogen_io::check_output_names(&maps, formats).map_err(|why| bad(codes::GGE4000, why, "drop one of the formats"))?;
+    // The directory is locked from here to the last file, as `geogen render -o` locks it.
+    let dir = OutputDir::open(&state.options.export_dir).map_err(dir_error)?;
+    let mut existing = Vec::new();
+    for map in &maps {
+        for format in formats {
+            let file = format.file_name(map);
+            let path = dir.file(&file).map_err(dir_error)?;
+            if std::fs::symlink_metadata(&path).is_ok() {
+                existing.push(file);
+            }
+        }
+    }
+    if !existing.is_empty() && !request.replace {
+        let mut refusal = conflict(
+            format!(
+                "{} already in {}: {}",
+                if existing.len() == 1 { "this file is" } else { "these files are" },
+                state.options.export_dir.display(),
+                existing.join(", ")
+            ),
+            "export again with replace to overwrite them, or move them away first",
+        );
+        refusal.body["existing"] = json!(existing);
+        return Err(refusal);
+    }
+    let mut settings = request.render.settings(&state.options.limits);
+    settings.maps = Some(maps.clone());
+    settings.yield_margin = u32::from(formats.iter().any(|f| f.needs_margin()));
+    let config = RenderConfig { memory_limit: state.options.memory_limit };
+    *state.export_progress.lock().unwrap_or_else(|e| e.into_inner()) =
+        ExportProgress { running: true, done: 0, total: 0 };
+    let progress_state = Arc::clone(state);
+    let callback: Box<dyn FnMut(Progress) + Send> = Box::new(move |p: Progress| {
+        *progress_state.export_progress.lock().unwrap_or_else(|e| e.into_inner()) =
+            ExportProgress { running: true, done: p.done, total: p.total };
+    });
+    let rendered = script.render(&settings, &config, Some(callback)).map_err(|f| ApiError::failure(&f))?;
+    let render_ms = started.elapsed().as_secs_f64() * 1e3;
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    for map_name in &maps {
+        let Some(map) = rendered.maps.get(map_name) else { continue };
+        let rect = map.rect();
+        let core = rendered.yield_rect;
+        let surface = if rect.is_empty() {
+            None
+        } else {
+            let field = HeightField::new(rect.width as u32, rect.height as u32, map.data())
+                .map_err(|e| internal(&e.to_string()))?;
+            Surface::clipped(field, (rect.x, rect.y), (core.x, core.y, core.width as u32, core.height as u32))
+        };
+        let Some(surface) = surface else {
+            skipped.push(map_name.clone());
+            continue;
+        };
+        let written = geogen_io::write_map_files(&dir, map_name, &surface, formats, options, &[]).map_err(dir_error)?;
+        for file in written {
+            let name = file.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let replaced = existing.contains(&name);
+            files.push(json!({
+                "name": name, "map": map_name, "bytes": file.bytes, "replaced": replaced,
+                "width": surface.core.width, "height": surface.core.height,
+            }));
+        }
+    }
+    Ok(json!({
+        "dir": state.options.export_dir.display().to_string(),
+        "files": files,
+        "skipped": skipped,
+        "messages": rendered.output.messages,
+        "render_ms": render_ms,
+        "total_ms": started.elapsed().as_secs_f64() * 1e3,
+    }))
+}
