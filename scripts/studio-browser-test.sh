@@ -13,13 +13,7 @@ if [ -z "$geogen" ]; then
     cargo build -q -p geogen-cli
     geogen=target/debug/geogen
 fi
-work=$(mktemp -d)
-cp examples/island.ggs "$work/island.ggs"
-"$geogen" studio "$work/island.ggs" --port 0 >"$work/log" 2>&1 &
-server=$!
-trap 'kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 50); do grep -q http "$work/log" && break; sleep 0.1; done
-url=$(grep -o 'http://[^ ]*' "$work/log")
+. scripts/studio-server.sh
 timeout 90 chromium --headless --no-sandbox --disable-gpu --window-size=1400,800 \
     --virtual-time-budget=60000 --dump-dom "$url#selftest" 2>/dev/null >"$work/dom.html" || true
 python3 - "$work/dom.html" <<'PY'

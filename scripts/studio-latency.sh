@@ -14,13 +14,7 @@ if [ -z "$geogen" ]; then
     cargo build -q --release -p geogen-cli
     geogen=target/release/geogen
 fi
-work=$(mktemp -d)
-cp examples/island.ggs "$work/island.ggs"
-"$geogen" studio "$work/island.ggs" --port 0 >"$work/log" 2>&1 &
-server=$!
-trap 'kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 50); do grep -q http "$work/log" && break; sleep 0.1; done
-url=$(grep -o 'http://[^ ]*' "$work/log")
+. scripts/studio-server.sh
 # Real time (not --virtual-time-budget, which would fast-forward the timers being measured):
 # Chromium is driven over its DevTools protocol by a small Node script that waits for the page's
 # figures.

@@ -13,7 +13,7 @@
 //! `POST /api/debug/{id}/continue`, `POST /api/debug/{id}/render-step`,
 //! `GET /api/debug/{id}/image/{step}.png`, `DELETE /api/debug/{id}` (docs/studio.md).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -123,30 +123,6 @@ pub(crate) fn routes(state: Shared) -> Router {
         .with_state(state)
 }
 
-/// What to debug: the script text and the same settings as a render.
-#[derive(Deserialize)]
-struct StartRequest {
-    source: String,
-    #[serde(default)]
-    seed: Option<Value>,
-    width: u32,
-    height: u32,
-    #[serde(default = "one")]
-    scale: f64,
-    #[serde(default)]
-    origin: (i64, i64),
-    #[serde(default)]
-    map_width: Option<u32>,
-    #[serde(default)]
-    map_height: Option<u32>,
-    #[serde(default)]
-    parameters: BTreeMap<String, Value>,
-}
-
-fn one() -> f64 {
-    1.0
-}
-
 #[derive(Clone, Copy, Deserialize, PartialEq, Eq, Debug)]
 #[serde(rename_all = "snake_case")]
 enum StepKind {
@@ -205,14 +181,14 @@ fn conflict(message: &str, hint: &str) -> ApiError {
 /// Starts a session: compiles the text (its errors are the editor's diagnostics, 422) and
 /// prepares the VM with the settings (bad parameters or sizes: 400); answers the id and the state
 /// before the first instruction.
-async fn start(AxState(state): AxState<Shared>, body: Result<Json<StartRequest>, JsonRejection>) -> Response {
+async fn start(AxState(state): AxState<Shared>, body: Result<Json<api::RenderRequest>, JsonRejection>) -> Response {
     match start_inner(state, body).await {
         Ok(value) => Json(value).into_response(),
         Err(error) => error.into_response(),
     }
 }
 
-async fn start_inner(state: Shared, body: Result<Json<StartRequest>, JsonRejection>) -> Result<Value, ApiError> {
+async fn start_inner(state: Shared, body: Result<Json<api::RenderRequest>, JsonRejection>) -> Result<Value, ApiError> {
     let Json(request) = body.map_err(ApiError::rejected)?;
     api::check_render_size(request.width, request.height)?;
     let name = state.document.lock().unwrap_or_else(|e| e.into_inner()).name.clone();
@@ -221,18 +197,8 @@ async fn start_inner(state: Shared, body: Result<Json<StartRequest>, JsonRejecti
         .await
         .map_err(|e| api::internal(&e.to_string()))?
         .map_err(|f| ApiError::failure(&f))?;
-    let settings = RunSettings {
-        seed: api::seed_of(request.seed.as_ref()),
-        parameters: request.parameters.iter().map(|(k, v)| (k.clone(), api::value_text(v))).collect(),
-        map_width: request.map_width,
-        map_height: request.map_height,
-        render_origin: request.origin,
-        render_width: Some(request.width),
-        render_height: Some(request.height),
-        render_scale: request.scale,
-        limits: state.options.limits.clone(),
-        ..RunSettings::default()
-    };
+    // What to debug: the script text and the same settings as a render.
+    let settings = request.settings(&state.options.limits);
     let config = RenderConfig { memory_limit: state.options.memory_limit };
     let id = crate::random_token();
     let cancel = Arc::new(AtomicBool::new(false));

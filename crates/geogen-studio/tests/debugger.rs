@@ -3,19 +3,12 @@
 //! each step's picture; and the refusals (bad ids, wrong token, malformed bodies, a script that
 //! does not compile or faults, stepping a finished session), each a clear 4xx, never a 500.
 
-use std::net::SocketAddr;
+mod common;
+
 use std::sync::OnceLock;
 
-use geogen_studio::{Studio, StudioOptions};
+use common::{send, Server};
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-const TOKEN: &str = "debug-token-0123456789";
-
-struct Server {
-    address: SocketAddr,
-    runtime: tokio::runtime::Runtime,
-}
 
 /// One server for all the tests; a small instruction budget, so an endless loop faults quickly.
 fn server() -> &'static Server {
@@ -28,74 +21,9 @@ fn new_server() -> Server {
 }
 
 fn server_with_memory(memory_limit: u64) -> Server {
-    {
-        let options = StudioOptions {
-            script: None,
-            address: "127.0.0.1:0".parse().unwrap(),
-            memory_limit,
-            limits: geogen::Limits { instruction_budget: 2_000_000, ..geogen::Limits::default() },
-            token: Some(TOKEN.to_string()),
-            mode: geogen_studio::Mode::Studio,
-            tile_defaults: geogen_studio::TileDefaults::default(),
-            export_dir: std::env::temp_dir().join(format!("geogen-debugger-test-export-{}", std::process::id())),
-            cache_bytes: geogen_studio::DEFAULT_CACHE_BYTES,
-        };
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-        let studio = runtime.block_on(Studio::bind(options)).unwrap();
-        let address = studio.address;
-        runtime.spawn(async move { studio.serve().await });
-        Server { address, runtime }
-    }
-}
-
-struct Response {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Response {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
-    }
-
-    fn code(&self) -> String {
-        self.json()["diagnostics"][0]["code"].as_str().unwrap_or_default().to_string()
-    }
-}
-
-/// One HTTP/1.1 request on its own connection (the server answers with Content-Length).
-async fn send(address: SocketAddr, method: &str, path: &str, token: &str, body: &[u8]) -> Response {
-    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nX-Geogen-Token: {token}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).await.unwrap();
-    stream.write_all(body).await.unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.unwrap();
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut lines = head.lines();
-    let status: u16 = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
-    let headers: Vec<(String, String)> =
-        lines.filter_map(|l| l.split_once(':').map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))).collect();
-    assert!(!headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("transfer-encoding")), "not chunked");
-    Response { status, headers, body: raw[split + 4..].to_vec() }
-}
-
-impl Server {
-    fn request(&self, method: &str, path: &str, body: &[u8]) -> Response {
-        self.runtime.block_on(send(self.address, method, path, TOKEN, body))
-    }
-    fn get(&self, path: &str) -> Response {
-        self.request("GET", path, b"")
-    }
-    fn post(&self, path: &str, body: &Value) -> Response {
-        self.request("POST", path, body.to_string().as_bytes())
-    }
+    let mut options = common::options(None, 2_000_000, "debugger");
+    options.memory_limit = memory_limit;
+    common::start(options)
 }
 
 /// A function call, a message, a map created and changed, a yield; line numbers matter below.
@@ -333,7 +261,8 @@ fn bad_debug_requests_get_coded_refusals() {
     let (id, _) = start(SCRIPT);
     // A wrong or missing token.
     for token in ["wrong", ""] {
-        let r = s.runtime.block_on(send(s.address, "GET", &format!("/api/debug/{id}"), token, b""));
+        let r =
+            s.runtime.block_on(send(s.address, "GET", &format!("/api/debug/{id}"), &[("X-Geogen-Token", token)], b""));
         assert_eq!(r.status, 401);
         assert_eq!(r.code(), "GGE4000");
     }
