@@ -18,14 +18,14 @@
 //! cell (the neighbours in the order of [`OFFSETS`]); no FMA, no platform math, no reductions across
 //! cells. Random rain comes from the original's integer hash of the absolute pixel and iteration.
 
-use geogen_random::hash2;
+pub(crate) use geogen_random::hash2;
 use geogen_render::{HeightMap, Rect, RenderError};
 use rayon::prelude::*;
 
 /// 1/√2, the weight of a diagonal neighbour (its distance is √2).
 const DIAGONAL: f32 = std::f32::consts::FRAC_1_SQRT_2;
 /// Rows per rayon task at least, so small buffers do not drown in scheduling.
-const MIN_ROWS_PER_TASK: usize = 4;
+pub(crate) const MIN_ROWS_PER_TASK: usize = 4;
 
 /// The 8 neighbours in their fixed order: (dx, dy, whether diagonal).
 const OFFSETS: [(isize, isize, bool); 8] = [
@@ -41,16 +41,16 @@ const OFFSETS: [(isize, isize, bool); 8] = [
 
 /// A rectangle of buffer indices: columns `x0..x1`, rows `y0..y1`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-struct Span {
-    x0: usize,
-    x1: usize,
-    y0: usize,
-    y1: usize,
+pub(crate) struct Span {
+    pub(crate) x0: usize,
+    pub(crate) x1: usize,
+    pub(crate) y0: usize,
+    pub(crate) y1: usize,
 }
 
 /// The part of `buffer` within `margin` pixels of `own` (the cells an iteration must still get
 /// right), as buffer indices; `None` if empty.
-fn span(buffer: Rect, own: Rect, margin: u64) -> Option<Span> {
+pub(crate) fn span(buffer: Rect, own: Rect, margin: u64) -> Option<Span> {
     let r = own.expand(margin).intersect(&buffer);
     if r.is_empty() {
         return None;
@@ -63,7 +63,7 @@ fn span(buffer: Rect, own: Rect, margin: u64) -> Option<Span> {
 /// Calls `f(j, weight)` for each neighbour of cell (x, y) inside the `w × h` buffer, in the order of
 /// [`OFFSETS`], with `j` its index and `weight` 1 (edge neighbour) or 1/√2 (corner).
 #[inline(always)]
-fn neighbours(x: usize, y: usize, w: usize, h: usize, mut f: impl FnMut(usize, f32)) {
+pub(crate) fn neighbours(x: usize, y: usize, w: usize, h: usize, mut f: impl FnMut(usize, f32)) {
     let i = y * w + x;
     if x > 0 && y > 0 && x + 1 < w && y + 1 < h {
         // Interior: no bounds checks (the common case).
@@ -87,7 +87,7 @@ fn neighbours(x: usize, y: usize, w: usize, h: usize, mut f: impl FnMut(usize, f
 }
 
 /// A zeroed scratch buffer, or the allocation error the memory plan should have prevented.
-fn scratch(len: usize) -> Result<Vec<f32>, RenderError> {
+pub(crate) fn scratch(len: usize) -> Result<Vec<f32>, RenderError> {
     let mut v = Vec::new();
     v.try_reserve_exact(len).map_err(|_| RenderError::Allocation { bytes: (len as u64).saturating_mul(4) })?;
     v.resize(len, 0.0);
@@ -127,7 +127,7 @@ pub fn hydraulic_scratch_bytes(pixels: u64) -> u64 {
 /// excess over the talus times `rate`, signed. `exchange(-d) == -exchange(d)` exactly, so what one
 /// cell gives, its neighbour receives.
 #[inline(always)]
-fn exchange(d: f32, t: f32, rate: f32) -> f32 {
+pub(crate) fn exchange(d: f32, t: f32, rate: f32) -> f32 {
     // Branch-free: at most one of the two excesses is positive, and `x − 0 = x` exactly.
     rate * ((d - t).max(0.0) - (-d - t).max(0.0))
 }
@@ -135,6 +135,10 @@ fn exchange(d: f32, t: f32, rate: f32) -> f32 {
 /// Thermal erosion of `map` in place: every iteration, each pair of neighbours whose height
 /// difference exceeds the talus (× √2 for corners) exchanges `rate` × the excess, all pairs at once.
 /// Exact on `own` when `map` covers `own` grown by `iterations × THERMAL_RADIUS`.
+///
+/// Speed: the interior of a row goes through [`thermal_row`] (three row slices of exact length, the
+/// 8 neighbours at fixed offsets, no branch: LLVM vectorises it); only the buffer's border pixels
+/// take the bounds-checked neighbour walk. Both compute the same operations in the same order.
 pub fn thermal(map: &mut HeightMap, own: Rect, p: Thermal) -> Result<(), RenderError> {
     let rect = map.rect();
     if rect.is_empty() || p.iterations == 0 {
@@ -143,6 +147,7 @@ pub fn thermal(map: &mut HeightMap, own: Rect, p: Thermal) -> Result<(), RenderE
     let (w, h) = (map.width(), map.height());
     let mut other = scratch(w * h)?;
     let (t_edge, t_corner) = (p.talus, p.talus * std::f32::consts::SQRT_2);
+    let rate = p.rate;
     let n = u64::from(p.iterations);
     for k in 0..n {
         let Some(s) = span(rect, own, (n - 1 - k) * THERMAL_RADIUS) else {
@@ -150,16 +155,32 @@ pub fn thermal(map: &mut HeightMap, own: Rect, p: Thermal) -> Result<(), RenderE
         };
         let data = map.data_mut();
         let (src, dst): (&[f32], &mut [f32]) = if k % 2 == 0 { (data, &mut other) } else { (&other, data) };
+        // The interior columns of the span (the border columns take the checked walk).
+        let (xa, xb) = (s.x0.max(1), s.x1.min(w.saturating_sub(1)));
         dst[s.y0 * w..s.y1 * w].par_chunks_mut(w).with_min_len(MIN_ROWS_PER_TASK).enumerate().for_each(|(r, row)| {
             let y = s.y0 + r;
-            for (x, out) in row.iter_mut().enumerate().take(s.x1).skip(s.x0) {
+            let cell = |x: usize| {
                 let hc = src[y * w + x];
                 let mut delta = 0.0f32;
                 neighbours(x, y, w, h, |j, weight| {
                     let t = if weight == 1.0 { t_edge } else { t_corner };
-                    delta += exchange(src[j] - hc, t, p.rate);
+                    delta += exchange(src[j] - hc, t, rate);
                 });
-                *out = hc + delta;
+                hc + delta
+            };
+            if y == 0 || y + 1 == h || xa >= xb {
+                for (x, out) in row.iter_mut().enumerate().take(s.x1).skip(s.x0) {
+                    *out = cell(x);
+                }
+                return;
+            }
+            if s.x0 == 0 {
+                row[0] = cell(0);
+            }
+            let line = |y: usize| &src[y * w + xa - 1..y * w + xb + 1];
+            thermal_row(line(y - 1), line(y), line(y + 1), &mut row[xa..xb], t_edge, t_corner, rate);
+            if s.x1 == w && w > 1 {
+                row[w - 1] = cell(w - 1);
             }
         });
     }
@@ -173,6 +194,29 @@ pub fn thermal(map: &mut HeightMap, own: Rect, p: Thermal) -> Result<(), RenderE
         }
     }
     Ok(())
+}
+
+/// Thermal erosion of `out.len()` interior cells: `up`, `mid` and `down` are the rows above, of
+/// and below them, one cell wider on each side. The neighbours in the order of [`OFFSETS`], the
+/// same operations as the checked walk.
+#[inline(always)]
+fn thermal_row(up: &[f32], mid: &[f32], down: &[f32], out: &mut [f32], t_edge: f32, t_corner: f32, rate: f32) {
+    let n = out.len();
+    // Exact lengths: the compiler drops every bounds check below.
+    let (up, mid, down) = (&up[..n + 2], &mid[..n + 2], &down[..n + 2]);
+    for i in 0..n {
+        let hc = mid[i + 1];
+        let mut delta = 0.0f32;
+        delta += exchange(up[i] - hc, t_corner, rate);
+        delta += exchange(up[i + 1] - hc, t_edge, rate);
+        delta += exchange(up[i + 2] - hc, t_corner, rate);
+        delta += exchange(mid[i] - hc, t_edge, rate);
+        delta += exchange(mid[i + 2] - hc, t_edge, rate);
+        delta += exchange(down[i] - hc, t_corner, rate);
+        delta += exchange(down[i + 1] - hc, t_edge, rate);
+        delta += exchange(down[i + 2] - hc, t_corner, rate);
+        out[i] = hc + delta;
+    }
 }
 
 /// What a hydraulic erosion writes into the map.
@@ -196,7 +240,7 @@ pub const FLOW_REF: f32 = 64.0;
 /// The most ground a cell loses per iteration, as a fraction of its steepest drop: a small step
 /// keeps the explicit scheme stable (larger cuts make neighbours along a stream alternate between
 /// cutting and filling, a checkerboard of pits).
-const MAX_CUT: f32 = 0.1;
+pub(crate) const MAX_CUT: f32 = 0.1;
 
 /// Hydraulic erosion parameters, in physical pixels and per physical iteration.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -223,14 +267,14 @@ pub struct Hydraulic {
 
 /// The per-column half of the rain hash: `hash2(iteration seed, x)` for every absolute column of
 /// the buffer (the hash of a pixel is `hash3(seed, x, y) = hash2(hash2(seed, x), y)`).
-fn rain_columns(iteration_seed: u32, x0: i64, width: usize) -> Vec<u32> {
+pub(crate) fn rain_columns(iteration_seed: u32, x0: i64, width: usize) -> Vec<u32> {
     (0..width).map(|x| hash2(iteration_seed, (x0 + x as i64) as u32)).collect()
 }
 
 /// The rain factor of the absolute row `y` in a column whose hash is `column`: uniform in [0, 2),
 /// mean 1.
 #[inline]
-fn rain_factor(column: u32, y: i64) -> f32 {
+pub(crate) fn rain_factor(column: u32, y: i64) -> f32 {
     let u = hash2(column, y as u32);
     (u >> 8) as f32 * (2.0 / 16_777_216.0)
 }
@@ -280,12 +324,15 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
         }
     });
 
+    // Per-iteration constants, hoisted out of the pixel loops (the same values).
+    let keep = 1.0 - p.evaporation;
     for k in 0..n {
         let remaining = (n - 1 - k) * HYDRAULIC_RADIUS;
         // Pass A on the cells pass B reads.
         let Some(a) = span(rect, own, remaining + 1) else {
             break;
         };
+        let (xa, xb) = (a.x0.max(1), a.x1.min(w.saturating_sub(1)));
         {
             let (terrain, water, sediment) = (&terrain, &water, &sediment);
             surface[a.y0 * w..a.y1 * w]
@@ -297,33 +344,50 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                 .enumerate()
                 .for_each(|(r, (((surface_row, factor_row), conc_row), steep_row))| {
                     let y = a.y0 + r;
-                    for x in a.x0..a.x1 {
+                    let mut cell = |x: usize| {
                         let i = y * w + x;
                         let tc = terrain[i];
                         let mut drops = 0.0f32;
                         let mut steep = 0.0f32;
                         neighbours(x, y, w, h, |j, weight| {
                             let d = (tc - terrain[j]) * weight;
-                            // Selects, not branches (the signs of the drops are noise to a branch
-                            // predictor); the same values: adding +0 to a sum of non-negative terms
-                            // changes nothing, and d > steep ≥ 0 only where d > 0.
                             drops += if d > 0.0 { d } else { 0.0 };
                             steep = if d > steep { d } else { steep };
                         });
                         surface_row[x] = tc;
                         steep_row[x] = steep;
-                        // Water and load leave whole, shared among the lower neighbours by their drops;
-                        // a pit keeps them.
                         let (q, l) = if drops > 0.0 { (water[i] / drops, sediment[i] / drops) } else { (0.0, 0.0) };
                         factor_row[x] = q;
                         conc_row[x] = l;
+                    };
+                    if y == 0 || y + 1 == h || xa >= xb {
+                        (a.x0..a.x1).for_each(cell);
+                        return;
                     }
+                    if a.x0 == 0 {
+                        cell(0);
+                    }
+                    if a.x1 == w && w > 1 {
+                        cell(w - 1);
+                    }
+                    let line = |y: usize| &terrain[y * w + xa - 1..y * w + xb + 1];
+                    let own = y * w + xa..y * w + xb;
+                    pass_a_row(
+                        [line(y - 1), line(y), line(y + 1)],
+                        &water[own.clone()],
+                        &sediment[own],
+                        &mut surface_row[xa..xb],
+                        &mut factor_row[xa..xb],
+                        &mut conc_row[xa..xb],
+                        &mut steep_row[xa..xb],
+                    );
                 });
         }
         // Pass B, in place on the cells still needed.
         let Some(b) = span(rect, own, remaining) else {
             break;
         };
+        let (xa, xb) = (b.x0.max(1), b.x1.min(w.saturating_sub(1)));
         let columns = rain_columns(iteration_seed(k + 1), rect.x, w);
         let columns = &columns;
         let last = k + 1 == n;
@@ -337,7 +401,8 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
             .enumerate()
             .for_each(|(r, (((terrain_row, water_row), sediment_row), flow_row))| {
                 let y = b.y0 + r;
-                for x in b.x0..b.x1 {
+                let ay = rect.y + y as i64;
+                let mut cell = |x: usize| {
                     let i = y * w + x;
                     let hc = surface[i];
                     let mut inflow = 0.0f32;
@@ -349,56 +414,59 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                         around += sj;
                         count += 1.0;
                         let d = (sj - hc) * weight;
-                        // Selects, not branches, with the same values (see pass A).
                         let up = d > 0.0;
                         inflow += if up { factor[j] * d } else { 0.0 };
                         sediment_in += if up { concentration[j] * d } else { 0.0 };
                     });
-                    let steep = steepest[i];
-                    // What left the cell in pass A: everything, unless it is a pit.
-                    let (held, load) = (water_row[x], sediment_row[x]);
-                    let (mut wc, mut sc, sent) = if steep > 0.0 {
-                        (inflow, sediment_in, held)
+                    let mut rim = hc;
+                    if last && !(steepest[i] > 0.0) {
+                        neighbours(x, y, w, h, |j, _| rim = rim.max(surface[j]));
+                    }
+                    let cell = Cell { inflow, sediment_in, around, count, rim, steep: steepest[i] };
+                    let state = (terrain_row[x], water_row[x], sediment_row[x]);
+                    let rain = p.rain * rain_factor(columns[x], ay);
+                    let (tc, wc, sc, discharge) = if last {
+                        pass_b_update::<true>(&p, keep, cell, state, rain)
                     } else {
-                        (held + inflow, load + sediment_in, 0.0)
+                        pass_b_update::<false>(&p, keep, cell, state, rain)
                     };
-                    let mut tc = terrain_row[x];
-                    // The discharge through the cell: what left it plus what came in (standing water
-                    // in a pit does not count).
-                    let discharge = sent + inflow;
-                    let capacity = p.capacity * discharge * (steep * p.slope_scale);
-                    if sc > capacity {
-                        // Fill hollows, never build a spike: at most up to the neighbours' mean.
-                        let room = (around / count - tc).max(0.0);
-                        let dropped = (p.deposition * (sc - capacity)).min(room);
-                        tc += dropped;
-                        sc -= dropped;
-                    } else {
-                        let taken = (p.erosion * (capacity - sc)).min(MAX_CUT * steep);
-                        tc -= taken;
-                        sc += taken;
-                    }
-                    wc *= 1.0 - p.evaporation;
-                    if last {
-                        // What a pit holds settles there, at most up to its highest neighbour; the
-                        // load still moving leaves with its water (washed out, like the rest of the
-                        // suspended load at the edge of the map): dumped where the water is, it
-                        // would raise every channel into a levee.
-                        if steep <= 0.0 {
-                            // Only on the last step, so the rim is found here, not in every step's
-                            // neighbour loop.
-                            let mut rim = hc;
-                            neighbours(x, y, w, h, |j, _| rim = rim.max(surface[j]));
-                            tc += sc.min((rim - tc).max(0.0));
-                        }
-                        sc = 0.0;
-                    } else {
-                        wc += p.rain * rain_factor(columns[x], rect.y + y as i64);
-                    }
                     terrain_row[x] = tc;
                     water_row[x] = wc;
                     sediment_row[x] = sc;
                     flow_row[x] += discharge;
+                };
+                if y == 0 || y + 1 == h || xa >= xb {
+                    (b.x0..b.x1).for_each(&mut cell);
+                    return;
+                }
+                if b.x0 == 0 {
+                    cell(0);
+                }
+                if b.x1 == w && w > 1 {
+                    cell(w - 1);
+                }
+                fn rows(f: &[f32], w: usize, y: usize, xa: usize, xb: usize) -> [&[f32]; 3] {
+                    let at = |y: usize| y * w + xa - 1..y * w + xb + 1;
+                    [&f[at(y - 1)], &f[at(y)], &f[at(y + 1)]]
+                }
+                let out = PassBRow {
+                    terrain: &mut terrain_row[xa..xb],
+                    water: &mut water_row[xa..xb],
+                    sediment: &mut sediment_row[xa..xb],
+                    flow: &mut flow_row[xa..xb],
+                };
+                let input = PassBInput {
+                    surface: rows(surface, w, y, xa, xb),
+                    factor: rows(factor, w, y, xa, xb),
+                    concentration: rows(concentration, w, y, xa, xb),
+                    steepest: &steepest[y * w + xa..y * w + xb],
+                    columns: &columns[xa..xb],
+                    y: ay,
+                };
+                if last {
+                    pass_b_row::<true>(&p, keep, input, out);
+                } else {
+                    pass_b_row::<false>(&p, keep, input, out);
                 }
             });
     }
@@ -436,6 +504,183 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
         }
     }
     Ok(())
+}
+
+/// Pass A on `surface.len()` interior cells: `t` holds the terrain rows above, of and below them,
+/// one cell wider on each side; `water` and `sediment` the cells' own. The neighbours in the order
+/// of [`OFFSETS`]; the same operations as the checked walk, with selects for its tests.
+#[inline(always)]
+fn pass_a_row(
+    t: [&[f32]; 3],
+    water: &[f32],
+    sediment: &[f32],
+    surface: &mut [f32],
+    factor: &mut [f32],
+    conc: &mut [f32],
+    steepest: &mut [f32],
+) {
+    let n = surface.len();
+    // Exact lengths: the compiler drops every bounds check below.
+    let [tu, tm, td] = t.map(|r| &r[..n + 2]);
+    let (water, sediment) = (&water[..n], &sediment[..n]);
+    let (factor, conc, steepest) = (&mut factor[..n], &mut conc[..n], &mut steepest[..n]);
+    for i in 0..n {
+        let tc = tm[i + 1];
+        let mut drops = 0.0f32;
+        let mut steep = 0.0f32;
+        let mut visit = |v: f32, weight: f32| {
+            let d = (tc - v) * weight;
+            drops += if d > 0.0 { d } else { 0.0 };
+            steep = if d > steep { d } else { steep };
+        };
+        visit(tu[i], DIAGONAL);
+        visit(tu[i + 1], 1.0);
+        visit(tu[i + 2], DIAGONAL);
+        visit(tm[i], 1.0);
+        visit(tm[i + 2], 1.0);
+        visit(td[i], DIAGONAL);
+        visit(td[i + 1], 1.0);
+        visit(td[i + 2], DIAGONAL);
+        surface[i] = tc;
+        steepest[i] = steep;
+        // Both quotients, then selects (a pit's would be undefined and is not kept).
+        let (q, l) = (water[i] / drops, sediment[i] / drops);
+        let flowing = drops > 0.0;
+        factor[i] = if flowing { q } else { 0.0 };
+        conc[i] = if flowing { l } else { 0.0 };
+    }
+}
+
+/// What pass B gathered around one cell.
+#[derive(Copy, Clone)]
+struct Cell {
+    /// Water and load arriving from the higher neighbours.
+    inflow: f32,
+    sediment_in: f32,
+    /// Sum and number of the neighbours' surfaces.
+    around: f32,
+    count: f32,
+    /// The highest of the cell and its neighbours (needed on the last iteration only, for pits).
+    rim: f32,
+    /// The cell's steepest drop (pass A).
+    steep: f32,
+}
+
+/// Pass B's update of one cell from its gathered `c` and its state (terrain, water, load): the new
+/// state and the discharge through the cell. Branch-free: both the deposit and the erosion are
+/// computed and one is selected, the same values as the branches they replace. `rain` is the next
+/// rain on the cell (ignored on the last iteration).
+#[inline(always)]
+fn pass_b_update<const LAST: bool>(
+    p: &Hydraulic,
+    keep: f32,
+    c: Cell,
+    (tc, held, load): (f32, f32, f32),
+    rain: f32,
+) -> (f32, f32, f32, f32) {
+    let steep = c.steep;
+    // What left the cell in pass A: everything, unless it is a pit.
+    let flowing = steep > 0.0;
+    let wc = if flowing { c.inflow } else { held + c.inflow };
+    let sc = if flowing { c.sediment_in } else { load + c.sediment_in };
+    let sent = if flowing { held } else { 0.0 };
+    // The discharge through the cell: what left it plus what came in (standing water in a pit
+    // does not count).
+    let discharge = sent + c.inflow;
+    let capacity = p.capacity * discharge * (steep * p.slope_scale);
+    // Fill hollows, never build a spike: at most up to the neighbours' mean.
+    let room = (c.around / c.count - tc).max(0.0);
+    let dropped = (p.deposition * (sc - capacity)).min(room);
+    let taken = (p.erosion * (capacity - sc)).min(MAX_CUT * steep);
+    let deposit = sc > capacity;
+    let tc = if deposit { tc + dropped } else { tc - taken };
+    let sc = if deposit { sc - dropped } else { sc + taken };
+    let wc = wc * keep;
+    if LAST {
+        // What a pit holds settles there, at most up to its highest neighbour; the load still
+        // moving leaves with its water (washed out, like the rest of the suspended load at the
+        // edge of the map): dumped where the water is, it would raise every channel into a levee.
+        let settled = sc.min((c.rim - tc).max(0.0));
+        let tc = if steep <= 0.0 { tc + settled } else { tc };
+        (tc, wc, 0.0, discharge)
+    } else {
+        (tc, wc + rain, sc, discharge)
+    }
+}
+
+/// Pass B's inputs for a run of interior cells: pass A's fields on the rows above, of and below
+/// them (one cell wider on each side), the cells' steepest drops and rain column hashes, and the
+/// absolute row.
+struct PassBInput<'a> {
+    surface: [&'a [f32]; 3],
+    factor: [&'a [f32]; 3],
+    concentration: [&'a [f32]; 3],
+    steepest: &'a [f32],
+    columns: &'a [u32],
+    y: i64,
+}
+
+/// The state pass B updates in place for a run of interior cells.
+struct PassBRow<'a> {
+    terrain: &'a mut [f32],
+    water: &'a mut [f32],
+    sediment: &'a mut [f32],
+    flow: &'a mut [f32],
+}
+
+/// Pass B on a run of interior cells: the neighbours at fixed offsets in the order of
+/// [`OFFSETS`], the same operations as the checked walk.
+#[inline(always)]
+fn pass_b_row<const LAST: bool>(p: &Hydraulic, keep: f32, input: PassBInput, out: PassBRow) {
+    let n = out.terrain.len();
+    // Exact lengths: the compiler drops every bounds check below.
+    let [su, sm, sd] = input.surface.map(|r| &r[..n + 2]);
+    let [fu, fm, fd] = input.factor.map(|r| &r[..n + 2]);
+    let [cu, cm, cd] = input.concentration.map(|r| &r[..n + 2]);
+    let (steepest, columns) = (&input.steepest[..n], &input.columns[..n]);
+    let (terrain, water, sediment, flow) =
+        (&mut out.terrain[..n], &mut out.water[..n], &mut out.sediment[..n], &mut out.flow[..n]);
+    for i in 0..n {
+        let hc = sm[i + 1];
+        let mut inflow = 0.0f32;
+        let mut sediment_in = 0.0f32;
+        let mut around = 0.0f32;
+        let mut visit = |sj: f32, fj: f32, cj: f32, weight: f32| {
+            around += sj;
+            let d = (sj - hc) * weight;
+            let up = d > 0.0;
+            inflow += if up { fj * d } else { 0.0 };
+            sediment_in += if up { cj * d } else { 0.0 };
+        };
+        visit(su[i], fu[i], cu[i], DIAGONAL);
+        visit(su[i + 1], fu[i + 1], cu[i + 1], 1.0);
+        visit(su[i + 2], fu[i + 2], cu[i + 2], DIAGONAL);
+        visit(sm[i], fm[i], cm[i], 1.0);
+        visit(sm[i + 2], fm[i + 2], cm[i + 2], 1.0);
+        visit(sd[i], fd[i], cd[i], DIAGONAL);
+        visit(sd[i + 1], fd[i + 1], cd[i + 1], 1.0);
+        visit(sd[i + 2], fd[i + 2], cd[i + 2], DIAGONAL);
+        let rim = if LAST {
+            hc.max(su[i])
+                .max(su[i + 1])
+                .max(su[i + 2])
+                .max(sm[i])
+                .max(sm[i + 2])
+                .max(sd[i])
+                .max(sd[i + 1])
+                .max(sd[i + 2])
+        } else {
+            hc
+        };
+        let rain = if LAST { 0.0 } else { p.rain * rain_factor(columns[i], input.y) };
+        // An interior cell has 8 neighbours: `count` sums eight 1.0s, exactly 8.
+        let c = Cell { inflow, sediment_in, around, count: 8.0, rim, steep: steepest[i] };
+        let (tc, wc, sc, discharge) = pass_b_update::<LAST>(p, keep, c, (terrain[i], water[i], sediment[i]), rain);
+        terrain[i] = tc;
+        water[i] = wc;
+        sediment[i] = sc;
+        flow[i] += discharge;
+    }
 }
 
 #[cfg(test)]
@@ -657,6 +902,60 @@ mod tests {
                 for x in own.x..own.x + own.width as i64 {
                     let (a, b) = (big.get(x, y).unwrap(), small.get(x, y).unwrap());
                     assert_eq!(a.to_bits(), b.to_bits(), "{output:?} at ({x}, {y}): {a} vs {b}");
+                }
+            }
+        }
+    }
+
+    /// The row-sliced kernels against the reference (the per-pixel checked walk they replace): the
+    /// same bits for every output, on rough terrain with pits, flats and NaN-free extremes, with
+    /// `own` inside the buffer (shrinking spans), touching its edges, and the whole buffer.
+    #[test]
+    fn fast_kernels_equal_the_reference_bit_for_bit() {
+        use super::super::erosion_reference as reference;
+        let f = |x: i64, y: i64| {
+            let r = ((x * 7919 + y * 104_729).rem_euclid(97)) as f32 / 97.0;
+            // Terraces (flats and pits) and noise on a slope.
+            ((x as f32 * 0.013 + r * 0.2) * 8.0).floor() / 8.0 * 0.5 + (y as f32 * 0.004) + r * 0.05 - 0.4
+        };
+        let make = |r: Rect| {
+            let data = (0..r.height as i64)
+                .flat_map(|y| (0..r.width as i64).map(move |x| (x, y)))
+                .map(|(x, y)| f(r.x + x, r.y + y))
+                .collect();
+            HeightMap::from_data(r, data).unwrap()
+        };
+        let buffers =
+            [Rect::new(-13, 5, 37, 29), Rect::new(0, 0, 3, 17), Rect::new(4, -2, 1, 9), Rect::new(2, 2, 2, 2)];
+        for buffer in buffers {
+            let owns = [
+                buffer.expand(1 << 20),
+                buffer,
+                Rect::new(buffer.x + 1, buffer.y + 3, 6, 5),
+                Rect::new(buffer.x - 4, buffer.y - 4, 9, 9),
+            ];
+            for own in owns {
+                for iterations in [1, 2, 7] {
+                    for (talus, rate) in [(0.002, 0.0625), (0.05, 0.125), (0.0, 0.1)] {
+                        let p = Thermal { iterations, talus, rate };
+                        let (mut a, mut b) = (make(buffer), make(buffer));
+                        thermal(&mut a, own, p).unwrap();
+                        reference::thermal(&mut b, own, p).unwrap();
+                        let bits = |m: &HeightMap| m.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                        assert_eq!(bits(&a), bits(&b), "thermal {buffer:?} {own:?} {p:?}");
+                    }
+                    for output in [Output::Height, Output::Flow, Output::Erosion, Output::Deposition] {
+                        for (rain, capacity, deposition) in
+                            [(0.002, 40.0, 0.3), (0.1, 1000.0, 1.0), (0.0005, 2.0, 0.05)]
+                        {
+                            let p = Hydraulic { rain, capacity, deposition, ..hydraulic_params(iterations, output) };
+                            let (mut a, mut b) = (make(buffer), make(buffer));
+                            hydraulic(&mut a, own, p).unwrap();
+                            reference::hydraulic(&mut b, own, p).unwrap();
+                            let bits = |m: &HeightMap| m.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                            assert_eq!(bits(&a), bits(&b), "hydraulic {buffer:?} {own:?} {p:?}");
+                        }
+                    }
                 }
             }
         }

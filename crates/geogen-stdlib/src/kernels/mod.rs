@@ -9,6 +9,8 @@ pub mod blur;
 pub mod coherent;
 pub mod distance;
 pub mod erosion;
+#[doc(hidden)]
+pub mod erosion_reference;
 pub mod noise;
 pub mod pointwise;
 pub mod profile;
