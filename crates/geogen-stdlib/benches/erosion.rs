@@ -1,10 +1,13 @@
 //! Erosion kernels: ns per cell per iteration at 1024² with 1 and 2 threads, next to the bytes an
-//! iteration must move and this machine's copy bandwidth measured in the same run; and the cost of
+//! iteration must move and this machine's copy bandwidth measured in the same run, the kernels
+//! timed in alternated pairs with the per-pixel reference kernels they replaced (same bits; the
+//! ratio of the medians is what to read on a shared machine); and the cost of
 //! the halo for tiles (256² tiles, 50 iterations) against the ((T + 2H) / T)² prediction; and the
 //! point-local `Gullies` (ns per pixel, 3 octaves, halo 1).
 //!
-//! `cargo bench -p geogen-stdlib --bench erosion` (medians of 5 runs; `EROSION_SIDE=2048` for a
-//! larger map).
+//! `cargo bench -p geogen-stdlib --bench erosion` (medians of 5 runs; `EROSION_SIDE=4096` for a
+//! larger map, `EROSION_ITERATIONS=5` for fewer iterations than 20, `EROSION_KERNELS_ONLY=1` to
+//! skip the `Gullies` and halo parts).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -12,6 +15,7 @@ use std::time::Instant;
 use geogen_render::{HeightMap, Rect};
 use geogen_stdlib::filters::Gullies;
 use geogen_stdlib::kernels::erosion::{hydraulic, thermal, Hydraulic, Output, Thermal, HYDRAULIC_RADIUS};
+use geogen_stdlib::kernels::erosion_reference;
 
 const RUNS: usize = 5;
 
@@ -46,6 +50,30 @@ fn time(threads: usize, map: &HeightMap, f: impl Fn(&mut HeightMap) + Sync) -> f
         })
         .collect();
     median(runs)
+}
+
+/// Median seconds of `new` and of `old`, each on a fresh copy of `map` in a pool of `threads`,
+/// run alternately (old, new, old, new…) so that both see the same moments of a shared machine.
+fn time_pair(
+    threads: usize,
+    map: &HeightMap,
+    new: impl Fn(&mut HeightMap) + Sync,
+    old: impl Fn(&mut HeightMap) + Sync,
+) -> (f64, f64) {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    let once = |f: &(dyn Fn(&mut HeightMap) + Sync)| {
+        let mut m = map.clone();
+        let start = Instant::now();
+        pool.install(|| f(&mut m));
+        black_box(&m);
+        start.elapsed().as_secs_f64()
+    };
+    let (mut news, mut olds) = (Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        olds.push(once(&old));
+        news.push(once(&new));
+    }
+    (median(news), median(olds))
 }
 
 fn thermal_params(iterations: u32) -> Thermal {
@@ -93,29 +121,45 @@ fn main() {
     let (thermal_bytes, hydraulic_bytes) = (8.0, (3.0 + 4.0 + 4.0 + 4.0 + 4.0) * 4.0);
     let bandwidth = copy_bandwidth(side as usize * side as usize * 4 * 8);
     println!("map {side}², copy bandwidth {:.2} GB/s (read + write)", bandwidth / 1e9);
-    let iterations = 20;
+    let iterations: u32 = std::env::var("EROSION_ITERATIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(20);
     for threads in [1, 2] {
         let own = rect.expand(1 << 20); // every iteration on the whole map (no halo shrinking)
-        let t = time(threads, &map, |m| thermal(m, own, thermal_params(iterations)).unwrap());
-        let ns = t * 1e9 / (cells * f64::from(iterations));
+        let per = |t: f64| t * 1e9 / (cells * f64::from(iterations));
+        let (new, old) = time_pair(
+            threads,
+            &map,
+            |m| thermal(m, own, thermal_params(iterations)).unwrap(),
+            |m| erosion_reference::thermal(m, own, thermal_params(iterations)).unwrap(),
+        );
         let floor = thermal_bytes / bandwidth * 1e9;
         println!(
-            "thermal   {threads} thread(s): {ns:6.2} ns/cell/iteration; memory floor {floor:5.2} ns ({thermal_bytes} B); \
-             ratio {:.1}; {iterations} iterations in {:.3} s",
-            ns / floor,
-            t
+            "thermal   {threads} thread(s): {:6.2} ns/cell/iteration (reference {:6.2}, speed-up {:.2}); memory floor \
+             {floor:5.2} ns ({thermal_bytes} B); ratio {:.1}; {iterations} iterations in {new:.3} s",
+            per(new),
+            per(old),
+            old / new,
+            per(new) / floor,
         );
-        let t = time(threads, &map, |m| hydraulic(m, own, hydraulic_params(iterations)).unwrap());
-        let ns = t * 1e9 / (cells * f64::from(iterations));
+        let (new, old) = time_pair(
+            threads,
+            &map,
+            |m| hydraulic(m, own, hydraulic_params(iterations)).unwrap(),
+            |m| erosion_reference::hydraulic(m, own, hydraulic_params(iterations)).unwrap(),
+        );
         let floor = hydraulic_bytes / bandwidth * 1e9;
         println!(
-            "hydraulic {threads} thread(s): {ns:6.2} ns/cell/iteration; memory floor {floor:5.2} ns ({hydraulic_bytes} B); \
-             ratio {:.1}; {iterations} iterations in {:.3} s",
-            ns / floor,
-            t
+            "hydraulic {threads} thread(s): {:6.2} ns/cell/iteration (reference {:6.2}, speed-up {:.2}); memory floor \
+             {floor:5.2} ns ({hydraulic_bytes} B); ratio {:.1}; {iterations} iterations in {new:.3} s",
+            per(new),
+            per(old),
+            old / new,
+            per(new) / floor,
         );
     }
 
+    if std::env::var_os("EROSION_KERNELS_ONLY").is_some() {
+        return;
+    }
     // The point-local look: one pass, no iterations.
     let inner = Rect::new(rect.x + 1, rect.y + 1, side - 2, side - 2);
     for octaves in [1, 3] {

@@ -419,7 +419,7 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                         sediment_in += if up { concentration[j] * d } else { 0.0 };
                     });
                     let mut rim = hc;
-                    if last && !(steepest[i] > 0.0) {
+                    if last && steepest[i] <= 0.0 {
                         neighbours(x, y, w, h, |j, _| rim = rim.max(surface[j]));
                     }
                     let cell = Cell { inflow, sediment_in, around, count, rim, steep: steepest[i] };
