@@ -39,6 +39,7 @@
 
 mod atomic;
 mod csv;
+mod deflate;
 pub mod derived;
 mod encode;
 mod error;
@@ -52,6 +53,7 @@ pub mod palette;
 pub mod quantize;
 pub mod read;
 mod sink;
+mod parpng;
 mod stream;
 
 use std::fs::File;
