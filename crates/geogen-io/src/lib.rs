@@ -50,10 +50,10 @@ pub mod hillshade;
 pub mod labels;
 pub mod mesh;
 pub mod palette;
+mod parpng;
 pub mod quantize;
 pub mod read;
 mod sink;
-mod parpng;
 mod stream;
 
 use std::fs::File;
