@@ -425,7 +425,6 @@ pub(crate) fn compress_piece(data: &[u8], bpp: usize, last: bool, out: &mut Vec<
                 put(c, l, &mut staged);
             }
         }
-        drop(put);
         bits.out.extend_from_slice(&staged[..at]);
         bits.buffer = buffer;
         bits.bits = count;
