@@ -68,7 +68,7 @@ impl ApiError {
         ApiError { status, body: json!({ "diagnostics": diagnostics_json(failure), "messages": failure.messages }) }
     }
 
-    fn rejected(rejection: JsonRejection) -> ApiError {
+    pub(crate) fn rejected(rejection: JsonRejection) -> ApiError {
         // A body of the wrong shape is as bad a request as one that is not JSON.
         let status = match rejection.status() {
             StatusCode::UNPROCESSABLE_ENTITY => StatusCode::BAD_REQUEST,
@@ -120,7 +120,7 @@ pub(crate) fn diagnostics_json(failure: &Failure) -> Vec<Value> {
 
 /// The UTF-16 offset of a byte offset (clamped to the text and moved back to a character
 /// boundary).
-fn utf16_offset(text: &str, byte: usize) -> usize {
+pub(crate) fn utf16_offset(text: &str, byte: usize) -> usize {
     let mut byte = byte.min(text.len());
     while !text.is_char_boundary(byte) {
         byte -= 1;
@@ -203,7 +203,7 @@ fn compile_and_remember(state: &Shared, name: &str, source: &str) -> Result<Arc<
     Ok(script)
 }
 
-fn internal(message: &str) -> ApiError {
+pub(crate) fn internal(message: &str) -> ApiError {
     ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, message.to_string(), None)
 }
 

@@ -13,6 +13,7 @@
 mod api;
 mod assets;
 mod cache;
+mod debug;
 mod library;
 pub mod tiles;
 
@@ -104,6 +105,8 @@ pub(crate) struct State {
     pub tile_slots: Semaphore,
     /// Encoded tiles, by ETag, within a byte budget.
     pub tile_cache: Mutex<cache::TileCache>,
+    /// The debugger's live sessions (a few at most; idle ones expire).
+    pub debug: Mutex<debug::Sessions>,
 }
 
 pub(crate) type Shared = Arc<State>;
@@ -145,6 +148,7 @@ impl Studio {
             render_slot: Semaphore::new(1),
             tile_slots: Semaphore::new(parallel),
             tile_cache: Mutex::new(cache::TileCache::new(cache::DEFAULT_BUDGET)),
+            debug: Mutex::new(debug::Sessions::default()),
         });
         Ok(Studio { address, token, router: router(state), listener })
     }
@@ -182,7 +186,9 @@ pub fn run(options: StudioOptions, announce: impl FnOnce(&Studio)) -> Result<(),
 
 fn router(state: Shared) -> Router {
     let router = match state.options.mode {
-        Mode::Studio => Router::new().merge(assets::routes()).merge(api::routes(state.clone())),
+        Mode::Studio => {
+            Router::new().merge(assets::routes()).merge(api::routes(state.clone())).merge(debug::routes(state.clone()))
+        }
         Mode::TileServer => Router::new(),
     };
     router.merge(tiles::routes(state.clone())).layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -238,7 +244,7 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
 
 /// 128 random bits as hex, from the standard library's randomly keyed hasher (seeded by the
 /// operating system per process) mixed with the time and process id.
-fn random_token() -> String {
+pub(crate) fn random_token() -> String {
     use std::collections::hash_map::RandomState;
     use std::hash::{BuildHasher, Hasher};
     let mut out = String::new();

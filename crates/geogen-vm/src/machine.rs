@@ -1009,6 +1009,12 @@ impl Vm {
             .collect()
     }
 
+    /// How many function invocations are active (1 while `<main>` runs, 0 once finished):
+    /// the depth a debugger's "step over" and "step out" compare, without building the stack.
+    pub fn call_depth(&self) -> usize {
+        self.frames.len()
+    }
+
     /// The code-block stack of frame `frame` (0 = `<main>`), outermost first.
     pub fn code_block_stack(&self, frame: usize) -> Vec<BlockInfo> {
         self.frames

@@ -3,7 +3,8 @@
 import { createEditor } from "./editor.js";
 import { View3D } from "./view3d.js";
 import { Slippy } from "./slippy.js";
-import { selftest } from "./selftest.js";
+import { selftest, debugDemo } from "./selftest.js";
+import { Debugger } from "./debugger.js";
 
 const token = new URLSearchParams(location.search).get("token") || "";
 const $ = (id) => document.getElementById(id);
@@ -324,6 +325,10 @@ async function start() {
     check, onSave: save,
     onChange: (text) => { state.source = text; scheduleRender(); },
   });
+  const debug = new Debugger($("debugger"), {
+    token, editor: () => editor, request: () => renderRequest(state.preview), source: () => state.source, logDiagnostics,
+  });
+  window.__studio.debugger = debug;
   const first = await check(session.source);
   if (first && !first.ok) logDiagnostics(first.diagnostics);
   buildRenderSettings();
@@ -332,8 +337,9 @@ async function start() {
     if (width.finite && height.finite) slippy.centreOn(state.mapWidth / 2, state.mapHeight / 2);
   }
   await renderNow();
-  const tab = { "#3d": "view3d", "#map": "slippy" }[location.hash];
+  const tab = { "#3d": "view3d", "#map": "slippy", "#debug": "debugger" }[location.hash];
   if (tab) document.querySelector(`#tabs button[data-tab=${tab}]`).click();
   if (location.hash === "#selftest") selftest(window.__studio);
+  if (location.hash === "#debug-demo") debugDemo(window.__studio);
 }
 start();

@@ -1,7 +1,8 @@
 // A scripted walk through the page, run when the URL ends in #selftest (by
 // scripts/studio-browser-test.sh in headless Chromium): break the script and see the marker at
 // the right line with its code, fix it and see the preview change, move a slider and see the
-// render follow, pan the infinite map and see its tiles load. The result is written into the
+// render follow, pan the infinite map and see its tiles load, step the debugger through the
+// script and the renderer. The result is written into the
 // page as JSON (<pre id="selftest">), which the script reads from the dumped DOM.
 import { diagnosticCount, forEachDiagnostic } from "@codemirror/lint";
 
@@ -56,6 +57,35 @@ export async function selftest(studio) {
     const imgs = () => [...document.querySelectorAll("#slippy img")];
     await until("tiles to load", () => imgs().length > 0 && imgs().every((i) => i.complete && i.naturalWidth === 256));
     check("panned tiles loaded", imgs().length > 0, imgs().map((i) => i.src.split("?")[0].split("/tiles/")[1]).join(" "));
+    // Step the debugger: start, a few instructions, a line (a variable appears), continue to the
+    // end, then step the renderer and see the step's map load.
+    document.querySelector('#tabs button[data-tab="debugger"]').click();
+    const dbg = studio.debugger;
+    const press = async (key) => {
+      const before = window.__debugState;
+      document.querySelector(`#debugger button[data-debug="${key}"]`).click();
+      await until(`the debugger to answer ${key}`, () => window.__debugState !== before && !dbg.busy);
+      return window.__debugState;
+    };
+    let s = await press("start");
+    check("debugger started at the first instruction", s.status === "ready" && s.at && s.at.line === 14, JSON.stringify(s.at));
+    for (let i = 0; i < 3; i++) s = await press("instruction");
+    check("three instructions stepped", s.instructions === 3, s.instructions);
+    const highlighted = () => document.querySelector("#editor .cm-debug-current");
+    check("current line highlighted in the editor", highlighted() && highlighted().textContent.includes("radius"), highlighted() && highlighted().textContent);
+    const hasVar = (st, name) => st.scopes.some((sc) => sc.variables.some((v) => v.name === name));
+    const hadRadius = hasVar(s, "radius");
+    s = await press("line");
+    const radius = [...document.querySelectorAll("#debugger tr[data-name=radius] .dbg-value")].map((e) => e.textContent)[0];
+    check("a line later: line 15 and `radius` set", s.at.line === 15 && !hadRadius && radius && Number(radius) > 0, `line ${s.at.line}, radius ${radius}`);
+    s = await press("continue");
+    const listed = document.querySelectorAll("#debugger .dbg-sequence li").length;
+    check("continued to the end with the rendering sequence", s.status === "finished" && listed >= 5 && listed === s.sequence_length, `${s.status}, ${listed} steps`);
+    s = await press("render");
+    const img = document.querySelector("#debugger .dbg-image");
+    await until("the step's map", () => img.complete && img.naturalWidth > 0);
+    const current = document.querySelector("#debugger .dbg-sequence li.current");
+    check("renderer stepped: the step's map loaded and the step highlighted", img.naturalWidth > 0 && current && current.dataset.index === "0", `${img.naturalWidth}x${img.naturalHeight} ${current && current.textContent}`);
   } catch (e) {
     check("no exception", false, e.message);
   }
@@ -63,4 +93,15 @@ export async function selftest(studio) {
   pre.id = "selftest";
   pre.textContent = JSON.stringify({ passed: steps.every((s) => s.ok), steps });
   document.body.appendChild(pre);
+}
+
+// The debugger as docs/pictures/studio_debugger.png shows it (URL ending in #debug-demo): stopped
+// on line 19 of the island example by a breakpoint, with line 20's breakpoint set too.
+export async function debugDemo(studio) {
+  document.querySelector('#tabs button[data-tab="debugger"]').click();
+  await until("the editor", () => studio.view);
+  const dbg = studio.debugger;
+  for (const n of [19, 20]) dbg.toggleBreakpointLine(n);
+  await dbg.start();
+  await dbg.continue();
 }
