@@ -119,7 +119,8 @@ fn tokenize(data: &[u8], d2: usize, litlen_freq: &mut [u32; LITLEN_SYMBOLS], use
                 litlen_freq[usize::from(b)] += 1;
             }
             i += literals;
-            if literals == 6 {
+            if literals > 0 {
+                // Back to the loop's test: fewer than four bytes may be left now.
                 continue;
             }
         }
@@ -503,6 +504,26 @@ mod tests {
             (a, b) = (b, a + b);
         }
         round_trip(&[&fib]);
+    }
+
+    #[test]
+    fn short_repetitive_inputs_of_every_length_decode() {
+        // Two-letter alphabets make matches start at every offset, up to the last bytes of a piece.
+        let mut state = 0x2545_f491_u32;
+        for len in 1..200 {
+            for alphabet in [2u32, 3] {
+                let data: Vec<u8> = (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 17;
+                        state ^= state << 5;
+                        (state % alphabet) as u8
+                    })
+                    .collect();
+                round_trip(&[&data]);
+                round_trip(&[&data, &data]);
+            }
+        }
     }
 
     #[test]
