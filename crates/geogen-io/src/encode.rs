@@ -27,6 +27,8 @@ pub(crate) enum Failure {
 /// identical bytes. Chosen with `benches/writers.rs` on a 1024² terrain field: the default deflate level
 /// took ~6× as long for a 4% smaller PNG16, and Paeth (or adaptive) filtering ~25% longer for 5%
 /// smaller; the fast level with the Up filter (terrain rows predict each other well) is the balance.
+/// Images of more than one piece use geogen's own coder on every core instead ([`crate::parpng`]),
+/// with the same Up filter.
 const PNG_COMPRESSION: png::Compression = png::Compression::Fast;
 const PNG_FILTER: png::FilterType = png::FilterType::Up;
 
