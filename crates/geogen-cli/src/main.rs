@@ -12,6 +12,7 @@ mod info;
 mod labels;
 mod names;
 mod outdir;
+mod pmtiles;
 mod render;
 mod report;
 mod sidecar;
