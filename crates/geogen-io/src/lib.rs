@@ -41,6 +41,7 @@ mod atomic;
 mod csv;
 pub mod derived;
 mod encode;
+pub mod engine;
 mod error;
 mod export;
 mod format;
