@@ -76,6 +76,50 @@ fn around_command(text: &str) -> (&str, &str) {
 }
 
 #[test]
+fn the_studio_writes_the_labels_geogen_render_writes() {
+    let root = tempfile::tempdir().unwrap();
+    let script =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/named-island.ggs")).unwrap();
+    std::fs::write(root.path().join("named.ggs"), &script).unwrap();
+    let studio = start_studio(root.path(), "named.ggs", "studio-out");
+    let request = serde_json::json!({
+        "source": script, "seed": 3, "width": 200, "height": 160, "map_width": 200, "map_height": 160,
+        "origin": [20, 10], "formats": ["png16"],
+    });
+    let (status, answer) = studio.post("/api/export", &request);
+    assert_eq!(status, 200, "{answer}");
+    let names: Vec<&str> = answer["files"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["main.png", "labels.geojson"]);
+    assert!(answer["files"][1]["labels"].as_u64().unwrap() > 0, "{answer}");
+    let args = [
+        "render",
+        "named.ggs",
+        "--seed",
+        "3",
+        "--size",
+        "200x160",
+        "--map-size",
+        "200x160",
+        "--origin=20,10",
+        "--format",
+        "png16",
+        "-o",
+        "cli-out",
+        "-q",
+    ];
+    let run = Command::new(env!("CARGO_BIN_EXE_geogen")).args(args).current_dir(root.path()).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    for name in names {
+        let studio_file = std::fs::read(root.path().join("studio-out").join(name)).unwrap();
+        assert!(studio_file == std::fs::read(root.path().join("cli-out").join(name)).unwrap(), "{name} differs");
+    }
+    // Again: the labels file is among those the export would replace, so it asks first.
+    let (status, answer) = studio.post("/api/export", &request);
+    assert_eq!(status, 409, "{answer}");
+    assert_eq!(answer["existing"], serde_json::json!(["main.png", "labels.geojson"]));
+}
+
+#[test]
 fn the_studio_exports_what_geogen_render_writes_with_presets_thinned_meshes_and_splat_masks() {
     let root = tempfile::tempdir().unwrap();
     let dunes = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/dunes.ggs")).unwrap();

@@ -68,6 +68,9 @@ pub(crate) struct ExportRequest {
     replace: bool,
 }
 
+/// The labels the script placed, as `geogen render` writes them (GeoJSON, `geogen::labels`).
+const LABELS_FILE: &str = "labels.geojson";
+
 /// How far the running export is (what `GET /api/export/progress` answers).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ExportProgress {
@@ -341,6 +344,15 @@ fn export_blocking(
             }
         }
     }
+    // `labels.geojson`, as `geogen render` writes it when the script places labels: if one is
+    // there already, a simulation (no pixels) tells whether this export would replace it.
+    let labels_path = dir.file(LABELS_FILE).map_err(dir_error)?;
+    if std::fs::symlink_metadata(&labels_path).is_ok() {
+        let simulation = script.simulate(&settings).map_err(|f| ApiError::failure(&f))?;
+        if !simulation.output.labels.is_empty() {
+            existing.push(LABELS_FILE.to_string());
+        }
+    }
     if !existing.is_empty() && !request.replace {
         let mut refusal = conflict(
             format!(
@@ -423,6 +435,15 @@ fn export_blocking(
                 "width": surface.core.width, "height": surface.core.height,
             }));
         }
+    }
+    if !rendered.output.labels.is_empty() {
+        let text = geogen::labels::geojson(&rendered.output);
+        geogen_io::write_bytes(&labels_path, text.as_bytes())
+            .map_err(|e| internal(&format!("cannot write the export: {e}")))?;
+        files.push(json!({
+            "name": LABELS_FILE, "bytes": text.len(), "replaced": existing.iter().any(|e| e == LABELS_FILE),
+            "labels": geogen::labels::placed(&rendered.output).len(),
+        }));
     }
     Ok(json!({
         "dir": state.options.export_dir.display().to_string(),

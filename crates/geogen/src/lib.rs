@@ -11,6 +11,7 @@
 
 mod height_slang;
 mod info_json;
+pub mod labels;
 mod record;
 
 use std::collections::BTreeMap;
