@@ -153,3 +153,19 @@ export async function exportSelftest() {
   const listed = [...document.querySelectorAll("#export-result li")].map((li) => li.textContent);
   return { files: window.__lastExport ? window.__lastExport.files.map((f) => f.name) : [], listed };
 }
+
+// Then with the Godot preset and nothing else ticked: the preset ticks its EXR, and the server
+// writes the sidecar beside it.
+export async function presetSelftest() {
+  for (const box of document.querySelectorAll("#export input[data-format]")) if (box.checked) box.click();
+  const preset = document.getElementById("export-preset");
+  preset.value = "godot";
+  preset.dispatchEvent(new Event("change"));
+  window.__lastExport = null;
+  document.getElementById("export-run").click();
+  const end = Date.now() + 30000;
+  while (!window.__lastExport && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  preset.value = "";
+  preset.dispatchEvent(new Event("change"));
+  return { files: window.__lastExport ? window.__lastExport.files.map((f) => f.name) : [] };
+}
