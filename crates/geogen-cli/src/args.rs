@@ -206,6 +206,14 @@ pub struct FinishTilesCmd {
     /// the deepest zoom one tile pixel per rendered pixel) into this directory.
     #[arg(long, value_name = "OUT")]
     pub xyz: Option<PathBuf>,
+    /// Also write the tile set as one PMTiles (v3) archive, `OUT.pmtiles` (the same tiles as --xyz,
+    /// stored once each; directories gzip-compressed unless --pmtiles-compression none).
+    #[arg(long, value_name = "FILE")]
+    pub pmtiles: Option<PathBuf>,
+    /// Compression of the PMTiles directories and metadata: gzip or none (the PNG tiles are stored as
+    /// they are).
+    #[arg(long, value_name = "KIND", default_value = "gzip", value_parser = ["gzip", "none"])]
+    pub pmtiles_compression: String,
     /// The map the tile set shows.
     #[arg(long, value_name = "NAME", default_value = "main")]
     pub map: String,

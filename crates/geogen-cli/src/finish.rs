@@ -205,7 +205,7 @@ pub fn finish_tiles(cmd: &FinishTilesCmd) -> Result<ExitCode, CliError> {
             shards.iter().map(u64::to_string).collect::<Vec<_>>().join("/")
         );
     }
-    if let Some(out) = &cmd.xyz {
+    if cmd.xyz.is_some() || cmd.pmtiles.is_some() {
         if !check.maps.contains(&cmd.map) {
             return Err(CliError::Usage(format!(
                 "the tiles hold no map \"{}\" (they hold {})",
@@ -221,9 +221,33 @@ pub fn finish_tiles(cmd: &FinishTilesCmd) -> Result<ExitCode, CliError> {
                 source_format.name()
             )));
         }
-        let zooms = write_xyz(&cmd.dir, &check, &cmd.map, source_format, out)?;
+        // The archive is packed from an XYZ tile set: the one asked for, or a temporary one beside it.
+        let (out, temporary) = match (&cmd.xyz, &cmd.pmtiles) {
+            (Some(out), _) => (out.clone(), false),
+            (None, Some(archive)) => {
+                let name = archive.file_name().map_or("tiles".into(), |n| n.to_string_lossy().into_owned());
+                (archive.with_file_name(format!(".{name}.xyz-{}", std::process::id())), true)
+            }
+            (None, None) => unreachable!("checked above"),
+        };
+        let written = write_xyz(&cmd.dir, &check, &cmd.map, source_format, &out);
+        let packed = written.and_then(|zooms| {
+            if let Some(archive) = &cmd.pmtiles {
+                write_pmtiles(&out, zooms, &check, &cmd.map, archive, &cmd.pmtiles_compression)?;
+            }
+            Ok(zooms)
+        });
+        if temporary {
+            let _ = std::fs::remove_dir_all(&out);
+        }
+        let zooms = packed?;
         if !cmd.quiet {
-            eprintln!("wrote the XYZ tile set {}/{{z}}/{{x}}/{{y}}.png, zoom 0 to {}", out.display(), zooms - 1);
+            if !temporary {
+                eprintln!("wrote the XYZ tile set {}/{{z}}/{{x}}/{{y}}.png, zoom 0 to {}", out.display(), zooms - 1);
+            }
+            if let Some(archive) = &cmd.pmtiles {
+                eprintln!("wrote the PMTiles archive {}, zoom 0 to {}", archive.display(), zooms - 1);
+            }
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -397,4 +421,57 @@ fn decode_rgba_any(path: &Path) -> Result<Rgba, CliError> {
     let info = reader.next_frame(&mut data).map_err(|e| cannot_read(path, e))?;
     data.truncate(info.buffer_size());
     Ok(Rgba { width: info.width as usize, height: info.height as usize, data })
+}
+
+/// Packs the XYZ tile set in `xyz` (zooms `0..zooms`) into one PMTiles archive at `archive`.
+fn write_pmtiles(
+    xyz: &Path,
+    zooms: u32,
+    check: &Check,
+    map: &str,
+    archive: &Path,
+    compression: &str,
+) -> Result<(), CliError> {
+    let mut tiles = Vec::new();
+    for z in 0..zooms {
+        let n = 1u64 << z;
+        for x in 0..n {
+            let column = xyz.join(z.to_string()).join(x.to_string());
+            if !column.is_dir() {
+                continue;
+            }
+            for y in 0..n {
+                let path = column.join(format!("{y}.png"));
+                match std::fs::read(&path) {
+                    Ok(bytes) => tiles.push((z as u8, x, y, bytes)),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(cannot_read(&path, e)),
+                }
+            }
+        }
+    }
+    // The tile set's world is Web Mercator's: the region fills the top-left of zoom 0's tile, so its
+    // bounds are the longitudes and latitudes of its corners there.
+    let world = (XYZ_TILE as f64) * f64::from(1u32 << (zooms - 1));
+    let lon = |px: f64| px / world * 360.0 - 180.0;
+    let lat = |py: f64| {
+        let k = std::f64::consts::PI * (1.0 - 2.0 * py / world);
+        libm::atan(libm::sinh(k)).to_degrees()
+    };
+    let [_, _, width, height] = check.region;
+    let description = crate::pmtiles::Description {
+        min_zoom: 0,
+        max_zoom: (zooms - 1) as u8,
+        bounds: [lon(0.0), lat(height as f64), lon(width as f64), lat(0.0)],
+        metadata: serde_json::json!({
+            "name": map,
+            "format": "png",
+            "type": "baselayer",
+            "description": format!("geogen tiles of the map \"{map}\", region {:?}", check.region),
+        }),
+    };
+    let compression =
+        if compression == "none" { crate::pmtiles::Compression::None } else { crate::pmtiles::Compression::Gzip };
+    let bytes = crate::pmtiles::archive(tiles, &description, compression);
+    geogen_io::write_bytes(archive, &bytes).map_err(|e| CliError::Usage(e.to_string()))
 }

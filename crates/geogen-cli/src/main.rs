@@ -11,6 +11,7 @@ mod finish;
 mod info;
 mod names;
 mod outdir;
+mod pmtiles;
 mod render;
 mod report;
 mod sidecar;

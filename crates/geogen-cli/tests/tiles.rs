@@ -395,10 +395,34 @@ fn shards_running_at_once_write_the_tiles_of_one_run_and_finish_checks_them() {
         assert!(actual[name] == *bytes, "{name} differs between the shards and one run");
     }
     let finish = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_geogen")).args(args).output().unwrap();
-    let o = finish(&["finish-tiles", &sharded, "--xyz", &web]);
+    let archive = format!("{web}.pmtiles");
+    let o = finish(&["finish-tiles", &sharded, "--xyz", &web, "--pmtiles", &archive]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("3 part records"), "{}", stderr(&o));
     assert!(Path::new(&web).join("0/0/0.png").is_file(), "zoom 0");
+    // The archive holds every tile of the XYZ set, byte for byte, and nothing else.
+    let bytes = std::fs::read(&archive).unwrap();
+    let xyz = xyz_tiles(Path::new(&web));
+    assert!(!xyz.is_empty(), "no XYZ tiles");
+    for ((z, x, y), tile) in &xyz {
+        assert!(pmtiles_tile(&bytes, *z, *x, *y) == Some(&tile[..]), "{z}/{x}/{y} differs in the archive");
+    }
+    assert_eq!(u64::from_le_bytes(bytes[72..80].try_into().unwrap()), xyz.len() as u64, "addressed tiles");
+    // Without --xyz, with uncompressed directories: the same tiles, no tile set left behind.
+    let alone = setup.dir("alone.pmtiles");
+    let o = finish(&["finish-tiles", &sharded, "--pmtiles", &alone, "--pmtiles-compression", "none"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = std::fs::read(&alone).unwrap();
+    assert_eq!(bytes[97], 1, "internal compression none");
+    for ((z, x, y), tile) in &xyz {
+        assert!(pmtiles_tile(&bytes, *z, *x, *y) == Some(&tile[..]), "{z}/{x}/{y} differs in the archive");
+    }
+    let left: Vec<_> = std::fs::read_dir(Path::new(&alone).parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".xyz-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
     let o = finish(&["finish-tiles", &one]);
     assert!(o.status.success(), "{}", stderr(&o));
 
@@ -420,4 +444,94 @@ fn shards_running_at_once_write_the_tiles_of_one_run_and_finish_checks_them() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains(&victim), "{}", stderr(&o));
     assert!(stderr(&o).contains("have not finished: 2"), "{}", stderr(&o));
+}
+
+/// Every `z/x/y.png` below `dir`.
+fn xyz_tiles(dir: &Path) -> BTreeMap<(u8, u64, u64), Vec<u8>> {
+    let mut tiles = BTreeMap::new();
+    for z in std::fs::read_dir(dir).unwrap() {
+        let z = z.unwrap();
+        for x in std::fs::read_dir(z.path()).unwrap() {
+            let x = x.unwrap();
+            for y in std::fs::read_dir(x.path()).unwrap() {
+                let y = y.unwrap();
+                let name = y.file_name().to_string_lossy().into_owned();
+                let key = (
+                    z.file_name().to_string_lossy().parse().unwrap(),
+                    x.file_name().to_string_lossy().parse().unwrap(),
+                    name.strip_suffix(".png").unwrap().parse().unwrap(),
+                );
+                tiles.insert(key, std::fs::read(y.path()).unwrap());
+            }
+        }
+    }
+    tiles
+}
+
+/// A tile of a PMTiles v3 archive whose root directory holds every entry, read by the
+/// specification's rules: the header's offsets, the directory (gzip or not) of varint columns, the
+/// entry with the greatest tile ID not above the tile's, within its run.
+fn pmtiles_tile(archive: &[u8], z: u8, x: u64, y: u64) -> Option<&[u8]> {
+    use std::io::Read;
+    assert_eq!(&archive[..8], b"PMTiles\x03");
+    let field = |i: usize| u64::from_le_bytes(archive[8 + 8 * i..16 + 8 * i].try_into().unwrap()) as usize;
+    assert_eq!(field(5), 0, "no leaf directories expected for a small set");
+    let raw = &archive[field(0)..field(0) + field(1)];
+    let mut dir = Vec::new();
+    match archive[97] {
+        1 => dir.extend_from_slice(raw),
+        2 => {
+            flate2::read::GzDecoder::new(raw).read_to_end(&mut dir).unwrap();
+        }
+        other => panic!("compression {other}"),
+    }
+    let mut at = 0;
+    let mut next = || {
+        let (mut v, mut shift) = (0u64, 0);
+        loop {
+            let b = dir[at];
+            at += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return v;
+            }
+            shift += 7;
+        }
+    };
+    let n = next() as usize;
+    let mut ids = vec![0u64; n];
+    let mut last = 0;
+    for id in ids.iter_mut() {
+        last += next();
+        *id = last;
+    }
+    let runs: Vec<u64> = (0..n).map(|_| next()).collect();
+    let lengths: Vec<u64> = (0..n).map(|_| next()).collect();
+    let mut offsets = vec![0u64; n];
+    for i in 0..n {
+        let v = next();
+        offsets[i] = if v == 0 { offsets[i - 1] + lengths[i - 1] } else { v - 1 };
+    }
+    // The tile ID: tiles of the shallower zooms, then the Hilbert curve position (Wikipedia's xy2d).
+    let size = 1u64 << z;
+    let mut id = (size * size - 1) / 3;
+    let (mut hx, mut hy) = (x, y);
+    let mut s = size / 2;
+    while s > 0 {
+        let (rx, ry) = (u64::from(hx & s > 0), u64::from(hy & s > 0));
+        id += s * s * ((3 * rx) ^ ry);
+        if ry == 0 {
+            if rx == 1 {
+                (hx, hy) = (size - 1 - hx, size - 1 - hy);
+            }
+            (hx, hy) = (hy, hx);
+        }
+        s /= 2;
+    }
+    let i = ids.partition_point(|&t| t <= id).checked_sub(1)?;
+    if id >= ids[i] + runs[i] {
+        return None;
+    }
+    let start = field(6) + offsets[i] as usize;
+    Some(&archive[start..start + lengths[i] as usize])
 }

@@ -5,7 +5,10 @@
 use std::borrow::Cow;
 use std::io::{self, Seek, Write};
 
+use rayon::prelude::*;
+
 use crate::hillshade::{hillshade, HillshadeOptions};
+use crate::parpng::{is_pieced, ParallelPng};
 use crate::sink::Shared;
 use crate::{palette, quantize, Format, HeightField, StreamError};
 
@@ -24,6 +27,8 @@ pub(crate) enum Failure {
 /// identical bytes. Chosen with `benches/writers.rs` on a 1024² terrain field: the default deflate level
 /// took ~6× as long for a 4% smaller PNG16, and Paeth (or adaptive) filtering ~25% longer for 5%
 /// smaller; the fast level with the Up filter (terrain rows predict each other well) is the balance.
+/// Images of more than one piece use geogen's own coder on every core instead ([`crate::parpng`]),
+/// with the same Up filter.
 const PNG_COMPRESSION: png::Compression = png::Compression::Fast;
 const PNG_FILTER: png::FilterType = png::FilterType::Up;
 
@@ -35,8 +40,10 @@ pub(crate) struct RowEncoder<W: Write + 'static> {
     height: u32,
     rows_done: u64,
     out: Shared<W>,
-    /// `None` for R16, which has no container.
+    /// `None` for R16, which has no container, and for PNGs of more than one piece.
     png: Option<png::StreamWriter<'static, Shared<W>>>,
+    /// PNGs of more than one piece, compressed on every core (see [`crate::parpng`]).
+    pieced: Option<ParallelPng>,
     /// One converted row.
     row: Vec<u8>,
     /// Set once anything fails: a half-written row can't be resumed.
@@ -64,7 +71,16 @@ impl<W: Write + 'static> RowEncoder<W> {
                 return Err(Failure::Encode(format!("{format} is not a row format").into()));
             }
         };
+        let row_bytes = width as usize * bytes_per_pixel;
+        let mut pieced = None;
         let png = if format == Format::R16 {
+            None
+        } else if is_pieced(row_bytes, height) {
+            let depth = if depth == png::BitDepth::Sixteen { 16 } else { 8 };
+            let color = if color == png::ColorType::Rgb { 2 } else { 0 };
+            let mut sink = out.clone();
+            let started = ParallelPng::start(&mut sink, width, height, depth, color, bytes_per_pixel);
+            pieced = Some(started.map_err(|e| io_failure(&out, e))?);
             None
         } else {
             let mut encoder = png::Encoder::new(out.clone(), width, height);
@@ -83,6 +99,7 @@ impl<W: Write + 'static> RowEncoder<W> {
             rows_done: 0,
             out,
             png,
+            pieced,
             row: vec![0; width * bytes_per_pixel],
             poisoned: false,
         })
@@ -91,6 +108,20 @@ impl<W: Write + 'static> RowEncoder<W> {
     /// Converts and writes whole rows of heights, top to bottom.
     pub(crate) fn write_rows(&mut self, heights: &[f32]) -> Result<(), Failure> {
         self.check_rows(heights.len())?;
+        if self.pieced.is_some() {
+            // Converted on every core, a batch at a time, then compressed on every core.
+            let convert: fn(&[f32], &mut [u8]) = match self.format {
+                Format::Png16 => quantize::u16_be,
+                Format::Png8 => quantize::u8s,
+                Format::Colored => palette::colors,
+                _ => return Err(Failure::Encode(format!("{} rows are not heights", self.format).into())),
+            };
+            let (width, row_bytes) = (self.width, self.row.len());
+            return self.emit_pieced(heights.len() / width, |dst, first, rows| {
+                let src = &heights[first * width..(first + rows) * width];
+                dst.par_chunks_mut(row_bytes).zip(src.par_chunks(width)).for_each(|(out, line)| convert(line, out));
+            });
+        }
         for line in heights.chunks_exact(self.width) {
             match self.format {
                 Format::Png16 => quantize::u16_be(line, &mut self.row),
@@ -110,6 +141,12 @@ impl<W: Write + 'static> RowEncoder<W> {
     /// Writes already-converted rows (one byte per pixel) of an 8-bit gray image.
     fn write_byte_rows(&mut self, bytes: &[u8]) -> Result<(), Failure> {
         self.check_rows(bytes.len())?;
+        if self.pieced.is_some() {
+            let width = self.width;
+            return self.emit_pieced(bytes.len() / width, |dst, first, rows| {
+                dst.copy_from_slice(&bytes[first * width..(first + rows) * width]);
+            });
+        }
         for line in bytes.chunks_exact(self.width) {
             self.row.copy_from_slice(line);
             self.emit_row()?;
@@ -127,6 +164,28 @@ impl<W: Write + 'static> RowEncoder<W> {
         let given = self.rows_done + (samples / self.width) as u64;
         if given > u64::from(self.height) {
             return Err(Failure::Stream(StreamError::TooManyRows { given, height: self.height }));
+        }
+        Ok(())
+    }
+
+    /// Hands `rows` rows to the pieced encoder a batch at a time: `fill(dst, first, n)` writes rows
+    /// `first..first + n` (counted from the start of this call) into `dst`.
+    fn emit_pieced(&mut self, rows: usize, fill: impl Fn(&mut [u8], usize, usize)) -> Result<(), Failure> {
+        let Some(pieced) = self.pieced.as_mut() else {
+            return Err(Failure::Encode("not a pieced image".into()));
+        };
+        let batch = pieced.batch_rows();
+        let mut sink = self.out.clone();
+        let mut first = 0;
+        while first < rows {
+            let n = batch.min(rows - first);
+            fill(pieced.append_rows(n), first, n);
+            if let Err(e) = pieced.flush(&mut sink) {
+                self.poisoned = true;
+                return Err(io_failure(&self.out, e));
+            }
+            self.rows_done += n as u64;
+            first += n;
         }
         Ok(())
     }
@@ -151,6 +210,10 @@ impl<W: Write + 'static> RowEncoder<W> {
         }
         if self.rows_done != u64::from(self.height) {
             return Err(Failure::Stream(StreamError::MissingRows { written: self.rows_done, height: self.height }));
+        }
+        if let Some(pieced) = self.pieced.take() {
+            let mut sink = self.out.clone();
+            pieced.finish(&mut sink).map_err(|e| io_failure(&self.out, e))?;
         }
         if let Some(png) = self.png.take() {
             png.finish().map_err(|e| png_failure(&self.out, e))?;

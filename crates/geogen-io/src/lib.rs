@@ -35,10 +35,13 @@
 //!
 //! The same field gives the same bytes on every machine and thread count: the quantisers and the
 //! hillshade use only exact or IEEE-defined arithmetic (no fused multiply-add, no platform math
-//! library), and the EXR writer compresses on the calling thread.
+//! library), and the EXR writer compresses on the calling thread. PNGs of more than 256 KiB of rows
+//! are compressed on every core in pieces whose rows depend on the image's width alone, so their
+//! bytes do not depend on the thread count either (see `parpng.rs` and `deflate.rs`).
 
 mod atomic;
 mod csv;
+mod deflate;
 pub mod derived;
 mod encode;
 pub mod engine;
@@ -51,6 +54,7 @@ pub mod labels;
 pub mod mesh;
 mod outdir;
 pub mod palette;
+mod parpng;
 pub mod quantize;
 pub mod read;
 mod sink;
