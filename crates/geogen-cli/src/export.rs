@@ -6,141 +6,21 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, ValueEnum};
 use geogen::diag::{codes, Diagnostic};
 use geogen::{HeightMap, InputRaster, Rect, Script};
-use geogen_io::{ExportOptions, Format, HeightField, NormalConvention, Simplify, SplatLayer, Surface, TerrainScale};
+use geogen_io::{ExportOptions, Format, HeightField, NormalConvention, SplatLayer, Surface, TerrainScale};
 
 use crate::report::CliError;
 
-/// An engine whose import rules a run follows.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Preset {
-    // Unity Terrain: square RAW 16-bit little-endian heightmaps of 2^n + 1 pixels (33 to 4097),
-    // neighbouring tiles sharing their edge row.
-    Unity,
-    // Unreal Engine Landscape: 16-bit PNG of component-friendly sizes, tiles named `_x0_y0` for
-    // World Partition, neighbouring tiles sharing their edge row.
-    Unreal,
-    // Godot with Terrain3D: 32-bit float EXR, tiles of one region (64 to 2048 pixels).
-    Godot,
+pub use geogen_io::engine::Preset;
+
+/// `--preset`: the names of [`Preset`], listed in `--help`.
+fn preset_parser() -> impl clap::builder::TypedValueParser<Value = Preset> {
+    clap::builder::PossibleValuesParser::new(Preset::ALL.map(Preset::name))
+        .try_map(|name: String| name.parse::<Preset>())
 }
-
-impl Preset {
-    pub fn name(self) -> &'static str {
-        match self {
-            Preset::Unity => "unity",
-            Preset::Unreal => "unreal",
-            Preset::Godot => "godot",
-        }
-    }
-
-    /// The height format the engine imports.
-    pub fn height_format(self) -> Format {
-        match self {
-            Preset::Unity => Format::R16,
-            Preset::Unreal => Format::Png16,
-            Preset::Godot => Format::Exr,
-        }
-    }
-
-    /// Pixels each tile repeats of its right and bottom neighbours: Unity and Unreal terrains share
-    /// the vertices of their common edge; Terrain3D regions do not.
-    pub fn tile_overlap(self) -> u32 {
-        match self {
-            Preset::Unity | Preset::Unreal => 1,
-            Preset::Godot => 0,
-        }
-    }
-
-    /// The green channel convention of the engine's normal maps.
-    pub fn normal_convention(self) -> NormalConvention {
-        match self {
-            Preset::Unreal => NormalConvention::DirectX,
-            Preset::Unity | Preset::Godot => NormalConvention::OpenGl,
-        }
-    }
-
-    /// Whether a heightmap of `width × height` pixels imports without a resize.
-    pub fn accepts_size(self, width: u32, height: u32) -> bool {
-        match self {
-            Preset::Unity => width == height && unity_resolution(width),
-            Preset::Unreal => unreal_landscape_side(width) && unreal_landscape_side(height),
-            // Terrain3D slices and pads any size into regions.
-            Preset::Godot => width > 0 && height > 0,
-        }
-    }
-
-    /// Whether tiles of `side` pixels (before the overlap) import as they are.
-    pub fn accepts_tile(self, side: u32) -> bool {
-        match self {
-            Preset::Unity => unity_resolution(side.saturating_add(1)),
-            Preset::Unreal => unreal_landscape_side(side.saturating_add(1)),
-            Preset::Godot => TERRAIN3D_REGION_SIZES.contains(&side),
-        }
-    }
-
-    /// The sizes to suggest when a size is refused.
-    pub fn suggestion(self, tiles: bool) -> String {
-        let list = |sizes: &[u32]| sizes.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
-        match (self, tiles) {
-            (Preset::Unity, false) => format!("a square --size of {}", list(&UNITY_RESOLUTIONS)),
-            (Preset::Unity, true) => format!(
-                "a --tile of {} (each file then holds one more pixel, shared with its neighbour)",
-                list(&UNITY_RESOLUTIONS.map(|r| r - 1))
-            ),
-            (Preset::Unreal, false) => {
-                format!("a --size whose sides are recommended landscape sizes, e.g. {}", list(&UNREAL_RECOMMENDED))
-            }
-            (Preset::Unreal, true) => format!(
-                "a --tile of {} (each file then holds one more pixel, shared with its neighbour)",
-                list(&UNREAL_RECOMMENDED.map(|r| r - 1))
-            ),
-            (Preset::Godot, _) => format!("a --tile of a Terrain3D region size: {}", list(&TERRAIN3D_REGION_SIZES)),
-        }
-    }
-
-    /// The file name of tile (i, j) of a map: `<map>_x<i>_y<j>` (Unreal's World Partition import
-    /// reads the coordinates from this suffix), `<map>_<i>_<j>` for Unity's Terrain Tools batch
-    /// import, `<map>_<i>_<j>` for Terrain3D.
-    pub fn tile_stem(self, map: &str, i: u64, j: u64) -> String {
-        match self {
-            Preset::Unreal => format!("{map}_x{i}_y{j}"),
-            Preset::Unity | Preset::Godot => format!("{map}_{i}_{j}"),
-        }
-    }
-}
-
-/// `TerrainData.heightmapResolution`: Unity clamps it to one of these (2^n + 1).
-pub const UNITY_RESOLUTIONS: [u32; 8] = [33, 65, 129, 257, 513, 1025, 2049, 4097];
-
-fn unity_resolution(side: u32) -> bool {
-    UNITY_RESOLUTIONS.contains(&side)
-}
-
-/// Quads per landscape section Unreal offers (`FLandscapeConfig::SubsectionSizeQuadsValues`).
-pub const UNREAL_SECTION_QUADS: [u32; 6] = [7, 15, 31, 63, 127, 255];
-/// The sizes Epic's Landscape technical guide recommends.
-pub const UNREAL_RECOMMENDED: [u32; 7] = [127, 253, 505, 1009, 2017, 4033, 8129];
-/// The most components along a side geogen proposes (the guide's largest recommended landscape,
-/// 8129², is 32 × 32 components).
-pub const UNREAL_MAX_COMPONENTS: u32 = 32;
-
-/// Whether `side` vertices make a whole number of landscape components: `side − 1` is
-/// components × sections (1 or 2) × section quads, with at most 32 components.
-pub fn unreal_landscape_side(side: u32) -> bool {
-    let Some(quads) = side.checked_sub(1).filter(|q| *q > 0) else { return false };
-    UNREAL_SECTION_QUADS.iter().any(|&section| {
-        [1, 2].iter().any(|&sections| {
-            let component = section * sections;
-            quads.is_multiple_of(component) && quads / component <= UNREAL_MAX_COMPONENTS
-        })
-    })
-}
-
-/// Terrain3D's region sizes.
-pub const TERRAIN3D_REGION_SIZES: [u32; 6] = [64, 128, 256, 512, 1024, 2048];
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum NormalArg {
@@ -156,7 +36,7 @@ pub enum NormalArg {
 pub struct ExportArgs {
     /// Follow an engine's import rules: sizes, format, tile names and overlap, and a sidecar JSON
     /// with the height range in metres and the settings that made the files.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = preset_parser())]
     pub preset: Option<Preset>,
     /// Metres between two pixels (meshes, normal, slope, curvature and splat maps, sidecars).
     #[arg(long = "pixel-size", value_name = "M", default_value_t = 1.0)]
@@ -198,43 +78,10 @@ fn bad(message: String) -> CliError {
     CliError::Usage(format!("{}: {message}", codes::GGE4021))
 }
 
-/// `-1..0`, `0..0.5/0..30`, `@rock`.
-fn parse_splat(text: &str, masks: &mut Vec<String>) -> Result<Vec<SplatLayer>, CliError> {
-    let mut layers = Vec::new();
-    for item in text.split(';').map(str::trim) {
-        if let Some(name) = item.strip_prefix('@') {
-            geogen::check_map_name(name).map_err(|why| bad(format!("`{item}` names no map: {why}")))?;
-            let index = masks.iter().position(|m| m == name).unwrap_or_else(|| {
-                masks.push(name.to_string());
-                masks.len() - 1
-            });
-            layers.push(SplatLayer::Mask(index));
-            continue;
-        }
-        let range = |part: &str, lo: f64, hi: f64, what: &str| -> Result<(f64, f64), CliError> {
-            let (a, b) = part.split_once("..").ok_or_else(|| bad(format!("`{part}` in `{item}` is not LOW..HIGH")))?;
-            let parse = |s: &str| s.trim().parse::<f64>().ok().filter(|x| x.is_finite());
-            match (parse(a), parse(b)) {
-                (Some(a), Some(b)) if a <= b && a >= lo && b <= hi => Ok((a, b)),
-                _ => Err(bad(format!("`{part}` in `{item}` is not a {what} range LOW..HIGH within [{lo}, {hi}]"))),
-            }
-        };
-        let (heights, slopes) = match item.split_once('/') {
-            Some((h, s)) => (h, Some(s)),
-            None => (item, None),
-        };
-        layers.push(SplatLayer::Rule {
-            height: range(heights, -1.0, 1.0, "height")?,
-            slope_degrees: match slopes {
-                Some(s) => range(s, 0.0, 90.0, "slope")?,
-                None => (0.0, 90.0),
-            },
-        });
-    }
-    if layers.len() > geogen_io::derived::SPLAT_CHANNELS {
-        return Err(bad(format!("{} splat layers, one RGBA image holds at most 4", layers.len())));
-    }
-    Ok(layers)
+/// `-1..0`, `0..0.5/0..30`, `@rock`: the layers and the maps they read (`geogen_io::engine`).
+fn parse_splat(text: &str) -> Result<(Vec<SplatLayer>, Vec<String>), CliError> {
+    geogen_io::engine::parse_splat(text, |name| geogen::check_map_name(name).map_err(|why| why.to_string()))
+        .map_err(bad)
 }
 
 impl Export {
@@ -243,17 +90,10 @@ impl Export {
         if !positive(args.pixel_size) || !positive(args.height_scale) {
             return Err(bad("--pixel-size and --height-scale must be positive numbers of metres".into()));
         }
-        let simplify = match (args.mesh_triangles, args.mesh_error) {
-            (Some(0), _) => return Err(bad("--mesh-triangles must be at least 1".into())),
-            (Some(n), _) => Simplify::TriangleBudget(n),
-            (None, Some(e)) if e.is_finite() && e >= 0.0 => Simplify::MaxError(e),
-            (None, Some(_)) => return Err(bad("--mesh-error must be a number of metres, 0 or more".into())),
-            (None, None) => Simplify::Full,
-        };
-        let mut masks = Vec::new();
-        let splat = match &args.splat {
-            Some(text) => parse_splat(text, &mut masks)?,
-            None => Vec::new(),
+        let simplify = geogen_io::engine::simplify(args.mesh_triangles, args.mesh_error).map_err(bad)?;
+        let (splat, masks) = match &args.splat {
+            Some(text) => parse_splat(text)?,
+            None => (Vec::new(), Vec::new()),
         };
         let normal = match (args.normal, args.preset) {
             (Some(NormalArg::Opengl), _) => NormalConvention::OpenGl,
@@ -437,61 +277,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn unity_sizes_follow_heightmap_resolution() {
-        // Unity clamps TerrainData.heightmapResolution to 2^n + 1 from 33 to 4097.
-        for n in 5..=12 {
-            assert!(Preset::Unity.accepts_size((1 << n) + 1, (1 << n) + 1), "{n}");
-            assert!(Preset::Unity.accepts_tile(1 << n));
-        }
-        for bad in [32, 34, 1024, 8193, 17] {
-            assert!(!Preset::Unity.accepts_size(bad, bad), "{bad}");
-        }
-        assert!(!Preset::Unity.accepts_size(513, 1025), "Unity terrains are square");
-    }
-
-    #[test]
-    fn unreal_sizes_are_whole_components() {
-        // Every size the Landscape technical guide recommends is whole components.
-        for size in UNREAL_RECOMMENDED {
-            assert!(unreal_landscape_side(size), "{size}");
-        }
-        // 8129 = 32 components of 2 × 2 sections of 127 quads, plus the closing vertex.
-        assert_eq!((8129 - 1) / (2 * 127), 32);
-        for bad in [0, 1, 2, 1000, 1024, 1025, 4097, 8130, 32 * 510 + 2] {
-            assert!(!unreal_landscape_side(bad), "{bad}");
-        }
-        assert!(unreal_landscape_side(8 * 7 + 1), "the smallest sections");
-        assert!(!unreal_landscape_side(33 * 255 + 1), "more than 32 components");
-        assert!(Preset::Unreal.accepts_tile(1008) && !Preset::Unreal.accepts_tile(1024));
-    }
-
-    #[test]
-    fn godot_tiles_are_terrain3d_regions() {
-        for side in TERRAIN3D_REGION_SIZES {
-            assert!(Preset::Godot.accepts_tile(side));
-        }
-        assert!(!Preset::Godot.accepts_tile(1000) && !Preset::Godot.accepts_tile(4096));
-        assert!(Preset::Godot.accepts_size(5123, 3769), "Terrain3D slices and pads any size");
-    }
-
-    #[test]
-    fn tile_names_follow_each_importer() {
-        assert_eq!(Preset::Unreal.tile_stem("main", 0, 0), "main_x0_y0");
-        assert_eq!(Preset::Unreal.tile_stem("main", 3, 12), "main_x3_y12");
-        assert_eq!(Preset::Unity.tile_stem("main", 1, 0), "main_1_0");
-        assert_eq!(Preset::Godot.tile_stem("main", 2, 5), "main_2_5");
-    }
-
-    #[test]
-    fn splat_layers_parse_and_refuse_nonsense() {
-        let mut masks = Vec::new();
-        let layers = parse_splat("-1..0; 0..0.5/0..30 ;@rock;@rock", &mut masks).unwrap();
-        assert_eq!(layers[0], SplatLayer::Rule { height: (-1.0, 0.0), slope_degrees: (0.0, 90.0) });
-        assert_eq!(layers[1], SplatLayer::Rule { height: (0.0, 0.5), slope_degrees: (0.0, 30.0) });
-        assert_eq!(layers[2..], [SplatLayer::Mask(0), SplatLayer::Mask(0)]);
+    fn splat_layers_refuse_what_is_no_map_name() {
+        let (layers, masks) = parse_splat("-1..0;@rock;@rock").unwrap();
+        assert_eq!(layers[1..], [SplatLayer::Mask(0), SplatLayer::Mask(0)]);
         assert_eq!(masks, ["rock"]);
-        for bad in ["", "1..0", "-2..0", "0..1/0..100", "a..b", "0..1;0..1;0..1;0..1;0..1", "@", "@../x", "0..1/"] {
-            assert!(parse_splat(bad, &mut Vec::new()).is_err(), "{bad}");
+        for bad in ["@", "@../x", "@a b", "1..0"] {
+            match parse_splat(bad) {
+                Err(CliError::Usage(message)) => assert!(message.starts_with("GGE4021"), "{message}"),
+                other => panic!("{bad}: {other:?}"),
+            }
         }
     }
 

@@ -9,7 +9,6 @@ mod commands;
 mod export;
 mod finish;
 mod info;
-mod labels;
 mod names;
 mod outdir;
 mod pmtiles;

@@ -185,7 +185,7 @@ fn draw_labels(
         .map_err(|e| CliError::Usage(format!("cannot write `{file_stem}`: {e}")))?;
     // Label positions count from the render rectangle's corner; the image starts at the core's.
     let (shift_x, shift_y) = ((core.x - rendered.yield_rect.x) as f64, (core.y - rendered.yield_rect.y) as f64);
-    let placed = crate::labels::placed(&rendered.output);
+    let placed = geogen::labels::placed(&rendered.output);
     let labels: Vec<geogen_io::PixelLabel<'_>> = placed
         .iter()
         .map(|p| geogen_io::PixelLabel {
@@ -324,10 +324,10 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     }
     if !rendered.output.labels.is_empty() {
         let path = dir.file("labels.geojson")?;
-        geogen_io::write_bytes(&path, crate::labels::geojson(&rendered.output).as_bytes())
+        geogen_io::write_bytes(&path, geogen::labels::geojson(&rendered.output).as_bytes())
             .map_err(|e| CliError::Usage(e.to_string()))?;
         if !cmd.output.quiet {
-            let count = crate::labels::placed(&rendered.output).len();
+            let count = geogen::labels::placed(&rendered.output).len();
             report::outln(&format!("wrote {} ({count} label{})", path.display(), if count == 1 { "" } else { "s" }));
         }
     }
@@ -428,10 +428,10 @@ fn render_streamed(
             eprintln!("warning: --draw-labels is not supported when the render is streamed in strips; the labels are only in labels.geojson");
         }
         let path = dir.file("labels.geojson")?;
-        geogen_io::write_bytes(&path, crate::labels::geojson(output).as_bytes())
+        geogen_io::write_bytes(&path, geogen::labels::geojson(output).as_bytes())
             .map_err(|e| CliError::Usage(e.to_string()))?;
         if !cmd.output.quiet {
-            let count = crate::labels::placed(output).len();
+            let count = geogen::labels::placed(output).len();
             report::outln(&format!("wrote {} ({count} label{})", path.display(), if count == 1 { "" } else { "s" }));
         }
     }

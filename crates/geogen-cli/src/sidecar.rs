@@ -2,95 +2,22 @@
 //! range and scales in metres) and everything that made the files, so the world can be made again.
 //!
 //! Written next to the files: `<map>.<preset>.json` for `render`, `geogen-<preset>.json` for
-//! `tiles`. The numbers follow from the height encoding of each preset's format:
-//!
-//! * Unity reads a 16-bit sample `v` as `position.y + v / 65535 × terrain height`; geogen's
-//!   `v = round(h × 32767) + 32767` is `h × height_scale` metres when the terrain height is
-//!   `2 × height_scale × 65535 / 65534` and the terrain sits at `y = −height_scale`.
-//! * Unreal reads `v` as `(v − 32768) / 128 × Z scale` centimetres above the landscape's Z;
-//!   geogen's heights come out right with `Z scale = 128 × 100 × height_scale / 32767` and the
-//!   landscape raised by `Z scale / 128` cm (one 16-bit step).
-//! * Terrain3D imports the EXR's heights as they are, times its import scale: `height_scale`.
+//! `tiles`. The JSON of `render` and the engine settings are `geogen_io::engine`'s (shared with
+//! the studio's export), where the numbers are explained.
 
 use geogen::{HeightMap, Rect, RunSettings, Script};
+use geogen_io::engine::engine_settings;
+use geogen_io::{HeightField, Surface};
 use serde_json::{json, Value};
 
 use crate::export::{Export, Preset};
 use crate::report::CliError;
-use crate::tiles::{parameter_json, sha256_hex};
 
 pub struct Sidecar;
 
-/// The smallest and largest height of `core` (NaN read as 0, clamped like every writer).
-fn height_range(map: &HeightMap, core: Rect) -> (f64, f64) {
-    let mut range = (f64::INFINITY, f64::NEG_INFINITY);
-    for y in core.y..core.y + core.height as i64 {
-        for x in core.x..core.x + core.width as i64 {
-            let h = f64::from(geogen_io::quantize::sanitize(map.get(x, y).unwrap_or(0.0)));
-            range = (range.0.min(h), range.1.max(h));
-        }
-    }
-    if range.0 > range.1 {
-        (0.0, 0.0)
-    } else {
-        range
-    }
-}
-
-/// What the engine's import dialog wants, for a heightmap of `width × height` pixels.
-pub fn engine_settings(preset: Preset, export: &Export, width: u64, height: u64) -> Value {
-    let scale = export.options.scale;
-    let (p, v) = (scale.pixel_size, scale.height_scale);
-    match preset {
-        Preset::Unity => json!({
-            "import": "Terrain > Import Raw: Depth Bit 16, Byte Order Windows, Flip Vertically off",
-            "resolution": width,
-            "terrain_size_m": [(width.saturating_sub(1)) as f64 * p, 2.0 * v * 65535.0 / 65534.0, (height.saturating_sub(1)) as f64 * p],
-            "position_y_m": -v,
-        }),
-        Preset::Unreal => {
-            let z_scale = 128.0 * 100.0 * v / 32767.0;
-            json!({
-                "import": "Landscape > Import from File: the 16-bit PNG, then the scale below",
-                "scale_cm": [p * 100.0, p * 100.0, z_scale],
-                "location_z_cm": z_scale / 128.0,
-                "normal_maps": "DirectX (green down)",
-            })
-        }
-        Preset::Godot => json!({
-            "import": "Terrain3D importer: height file the EXR, import scale and offset below",
-            "import_scale": v,
-            "import_offset": 0.0,
-            "vertex_spacing_m": p,
-            "region_sizes": crate::export::TERRAIN3D_REGION_SIZES,
-        }),
-    }
-}
-
-/// The settings that made the files: enough to run the same command again.
+/// The settings that made the files: enough to run the same command again (this one's arguments).
 fn generator(script: &Script, source: &[u8], settings: &RunSettings) -> Result<Value, CliError> {
-    let parameters: serde_json::Map<String, Value> =
-        script.parameter_values(settings)?.iter().map(|(n, v)| (n.clone(), parameter_json(v))).collect();
-    let inputs: Vec<Value> = settings
-        .inputs
-        .iter()
-        .map(|(name, raster)| {
-            let bytes: Vec<u8> = raster.data().iter().flat_map(|h| h.to_le_bytes()).collect();
-            json!({ "name": name, "width": raster.width(), "height": raster.height(), "heights_sha256": sha256_hex(&bytes) })
-        })
-        .collect();
-    let geometry = script.geometry(settings).map_err(|d| script.failure(d))?;
-    Ok(json!({
-        "geogen_version": env!("CARGO_PKG_VERSION"),
-        "script": script.source().name(),
-        "script_sha256": sha256_hex(source),
-        "seed": settings.seed,
-        "parameters": parameters,
-        "scale": settings.render_scale,
-        "map_size": [geometry.map_width, geometry.map_height],
-        "inputs": inputs,
-        "command": std::env::args().collect::<Vec<_>>(),
-    }))
+    Ok(script.run_record(source, settings, &std::env::args().collect::<Vec<_>>())?)
 }
 
 impl Sidecar {
@@ -106,23 +33,16 @@ impl Sidecar {
         settings: &RunSettings,
         script: &Script,
     ) -> Result<String, CliError> {
-        let v = export.options.scale.height_scale;
-        let (low, high) = height_range(map, core);
-        let value = json!({
-            "preset": preset.name(),
-            "map": map_name,
-            "files": files,
-            "width": core.width,
-            "height": core.height,
-            "origin_px": [core.x, core.y],
-            "pixel_size_m": export.options.scale.pixel_size,
-            "height_scale_m": v,
-            "height_range_m": { "min": low * v, "max": high * v },
-            "nominal_range_m": [-v, v],
-            "engine": engine_settings(preset, export, core.width, core.height),
-            "generator": generator(script, source, settings)?,
-        });
-        Ok(format!("{}\n", serde_json::to_string_pretty(&value).unwrap_or_default()))
+        // The same JSON as the studio's export writes (`geogen_io::engine::render_sidecar`).
+        let rect = map.rect();
+        let cannot = |e: String| CliError::Usage(format!("cannot write the sidecar of `{map_name}`: {e}"));
+        let field =
+            HeightField::new(rect.width as u32, rect.height as u32, map.data()).map_err(|e| cannot(e.to_string()))?;
+        let surface =
+            Surface::clipped(field, (rect.x, rect.y), (core.x, core.y, core.width as u32, core.height as u32))
+                .ok_or_else(|| cannot("it has no pixels here".into()))?;
+        let generator = generator(script, source, settings)?;
+        Ok(geogen_io::engine::render_sidecar(preset, export.options.scale, map_name, &surface, files, generator))
     }
 
     /// The sidecar of a tiles directory: the grid, each tile's file name pattern and size.
@@ -153,7 +73,7 @@ impl Sidecar {
             "pixel_size_m": export.options.scale.pixel_size,
             "height_scale_m": v,
             "nominal_range_m": [-v, v],
-            "engine": engine_settings(preset, export, side, side),
+            "engine": engine_settings(preset, export.options.scale, side, side),
             "generator": generator(script, source, settings)?,
         });
         Ok(format!("{}\n", serde_json::to_string_pretty(&value).unwrap_or_default()))

@@ -26,7 +26,6 @@ use geogen_io::Format;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::args::TilesCmd;
 use crate::commands::{compile_options, read_script, script_settings};
@@ -223,16 +222,12 @@ impl TileGrid {
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(bytes))
+    geogen::sha256_hex(bytes)
 }
 
 /// A parameter's effective value as the manifest and the sidecar record it.
 pub(crate) fn parameter_json(value: &ParameterValue) -> Value {
-    match value {
-        ParameterValue::Boolean(b) => Value::from(*b),
-        ParameterValue::Number(n) => Value::from(*n),
-        ParameterValue::Enum(name, _) => Value::from(name.to_string()),
-    }
+    geogen::parameter_value_json(value)
 }
 
 /// What the settings of an earlier run and this one disagree on, one line each.

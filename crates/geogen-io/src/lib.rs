@@ -44,6 +44,7 @@ mod csv;
 mod deflate;
 pub mod derived;
 mod encode;
+pub mod engine;
 mod error;
 mod export;
 mod format;

@@ -294,6 +294,23 @@ fn superseded() -> ApiError {
 
 impl RenderRequest {
     /// The run settings of this request, as `geogen render` would make them of its flags.
+    /// The parameters as `-p NAME=VALUE` gives them.
+    pub(crate) fn parameter_texts(&self) -> Vec<(String, String)> {
+        self.parameters.iter().map(|(k, v)| (k.clone(), value_text(v))).collect()
+    }
+
+    pub(crate) fn map_size(&self) -> Option<(u32, u32)> {
+        self.map_width.zip(self.map_height)
+    }
+
+    pub(crate) fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    pub(crate) fn origin(&self) -> (i64, i64) {
+        self.origin
+    }
+
     pub(crate) fn settings(&self, limits: &geogen::Limits) -> RunSettings {
         RunSettings {
             seed: seed_of(self.seed.as_ref()),

@@ -22,6 +22,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use geogen::diag::codes;
 use geogen::{Progress, RenderConfig};
+use geogen_io::engine::{self, Preset};
 use geogen_io::{
     ExportOptions, Format, HeightField, NormalConvention, OutputDir, OutputDirError, Surface, TerrainScale,
 };
@@ -37,7 +38,9 @@ use crate::{Shared, MAX_EXPORT_PIXELS, MAX_RENDER_SIDE};
 pub(crate) struct ExportRequest {
     #[serde(flatten)]
     render: RenderRequest,
-    /// Format names as `geogen render --format` takes them (`png16`, `colored`, `glb`, ...).
+    /// Format names as `geogen render --format` takes them (`png16`, `colored`, `glb`, ...);
+    /// none with a preset is the preset's height format, as without `--format`.
+    #[serde(default)]
     formats: Vec<String>,
     /// Metres between two pixels (derived maps and meshes), as `--pixel-size`.
     #[serde(default)]
@@ -45,13 +48,28 @@ pub(crate) struct ExportRequest {
     /// Metres of the height 1, as `--height-scale`.
     #[serde(default)]
     height_scale: Option<f64>,
-    /// `opengl` (default) or `directx`, as `--normal`.
+    /// `opengl` or `directx`, as `--normal` (default: the preset's, else opengl).
     #[serde(default)]
     normal: Option<String>,
+    /// `unity`, `unreal` or `godot`, as `--preset`: the engine's sizes and a sidecar JSON per map.
+    #[serde(default)]
+    preset: Option<String>,
+    /// Splat layers as `--splat` takes them: `H0..H1`, `H0..H1/S0..S1` or `@MAP`, `;` between.
+    #[serde(default)]
+    splat: Option<String>,
+    /// Thin meshes to at most this many triangles, as `--mesh-triangles`.
+    #[serde(default)]
+    mesh_triangles: Option<u64>,
+    /// Thin meshes while no sample is further than this many metres off, as `--mesh-error`.
+    #[serde(default)]
+    mesh_error: Option<f64>,
     /// Replace files of the same names already in the directory (otherwise refused: 409).
     #[serde(default)]
     replace: bool,
 }
+
+/// The labels the script placed, as `geogen render` writes them (GeoJSON, `geogen::labels`).
+const LABELS_FILE: &str = "labels.geojson";
 
 /// How far the running export is (what `GET /api/export/progress` answers).
 #[derive(Clone, Debug, Default)]
@@ -74,8 +92,12 @@ fn conflict(message: impl Into<String>, hint: &str) -> ApiError {
     ApiError::new(StatusCode::CONFLICT, codes::GGE4000, message, Some(hint))
 }
 
-/// The formats, checked: at least one, each known, none twice.
-fn parse_formats(names: &[String]) -> Result<Vec<Format>, ApiError> {
+/// The formats, checked: at least one (none with a preset is its height format), each known,
+/// none twice.
+fn parse_formats(names: &[String], preset: Option<Preset>) -> Result<Vec<Format>, ApiError> {
+    if let (true, Some(preset)) = (names.is_empty(), preset) {
+        return Ok(vec![preset.height_format()]);
+    }
     if names.is_empty() {
         return Err(bad(codes::GGE4000, "no format asked for", "formats is a list such as [\"png16\", \"colored\"]"));
     }
@@ -98,8 +120,31 @@ fn parse_formats(names: &[String]) -> Result<Vec<Format>, ApiError> {
     Ok(formats)
 }
 
-/// The derived-map and mesh settings, checked as `geogen render` checks its flags (GGE4021).
-fn export_options(request: &ExportRequest) -> Result<ExportOptions, ApiError> {
+/// The export settings, checked as `geogen render` checks its flags (GGE4021), by the same code
+/// (`geogen_io::engine`).
+pub(crate) struct Settings {
+    options: ExportOptions,
+    preset: Option<Preset>,
+    /// The maps the splat layers read (`@MAP`), in layer order.
+    masks: Vec<String>,
+}
+
+fn unknown(what: &str, text: &str) -> String {
+    format!("unknown {what} `{}`", text.chars().take(40).collect::<String>().escape_debug())
+}
+
+fn parse_preset(request: &ExportRequest) -> Result<Option<Preset>, ApiError> {
+    request
+        .preset
+        .as_deref()
+        .map(|name| {
+            name.parse::<Preset>()
+                .map_err(|_| bad(codes::GGE4021, unknown("preset", name), "preset is unity, unreal or godot"))
+        })
+        .transpose()
+}
+
+fn export_settings(request: &ExportRequest, preset: Option<Preset>) -> Result<Settings, ApiError> {
     let scale = TerrainScale {
         pixel_size: request.pixel_size.unwrap_or(TerrainScale::default().pixel_size),
         height_scale: request.height_scale.unwrap_or(TerrainScale::default().height_scale),
@@ -112,18 +157,37 @@ fn export_options(request: &ExportRequest) -> Result<ExportOptions, ApiError> {
             "as --pixel-size and --height-scale: e.g. 1 and 100",
         ));
     }
-    let normal = match request.normal.as_deref() {
-        None | Some("opengl") => NormalConvention::OpenGl,
-        Some("directx") => NormalConvention::DirectX,
-        Some(other) => {
-            return Err(bad(
-                codes::GGE4021,
-                format!("unknown normal convention `{}`", other.chars().take(40).collect::<String>().escape_debug()),
-                "normal is opengl or directx",
-            ))
+    let normal = match (request.normal.as_deref(), preset) {
+        (Some("opengl"), _) => NormalConvention::OpenGl,
+        (Some("directx"), _) => NormalConvention::DirectX,
+        (Some(other), _) => {
+            return Err(bad(codes::GGE4021, unknown("normal convention", other), "normal is opengl or directx"))
         }
+        (None, Some(preset)) => preset.normal_convention(),
+        (None, None) => NormalConvention::OpenGl,
     };
-    Ok(ExportOptions { scale, normal, ..ExportOptions::default() })
+    let simplify = engine::simplify(request.mesh_triangles, request.mesh_error).map_err(|why| {
+        bad(
+            codes::GGE4021,
+            why.replace("--mesh-triangles", "mesh_triangles").replace("--mesh-error", "mesh_error"),
+            "give mesh_triangles (at least 1) or mesh_error (metres, 0 or more), not both",
+        )
+    })?;
+    let (splat, masks) = match request.splat.as_deref() {
+        Some(text) if text.len() > 1000 => {
+            return Err(bad(codes::GGE4021, "the splat layers are too long", "at most 4 layers"))
+        }
+        Some(text) => engine::parse_splat(text, |name| geogen::check_map_name(name).map_err(|why| why.to_string()))
+            .map_err(|why| {
+                bad(
+                    codes::GGE4021,
+                    why,
+                    "up to 4 layers separated by `;`: -1..0, 0..0.5/0..30 (heights/slope degrees) or @MAP",
+                )
+            })?,
+        None => (Vec::new(), Vec::new()),
+    };
+    Ok(Settings { options: ExportOptions { scale, normal, splat, simplify }, preset, masks })
 }
 
 /// Refuses an export larger than the studio allows, before anything runs.
@@ -150,8 +214,9 @@ pub(crate) async fn export(
     body: Result<Json<ExportRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(ApiError::rejected)?;
-    let formats = parse_formats(&request.formats)?;
-    let options = export_options(&request)?;
+    let preset = parse_preset(&request)?;
+    let formats = parse_formats(&request.formats, preset)?;
+    let options = export_settings(&request, preset)?;
     check_export_size(request.render.width, request.render.height)?;
     let Ok(permit) = state.export_slot.try_acquire() else {
         return Err(conflict("another export is running", "wait for it to finish (GET /api/export/progress)"));
@@ -188,7 +253,7 @@ fn export_blocking(
     state: &Shared,
     request: &ExportRequest,
     formats: &[Format],
-    options: &ExportOptions,
+    export: &Settings,
 ) -> Result<Value, ApiError> {
     let started = Instant::now();
     let name = state.document.lock().unwrap_or_else(|e| e.into_inner()).name.clone();
@@ -231,16 +296,61 @@ fn export_blocking(
         })?;
     }
     geogen_io::check_output_names(&maps, formats).map_err(|why| bad(codes::GGE4000, why, "drop one of the formats"))?;
+    // The splat masks (`@MAP`) are rendered with the maps, as `geogen render` renders them.
+    let mut rendered_maps = maps.clone();
+    if formats.contains(&Format::Splat) {
+        for mask in &export.masks {
+            if !known.contains(mask) {
+                return Err(bad(
+                    codes::GGE4000,
+                    format!("the splat layer @{mask} reads a map the script does not yield"),
+                    &format!("it yields: {}", known.join(", ")),
+                ));
+            }
+            if !rendered_maps.contains(mask) {
+                rendered_maps.push(mask.clone());
+            }
+        }
+    }
+    let mut settings = request.render.settings(&state.options.limits);
+    settings.maps = Some(rendered_maps);
+    settings.yield_margin = u32::from(formats.iter().any(|f| f.needs_margin()));
+    if let Some(preset) = export.preset {
+        let geometry = script.geometry(&settings).map_err(|d| ApiError::failure(&script.failure(d)))?;
+        let core = geometry.yield_rect();
+        if !preset.accepts_size(core.width as u32, core.height as u32) {
+            return Err(bad(
+                codes::GGE4021,
+                format!(
+                    "{} cannot import a {}x{} heightmap without resizing it",
+                    preset.name(),
+                    core.width,
+                    core.height
+                ),
+                &format!("export {}", preset.suggestion(false).replace("--size", "size")),
+            ));
+        }
+    }
     // The directory is locked from here to the last file, as `geogen render -o` locks it.
     let dir = OutputDir::open(&state.options.export_dir).map_err(dir_error)?;
     let mut existing = Vec::new();
     for map in &maps {
-        for format in formats {
-            let file = format.file_name(map);
+        let mut names: Vec<String> = formats.iter().map(|f| f.file_name(map)).collect();
+        names.extend(export.preset.map(|p| p.sidecar_name(map)));
+        for file in names {
             let path = dir.file(&file).map_err(dir_error)?;
             if std::fs::symlink_metadata(&path).is_ok() {
                 existing.push(file);
             }
+        }
+    }
+    // `labels.geojson`, as `geogen render` writes it when the script places labels: if one is
+    // there already, a simulation (no pixels) tells whether this export would replace it.
+    let labels_path = dir.file(LABELS_FILE).map_err(dir_error)?;
+    if std::fs::symlink_metadata(&labels_path).is_ok() {
+        let simulation = script.simulate(&settings).map_err(|f| ApiError::failure(&f))?;
+        if !simulation.output.labels.is_empty() {
+            existing.push(LABELS_FILE.to_string());
         }
     }
     if !existing.is_empty() && !request.replace {
@@ -256,9 +366,6 @@ fn export_blocking(
         refusal.body["existing"] = json!(existing);
         return Err(refusal);
     }
-    let mut settings = request.render.settings(&state.options.limits);
-    settings.maps = Some(maps.clone());
-    settings.yield_margin = u32::from(formats.iter().any(|f| f.needs_margin()));
     let config = RenderConfig { memory_limit: state.options.memory_limit };
     *state.export_progress.lock().unwrap_or_else(|e| e.into_inner()) =
         ExportProgress { running: true, done: 0, total: 0 };
@@ -286,15 +393,57 @@ fn export_blocking(
             skipped.push(map_name.clone());
             continue;
         };
-        let written = geogen_io::write_map_files(&dir, map_name, &surface, formats, options, &[]).map_err(dir_error)?;
-        for file in written {
-            let name = file.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let mut masks = Vec::new();
+        if formats.contains(&Format::Splat) {
+            for name in &export.masks {
+                let mask = rendered.maps.get(name).filter(|m| m.rect() == rect).ok_or_else(|| {
+                    bad(
+                        codes::GGE4000,
+                        format!("the splat mask \"{name}\" was not rendered over the pixels of \"{map_name}\""),
+                        "a mask must cover the same map as the map it textures",
+                    )
+                })?;
+                masks.push(
+                    HeightField::new(rect.width as u32, rect.height as u32, mask.data())
+                        .map_err(|e| internal(&e.to_string()))?,
+                );
+            }
+        }
+        let mut written: Vec<(String, u64)> =
+            geogen_io::write_map_files(&dir, map_name, &surface, formats, &export.options, &masks)
+                .map_err(dir_error)?
+                .into_iter()
+                .map(|f| (f.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), f.bytes))
+                .collect();
+        if let Some(preset) = export.preset {
+            let names: Vec<String> = written.iter().map(|(n, _)| n.clone()).collect();
+            let command = render_command(state, request, formats, preset);
+            let generator = script
+                .run_record(request.render.source.as_bytes(), &settings, &command)
+                .map_err(|f| ApiError::failure(&f))?;
+            let sidecar = engine::render_sidecar(preset, export.options.scale, map_name, &surface, &names, generator);
+            let name = preset.sidecar_name(map_name);
+            let path = dir.file(&name).map_err(dir_error)?;
+            geogen_io::write_bytes(&path, sidecar.as_bytes())
+                .map_err(|e| internal(&format!("cannot write the export: {e}")))?;
+            written.push((name, sidecar.len() as u64));
+        }
+        for (name, bytes) in written {
             let replaced = existing.contains(&name);
             files.push(json!({
-                "name": name, "map": map_name, "bytes": file.bytes, "replaced": replaced,
+                "name": name, "map": map_name, "bytes": bytes, "replaced": replaced,
                 "width": surface.core.width, "height": surface.core.height,
             }));
         }
+    }
+    if !rendered.output.labels.is_empty() {
+        let text = geogen::labels::geojson(&rendered.output);
+        geogen_io::write_bytes(&labels_path, text.as_bytes())
+            .map_err(|e| internal(&format!("cannot write the export: {e}")))?;
+        files.push(json!({
+            "name": LABELS_FILE, "bytes": text.len(), "replaced": existing.iter().any(|e| e == LABELS_FILE),
+            "labels": geogen::labels::placed(&rendered.output).len(),
+        }));
     }
     Ok(json!({
         "dir": state.options.export_dir.display().to_string(),
@@ -304,4 +453,59 @@ fn export_blocking(
         "render_ms": render_ms,
         "total_ms": started.elapsed().as_secs_f64() * 1e3,
     }))
+}
+
+/// The `geogen render` command that writes the same files (recorded in the sidecar, so the world
+/// can be made again without the studio).
+fn render_command(state: &Shared, request: &ExportRequest, formats: &[Format], preset: Preset) -> Vec<String> {
+    let document = state.document.lock().unwrap_or_else(|e| e.into_inner());
+    let script = document.path.as_ref().map_or_else(|| document.name.clone(), |p| p.display().to_string());
+    drop(document);
+    let render = &request.render;
+    let mut command = vec!["geogen".to_string(), "render".to_string(), script];
+    let mut flag = |name: &str, value: String| {
+        command.push(name.to_string());
+        command.push(value);
+    };
+    flag("--seed", render.settings(&state.options.limits).seed.to_string());
+    for (name, value) in render.parameter_texts() {
+        flag("-p", format!("{name}={value}"));
+    }
+    flag("--size", format!("{}x{}", render.width, render.height));
+    if let Some((w, h)) = render.map_size() {
+        flag("--map-size", format!("{w}x{h}"));
+    }
+    flag("--scale", render.scale().to_string());
+    let (x, y) = render.origin();
+    flag("--origin", format!("{x},{y}"));
+    flag("--format", formats.iter().map(|f| f.name()).collect::<Vec<_>>().join(","));
+    if let Some(maps) = &render.maps {
+        flag("--maps", maps.join(","));
+    }
+    flag("--preset", preset.name().to_string());
+    if let Some(p) = request.pixel_size {
+        flag("--pixel-size", p.to_string());
+    }
+    if let Some(h) = request.height_scale {
+        flag("--height-scale", h.to_string());
+    }
+    if let Some(n) = &request.normal {
+        flag("--normal", n.clone());
+    }
+    if let Some(s) = &request.splat {
+        flag("--splat", s.clone());
+    }
+    if let Some(t) = request.mesh_triangles {
+        flag("--mesh-triangles", t.to_string());
+    }
+    if let Some(e) = request.mesh_error {
+        flag("--mesh-error", e.to_string());
+    }
+    flag("-o", state.options.export_dir.display().to_string());
+    // `--origin=-5,3`: a negative origin must not read as a flag.
+    if let Some(at) = command.iter().position(|a| a == "--origin") {
+        let value = command.remove(at + 1);
+        command[at] = format!("--origin={value}");
+    }
+    command
 }

@@ -503,6 +503,40 @@ fn export_writes_the_files_of_geogen_render_and_never_replaces_one_silently() {
 }
 
 #[test]
+fn a_preset_export_writes_its_height_format_and_the_sidecar_of_geogen_render() {
+    let root = tempfile::tempdir().unwrap();
+    let server = export_server(root.path());
+    let mut request = small_export(&[]);
+    request["width"] = json!(65);
+    request["height"] = json!(65);
+    request["map_width"] = json!(65);
+    request["map_height"] = json!(65);
+    request["preset"] = json!("unity");
+    let response = server.post("/api/export", &request);
+    assert_eq!(response.status, 200, "{}", String::from_utf8_lossy(&response.body));
+    let names: Vec<String> =
+        response.json()["files"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap().into()).collect();
+    assert_eq!(names, ["main.r16", "main.unity.json"]);
+    let dir = root.path().join("exports");
+    assert_eq!(std::fs::read(dir.join("main.r16")).unwrap().len(), 65 * 65 * 2);
+    let sidecar: Value = serde_json::from_slice(&std::fs::read(dir.join("main.unity.json")).unwrap()).unwrap();
+    assert_eq!(sidecar["files"], json!(["main.r16"]));
+    assert_eq!(sidecar["engine"]["resolution"], 65);
+    assert_eq!(sidecar["generator"]["seed"], 7);
+    assert_eq!(sidecar["generator"]["parameters"]["Size"], 0.3);
+    let command: Vec<&str> =
+        sidecar["generator"]["command"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    assert_eq!(command[..2], ["geogen", "render"]);
+    for flag in ["--preset", "unity", "--size", "65x65", "--map-size", "-p", "Size=0.3", "--format", "r16"] {
+        assert!(command.contains(&flag), "{flag} in {command:?}");
+    }
+    // Exporting again names the sidecar among the files it would replace.
+    let again = server.post("/api/export", &request);
+    assert_eq!(again.status, 409);
+    assert_eq!(again.json()["existing"], json!(["main.r16", "main.unity.json"]));
+}
+
+#[test]
 fn bad_export_requests_get_coded_refusals_and_write_nothing() {
     let root = tempfile::tempdir().unwrap();
     let server = export_server(root.path());
@@ -522,12 +556,30 @@ fn bad_export_requests_get_coded_refusals_and_write_nothing() {
         ("a map not yielded", with("maps", json!(["other"])), 400, "GGE4000"),
         ("a negative pixel size", with("pixel_size", json!(-1)), 400, "GGE4021"),
         ("an unknown normal", with("normal", json!("sideways")), 400, "GGE4021"),
+        ("an unknown preset", with("preset", json!("cryengine")), 400, "GGE4021"),
+        ("a size unity cannot import", with("preset", json!("unity")), 400, "GGE4021"),
+        ("no triangles", with("mesh_triangles", json!(0)), 400, "GGE4021"),
+        ("a negative mesh error", with("mesh_error", json!(-1)), 400, "GGE4021"),
+        ("a reversed splat range", with("splat", json!("1..0")), 400, "GGE4021"),
+        ("five splat layers", with("splat", json!("0..1;0..1;0..1;0..1;0..1")), 400, "GGE4021"),
+        ("a path as splat mask", with("splat", json!("@../x")), 400, "GGE4021"),
         ("a broken script", with("source", json!("yield HeightMap.Flat(;")), 422, "GGE1"),
         ("an unknown parameter", with("parameters", json!({ "Nope": 1 })), 400, "GGE4001"),
     ];
     for (what, response, status, code) in cases {
         assert_eq!(response.status, status, "{what}: {}", String::from_utf8_lossy(&response.body));
         assert!(response.code().starts_with(code), "{what}: {}", response.code());
+    }
+    let mut both = small_export(&["obj"]);
+    both["mesh_triangles"] = json!(100);
+    both["mesh_error"] = json!(1.0);
+    let mut unknown_mask = small_export(&["splat"]);
+    unknown_mask["splat"] = json!("@rock");
+    for (what, request, code) in
+        [("both mesh settings", both, "GGE4021"), ("a mask not yielded", unknown_mask, "GGE4000")]
+    {
+        let response = server.post("/api/export", &request);
+        assert_eq!((response.status, response.code().as_str()), (400, code), "{what}");
     }
     let malformed = server.post_raw("/api/export", b"{\"formats\": 3}");
     assert_eq!((malformed.status, malformed.code().as_str()), (400, "GGE4000"));

@@ -11,6 +11,8 @@
 
 mod height_slang;
 mod info_json;
+pub mod labels;
+mod record;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
@@ -32,6 +34,7 @@ pub use geogen_render::{
 pub use geogen_vm::{Label, Limits};
 pub use height_slang::{height_slang_wrapper, Dialect, HEIGHT_SLANG_UNIT_SIZE};
 pub use info_json::json_number;
+pub use record::{parameter_value_json, sha256_hex};
 
 /// Lodestone, the name grammar (`geogen names`), with geogen's evaluator of its embedded code.
 pub mod names {

@@ -35,20 +35,46 @@ export function setupExport(box, host) {
   const pixelSize = number("export-pixel-size", 1), heightScale = number("export-height-scale", 100);
   const derived = el("div", { className: "derived" },
     el("label", {}, "pixel size (m) ", pixelSize), el("label", {}, "height scale (m) ", heightScale));
+  // As `--preset`: the engine's sizes, its normal convention and a sidecar JSON per map.
+  const preset = el("select", { id: "export-preset" },
+    ...["", "unity", "unreal", "godot"].map((p) => el("option", { value: p, textContent: p || "no engine preset" })));
+  // As `--mesh-triangles` / `--mesh-error` (one of them) and `--splat`.
+  const meshMode = el("select", { id: "export-mesh-mode" },
+    el("option", { value: "", textContent: "every pixel a vertex" }),
+    el("option", { value: "triangles", textContent: "at most N triangles" }),
+    el("option", { value: "error", textContent: "at most E metres off" }));
+  const meshValue = number("export-mesh-value", "", "any");
+  const mesh = el("div", { className: "param row mesh" }, el("label", {}, "mesh ", meshMode), meshValue);
+  const splat = el("input", { type: "text", id: "export-splat", placeholder: "-1..0; 0..0.5/0..30; @rock" });
+  const splatRow = el("div", { className: "param row splat", title: "up to 4 layers: heights/slope degrees or @MAP (a mask the script yields)" },
+    el("label", {}, "splat layers ", splat));
   const button = el("button", { id: "export-run", textContent: "Export" });
   const progress = el("span", { id: "export-progress" });
   const result = el("ul", { id: "export-result" });
   box.append(
     el("div", { className: "param", title: "the files go into this directory" }, el("span", { className: "dir", textContent: info.dir })),
+    el("div", { className: "param row" }, el("label", {}, "engine ", preset)),
     el("div", { className: "param" }, el("span", { textContent: "formats" }), formats),
     el("div", { className: "param row" }, el("label", {}, "width ", width), el("label", {}, "height ", height)),
     el("div", { className: "param row" }, el("label", {}, "scale ", scale)),
     el("div", { className: "param row" }, el("label", {}, "origin x ", ox), el("label", {}, "y ", oy)),
-    derived,
+    derived, mesh, splatRow,
     el("div", { className: "param row" }, button, progress),
     result,
   );
-  function showDerived() { derived.style.display = [...chosen].some((f) => DERIVED.has(f)) ? "" : "none"; }
+  function showDerived() {
+    derived.style.display = [...chosen].some((f) => DERIVED.has(f)) || preset.value ? "" : "none";
+    mesh.style.display = chosen.has("glb") || chosen.has("obj") ? "" : "none";
+    splatRow.style.display = chosen.has("splat") ? "" : "none";
+  }
+  // A preset ticks the height format its engine imports (the server adds it too when none is).
+  const HEIGHT_FORMAT = { unity: "r16", unreal: "png16", godot: "exr" };
+  preset.addEventListener("change", () => {
+    const wanted = HEIGHT_FORMAT[preset.value];
+    const box = wanted && formats.querySelector(`input[data-format="${wanted}"]`);
+    if (box && !box.checked) box.click();
+    showDerived();
+  });
   showDerived();
 
   // The size follows the map's until the user types one: a finite map exports whole at scale 1.
@@ -72,10 +98,15 @@ export function setupExport(box, host) {
     };
     if (state.info && state.info.width.finite) body.map_width = state.mapWidth;
     if (state.info && state.info.height.finite) body.map_height = state.mapHeight;
-    if ([...chosen].some((f) => DERIVED.has(f))) {
+    if ([...chosen].some((f) => DERIVED.has(f)) || preset.value) {
       body.pixel_size = Number(pixelSize.value);
       body.height_scale = Number(heightScale.value);
     }
+    if (preset.value) body.preset = preset.value;
+    if ((chosen.has("glb") || chosen.has("obj")) && meshMode.value && meshValue.value !== "") {
+      body[meshMode.value === "triangles" ? "mesh_triangles" : "mesh_error"] = Number(meshValue.value);
+    }
+    if (chosen.has("splat") && splat.value.trim()) body.splat = splat.value.trim();
     button.disabled = true;
     result.innerHTML = "";
     progress.textContent = "rendering…";
@@ -121,4 +152,20 @@ export async function exportSelftest() {
   while (!window.__lastExport && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
   const listed = [...document.querySelectorAll("#export-result li")].map((li) => li.textContent);
   return { files: window.__lastExport ? window.__lastExport.files.map((f) => f.name) : [], listed };
+}
+
+// Then with the Godot preset and nothing else ticked: the preset ticks its EXR, and the server
+// writes the sidecar beside it.
+export async function presetSelftest() {
+  for (const box of document.querySelectorAll("#export input[data-format]")) if (box.checked) box.click();
+  const preset = document.getElementById("export-preset");
+  preset.value = "godot";
+  preset.dispatchEvent(new Event("change"));
+  window.__lastExport = null;
+  document.getElementById("export-run").click();
+  const end = Date.now() + 30000;
+  while (!window.__lastExport && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  preset.value = "";
+  preset.dispatchEvent(new Event("change"));
+  return { files: window.__lastExport ? window.__lastExport.files.map((f) => f.name) : [] };
 }

@@ -5,7 +5,7 @@
 // script and the renderer, export two formats and see them listed. The result is written into the
 // page as JSON (<pre id="selftest">), which the script reads from the dumped DOM.
 import { diagnosticCount, forEachDiagnostic } from "@codemirror/lint";
-import { exportSelftest } from "./export.js";
+import { exportSelftest, presetSelftest } from "./export.js";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function until(what, test, timeout = 15000) {
@@ -90,6 +90,8 @@ export async function selftest(studio) {
     // Export through the pane.
     const exported = await exportSelftest();
     check("export wrote and listed the files", exported.files.join() === "main.png,main_colored.png" && exported.listed.length === 2, exported.listed.join(" | "));
+    const preset = await presetSelftest();
+    check("a Godot preset export wrote the EXR and its sidecar", preset.files.join() === "main.exr,main.godot.json", preset.files.join(" | "));
   } catch (e) {
     check("no exception", false, e.message);
   }

@@ -1,12 +1,11 @@
-//! The labels of a render: `DIR/labels.geojson` and the labels drawn on colored previews.
+//! The labels of a render: `DIR/labels.geojson` and the labels drawn on colored previews, as
+//! `geogen render` and the studio's export write them.
 //!
 //! A label is placed in logical map units; in a render at scale s whose image starts at the
 //! physical pixel (ox, oy), it is at pixel (x·s − ox, y·s − oy) of the image. Only labels inside
 //! the image are written, so the labels files of tiles are the parts of the whole render's.
 
-use geogen::{Label, RunOutput};
-
-use geogen::json_number;
+use crate::{json_number, Label, RunOutput};
 
 /// A label inside the render, with its pixel position.
 pub struct Placed<'a> {
