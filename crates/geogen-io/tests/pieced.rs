@@ -4,6 +4,10 @@
 
 mod common;
 
+#[path = "fixtures/fractal.rs"]
+mod fixtures;
+use fixtures::fractal;
+
 use std::io::Cursor;
 
 use common::*;
@@ -69,33 +73,6 @@ fn terrain(width: u32, height: u32) -> Vec<f32> {
         }
     }
     data
-}
-
-/// Fractal value noise: octaves of a hashed lattice, bilinearly interpolated, wavelengths 512 to 2.
-fn fractal(width: u32, height: u32) -> Vec<f32> {
-    let lattice = |x: i64, y: i64, octave: u32| -> f32 {
-        let mut k = (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (y as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        k ^= u64::from(octave).wrapping_mul(0x1656_67B1_9E37_79F9);
-        k = (k ^ (k >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        ((k >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-    };
-    (0..width * height)
-        .map(|i| {
-            let (px, py) = (f64::from(i % width), f64::from(i / width));
-            let (mut sum, mut amplitude) = (0.0_f32, 0.5_f32);
-            for octave in 0..9 {
-                let wavelength = f64::from(512_u32 >> octave);
-                let (fx, fy) = (px / wavelength, py / wavelength);
-                let (x0, y0) = (fx.floor() as i64, fy.floor() as i64);
-                let (tx, ty) = ((fx - fx.floor()) as f32, (fy - fy.floor()) as f32);
-                let top = lattice(x0, y0, octave) * (1.0 - tx) + lattice(x0 + 1, y0, octave) * tx;
-                let bottom = lattice(x0, y0 + 1, octave) * (1.0 - tx) + lattice(x0 + 1, y0 + 1, octave) * tx;
-                sum += (top * (1.0 - ty) + bottom * ty) * amplitude;
-                amplitude *= 0.5;
-            }
-            sum
-        })
-        .collect()
 }
 
 fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
