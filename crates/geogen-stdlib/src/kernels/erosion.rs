@@ -688,8 +688,16 @@ mod tests {
     use super::*;
 
     fn map(w: u64, h: u64, f: impl Fn(i64, i64) -> f32) -> HeightMap {
-        let data = (0..h as i64).flat_map(|y| (0..w as i64).map(move |x| (x, y))).map(|(x, y)| f(x, y)).collect();
-        HeightMap::from_data(Rect::new(0, 0, w, h), data).unwrap()
+        map_over(Rect::new(0, 0, w, h), f)
+    }
+
+    /// The map over `r` whose pixel at absolute (x, y) is `f(x, y)`.
+    fn map_over(r: Rect, f: impl Fn(i64, i64) -> f32) -> HeightMap {
+        let data = (0..r.height as i64)
+            .flat_map(|y| (0..r.width as i64).map(move |x| (x, y)))
+            .map(|(x, y)| f(r.x + x, r.y + y))
+            .collect();
+        HeightMap::from_data(r, data).unwrap()
     }
 
     fn total(m: &HeightMap) -> f64 {
@@ -755,13 +763,7 @@ mod tests {
         let own = Rect::new(3, -2, 7, 5);
         let big_rect = Rect::new(-20, -25, 50, 45);
         let small_rect = own.expand(u64::from(iterations));
-        let make = |r: Rect| {
-            let data = (0..r.height as i64)
-                .flat_map(|y| (0..r.width as i64).map(move |x| (x, y)))
-                .map(|(x, y)| f(r.x + x, r.y + y))
-                .collect();
-            HeightMap::from_data(r, data).unwrap()
-        };
+        let make = |r: Rect| map_over(r, f);
         let p = Thermal { iterations, talus: 0.1, rate: 0.1 };
         let mut big = make(big_rect);
         thermal(&mut big, big_rect, p).unwrap();
@@ -885,13 +887,7 @@ mod tests {
         let own = Rect::new(-4, 6, 9, 6);
         let big_rect = Rect::new(-30, -10, 60, 50);
         let small_rect = own.expand(u64::from(iterations) * HYDRAULIC_RADIUS);
-        let make = |r: Rect| {
-            let data = (0..r.height as i64)
-                .flat_map(|y| (0..r.width as i64).map(move |x| (x, y)))
-                .map(|(x, y)| f(r.x + x, r.y + y))
-                .collect();
-            HeightMap::from_data(r, data).unwrap()
-        };
+        let make = |r: Rect| map_over(r, f);
         for output in [Output::Height, Output::Flow, Output::Erosion, Output::Deposition] {
             let p = hydraulic_params(iterations, output);
             let mut big = make(big_rect);
@@ -918,13 +914,7 @@ mod tests {
             // Terraces (flats and pits) and noise on a slope.
             ((x as f32 * 0.013 + r * 0.2) * 8.0).floor() / 8.0 * 0.5 + (y as f32 * 0.004) + r * 0.05 - 0.4
         };
-        let make = |r: Rect| {
-            let data = (0..r.height as i64)
-                .flat_map(|y| (0..r.width as i64).map(move |x| (x, y)))
-                .map(|(x, y)| f(r.x + x, r.y + y))
-                .collect();
-            HeightMap::from_data(r, data).unwrap()
-        };
+        let make = |r: Rect| map_over(r, f);
         let buffers =
             [Rect::new(-13, 5, 37, 29), Rect::new(0, 0, 3, 17), Rect::new(4, -2, 1, 9), Rect::new(2, 2, 2, 2)];
         for buffer in buffers {
