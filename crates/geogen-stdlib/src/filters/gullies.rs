@@ -180,11 +180,12 @@ pub fn gullies(map: &mut HeightMap, own: Rect, p: &Gullies, scale: f64) -> Resul
             *v = saturate(centre + carve(px, py, gx, gy, &octaves, depth));
         }
     });
-    let data = map.data_mut();
-    for (row, line) in out.chunks(rw).enumerate() {
-        let start = (y0 + row) * w + x0;
-        data[start..start + rw].copy_from_slice(line);
-    }
+    // Back into the map on every core (nothing serial scales with the pixels).
+    map.data_mut()[y0 * w..(y0 + rh) * w]
+        .par_chunks_mut(w)
+        .zip(out.par_chunks(rw))
+        .with_min_len(MIN_ROWS_PER_TASK)
+        .for_each(|(row, line)| row[x0..x0 + rw].copy_from_slice(line));
     Ok(())
 }
 
