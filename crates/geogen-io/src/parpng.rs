@@ -133,18 +133,13 @@ impl ParallelPng {
             })
             .collect();
         for (i, (deflated, adler, len)) in compressed.into_iter().enumerate() {
-            let mut data = Vec::with_capacity(deflated.len() + 6);
-            if !self.wrote_zlib_header {
-                // CM 8 (deflate), 32 KiB window, FLEVEL 0 (fastest), FCHECK making it a multiple of 31.
-                data.extend_from_slice(&[0x78, 0x01]);
-                self.wrote_zlib_header = true;
-            }
-            data.extend_from_slice(&deflated);
+            // CM 8 (deflate), 32 KiB window, FLEVEL 0 (fastest), FCHECK making it a multiple of 31.
+            let header: &[u8] = if self.wrote_zlib_header { &[] } else { &[0x78, 0x01] };
+            self.wrote_zlib_header = true;
             self.adler = adler32_combine(self.adler, adler, len as u64);
-            if complete && i == last {
-                data.extend_from_slice(&self.adler.to_be_bytes());
-            }
-            write_chunk(out, b"IDAT", &data)?;
+            let checksum = self.adler.to_be_bytes();
+            let trailer: &[u8] = if complete && i == last { &checksum } else { &[] };
+            write_chunk_parts(out, b"IDAT", &[header, &deflated, trailer])?;
         }
         self.above.copy_from_slice(&self.pending[usable - row_bytes..usable]);
         self.pending.drain(..usable);
@@ -173,11 +168,19 @@ fn filter_up(above: &[u8], rows: &[u8], row_bytes: usize) -> Vec<u8> {
 }
 
 fn write_chunk(out: &mut impl Write, kind: &[u8; 4], data: &[u8]) -> io::Result<()> {
+    write_chunk_parts(out, kind, &[data])
+}
+
+/// A chunk whose data is `parts` in order, written without gathering them into one buffer.
+fn write_chunk_parts(out: &mut impl Write, kind: &[u8; 4], parts: &[&[u8]]) -> io::Result<()> {
+    let len: usize = parts.iter().map(|p| p.len()).sum();
     let mut crc = crc32fast::Hasher::new();
     crc.update(kind);
-    crc.update(data);
-    out.write_all(&(data.len() as u32).to_be_bytes())?;
+    out.write_all(&(len as u32).to_be_bytes())?;
     out.write_all(kind)?;
-    out.write_all(data)?;
+    for part in parts {
+        crc.update(part);
+        out.write_all(part)?;
+    }
     out.write_all(&crc.finalize().to_be_bytes())
 }
