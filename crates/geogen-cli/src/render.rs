@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use geogen::diag::{codes, Diagnostic};
 use geogen::{CompileOptions, HeightMap, MessageMode, Progress, RenderConfig, RunSettings, Script};
-use geogen_io::{Format, HeightField};
+use geogen_io::{Format, HeightField, MapPlan, MapPlanError};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::args::{OutputArgs, RenderCmd};
@@ -92,40 +92,30 @@ pub fn compile_script(
     Ok(crate::slang::compile_in(language, name, source, options)?)
 }
 
-/// The maps a run writes: those `--maps` names (each must be one the script yields: GGE4000), or
-/// every map the script can yield, in the script's order.
-pub fn selected_maps(script: &Script, wanted: Option<&[String]>) -> Result<Vec<String>, CliError> {
+/// The maps a run writes (those `--maps` names, each one the script yields: GGE4000; else every
+/// map it can yield, in the script's order) and renders (with the splat masks they read), by the
+/// plan every front end shares (`geogen_io::plan_maps`); two outputs sharing a file (a map
+/// `main_8bit` in png16 and a map `main` in png8 both give `main_8bit.png`) are refused before
+/// anything is rendered. It holds for tiles too: `tiles` prefixes every map of a tile with the
+/// same `tile_X_Y_`, so their names collide exactly when the plain names do.
+pub fn plan_maps(
+    script: &Script,
+    wanted: Option<&[String]>,
+    formats: &[Format],
+    masks: &[String],
+) -> Result<MapPlan, CliError> {
     let known = script.info().maps;
-    let Some(wanted) = wanted else { return Ok(known) };
-    let mut selected = Vec::new();
-    for name in wanted {
-        if !known.contains(name) {
+    geogen_io::plan_maps(&known, wanted, formats, masks, |name| {
+        geogen::check_map_name(name).map_err(|why| why.to_string())
+    })
+    .map_err(|error| match error {
+        MapPlanError::Unknown { name, known, .. } => {
             let diagnostic = Diagnostic::new(codes::GGE4000, format!("the script yields no map named \"{name}\""))
                 .with_hint(format!("it yields: {}", known.join(", ")));
-            return Err(script.failure(diagnostic).into());
+            script.failure(diagnostic).into()
         }
-        if !selected.contains(name) {
-            selected.push(name.clone());
-        }
-    }
-    Ok(selected)
-}
-
-/// Refuses a run in which two outputs would share a file name (a map `main_8bit` in png16 and a
-/// map `main` in png8 both give `main_8bit.png`), before anything is rendered. It holds for tiles
-/// too: `tiles` prefixes every map of a tile with the same `tile_X_Y_`, so their names collide
-/// exactly when the plain names do.
-pub fn refuse_colliding_outputs(maps: &[String], formats: &[Format]) -> Result<(), CliError> {
-    for map in maps {
-        // Defence in depth: the compiler checked every yielded name (GGE1315).
-        if let Err(why) = geogen::check_map_name(map) {
-            return Err(CliError::Usage(format!(
-                "the map name \"{}\" cannot be a file name: {why}",
-                map.escape_debug()
-            )));
-        }
-    }
-    geogen_io::check_output_names(maps, formats).map_err(CliError::Usage)
+        MapPlanError::BadName(message) | MapPlanError::Files(message) => CliError::Usage(message),
+    })
 }
 
 /// Refuses a render rectangle that lies entirely outside a finite map: it would write nothing.
@@ -218,17 +208,9 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     outdir::refuse_non_directory(&cmd.output.dir)?;
     let language = crate::slang::language(cmd.script.as_deref(), &cmd.settings.script)?;
     let script = compile_script(&name, &source, &options, language)?;
-    let maps = selected_maps(&script, cmd.output.maps.as_deref())?;
-    refuse_colliding_outputs(&maps, &formats)?;
     // The splat masks are rendered with the maps, but written only if they were asked for.
-    let mut rendered_maps = maps.clone();
-    if formats.contains(&Format::Splat) {
-        for mask in selected_maps(&script, Some(&export.masks))? {
-            if !rendered_maps.contains(&mask) {
-                rendered_maps.push(mask);
-            }
-        }
-    }
+    let MapPlan { written: maps, rendered: rendered_maps } =
+        plan_maps(&script, cmd.output.maps.as_deref(), &formats, &export.masks)?;
     // Script messages are output, not chatter (-q does not hide them), printed as the script
     // prints them rather than held until the render ends.
     let settings = RunSettings {
@@ -520,25 +502,6 @@ mod tests {
         assert_eq!(tiny, "rendered 1 map (4096 pixels) in 0.035 s");
         let long = render_summary(2, 100_000_000, Duration::from_secs(2));
         assert_eq!(long, "rendered 2 maps (100000000 pixels) in 2.000 s (20.0 ns per pixel)");
-    }
-
-    #[test]
-    fn outputs_sharing_a_file_name_are_refused_naming_both() {
-        let maps = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
-        let error = refuse_colliding_outputs(&maps(&["main", "main_8bit"]), &[Format::Png16, Format::Png8]);
-        match error {
-            Err(CliError::Usage(message)) => {
-                assert!(
-                    message.contains("\"main\" in png8") && message.contains("\"main_8bit\" in png16"),
-                    "{message}"
-                );
-                assert!(message.contains("`main_8bit.png`"), "{message}");
-            }
-            other => panic!("{other:?}"),
-        }
-        assert!(refuse_colliding_outputs(&maps(&["main", "main_8bit"]), &[Format::Png16, Format::R16]).is_ok());
-        assert!(refuse_colliding_outputs(&maps(&["a", "a_colored"]), &[Format::Colored, Format::Png16]).is_err());
-        assert!(refuse_colliding_outputs(&maps(&["../x"]), &[Format::Png16]).is_err());
     }
 
     #[test]

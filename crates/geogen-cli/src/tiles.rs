@@ -22,7 +22,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use geogen::{Failure, ParameterValue, RenderConfig, RunSettings, Script};
-use geogen_io::Format;
+use geogen_io::{Format, MapPlan};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -31,10 +31,7 @@ use crate::args::TilesCmd;
 use crate::commands::{compile_options, read_script, script_settings};
 use crate::export::Export;
 use crate::outdir::{self, OutputDir};
-use crate::render::{
-    compile_script, parse_formats, refuse_colliding_outputs, refuse_render_outside_the_map, render_config,
-    selected_maps, LazyBar,
-};
+use crate::render::{compile_script, parse_formats, plan_maps, refuse_render_outside_the_map, render_config, LazyBar};
 use crate::report::CliError;
 use crate::signals;
 
@@ -611,16 +608,8 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     outdir::refuse_non_directory(&cmd.output.dir)?;
     let language = crate::slang::language(Some(&cmd.script), &cmd.script_args)?;
     let script = compile_script(&cmd.script.display().to_string(), &source, &options, language)?;
-    let maps = selected_maps(&script, cmd.output.maps.as_deref())?;
-    refuse_colliding_outputs(&maps, &formats)?;
-    let mut rendered_maps = maps.clone();
-    if formats.contains(&Format::Splat) {
-        for mask in selected_maps(&script, Some(&export.masks))? {
-            if !rendered_maps.contains(&mask) {
-                rendered_maps.push(mask);
-            }
-        }
-    }
+    let MapPlan { written: maps, rendered: rendered_maps } =
+        plan_maps(&script, cmd.output.maps.as_deref(), &formats, &export.masks)?;
     let scale = cmd.script_args.scale;
     let mut settings = RunSettings {
         render_scale: scale,

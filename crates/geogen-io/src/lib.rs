@@ -73,8 +73,8 @@ pub use crate::hillshade::HillshadeOptions;
 pub use crate::labels::{draw_labels, write_colored_with_labels, PixelLabel};
 pub use crate::mesh::Simplify;
 pub use crate::outdir::{
-    check_output_names, file_in, is_plain_file_name, remove_held_lock_file, write_map_files, OutputDir, OutputDirError,
-    WrittenFile, LOCK_FILE,
+    check_output_names, file_in, is_plain_file_name, plan_maps, remove_held_lock_file, write_map_files, MapPlan,
+    MapPlanError, OutputDir, OutputDirError, WrittenFile, LOCK_FILE,
 };
 pub use crate::read::{read_heights, InputError, InputHeights, InputLimits};
 pub use crate::stream::StreamWriter;

@@ -188,6 +188,70 @@ pub fn check_output_names(maps: &[String], formats: &[Format]) -> Result<(), Str
     Ok(())
 }
 
+/// The maps a run writes and those it renders (the written ones, then the splat masks they read).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MapPlan {
+    pub written: Vec<String>,
+    pub rendered: Vec<String>,
+}
+
+/// Why a run's maps cannot be planned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MapPlanError {
+    /// A map asked for, or read by a splat layer (`mask`), that the script does not yield.
+    Unknown { name: String, known: Vec<String>, mask: bool },
+    /// A yielded name unfit for a file (the message says why).
+    BadName(String),
+    /// Two outputs would share a file (the message names both), or a file name is not plain.
+    Files(String),
+}
+
+/// Plans the maps of a run, as `geogen render`, `geogen tiles` and the studio's export all do
+/// before rendering anything: the maps `wanted` (each one the script yields, in `known`; all of
+/// `known` when `None`, duplicates dropped), each name checked by `check_name` (the compiler's
+/// rule) and no two outputs sharing a file; with `splat` among the formats, the `masks` its
+/// layers read are rendered too (written only if wanted).
+pub fn plan_maps(
+    known: &[String],
+    wanted: Option<&[String]>,
+    formats: &[Format],
+    masks: &[String],
+    check_name: impl Fn(&str) -> Result<(), String>,
+) -> Result<MapPlan, MapPlanError> {
+    let select = |names: &[String], mask: bool| -> Result<Vec<String>, MapPlanError> {
+        let mut selected: Vec<String> = Vec::new();
+        for name in names {
+            if !known.contains(name) {
+                return Err(MapPlanError::Unknown { name: name.clone(), known: known.to_vec(), mask });
+            }
+            if !selected.contains(name) {
+                selected.push(name.clone());
+            }
+        }
+        Ok(selected)
+    };
+    let written = match wanted {
+        Some(wanted) => select(wanted, false)?,
+        None => known.to_vec(),
+    };
+    for map in &written {
+        // Defence in depth: the compiler checked every yielded name.
+        check_name(map).map_err(|why| {
+            MapPlanError::BadName(format!("the map name \"{}\" cannot be a file name: {why}", map.escape_debug()))
+        })?;
+    }
+    check_output_names(&written, formats).map_err(MapPlanError::Files)?;
+    let mut rendered = written.clone();
+    if formats.contains(&Format::Splat) {
+        for mask in select(masks, true)? {
+            if !rendered.contains(&mask) {
+                rendered.push(mask);
+            }
+        }
+    }
+    Ok(MapPlan { written, rendered })
+}
+
 /// A file written into an output directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WrittenFile {
@@ -267,6 +331,51 @@ fn still_named(_file: &File, _path: &Path) -> bool {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    fn names(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    fn plan(maps: &[&str], formats: &[Format]) -> Result<MapPlan, MapPlanError> {
+        plan_maps(&names(maps), None, formats, &[], |_| Ok(()))
+    }
+
+    #[test]
+    fn outputs_sharing_a_file_name_are_refused_naming_both() {
+        match plan(&["main", "main_8bit"], &[Format::Png16, Format::Png8]) {
+            Err(MapPlanError::Files(message)) => {
+                assert!(
+                    message.contains("\"main\" in png8") && message.contains("\"main_8bit\" in png16"),
+                    "{message}"
+                );
+                assert!(message.contains("`main_8bit.png`"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(plan(&["main", "main_8bit"], &[Format::Png16, Format::R16]).is_ok());
+        assert!(plan(&["a", "a_colored"], &[Format::Colored, Format::Png16]).is_err());
+        assert!(plan(&["../x"], &[Format::Png16]).is_err());
+    }
+
+    #[test]
+    fn the_plan_checks_wanted_maps_and_names_and_renders_the_splat_masks() {
+        let known = names(&["main", "dry", "wet"]);
+        let ok = |_: &str| Ok(());
+        let wanted = names(&["wet", "main", "wet"]);
+        let plan = plan_maps(&known, Some(&wanted), &[Format::Splat], &names(&["dry", "main"]), ok).unwrap();
+        assert_eq!(plan.written, names(&["wet", "main"]));
+        assert_eq!(plan.rendered, names(&["wet", "main", "dry"]));
+        // Masks are read only when splat maps are written.
+        let plan = plan_maps(&known, None, &[Format::Png16], &names(&["nope"]), ok).unwrap();
+        assert_eq!((plan.written.clone(), plan.rendered), (known.clone(), known.clone()));
+        let unknown = plan_maps(&known, Some(&names(&["nope"])), &[Format::Png16], &[], ok);
+        assert!(matches!(unknown, Err(MapPlanError::Unknown { mask: false, .. })));
+        let mask = plan_maps(&known, None, &[Format::Splat], &names(&["nope"]), ok);
+        assert!(matches!(mask, Err(MapPlanError::Unknown { mask: true, .. })));
+        let refused =
+            plan_maps(&known, None, &[Format::Png16], &[], |n| if n == "dry" { Err("no".into()) } else { Ok(()) });
+        assert!(matches!(refused, Err(MapPlanError::BadName(m)) if m.contains("\"dry\" cannot be a file name: no")));
+    }
 
     #[test]
     fn plain_names_land_in_the_directory_and_paths_are_refused() {

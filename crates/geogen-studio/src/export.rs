@@ -24,7 +24,8 @@ use geogen::diag::codes;
 use geogen::{Progress, RenderConfig};
 use geogen_io::engine::{self, Preset};
 use geogen_io::{
-    ExportOptions, Format, HeightField, NormalConvention, OutputDir, OutputDirError, Surface, TerrainScale,
+    ExportOptions, Format, HeightField, MapPlan, MapPlanError, NormalConvention, OutputDir, OutputDirError, Surface,
+    TerrainScale,
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -107,11 +108,7 @@ fn parse_formats(names: &[String], preset: Option<Preset>) -> Result<Vec<Format>
     let mut formats = Vec::new();
     for name in names {
         let format: Format = name.parse().map_err(|_| {
-            bad(
-                codes::GGE4000,
-                format!("unknown format `{}`", name.chars().take(40).collect::<String>().escape_debug()),
-                &format!("the formats are {}", format_names().join(", ")),
-            )
+            bad(codes::GGE4000, unknown("format", name), &format!("the formats are {}", format_names().join(", ")))
         })?;
         if !formats.contains(&format) {
             formats.push(format);
@@ -259,58 +256,31 @@ fn export_blocking(
     let name = state.document.lock().unwrap_or_else(|e| e.into_inner()).name.clone();
     let script = compile_and_remember(state, &name, &request.render.source).map_err(|f| ApiError::failure(&f))?;
     // The maps: every one the script yields, or those asked for, each a name the script yields
-    // (so a hostile name never reaches a file name).
+    // (so a hostile name never reaches a file name), and the splat masks (`@MAP`) rendered with
+    // them, as `geogen render` plans them.
     let known = script.info().maps;
-    let maps = match &request.render.maps {
-        None => known.clone(),
-        Some(wanted) => {
-            let mut maps = Vec::new();
-            for map in wanted {
-                if !known.contains(map) {
-                    return Err(bad(
-                        codes::GGE4000,
-                        format!(
-                            "the script yields no map named \"{}\"",
-                            map.chars().take(64).collect::<String>().escape_debug()
-                        ),
-                        &format!("it yields: {}", known.join(", ")),
-                    ));
-                }
-                if !maps.contains(map) {
-                    maps.push(map.clone());
-                }
-            }
-            maps
-        }
-    };
+    let check_name = |name: &str| geogen::check_map_name(name).map_err(|why| why.to_string());
+    let plan = geogen_io::plan_maps(&known, request.render.maps.as_deref(), formats, &export.masks, check_name)
+        .map_err(|error| match error {
+            MapPlanError::Unknown { name, known, mask: false } => bad(
+                codes::GGE4000,
+                format!(
+                    "the script yields no map named \"{}\"",
+                    name.chars().take(64).collect::<String>().escape_debug()
+                ),
+                &format!("it yields: {}", known.join(", ")),
+            ),
+            MapPlanError::Unknown { name, known, mask: true } => bad(
+                codes::GGE4000,
+                format!("the splat layer @{name} reads a map the script does not yield"),
+                &format!("it yields: {}", known.join(", ")),
+            ),
+            MapPlanError::BadName(why) => bad(codes::GGE4000, why, "rename the map in the script"),
+            MapPlanError::Files(why) => bad(codes::GGE4000, why, "drop one of the formats"),
+        })?;
+    let MapPlan { written: maps, rendered: rendered_maps } = plan;
     if maps.is_empty() {
         return Err(bad(codes::GGE4000, "no map to export", "the script yields no map, or maps is empty"));
-    }
-    for map in &maps {
-        geogen::check_map_name(map).map_err(|why| {
-            bad(
-                codes::GGE4000,
-                format!("the map name \"{}\" cannot be a file name: {why}", map.escape_debug()),
-                "rename the map in the script",
-            )
-        })?;
-    }
-    geogen_io::check_output_names(&maps, formats).map_err(|why| bad(codes::GGE4000, why, "drop one of the formats"))?;
-    // The splat masks (`@MAP`) are rendered with the maps, as `geogen render` renders them.
-    let mut rendered_maps = maps.clone();
-    if formats.contains(&Format::Splat) {
-        for mask in &export.masks {
-            if !known.contains(mask) {
-                return Err(bad(
-                    codes::GGE4000,
-                    format!("the splat layer @{mask} reads a map the script does not yield"),
-                    &format!("it yields: {}", known.join(", ")),
-                ));
-            }
-            if !rendered_maps.contains(mask) {
-                rendered_maps.push(mask.clone());
-            }
-        }
     }
     let mut settings = request.render.settings(&state.options.limits);
     settings.maps = Some(rendered_maps);
