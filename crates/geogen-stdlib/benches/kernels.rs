@@ -11,10 +11,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use geogen_render::{Bounds, HeightMap, KernelContext, Object, Operation, Rect};
+use geogen_render::{Bounds, HeightMap, HeightProfile, Interval, KernelContext, Object, Operation, Rect};
+use geogen_stdlib::coordinates::Axis;
 use geogen_stdlib::combiners::*;
 use geogen_stdlib::filters::*;
 use geogen_stdlib::generators::*;
+use geogen_stdlib::transforms::{Distort, Rescale, Shift, Transform};
 
 const SIDE: u64 = 1024;
 const PIXELS: u64 = SIDE * SIDE;
@@ -31,9 +33,19 @@ fn sample_map(seed: u32) -> Object {
     m
 }
 
+/// A profile over the map's columns (and rows) with varied content in [-1, 1].
+fn sample_profile(seed: u32) -> Object {
+    let data: Vec<f32> = (0..SIDE as u32).map(|i| (i as f32 * 0.013 + seed as f32).sin() * 0.9).collect();
+    Object::Profile(HeightProfile::from_data(Interval::new(-512, SIDE), data).unwrap())
+}
+
 fn bench_op(c: &mut Criterion, label: &str, op: Arc<dyn Operation>, n_inputs: usize) {
-    let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect()) };
     let inputs_owned: Vec<Object> = (0..n_inputs).map(|i| sample_map(10 + i as u32)).collect();
+    bench_with(c, label, op, inputs_owned);
+}
+
+fn bench_with(c: &mut Criterion, label: &str, op: Arc<dyn Operation>, inputs_owned: Vec<Object>) {
+    let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect()) };
     let inputs: Vec<&Object> = inputs_owned.iter().collect();
     let mut target = sample_map(1);
     let mut group = c.benchmark_group("kernels");
@@ -42,18 +54,35 @@ fn bench_op(c: &mut Criterion, label: &str, op: Arc<dyn Operation>, n_inputs: us
     group.finish();
     // A direct measurement for the ns/pixel figure: as many calls as fit in ~0.3 s (at least 3).
     let start = Instant::now();
+    let cpu_start = process_cpu_ns();
     let mut runs = 0u32;
     while runs < 3 || start.elapsed().as_millis() < 300 {
         op.render(&ctx, black_box(&mut target), &inputs).unwrap();
         runs += 1;
     }
     let ns = start.elapsed().as_nanos() as f64 / (f64::from(runs) * PIXELS as f64);
+    let cpu = match (cpu_start, process_cpu_ns()) {
+        (Some(a), Some(b)) => format!(", cpu {:.3} ns/pixel", (b - a) as f64 / (f64::from(runs) * PIXELS as f64)),
+        _ => String::new(),
+    };
     let floor = copy_floor();
     println!(
-        "{label:<28} {ns:8.3} ns/pixel, {:5.1}x copy ({runs} calls, {} threads)",
+        "{label:<28} {ns:8.3} ns/pixel, {:5.1}x copy ({runs} calls, {} threads{cpu})",
         ns / floor,
         rayon::current_num_threads()
     );
+}
+
+/// CPU time of all this process's threads so far (Linux: the run time in each thread's
+/// `schedstat`), in ns; `None` elsewhere. On a loaded machine the CPU time per pixel of a
+/// one-thread run moves much less than the wall time, since waiting for a core is not counted.
+fn process_cpu_ns() -> Option<u64> {
+    let mut total = 0u64;
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(total)
 }
 
 /// ns per pixel of a parallel copy of a map of this size, measured once per process.
@@ -103,6 +132,34 @@ fn kernels(c: &mut Criterion) {
             continue;
         }
         bench_op(c, label, op, n);
+    }
+    // Gathers: each reads its source at positions of its own (the rotation and the rescale read
+    // partly outside the map, where the sampler clamps).
+    let (sin, cos) = (0.5f64.sin(), 0.5f64.cos());
+    let gathers: Vec<(&str, Arc<dyn Operation>, Vec<Object>)> = vec![
+        (
+            "Shift vertical",
+            Arc::new(Shift { distance: 150, direction: Axis::Vertical }),
+            vec![sample_profile(1)],
+        ),
+        (
+            "Shift horizontal",
+            Arc::new(Shift { distance: 150, direction: Axis::Horizontal }),
+            vec![sample_profile(2)],
+        ),
+        (
+            "Rotate 0.5",
+            Arc::new(Transform::new("HeightMap.Rotate", [cos, -sin, sin, cos]).unwrap()),
+            vec![],
+        ),
+        ("Rescale 3, 1", Arc::new(Rescale { horizontal: 3.0, vertical: 1.0 }), vec![]),
+        ("Distort 20", Arc::new(Distort { maximum_distance: 20.0 }), vec![sample_map(20), sample_map(21)]),
+        ("DistanceMap 100", Arc::new(DistanceMap { maximum_distance: 100.0 }), vec![sample_map(22)]),
+    ];
+    for (label, op, inputs) in gathers {
+        if label.contains(only.as_str()) {
+            bench_with(c, label, op, inputs);
+        }
     }
 }
 

@@ -10,6 +10,8 @@ use geogen_vm::{RuntimeError, Value};
 
 use crate::coordinates::Axis;
 use crate::kernels::for_each_row;
+use geogen_render::kernels::in_serial_mode;
+use rayon::prelude::*;
 use crate::kernels::profile::profile_input;
 use crate::operation::{Along, Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
@@ -36,6 +38,9 @@ impl Shift {
     }
 }
 
+/// Columns per strip of the vertical shift (a few cache lines of each source row).
+const STRIP_COLUMNS: usize = 64;
+
 /// Linear read of `line` (a row or a column, `line(i)` for the pixel at offset `i`, `len` long) at
 /// the fractional offset `at`; positions outside read 0. A whole offset reads one pixel only.
 fn sample_line(len: usize, at: f64, line: impl Fn(usize) -> f32) -> f32 {
@@ -46,6 +51,27 @@ fn sample_line(len: usize, at: f64, line: impl Fn(usize) -> f32) -> f32 {
         return read(floor) as f32;
     }
     let (a, b) = (read(floor), read(floor + 1.0));
+    saturate((a + (b - a) * t) as f32)
+}
+
+/// [`sample_line`] with the same bits, without the out-of-line `floor` call: for offsets within
+/// ±2^31 (NaN and beyond take `sample_line`) the floor is the truncation corrected by one, an
+/// exact integer, so the reads, the fraction `at − floor` and the interpolation are those of
+/// `sample_line`. Reads are unchecked only where the index was tested against `len`.
+#[inline(always)]
+fn sample_line_fast(len: usize, at: f64, line: impl Fn(usize) -> f32) -> f32 {
+    const LIMIT: f64 = 2_147_483_648.0; // 2^31
+    if !(at > -LIMIT && at < LIMIT) {
+        return sample_line(len, at, line);
+    }
+    let truncated = at as i64;
+    let floor = if (truncated as f64) > at { truncated - 1 } else { truncated };
+    let read = |i: i64| if (i as u64) < len as u64 { f64::from(line(i as usize)) } else { 0.0 };
+    let t = at - floor as f64;
+    if t == 0.0 {
+        return read(floor) as f32;
+    }
+    let (a, b) = (read(floor), read(floor + 1));
     saturate((a + (b - a) * t) as f32)
 }
 
@@ -143,17 +169,33 @@ impl Operation for Shift {
                 let line = &source[start..start + width];
                 let by = offset(py);
                 for (i, h) in row.iter_mut().enumerate() {
-                    *h = sample_line(width, i as f64 - by, |k| line[k]);
+                    *h = sample_line_fast(width, i as f64 - by, |k| line[k]);
                 }
             }),
             Axis::Vertical => {
                 let by: Vec<f64> = (0..width as i64).map(|i| offset(rect.x + i)).collect();
-                for_each_row(&mut shifted, |py, _, row| {
-                    let y = (py - rect.y) as f64;
-                    for (i, h) in row.iter_mut().enumerate() {
-                        *h = sample_line(height, y - by[i], |k| source[k * width + i]);
+                // Column strips inside tall bands of rows: neighbouring columns read neighbouring
+                // source rows, so a strip walked down its rows reuses each cache line it loads
+                // (a whole row at a time would touch a new line for almost every pixel).
+                let band = |y0: usize, out: &mut [f32]| {
+                    for x0 in (0..width).step_by(STRIP_COLUMNS) {
+                        let x1 = (x0 + STRIP_COLUMNS).min(width);
+                        for (r, out_row) in out.chunks_mut(width).enumerate() {
+                            let y = (y0 + r) as f64;
+                            for (i, (h, &b)) in out_row[x0..x1].iter_mut().zip(&by[x0..x1]).enumerate() {
+                                let column = &source[x0 + i..];
+                                *h = sample_line_fast(height, y - b, |k| column[k * width]);
+                            }
+                        }
                     }
-                });
+                };
+                let data = shifted.data_mut();
+                if in_serial_mode() {
+                    band(0, data);
+                } else {
+                    let rows = height.div_ceil(4 * rayon::current_num_threads().max(1)).clamp(16, 256);
+                    data.par_chunks_mut(width * rows).enumerate().for_each(|(i, out)| band(i * rows, out));
+                }
             }
         }
         *map = shifted;
@@ -174,6 +216,32 @@ mod tests {
         assert_eq!(sample_line(3, 2.5, |k| line[k]), 0.25); // past the end reads 0
         assert_eq!(sample_line(3, -0.5, |k| line[k]), 0.0);
         assert_eq!(sample_line(3, f64::NAN, |k| line[k]), 0.0);
+    }
+
+    /// The fast read gives the bits of the plain one for fractional, whole, negative, tiny,
+    /// huge and non-finite offsets, inside and around the line.
+    #[test]
+    fn fast_line_read_equals_the_plain_one() {
+        let line: Vec<f32> = (0..37).map(|k| geogen_random::hash1(k) as f32 / u32::MAX as f32 * 2.0 - 1.0).collect();
+        let mut offsets = vec![
+            0.0, -0.0, 1.0, -1.0, 36.0, 36.5, 37.0, 37.5, -0.5, -1e-300, 1e-300, 5e-324, -5e-324, 0.99999999999999989,
+            -0.99999999999999989, 2147483647.5, -2147483647.5, 2147483648.0, -2147483648.0, -2147483649.5, 1e18,
+            -1e18, 1e300, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MAX, f64::MIN,
+        ];
+        let mut x = 7u32;
+        for _ in 0..20000 {
+            x = geogen_random::hash1(x);
+            let y = geogen_random::hash1(x ^ 0x5bd1);
+            let unit = (u64::from(x) << 21 ^ u64::from(y)) as f64 / (1u64 << 53) as f64;
+            offsets.push(unit * 50.0 - 6.0);
+            offsets.push(f64::from(x % 45) - 4.0 - unit * 1e-12);
+            offsets.push((f64::from(y % 400) - 200.0) - unit * 76.0 * 0.37);
+        }
+        for &at in &offsets {
+            let plain = sample_line(line.len(), at, |k| line[k]);
+            let fast = sample_line_fast(line.len(), at, |k| line[k]);
+            assert_eq!(fast.to_bits(), plain.to_bits(), "at {at:e}");
+        }
     }
 
     #[test]
