@@ -12,8 +12,8 @@ use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use geogen_render::{Bounds, HeightMap, HeightProfile, Interval, KernelContext, Object, Operation, Rect};
-use geogen_stdlib::coordinates::Axis;
 use geogen_stdlib::combiners::*;
+use geogen_stdlib::coordinates::Axis;
 use geogen_stdlib::filters::*;
 use geogen_stdlib::generators::*;
 use geogen_stdlib::transforms::{Distort, Rescale, Shift, Transform};
@@ -137,21 +137,9 @@ fn kernels(c: &mut Criterion) {
     // partly outside the map, where the sampler clamps).
     let (sin, cos) = (0.5f64.sin(), 0.5f64.cos());
     let gathers: Vec<(&str, Arc<dyn Operation>, Vec<Object>)> = vec![
-        (
-            "Shift vertical",
-            Arc::new(Shift { distance: 150, direction: Axis::Vertical }),
-            vec![sample_profile(1)],
-        ),
-        (
-            "Shift horizontal",
-            Arc::new(Shift { distance: 150, direction: Axis::Horizontal }),
-            vec![sample_profile(2)],
-        ),
-        (
-            "Rotate 0.5",
-            Arc::new(Transform::new("HeightMap.Rotate", [cos, -sin, sin, cos]).unwrap()),
-            vec![],
-        ),
+        ("Shift vertical", Arc::new(Shift { distance: 150, direction: Axis::Vertical }), vec![sample_profile(1)]),
+        ("Shift horizontal", Arc::new(Shift { distance: 150, direction: Axis::Horizontal }), vec![sample_profile(2)]),
+        ("Rotate 0.5", Arc::new(Transform::new("HeightMap.Rotate", [cos, -sin, sin, cos]).unwrap()), vec![]),
         ("Rescale 3, 1", Arc::new(Rescale { horizontal: 3.0, vertical: 1.0 }), vec![]),
         ("Distort 20", Arc::new(Distort { maximum_distance: 20.0 }), vec![sample_map(20), sample_map(21)]),
         ("DistanceMap 100", Arc::new(DistanceMap { maximum_distance: 100.0 }), vec![sample_map(22)]),

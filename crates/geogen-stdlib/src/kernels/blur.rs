@@ -143,8 +143,18 @@ pub fn box_blur(map: &mut HeightMap, r: u64) -> Result<(), RenderError> {
     if window.is_identity() || rect.is_empty() {
         return Ok(());
     }
-    let (w, h) = (map.width(), map.height());
     let n = window.len();
+    if fast_path_fits(map.data(), n) {
+        box_blur_fast(map, window, n)
+    } else {
+        box_blur_i64(map, window, n)
+    }
+}
+
+/// [`box_blur`] in `i64` for any heights (the fast path's reference).
+fn box_blur_i64(map: &mut HeightMap, window: Window, n: i64) -> Result<(), RenderError> {
+    let rect = map.rect();
+    let (w, h) = (map.width(), map.height());
     let divisor = Divisor::new(n);
     let mut inter: Vec<i64> = Vec::new();
     inter.try_reserve_exact(w * h).map_err(|_| RenderError::Allocation { bytes: scratch_bytes(rect.area()) })?;
@@ -200,6 +210,230 @@ pub fn box_blur(map: &mut HeightMap, r: u64) -> Result<(), RenderError> {
             for ((s, &a), &b) in sums.iter_mut().zip(add).zip(sub) {
                 *s = s.wrapping_add(a).wrapping_sub(b);
             }
+        }
+    });
+    Ok(())
+}
+
+/// The exact fast path: the same integers as the `i64` path, carried in `f64` where the
+/// arithmetic is exact, so the compiler can run it in vector registers.
+///
+/// Taken when every height is finite and `max |h| × 2^32 × n < 2^49` (window length `n`, at most
+/// [`FAST_MAX_WINDOW`]): then every fixed-point value, window sum and partial sum is an integer
+/// below 2^50 in magnitude, exactly representable in `f64`, so sums in any order are exact and
+/// equal the `i64` path's (which cannot wrap or saturate there either). The truncated division
+/// `s / n` is `trunc(fl(s / n))`: the quotient's rounding error is below `|s / n| × 2^-53 <
+/// 1 / (8n)`, while a non-integer quotient is at least `1 / n` from the next integer away from
+/// zero, so rounding never reaches it (and never goes below the truncation, an integer).
+mod fast {
+    use super::Window;
+    use std::mem::MaybeUninit;
+
+    /// 1.5 × 2^52: adding it rounds an `f64` below 2^51 in magnitude to an integer.
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    /// The bits of `MAGIC`; `MAGIC + i` has the bits `MAGIC_BITS + i` for |i| < 2^51.
+    const MAGIC_BITS: i64 = 0x4338_0000_0000_0000;
+    const FIXED_ONE: f64 = 4_294_967_296.0;
+    const INV_FIXED_ONE: f64 = 1.0 / 4_294_967_296.0;
+
+    /// `trunc(x)` for |x| < 2^51, with `+0.0` for a zero result (the `i64` path's 0 converts to
+    /// `+0.0`).
+    #[inline(always)]
+    fn trunc(x: f64) -> f64 {
+        let a = x.abs();
+        let nearest = (a + MAGIC) - MAGIC;
+        let down = if nearest > a { nearest - 1.0 } else { nearest };
+        down.copysign(x) + 0.0
+    }
+
+    #[inline(always)]
+    fn to_i64(integer: f64) -> i64 {
+        ((integer + MAGIC).to_bits() as i64).wrapping_sub(MAGIC_BITS)
+    }
+
+    #[inline(always)]
+    fn to_f64(i: i64) -> f64 {
+        f64::from_bits(i.wrapping_add(MAGIC_BITS) as u64) - MAGIC
+    }
+
+    /// One row of the horizontal pass: `out[x]` = the truncated window average at x of the
+    /// row's fixed-point values, as an integer-valued `f64`. `ext` and `sums` are scratch.
+    #[inline(always)]
+    fn row(src: &[f32], out: &mut [MaybeUninit<f64>], window: Window, n: f64, ext: &mut Vec<i64>, sums: &mut Vec<i64>) {
+        let len = src.len();
+        let (low, high) = (window.low as usize, window.high as usize);
+        // The row padded with its edge values: output x averages ext[x + 1 ..= x + low + high + 1].
+        ext.clear();
+        ext.resize(len + low + high + 2, 0);
+        let (head, rest) = ext.split_at_mut(low + 1);
+        let (body, tail) = rest.split_at_mut(len);
+        for (e, &h) in body.iter_mut().zip(src) {
+            *e = to_i64(trunc(f64::from(h) * FIXED_ONE));
+        }
+        let (first, last) = (body[0], body[len - 1]);
+        head.fill(first);
+        tail.fill(last);
+        let span = low + high + 1;
+        let mut sum: i64 = ext[1..=span].iter().sum();
+        sums.clear();
+        sums.resize(len, 0);
+        for ((out, &add), &sub) in sums.iter_mut().zip(&ext[span + 1..]).zip(&ext[1..]) {
+            *out = sum;
+            sum = sum + add - sub;
+        }
+        for (o, &s) in out.iter_mut().zip(sums.iter()) {
+            o.write(trunc(to_f64(s) / n));
+        }
+    }
+
+    /// The horizontal pass over `rows` (whole rows of `width`) into `out`.
+    #[inline(always)]
+    fn rows(src: &[f32], out: &mut [MaybeUninit<f64>], width: usize, window: Window, n: f64) {
+        let (mut ext, mut sums) = (Vec::new(), Vec::new());
+        for (s, o) in src.chunks(width).zip(out.chunks_mut(width)) {
+            row(s, o, window, n, &mut ext, &mut sums);
+        }
+    }
+
+    /// One output row of the vertical pass from the running column sums, which then move one row
+    /// down: `sums += add − sub`.
+    #[inline(always)]
+    fn column_step(out: &mut [f32], sums: &mut [f64], add: &[f64], sub: &[f64], n: f64) {
+        for (((o, s), &a), &b) in out.iter_mut().zip(sums.iter_mut()).zip(add).zip(sub) {
+            *o = (trunc(*s / n) * INV_FIXED_ONE) as f32;
+            *s = *s + a - b;
+        }
+    }
+
+    #[inline(always)]
+    fn largest_abs_bits_of(data: &[f32]) -> u32 {
+        data.iter().fold(0u32, |m, &h| m.max(h.to_bits() & 0x7fff_ffff))
+    }
+
+    /// The largest of the bits of `|h|` (0 for no heights).
+    pub fn largest_abs_bits(data: &[f32]) -> u32 {
+        #[cfg(target_arch = "x86_64")]
+        if super::use_avx2() {
+            // SAFETY: the processor supports AVX2 (checked at run time).
+            return unsafe { largest_abs_bits_avx2(data) };
+        }
+        largest_abs_bits_of(data)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn largest_abs_bits_avx2(data: &[f32]) -> u32 {
+        largest_abs_bits_of(data)
+    }
+
+    /// Dispatches to an AVX2 build of the same code where the processor has it (IEEE basic
+    /// operations only, no FMA: the same bits, four lanes at a time).
+    pub fn horizontal(src: &[f32], out: &mut [MaybeUninit<f64>], width: usize, window: Window, n: f64) {
+        #[cfg(target_arch = "x86_64")]
+        if super::use_avx2() {
+            // SAFETY: the processor supports AVX2 (checked at run time).
+            return unsafe { horizontal_avx2(src, out, width, window, n) };
+        }
+        rows(src, out, width, window, n)
+    }
+
+    pub fn vertical_step(out: &mut [f32], sums: &mut [f64], add: &[f64], sub: &[f64], n: f64) {
+        #[cfg(target_arch = "x86_64")]
+        if super::use_avx2() {
+            // SAFETY: the processor supports AVX2 (checked at run time).
+            return unsafe { vertical_step_avx2(out, sums, add, sub, n) };
+        }
+        column_step(out, sums, add, sub, n)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn horizontal_avx2(src: &[f32], out: &mut [MaybeUninit<f64>], width: usize, window: Window, n: f64) {
+        rows(src, out, width, window, n)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn vertical_step_avx2(out: &mut [f32], sums: &mut [f64], add: &[f64], sub: &[f64], n: f64) {
+        column_step(out, sums, add, sub, n)
+    }
+
+    /// The baseline build only, for the tests that compare it with the dispatched one.
+    #[cfg(test)]
+    pub fn horizontal_baseline(src: &[f32], out: &mut [MaybeUninit<f64>], width: usize, window: Window, n: f64) {
+        rows(src, out, width, window, n)
+    }
+
+    #[cfg(test)]
+    pub fn vertical_step_baseline(out: &mut [f32], sums: &mut [f64], add: &[f64], sub: &[f64], n: f64) {
+        column_step(out, sums, add, sub, n)
+    }
+}
+
+/// The longest window the fast path takes (its padded rows stay small).
+const FAST_MAX_WINDOW: i64 = 1 << 16;
+
+/// Whether the AVX2 builds of the fast path run (cached by the standard library's detection).
+#[cfg(target_arch = "x86_64")]
+fn use_avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+}
+
+/// Whether the fast path is exact for this map and window (see [`fast`]).
+fn fast_path_fits(data: &[f32], n: i64) -> bool {
+    if n > FAST_MAX_WINDOW {
+        return false;
+    }
+    // max |h| over the bits of |h|, which order non-negative floats as their values do and put
+    // NaN above infinity; a maximum is exact, so any split gives the same value.
+    let largest_bits = data.par_chunks(1 << 16).map(fast::largest_abs_bits).reduce(|| 0, u32::max);
+    if largest_bits >= f32::INFINITY.to_bits() {
+        return false;
+    }
+    let largest = f32::from_bits(largest_bits);
+    // max |h| × 2^32 × n < 2^49  ⇔  max |h| × n < 2^17 (exact: a product of an f32 and an
+    // integer below 2^17 is exact in f64).
+    f64::from(largest) * (n as f64) < 131_072.0
+}
+
+/// [`box_blur`]'s fast path: the same bits, in `f64` (see [`fast`]).
+fn box_blur_fast(map: &mut HeightMap, window: Window, n: i64) -> Result<(), RenderError> {
+    let (w, h) = (map.width(), map.height());
+    let nf = n as f64;
+    let mut inter: Vec<f64> = Vec::new();
+    inter.try_reserve_exact(w * h).map_err(|_| RenderError::Allocation { bytes: scratch_bytes(map.rect().area()) })?;
+    // Rows in parallel, written straight into the reserved scratch (no serial zeroing).
+    let rows_per_task = (BAND_ROWS / 4).max(1);
+    let spare: &mut [MaybeUninit<f64>] = &mut inter.spare_capacity_mut()[..w * h];
+    spare.par_chunks_mut(w * rows_per_task).zip(map.data().par_chunks(w * rows_per_task)).for_each(|(out, src)| {
+        fast::horizontal(src, out, w, window, nf);
+    });
+    // SAFETY: the chunks partition `spare[..w * h]` (capacity >= w * h) and `fast::horizontal`
+    // writes every element of its chunk (each row's `len` outputs).
+    unsafe { inter.set_len(w * h) };
+
+    let inter = &inter;
+    let last = h as i64 - 1;
+    let balanced = h.div_ceil(4 * rayon::current_num_threads().max(1));
+    let band_rows = BAND_ROWS.max((8 * n as usize).min(balanced));
+    map.data_mut().par_chunks_mut(w * band_rows).enumerate().for_each(|(band, out)| {
+        let y0 = (band * band_rows) as i64;
+        let row = |y: i64| {
+            let y = y.clamp(0, last) as usize;
+            &inter[y * w..(y + 1) * w]
+        };
+        let (top, bottom) = (y0 - window.low as i64, y0 + window.high as i64);
+        let below = (bottom.min(-1) - top + 1).max(0) as f64;
+        let above = (bottom - top.max(last + 1) + 1).max(0) as f64;
+        let mut sums: Vec<f64> = row(0).iter().zip(row(last)).map(|(&f, &l)| f * below + l * above).collect();
+        for y in top.max(0)..=bottom.min(last) {
+            for (s, &v) in sums.iter_mut().zip(row(y)) {
+                *s += v;
+            }
+        }
+        for (i, out_row) in out.chunks_mut(w).enumerate() {
+            let y = y0 + i as i64;
+            fast::vertical_step(out_row, &mut sums, row(y + window.high as i64 + 1), row(y - window.low as i64), nf);
         }
     });
     Ok(())
@@ -368,6 +602,75 @@ mod tests {
             pool.install(|| box_blur(&mut actual, r)).unwrap();
             assert_eq!(actual.data(), expected.data(), "{width}x{height} r={r}");
         }
+    }
+
+    /// The fast path against the `i64` path on maps that fit it, up to the limit (max |h| × n
+    /// just below 2^17), with zeros, negative zeros, subnormals and values that truncate to 0.
+    #[test]
+    fn fast_path_equals_the_i64_path() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let cases = [(37u64, 23u64, 1u64), (64, 90, 4), (5, 300, 30), (129, 17, 9), (1, 40, 3), (300, 2, 100)];
+        for (i, &(width, height, r)) in cases.iter().enumerate() {
+            let window = Window::of_radius(r);
+            let n = window.len();
+            let limit = (131_072.0 / n as f64) as f32 * 0.999_99;
+            let rect = Rect::new(3, -9, width, height);
+            let data: Vec<f32> = (0..rect.area())
+                .map(|k| {
+                    let v = sample(i as u32 + 40, k as u32, 0);
+                    match geogen_random::hash2(i as u32, k as u32) % 9 {
+                        0 => 0.0,
+                        1 => -0.0,
+                        2 => v * 1e-12,
+                        3 => f32::from_bits(geogen_random::hash1(k as u32) % 100) * v.signum(),
+                        4 => limit * v.signum(),
+                        _ => v * limit,
+                    }
+                })
+                .collect();
+            assert!(fast_path_fits(&data, n));
+            let mut fast = HeightMap::from_data(rect, data.clone()).unwrap();
+            pool.install(|| box_blur_fast(&mut fast, window, n)).unwrap();
+            let mut exact = HeightMap::from_data(rect, data).unwrap();
+            box_blur_i64(&mut exact, window, n).unwrap();
+            let bits = |m: &HeightMap| m.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&fast), bits(&exact), "{width}x{height} r={r}");
+        }
+        // Beyond the limit, infinities and NaN take the i64 path.
+        assert!(!fast_path_fits(&[0.5, 131_072.0 / 3.0], 3));
+        assert!(!fast_path_fits(&[0.5, f32::NAN], 3));
+        assert!(!fast_path_fits(&[f32::NEG_INFINITY], 3));
+        assert!(!fast_path_fits(&[0.0], FAST_MAX_WINDOW + 1));
+    }
+
+    /// The dispatched fast kernels (AVX2 where the processor has it) give the bits of the
+    /// baseline build.
+    #[test]
+    fn dispatched_fast_kernels_equal_the_baseline_build() {
+        for (i, &(width, r)) in [(1usize, 1u64), (7, 2), (33, 5), (250, 17), (1000, 60)].iter().enumerate() {
+            let window = Window::of_radius(r);
+            let n = window.len() as f64;
+            let src: Vec<f32> = (0..width * 3).map(|k| sample(i as u32 + 90, k as u32, 1)).collect();
+            let run = |f: fn(&[f32], &mut [MaybeUninit<f64>], usize, Window, f64)| {
+                let mut out = vec![MaybeUninit::new(0.0f64); src.len()];
+                f(&src, &mut out, width, window, n);
+                out.iter().map(|v| unsafe { v.assume_init() }.to_bits()).collect::<Vec<u64>>()
+            };
+            assert_eq!(run(fast::horizontal), run(fast::horizontal_baseline));
+            let add: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i, k)) * 4096.0).collect();
+            let sub: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i + 7, k)) * 4096.0).collect();
+            let sums: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i + 3, k)) * 4096.0 * n).collect();
+            let step = |f: fn(&mut [f32], &mut [f64], &[f64], &[f64], f64)| {
+                let (mut out, mut s) = (vec![0.0f32; width], sums.clone());
+                f(&mut out, &mut s, &add, &sub, n);
+                (out.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), s.iter().map(|v| v.to_bits()).collect::<Vec<_>>())
+            };
+            assert_eq!(step(fast::vertical_step), step(fast::vertical_step_baseline));
+        }
+    }
+
+    fn hash_i32(i: usize, k: usize) -> i32 {
+        geogen_random::hash2(i as u32, k as u32) as i32
     }
 
     #[test]

@@ -10,10 +10,10 @@ use geogen_vm::{RuntimeError, Value};
 
 use crate::coordinates::Axis;
 use crate::kernels::for_each_row;
-use geogen_render::kernels::in_serial_mode;
-use rayon::prelude::*;
 use crate::kernels::profile::profile_input;
 use crate::operation::{Along, Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use geogen_render::kernels::in_serial_mode;
+use rayon::prelude::*;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Shift {
@@ -224,9 +224,34 @@ mod tests {
     fn fast_line_read_equals_the_plain_one() {
         let line: Vec<f32> = (0..37).map(|k| geogen_random::hash1(k) as f32 / u32::MAX as f32 * 2.0 - 1.0).collect();
         let mut offsets = vec![
-            0.0, -0.0, 1.0, -1.0, 36.0, 36.5, 37.0, 37.5, -0.5, -1e-300, 1e-300, 5e-324, -5e-324, 0.99999999999999989,
-            -0.99999999999999989, 2147483647.5, -2147483647.5, 2147483648.0, -2147483648.0, -2147483649.5, 1e18,
-            -1e18, 1e300, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MAX, f64::MIN,
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            36.0,
+            36.5,
+            37.0,
+            37.5,
+            -0.5,
+            -1e-300,
+            1e-300,
+            5e-324,
+            -5e-324,
+            0.99999999999999989,
+            -0.99999999999999989,
+            2147483647.5,
+            -2147483647.5,
+            2147483648.0,
+            -2147483648.0,
+            -2147483649.5,
+            1e18,
+            -1e18,
+            1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MAX,
+            f64::MIN,
         ];
         let mut x = 7u32;
         for _ in 0..20000 {
