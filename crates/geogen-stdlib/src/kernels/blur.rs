@@ -651,7 +651,7 @@ mod tests {
             let window = Window::of_radius(r);
             let n = window.len() as f64;
             let src: Vec<f32> = (0..width * 3).map(|k| sample(i as u32 + 90, k as u32, 1)).collect();
-            let run = |f: fn(&[f32], &mut [MaybeUninit<f64>], usize, Window, f64)| {
+            let run = |f: Horizontal| {
                 let mut out = vec![MaybeUninit::new(0.0f64); src.len()];
                 f(&src, &mut out, width, window, n);
                 out.iter().map(|v| unsafe { v.assume_init() }.to_bits()).collect::<Vec<u64>>()
@@ -660,7 +660,7 @@ mod tests {
             let add: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i, k)) * 4096.0).collect();
             let sub: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i + 7, k)) * 4096.0).collect();
             let sums: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i + 3, k)) * 4096.0 * n).collect();
-            let step = |f: fn(&mut [f32], &mut [f64], &[f64], &[f64], f64)| {
+            let step = |f: VerticalStep| {
                 let (mut out, mut s) = (vec![0.0f32; width], sums.clone());
                 f(&mut out, &mut s, &add, &sub, n);
                 (out.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), s.iter().map(|v| v.to_bits()).collect::<Vec<_>>())
@@ -668,6 +668,9 @@ mod tests {
             assert_eq!(step(fast::vertical_step), step(fast::vertical_step_baseline));
         }
     }
+
+    type Horizontal = fn(&[f32], &mut [MaybeUninit<f64>], usize, Window, f64);
+    type VerticalStep = fn(&mut [f32], &mut [f64], &[f64], &[f64], f64);
 
     fn hash_i32(i: usize, k: usize) -> i32 {
         geogen_random::hash2(i as u32, k as u32) as i32

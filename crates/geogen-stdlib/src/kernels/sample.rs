@@ -75,10 +75,11 @@ pub fn bilinear(map: &HeightMap, x: f64, y: f64) -> f32 {
     };
     let (w, data) = (map.width(), map.data());
     let at = |xi: usize, yi: usize| f64::from(data[yi * w + xi]);
-    // With ty = 0 the second row is the first (y1 = y0), and `lerp` returns `top` exactly.
     let top = lerp(at(x0, y0), at(x1, y0), tx);
-    let bottom = lerp(at(x0, y1), at(x1, y1), tx);
-    lerp(top, bottom, ty) as f32
+    // A branch, not a select: ty is 0 on every row of an unscaled axis (Rescale(3, 1)), and then
+    // the second row is not read at all.
+    let value = if ty == 0.0 { top } else { lerp(top, lerp(at(x0, y1), at(x1, y1), tx), ty) };
+    value as f32
 }
 
 /// A new map over `rect` whose pixel `(px, py)` is the bilinear sample of `source` at
