@@ -395,7 +395,8 @@ pub struct OutputArgs {
     /// Only render these yielded maps, comma-separated.
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub maps: Option<Vec<String>>,
-    /// Memory the renderer may use, in MiB (default: a quarter of this machine's memory).
+    /// Memory the renderer may use, in MiB (default: a quarter of this machine's memory); `tiles`
+    /// keeps the renders it runs at once within it together.
     #[arg(long = "memory-limit", value_name = "MIB")]
     pub memory_limit: Option<u64>,
     /// No progress bar and no summary (the script's messages are still printed).

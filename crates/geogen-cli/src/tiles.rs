@@ -18,14 +18,13 @@
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
 use std::collections::BTreeMap;
 
 use geogen::{Failure, HeightMap, ParameterValue, Rect, RenderConfig, RunSettings, Script};
 use geogen_io::{Format, MapPlan};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -498,11 +497,58 @@ fn claim_directory(
     geogen_io::write_bytes(&manifest_path, format!("{text}\n").as_bytes()).map_err(|e| CliError::Usage(e.to_string()))
 }
 
+/// The memory of the renders running at once. Each block or tile reserves its memory plan's peak
+/// before it computes a pixel and waits while the reservations would pass the limit, so
+/// `--memory-limit` bounds the whole run, not each of the renders running at once.
+struct MemoryBudget {
+    limit: u64,
+    reserved: Mutex<u64>,
+    freed: Condvar,
+}
+
+/// Bytes of a [`MemoryBudget`] held until dropped.
+struct Reservation<'a> {
+    budget: &'a MemoryBudget,
+    bytes: u64,
+}
+
+impl MemoryBudget {
+    fn new(limit: u64) -> MemoryBudget {
+        MemoryBudget { limit, reserved: Mutex::new(0), freed: Condvar::new() }
+    }
+
+    /// Waits until `bytes` fit beside what the others hold (a render alone always starts: its plan
+    /// was checked against the limit), then holds them.
+    fn reserve(&self, bytes: u64) -> Reservation<'_> {
+        let bytes = bytes.min(self.limit);
+        let mut reserved = self.reserved.lock().unwrap_or_else(PoisonError::into_inner);
+        while *reserved > 0 && *reserved + bytes > self.limit {
+            reserved = self.freed.wait(reserved).unwrap_or_else(PoisonError::into_inner);
+        }
+        *reserved += bytes;
+        Reservation { budget: self, bytes }
+    }
+
+    #[cfg(test)]
+    fn reserved(&self) -> u64 {
+        *self.reserved.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        let mut reserved = self.budget.reserved.lock().unwrap_or_else(PoisonError::into_inner);
+        *reserved -= self.bytes;
+        self.budget.freed.notify_all();
+    }
+}
+
 /// What every tile of a run shares.
 struct Job<'a> {
     script: &'a Script,
     settings: RunSettings,
     config: RenderConfig,
+    budget: MemoryBudget,
     formats: &'a [Format],
     maps: &'a [String],
     dir: &'a OutputDir,
@@ -572,7 +618,10 @@ impl Job<'_> {
     /// Renders the cell alone, writes its files, then its marker. Returns the number of files written.
     fn render(&self, tile: &Tile) -> Result<usize, TileError> {
         let settings = self.settings_for(tile.x, tile.y, tile.width, tile.height);
-        let rendered = self.script.render(&settings, &self.config, None).map_err(|f| TileError::Script(Box::new(f)))?;
+        let (rendered, _reservation) = self
+            .script
+            .render_admitted(&settings, &self.config, |bytes| self.budget.reserve(bytes))
+            .map_err(|f| TileError::Script(Box::new(f)))?;
         self.write(tile, &rendered.maps, rendered.yield_rect)
     }
 
@@ -592,7 +641,11 @@ impl Job<'_> {
         let x1 = tiles.iter().map(|t| t.x + i64::from(t.width)).max().unwrap_or(x0);
         let y1 = last.y + i64::from(last.height);
         let settings = self.settings_for(x0, y0, (x1 - x0) as u32, (y1 - y0) as u32);
-        let Ok(rendered) = self.script.render(&settings, &self.config, None) else { return one_by_one() };
+        let Ok((rendered, _reservation)) =
+            self.script.render_admitted(&settings, &self.config, |bytes| self.budget.reserve(bytes))
+        else {
+            return one_by_one();
+        };
         let margin = self.settings.yield_margin;
         let mut written = 0;
         for tile in tiles {
@@ -779,6 +832,7 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
         script: &script,
         settings,
         config: render_config(&cmd.output),
+        budget: MemoryBudget::new(render_config(&cmd.output).memory_limit),
         formats: &formats,
         maps: &maps,
         dir: &dir,
@@ -795,9 +849,15 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     // The first failing cell in grid order among those that failed; the others stop early.
     let first_error: Mutex<Option<(u64, Tile, TileError)>> = Mutex::new(None);
     let started = Instant::now();
-    shard_blocks.par_iter().for_each(|&block| {
+    // Blocks run on threads of their own, as many at once as the renderer has threads, each block's
+    // render using the renderer's threads: a block waiting for memory (see `MemoryBudget`) then
+    // never waits on a thread that holds the memory it needs, which waiting inside rayon could.
+    let next = AtomicU64::new(0);
+    let run_blocks = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        let Some(&block) = shard_blocks.get(k as usize) else { break };
         if stop.load(Ordering::Relaxed) {
-            return;
+            break;
         }
         let cells: Vec<u64> = blocks.cells(block).collect();
         let missing: Vec<Tile> =
@@ -818,6 +878,12 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
             }
         }
         bar.update(done.fetch_add(cells.len() as u64, Ordering::Relaxed) + cells.len() as u64, total);
+    };
+    let workers = rayon::current_num_threads().clamp(1, shard_blocks.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(run_blocks);
+        }
     });
     bar.finish();
     let first_error = first_error.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -858,6 +924,34 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reservations never hold more than the limit together; one larger than the limit runs alone.
+    #[test]
+    fn the_memory_budget_holds_renders_back_until_they_fit() {
+        let budget = MemoryBudget::new(100);
+        let first = budget.reserve(60);
+        let peak = AtomicU64::new(0);
+        std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| {
+                let second = budget.reserve(60);
+                peak.fetch_max(budget.reserved(), Ordering::SeqCst);
+                drop(second);
+            });
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(!waiter.is_finished(), "60 + 60 bytes do not fit in 100: the second waits");
+            assert_eq!(budget.reserved(), 60);
+            drop(first);
+            waiter.join().unwrap();
+        });
+        assert_eq!(peak.load(Ordering::SeqCst), 60);
+        assert_eq!(budget.reserved(), 0);
+        let huge = budget.reserve(1000);
+        assert_eq!(budget.reserved(), 100, "a render over the limit is counted as the whole limit");
+        drop(huge);
+        let (a, b) = (budget.reserve(40), budget.reserve(50));
+        assert_eq!(budget.reserved(), 90, "what fits together runs together");
+        drop((a, b));
+    }
 
     fn all(grid: &TileGrid) -> Vec<Tile> {
         (0..grid.count()).map(|i| grid.tile(i)).collect()
