@@ -1,6 +1,8 @@
 //! Each kernel on a 1024×1024 map. Criterion reports time per call and elements (pixels) per
 //! second; after each benchmark the ns per pixel of a short direct measurement is printed too, with
-//! its multiple of the copy floor (a parallel copy of the map, measured first in the same process).
+//! its multiple of the copy floor (a parallel copy of the map, measured first in the same process),
+//! and the CPU time per pixel of all threads (Linux), which a loaded machine disturbs less. The
+//! gathers (Shift, Rotate, Rescale, Distort, DistanceMap) follow the pointwise kernels.
 //!
 //! `cargo bench -p geogen-stdlib --bench kernels -- --warm-up-time 1 --measurement-time 2 [FILTER]`
 //! (`RAYON_NUM_THREADS=1` for one thread; `KERNELS=Blur` runs only the kernels whose label
