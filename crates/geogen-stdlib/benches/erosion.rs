@@ -88,6 +88,7 @@ fn hydraulic_params(iterations: u32) -> Hydraulic {
         capacity: 40.0,
         erosion: 0.01,
         deposition: 0.3,
+        fan_drop: 0.001,
         slope_scale: 1.0,
         area_scale: 1.0,
         seed: 1,
