@@ -281,7 +281,8 @@ mod tests {
     fn the_last_pixel_saturates_at_the_ends_of_the_range() {
         assert_eq!(Rect::new(10, -5, 3, 1).last_pixel(), (12, -5));
         assert_eq!(Rect::new(4, 4, 0, 0).last_pixel(), (3, 3));
-        assert_eq!(Rect::new(i64::MIN, i64::MIN, 1 << 63, u64::MAX).last_pixel(), (-1, i64::MAX));
+        assert_eq!(Rect::new(i64::MIN, i64::MIN, 1 << 63, u64::MAX).last_pixel(), (-1, i64::MAX - 1));
+        assert_eq!(Rect::new(1, 0, u64::MAX, 1).last_pixel(), (i64::MAX, 0));
         assert_eq!(Rect::new(i64::MAX, i64::MIN, 5, 0).last_pixel(), (i64::MAX, i64::MIN));
     }
 
