@@ -6,6 +6,15 @@
 //! Catmull-Rom (a = −0.5), done per row as: for every lattice column `X` the row touches, the
 //! vertical interpolation at `ty`; then per pixel the horizontal interpolation of four of those
 //! at `tx`. Both are fixed-order f64 expressions (no FMA), so results are bit-reproducible.
+//!
+//! The per-pixel loops have no data-dependent run boundaries: every pixel reads its lattice cell's
+//! four horizontal coefficients through a per-pixel cell index (cached per thread with the
+//! fractions), so a row is one straight loop whatever the wavelength. On x86-64 with AVX2
+//! (detected at run time; never FMA) the cubic runs four pixels at a time with the same IEEE
+//! operations in the same order, and the sub-pixel path (a hash per pixel) is compiled a second
+//! time for AVX2 and vectorised, its remainder computed exactly in f64 ([`FloatMod`]). Other
+//! targets and machines run the same loops in scalar code; the tests compare the instruction
+//! sets with each other and with the direct evaluation bit for bit.
 
 use geogen_render::kernels::for_each_band;
 use geogen_render::raster::{saturate, HeightMap, HEIGHT_UNITS};
@@ -124,53 +133,25 @@ pub(crate) fn floor_i64(v: f64) -> i64 {
     }
 }
 
-/// `a % d` for a `u32` divisor fixed per layer, without a division (Lemire, Kaser and Kurz,
-/// "Faster remainder by direct computation", 2019): exact for every `a` and every `d >= 1`.
-#[derive(Copy, Clone, Debug)]
-struct FastMod {
-    magic: u64,
-    d: u32,
-}
-
-impl FastMod {
-    fn new(d: u32) -> FastMod {
-        let d = d.max(1);
-        FastMod { magic: (u64::MAX / u64::from(d)).wrapping_add(1), d }
-    }
-
-    #[inline(always)]
-    fn rem(self, a: u32) -> u32 {
-        let low = self.magic.wrapping_mul(u64::from(a));
-        ((u128::from(low) * u128::from(self.d)) >> 64) as u32
-    }
-}
-
 /// A layer's field values with the parts that depend on one coordinate hoisted:
 /// `hash3(current, x, y) = hash2(hash2(current, x), y)`, and the remainder without a division.
 #[derive(Copy, Clone, Debug)]
 struct FieldValues {
     current: u32,
     amplitude: i32,
-    modulus: FastMod,
+    remainder: FloatMod,
 }
 
 impl FieldValues {
     fn new(field: &LayerField) -> FieldValues {
         let amplitude = field.amplitude.clamp(0, 32767);
-        FieldValues { current: field.current, amplitude, modulus: FastMod::new((2 * amplitude + 1) as u32) }
+        FieldValues { current: field.current, amplitude, remainder: FloatMod::new((2 * amplitude + 1) as u32) }
     }
 
     /// The first stage of the hash, for column `x`.
     #[inline(always)]
     fn column(&self, x: i64) -> u32 {
         geogen_random::hash2(self.current, x as i32 as u32)
-    }
-
-    /// [`LayerField::value`] at `(x, y)` from the column's first stage.
-    #[inline(always)]
-    fn value(&self, column: u32, y: i64) -> i32 {
-        let hash = geogen_random::hash2(column, y as i32 as u32);
-        -self.amplitude + self.modulus.rem(hash) as i32
     }
 }
 
@@ -276,7 +257,7 @@ struct LatticeQuad {
 }
 
 impl LatticeQuad {
-    fn prepare(&mut self, values: &FieldValues, w: i64, x_start: i64, count: usize, y1: i64) {
+    fn prepare(&mut self, isa: Isa, values: &FieldValues, w: i64, x_start: i64, count: usize, y1: i64) {
         let key = (values.current, values.amplitude, w, x_start, count);
         if self.key != Some(key) {
             self.key = Some(key);
@@ -294,7 +275,15 @@ impl LatticeQuad {
         self.rows.retain(|(y, _)| ys.contains(y));
         for &y in &ys {
             if !self.rows.iter().any(|(ry, _)| *ry == y) {
-                let row: Vec<f64> = self.columns.iter().map(|&c| f64::from(values.value(c, y))).collect();
+                let mut row = vec![0.0; self.columns.len()];
+                let remainder = values.remainder;
+                let job = PointRow {
+                    columns: &self.columns,
+                    ly: y as i32 as u32,
+                    remainder,
+                    amplitude: f64::from(values.amplitude),
+                };
+                lattice_row(isa, &job, &mut row);
                 self.rows.push((y, row));
             }
         }
@@ -373,7 +362,7 @@ fn add_layer<const RIDGED: bool>(isa: Isa, map: &mut HeightMap, scale: f64, fiel
     if physical_wavelength <= 1.0 {
         // Sub-pixel wavelength: sample the field at the pixel's own logical point. Unlike the
         // original (defect 29) the add saturates.
-        let remainder = FloatMod::new(values.modulus.d);
+        let remainder = values.remainder;
         let amplitude = f64::from(values.amplitude);
         for_each_band(map, |y0, x0, rows| {
             with_cache(|cache| {
@@ -406,7 +395,7 @@ fn add_layer<const RIDGED: bool>(isa: Isa, map: &mut HeightMap, scale: f64, fiel
                 let ly = to_logical(y0 + r as i64, scale);
                 let y1 = previous_multiple_inclusive(floor_i64(ly), w);
                 let ty = (ly - y1 as f64) / wf;
-                lattice.prepare(&values, w, columns.x_start, columns.count, y1);
+                lattice.prepare(isa, &values, w, columns.x_start, columns.count, y1);
                 // Vertical interpolation at every lattice column the row touches.
                 let half_ty = 0.5 * ty;
                 for ((((out, &p1), &c1), &c2), &c3) in
@@ -426,7 +415,12 @@ fn add_layer<const RIDGED: bool>(isa: Isa, map: &mut HeightMap, scale: f64, fiel
                         None => [0.0; 4],
                     };
                 }
-                let job = CubicRow { cell: &columns.cell, t: &columns.t, half_t: &columns.half_t, coefficients: &coefficients };
+                let job = CubicRow {
+                    cell: &columns.cell,
+                    t: &columns.t,
+                    half_t: &columns.half_t,
+                    coefficients: &coefficients,
+                };
                 cubic_row::<RIDGED>(isa, &job, row);
             }
         })
@@ -492,6 +486,25 @@ fn point_row_generic<const RIDGED: bool>(job: &PointRow<'_>, row: &mut [f32]) {
     }
 }
 
+/// A lattice row's field values, [`FieldValues::value`] at every column of `job` (same loop as
+/// [`point_row_generic`], without the add).
+#[inline(always)]
+fn lattice_row_generic(job: &PointRow<'_>, out: &mut [f64]) {
+    let (ly, remainder, amplitude) = (job.ly, job.remainder, job.amplitude);
+    for (o, &c) in out.iter_mut().zip(job.columns) {
+        *o = remainder.rem(geogen_random::hash2(c, ly)) - amplitude;
+    }
+}
+
+fn lattice_row(isa: Isa, job: &PointRow<'_>, out: &mut [f64]) {
+    match isa {
+        // SAFETY: `add_noise_layer_on` only passes Avx2 when the machine has it.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { avx2::lattice_row(job, out) },
+        _ => lattice_row_generic(job, out),
+    }
+}
+
 fn point_row<const RIDGED: bool>(isa: Isa, job: &PointRow<'_>, row: &mut [f32]) {
     match isa {
         // SAFETY: `add_noise_layer_on` only passes Avx2 when the machine has it.
@@ -537,7 +550,7 @@ impl FloatMod {
 /// same order, four (cubic) or more (sub-pixel, compiled by the vectoriser) pixels at a time.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{add_value, cubic_at, point_row_generic, CubicRow, PointRow};
+    use super::{add_value, cubic_at, lattice_row_generic, point_row_generic, CubicRow, PointRow};
     use geogen_render::raster::HEIGHT_UNITS;
     use std::arch::x86_64::*;
 
@@ -546,6 +559,13 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn point_row<const RIDGED: bool>(job: &PointRow<'_>, row: &mut [f32]) {
         point_row_generic::<RIDGED>(job, row)
+    }
+
+    /// # Safety
+    /// The machine must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn lattice_row(job: &PointRow<'_>, out: &mut [f64]) {
+        lattice_row_generic(job, out)
     }
 
     /// # Safety
@@ -677,23 +697,6 @@ mod tests {
                 *h = add(*h, value);
             }
         });
-    }
-
-    #[test]
-    fn fast_remainder_is_exact() {
-        let divisors = [1u32, 2, 3, 7, 127, 255, 511, 1023, 2047, 4095, 8191, 16383, 32767, 65535, 65534];
-        let mut samples: Vec<u32> = vec![0, 1, 2, u32::MAX, u32::MAX - 1, 1 << 31, (1 << 31) - 1];
-        let mut x = 0x9E37_79B9u32;
-        for _ in 0..20_000 {
-            x = geogen_random::hash1(x);
-            samples.push(x);
-        }
-        for &d in &divisors {
-            let fast = FastMod::new(d);
-            for &a in &samples {
-                assert_eq!(fast.rem(a), a % d, "{a} % {d}");
-            }
-        }
     }
 
     #[test]
