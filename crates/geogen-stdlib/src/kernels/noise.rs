@@ -159,12 +159,37 @@ impl FieldValues {
 /// a layer once per band of a few rows, so what depends only on the columns (the lattice position
 /// and fraction of each pixel, the first stage of each lattice column's hash) or only on a lattice
 /// row (its field values and the vertical interpolation's coefficients) is computed once per
-/// thread instead of once per band. Pure memoisation: same inputs, same numbers.
+/// thread instead of once per band. A fused pass runs all the layers of `Noise` on one band before
+/// the next, so each cache keeps one entry per layer (up to [`CACHE_ENTRIES`], most recently used
+/// first): with a single entry every layer would evict the previous one and rebuild its tables on
+/// every band. Pure memoisation: same inputs, same numbers.
 #[derive(Default)]
 struct NoiseCache {
-    columns: ColumnTable,
-    lattice: LatticeQuad,
-    per_pixel: PerPixelColumns,
+    columns: Vec<ColumnTable>,
+    lattices: Vec<LatticeQuad>,
+    per_pixel: Vec<PerPixelColumns>,
+}
+
+/// Entries per cache and thread: more than the layers of one `Noise` (at most 32 wavelengths of a
+/// 32-bit range, usually 8 to 10).
+const CACHE_ENTRIES: usize = 16;
+
+/// The entry of `list` that `matches`, moved to the front; else a fresh or the least recently used
+/// entry (its key then differs, so its `prepare` rebuilds it).
+fn pick<T: Default>(list: &mut Vec<T>, matches: impl Fn(&T) -> bool) -> &mut T {
+    let i = match list.iter().position(matches) {
+        Some(i) => i,
+        None if list.len() < CACHE_ENTRIES => {
+            list.push(T::default());
+            list.len() - 1
+        }
+        None => list.len() - 1,
+    };
+    if i != 0 {
+        let entry = list.remove(i);
+        list.insert(0, entry);
+    }
+    &mut list[0]
 }
 
 /// Where each pixel of a row falls on the lattice, for a given first pixel, width, scale and
@@ -366,8 +391,8 @@ fn add_layer<const RIDGED: bool>(isa: Isa, map: &mut HeightMap, scale: f64, fiel
         let amplitude = f64::from(values.amplitude);
         for_each_band(map, |y0, x0, rows| {
             with_cache(|cache| {
-                let columns = &mut cache.per_pixel;
                 let key = (values.current, x0, width, scale.to_bits());
+                let columns = pick(&mut cache.per_pixel, |c| c.key == Some(key));
                 if columns.key != Some(key) {
                     columns.columns.clear();
                     columns
@@ -387,8 +412,11 @@ fn add_layer<const RIDGED: bool>(isa: Isa, map: &mut HeightMap, scale: f64, fiel
     let wf = w as f64;
     for_each_band(map, |y0, x0, rows| {
         with_cache(|cache| {
-            let NoiseCache { columns, lattice, .. } = cache;
+            let column_key = (x0, width, scale.to_bits(), w);
+            let columns = pick(&mut cache.columns, |c| c.key == Some(column_key));
             columns.prepare(x0, width, scale, w);
+            let lattice_key = (values.current, values.amplitude, w, columns.x_start, columns.count);
+            let lattice = pick(&mut cache.lattices, |l| l.key == Some(lattice_key));
             let mut interpolated = vec![0.0f64; columns.count];
             let mut coefficients = vec![[0.0f64; 4]; columns.run_end.len()];
             for (r, row) in rows.chunks_exact_mut(width).enumerate() {
@@ -747,6 +775,40 @@ mod tests {
                     assert_eq!(bits(&on), bits(&expected), "{isa:?} w={wavelength} scale={scale} ridged={ridged}");
                 }
             }
+        }
+    }
+
+    /// A fused pass runs every layer on one band before the next: more layers than cache entries,
+    /// band by band, equal the layers applied one after the other with the direct evaluation
+    /// (entries are found again, evicted and rebuilt).
+    #[test]
+    fn many_layers_band_by_band_equal_the_direct_evaluation() {
+        let rect = Rect::new(-45, 17, 83, 23);
+        let layers: Vec<LayerField> = (0..CACHE_ENTRIES as u32 + 5)
+            .map(|i| LayerField {
+                wavelength: [1, 2, 3, 4, 7, 16, 64][i as usize % 7] + i / 7,
+                amplitude: 4000,
+                current: i,
+            })
+            .collect();
+        for scale in [1.0, 0.6, 2.5] {
+            let mut expected = noisy_map(rect, 5);
+            for (i, &field) in layers.iter().enumerate() {
+                add_noise_layer_reference(&mut expected, scale, field, i % 3 == 0);
+            }
+            let input = noisy_map(rect, 5);
+            let mut banded = Vec::new();
+            for (b, rows) in input.data().chunks(rect.width as usize * 4).enumerate() {
+                let band_rect = Rect::new(rect.x, rect.y + (b * 4) as i64, rect.width, rows.len() as u64 / rect.width);
+                let mut part = HeightMap::from_data(band_rect, rows.to_vec()).unwrap();
+                serially(|| {
+                    for (i, &field) in layers.iter().enumerate() {
+                        add_noise_layer(&mut part, scale, field, i % 3 == 0);
+                    }
+                });
+                banded.extend_from_slice(part.data());
+            }
+            assert_eq!(&banded[..], expected.data(), "scale {scale}");
         }
     }
 
