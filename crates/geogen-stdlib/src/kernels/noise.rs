@@ -646,8 +646,8 @@ mod avx2 {
             let clamped = _mm_min_ps(_mm_max_ps(sum, low), high);
             _mm_storeu_ps(out, _mm_andnot_ps(_mm_cmpunord_ps(sum, sum), clamped));
         }
-        for i in 4 * chunks..n {
-            row[i] = add_value::<RIDGED>(row[i], cubic_at(job, i));
+        for (i, h) in row.iter_mut().enumerate().skip(4 * chunks) {
+            *h = add_value::<RIDGED>(*h, cubic_at(job, i));
         }
     }
 }
