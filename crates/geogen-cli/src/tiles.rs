@@ -630,9 +630,8 @@ impl Job<'_> {
     /// A block that cannot be rendered at once (over the memory limit, or any other failure) renders
     /// its cells one by one, so a failure is reported for the first cell it happens in.
     fn render_block(&self, tiles: &[Tile]) -> Result<usize, (Tile, TileError)> {
-        let one_by_one = || {
-            tiles.iter().try_fold(0, |written, tile| Ok(written + self.render(tile).map_err(|e| (*tile, e))?))
-        };
+        let one_by_one =
+            || tiles.iter().try_fold(0, |written, tile| Ok(written + self.render(tile).map_err(|e| (*tile, e))?));
         let (Some(first), Some(last)) = (tiles.first(), tiles.last()) else { return Ok(0) };
         if tiles.len() == 1 {
             return one_by_one();

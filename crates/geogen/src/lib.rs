@@ -515,7 +515,8 @@ impl Script {
         }
         let planned_peak = renderer.metadata().plan.peak();
         let yield_rect = simulation.output.geometry.yield_rect();
-        let rendered = Rendered { output: simulation.output, maps: renderer.into_outputs(), yield_rect, timings, planned_peak };
+        let rendered =
+            Rendered { output: simulation.output, maps: renderer.into_outputs(), yield_rect, timings, planned_peak };
         Ok(Some((rendered, reservation)))
     }
 

@@ -424,25 +424,8 @@ fn add_layer<const RIDGED: bool>(isa: Isa, map: &mut HeightMap, scale: f64, fiel
                 let y1 = previous_multiple_inclusive(floor_i64(ly), w);
                 let ty = (ly - y1 as f64) / wf;
                 lattice.prepare(isa, &values, w, columns.x_start, columns.count, y1);
-                // Vertical interpolation at every lattice column the row touches.
-                let half_ty = 0.5 * ty;
-                for ((((out, &p1), &c1), &c2), &c3) in
-                    interpolated.iter_mut().zip(&lattice.p1).zip(&lattice.c1).zip(&lattice.c2).zip(&lattice.c3)
-                {
-                    *out = p1 + half_ty * (c1 + ty * (c2 + ty * c3));
-                }
-                // Horizontal: per lattice cell its coefficients, per pixel the cubic.
-                for (k, out) in coefficients.iter_mut().enumerate() {
-                    let cell = columns.first_cell + k;
-                    // Every run's four lattice columns exist (see `ColumnTable::prepare`).
-                    *out = match interpolated.get(cell..cell + 4) {
-                        Some(p) => {
-                            let (p0, p1, p2, p3) = (p[0], p[1], p[2], p[3]);
-                            [p1, p2 - p0, 2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3, 3.0 * (p1 - p2) + p3 - p0]
-                        }
-                        None => [0.0; 4],
-                    };
-                }
+                let job = CellRow { lattice, ty, first_cell: columns.first_cell };
+                cell_row(isa, &job, &mut interpolated, &mut coefficients);
                 let job = CubicRow {
                     cell: &columns.cell,
                     t: &columns.t,
@@ -453,6 +436,47 @@ fn add_layer<const RIDGED: bool>(isa: Isa, map: &mut HeightMap, scale: f64, fiel
             }
         })
     });
+}
+
+/// One row's per-cell work: the vertical interpolation at `ty` of every lattice column, then per
+/// lattice cell (from `first_cell` on) its horizontal coefficients.
+struct CellRow<'a> {
+    lattice: &'a LatticeQuad,
+    ty: f64,
+    first_cell: usize,
+}
+
+#[inline(always)]
+fn cell_row_generic(job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &mut [[f64; 4]]) {
+    let (lattice, ty) = (job.lattice, job.ty);
+    // Vertical interpolation at every lattice column the row touches.
+    let half_ty = 0.5 * ty;
+    for ((((out, &p1), &c1), &c2), &c3) in
+        interpolated.iter_mut().zip(&lattice.p1).zip(&lattice.c1).zip(&lattice.c2).zip(&lattice.c3)
+    {
+        *out = p1 + half_ty * (c1 + ty * (c2 + ty * c3));
+    }
+    // Horizontal: per lattice cell its coefficients (every run's four lattice columns exist, see
+    // `ColumnTable::prepare`; a cell without them, never reached, gets zeros).
+    let cells = interpolated.get(job.first_cell..).unwrap_or(&[]);
+    let mut filled = 0;
+    for (out, p) in coefficients.iter_mut().zip(cells.windows(4)) {
+        let (p0, p1, p2, p3) = (p[0], p[1], p[2], p[3]);
+        *out = [p1, p2 - p0, 2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3, 3.0 * (p1 - p2) + p3 - p0];
+        filled += 1;
+    }
+    for out in coefficients.iter_mut().skip(filled) {
+        *out = [0.0; 4];
+    }
+}
+
+fn cell_row(isa: Isa, job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &mut [[f64; 4]]) {
+    match isa {
+        // SAFETY: `add_noise_layer_on` only passes Avx2 when the machine has it.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { avx2::cell_row(job, interpolated, coefficients) },
+        _ => cell_row_generic(job, interpolated, coefficients),
+    }
 }
 
 /// One row's horizontal interpolation: per pixel its cell (an index into `coefficients`, each
@@ -578,7 +602,9 @@ impl FloatMod {
 /// same order, four (cubic) or more (sub-pixel, compiled by the vectoriser) pixels at a time.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{add_value, cubic_at, lattice_row_generic, point_row_generic, CubicRow, PointRow};
+    use super::{
+        add_value, cell_row_generic, cubic_at, lattice_row_generic, point_row_generic, CellRow, CubicRow, PointRow,
+    };
     use geogen_render::raster::HEIGHT_UNITS;
     use std::arch::x86_64::*;
 
@@ -587,6 +613,13 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn point_row<const RIDGED: bool>(job: &PointRow<'_>, row: &mut [f32]) {
         point_row_generic::<RIDGED>(job, row)
+    }
+
+    /// # Safety
+    /// The machine must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn cell_row(job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &mut [[f64; 4]]) {
+        cell_row_generic(job, interpolated, coefficients)
     }
 
     /// # Safety
