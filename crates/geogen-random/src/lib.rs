@@ -7,6 +7,7 @@ mod mt;
 pub use mt::Mt19937;
 
 /// The integer hash of one value.
+#[inline]
 pub fn hash1(x: u32) -> u32 {
     let mut x = x;
     x = ((x >> 16) ^ x).wrapping_mul(4256233);
@@ -15,6 +16,7 @@ pub fn hash1(x: u32) -> u32 {
 }
 
 /// The hash of two values.
+#[inline]
 pub fn hash2(a: u32, b: u32) -> u32 {
     let mixed = a.wrapping_mul(1028385129).wrapping_add(b.wrapping_mul(945191568)).wrapping_add(2015177);
     hash1(mixed ^ 1028385129)

@@ -6,10 +6,21 @@
 //! Catmull-Rom (a = −0.5), done per row as: for every lattice column `X` the row touches, the
 //! vertical interpolation at `ty`; then per pixel the horizontal interpolation of four of those
 //! at `tx`. Both are fixed-order f64 expressions (no FMA), so results are bit-reproducible.
+//!
+//! The per-pixel loops have no data-dependent run boundaries: every pixel reads its lattice cell's
+//! four horizontal coefficients through a per-pixel cell index (cached per thread with the
+//! fractions), so a row is one straight loop whatever the wavelength. On x86-64 with AVX2
+//! (detected at run time; never FMA) the cubic runs four pixels at a time with the same IEEE
+//! operations in the same order, and the sub-pixel path (a hash per pixel) is compiled a second
+//! time for AVX2 and vectorised, its remainder computed exactly in f64 ([`FloatMod`]). Other
+//! targets and machines run the same loops in scalar code; the tests compare the instruction
+//! sets with each other and with the direct evaluation bit for bit.
 
 use geogen_render::kernels::for_each_band;
 use geogen_render::raster::{saturate, HeightMap, HEIGHT_UNITS};
 use geogen_render::scale::to_logical;
+
+pub use super::coherent::Isa;
 
 /// The smallest multiple of `m` that is `>= n` (`m > 0`; `m <= 0` returns `n`).
 pub fn next_multiple_inclusive(n: i64, m: i64) -> i64 {
@@ -122,40 +133,19 @@ pub(crate) fn floor_i64(v: f64) -> i64 {
     }
 }
 
-/// `a % d` for a `u32` divisor fixed per layer, without a division (Lemire, Kaser and Kurz,
-/// "Faster remainder by direct computation", 2019): exact for every `a` and every `d >= 1`.
-#[derive(Copy, Clone, Debug)]
-struct FastMod {
-    magic: u64,
-    d: u32,
-}
-
-impl FastMod {
-    fn new(d: u32) -> FastMod {
-        let d = d.max(1);
-        FastMod { magic: (u64::MAX / u64::from(d)).wrapping_add(1), d }
-    }
-
-    #[inline(always)]
-    fn rem(self, a: u32) -> u32 {
-        let low = self.magic.wrapping_mul(u64::from(a));
-        ((u128::from(low) * u128::from(self.d)) >> 64) as u32
-    }
-}
-
 /// A layer's field values with the parts that depend on one coordinate hoisted:
 /// `hash3(current, x, y) = hash2(hash2(current, x), y)`, and the remainder without a division.
 #[derive(Copy, Clone, Debug)]
 struct FieldValues {
     current: u32,
     amplitude: i32,
-    modulus: FastMod,
+    remainder: FloatMod,
 }
 
 impl FieldValues {
     fn new(field: &LayerField) -> FieldValues {
         let amplitude = field.amplitude.clamp(0, 32767);
-        FieldValues { current: field.current, amplitude, modulus: FastMod::new((2 * amplitude + 1) as u32) }
+        FieldValues { current: field.current, amplitude, remainder: FloatMod::new((2 * amplitude + 1) as u32) }
     }
 
     /// The first stage of the hash, for column `x`.
@@ -163,25 +153,43 @@ impl FieldValues {
     fn column(&self, x: i64) -> u32 {
         geogen_random::hash2(self.current, x as i32 as u32)
     }
-
-    /// [`LayerField::value`] at `(x, y)` from the column's first stage.
-    #[inline(always)]
-    fn value(&self, column: u32, y: i64) -> i32 {
-        let hash = geogen_random::hash2(column, y as i32 as u32);
-        -self.amplitude + self.modulus.rem(hash) as i32
-    }
 }
 
 /// Per-thread caches of the noise kernel, reused across bands and layers: the fused renderer calls
 /// a layer once per band of a few rows, so what depends only on the columns (the lattice position
 /// and fraction of each pixel, the first stage of each lattice column's hash) or only on a lattice
 /// row (its field values and the vertical interpolation's coefficients) is computed once per
-/// thread instead of once per band. Pure memoisation: same inputs, same numbers.
+/// thread instead of once per band. A fused pass runs all the layers of `Noise` on one band before
+/// the next, so each cache keeps one entry per layer (up to [`CACHE_ENTRIES`], most recently used
+/// first): with a single entry every layer would evict the previous one and rebuild its tables on
+/// every band. Pure memoisation: same inputs, same numbers.
 #[derive(Default)]
 struct NoiseCache {
-    columns: ColumnTable,
-    lattice: LatticeQuad,
-    per_pixel: PerPixelColumns,
+    columns: Vec<ColumnTable>,
+    lattices: Vec<LatticeQuad>,
+    per_pixel: Vec<PerPixelColumns>,
+}
+
+/// Entries per cache and thread: more than the layers of one `Noise` (at most 32 wavelengths of a
+/// 32-bit range, usually 8 to 10).
+const CACHE_ENTRIES: usize = 16;
+
+/// The entry of `list` that `matches`, moved to the front; else a fresh or the least recently used
+/// entry (its key then differs, so its `prepare` rebuilds it).
+fn pick<T: Default>(list: &mut Vec<T>, matches: impl Fn(&T) -> bool) -> &mut T {
+    let i = match list.iter().position(matches) {
+        Some(i) => i,
+        None if list.len() < CACHE_ENTRIES => {
+            list.push(T::default());
+            list.len() - 1
+        }
+        None => list.len() - 1,
+    };
+    if i != 0 {
+        let entry = list.remove(i);
+        list.insert(0, entry);
+    }
+    &mut list[0]
 }
 
 /// Where each pixel of a row falls on the lattice, for a given first pixel, width, scale and
@@ -195,6 +203,9 @@ struct ColumnTable {
     /// Per lattice cell `k` (cell between lattice columns `k + 1` and `k + 2` of the row's table),
     /// the end of its run of pixels (runs are consecutive and start at 0).
     run_end: Vec<u32>,
+    /// Per pixel, the index of its run (its lattice cell) in `run_end`: the same information
+    /// as `run_end`, in the form a per-pixel loop without run boundaries reads.
+    cell: Vec<u32>,
     /// Index of the lattice cell of the first run.
     first_cell: usize,
     /// Lattice columns the row touches, from `x_start` on.
@@ -242,6 +253,13 @@ impl ColumnTable {
         if let Some(last) = self.run_end.last_mut() {
             *last = width as u32;
         }
+        self.cell.clear();
+        let mut start = 0usize;
+        for (k, &end) in self.run_end.iter().enumerate() {
+            let end = (end as usize).max(start);
+            self.cell.resize(end, k as u32);
+            start = end;
+        }
         self.key = Some(key);
     }
 }
@@ -264,7 +282,7 @@ struct LatticeQuad {
 }
 
 impl LatticeQuad {
-    fn prepare(&mut self, values: &FieldValues, w: i64, x_start: i64, count: usize, y1: i64) {
+    fn prepare(&mut self, isa: Isa, values: &FieldValues, w: i64, x_start: i64, count: usize, y1: i64) {
         let key = (values.current, values.amplitude, w, x_start, count);
         if self.key != Some(key) {
             self.key = Some(key);
@@ -282,7 +300,15 @@ impl LatticeQuad {
         self.rows.retain(|(y, _)| ys.contains(y));
         for &y in &ys {
             if !self.rows.iter().any(|(ry, _)| *ry == y) {
-                let row: Vec<f64> = self.columns.iter().map(|&c| f64::from(values.value(c, y))).collect();
+                let mut row = vec![0.0; self.columns.len()];
+                let remainder = values.remainder;
+                let job = PointRow {
+                    columns: &self.columns,
+                    ly: y as i32 as u32,
+                    remainder,
+                    amplitude: f64::from(values.amplitude),
+                };
+                lattice_row(isa, &job, &mut row);
                 self.rows.push((y, row));
             }
         }
@@ -323,13 +349,6 @@ fn with_cache<R>(f: impl FnOnce(&mut NoiseCache) -> R) -> R {
     })
 }
 
-/// `h + value` saturated, as every layer adds (`ridged` adds |value|).
-#[inline(always)]
-fn add_value<const RIDGED: bool>(h: f32, value: f64) -> f32 {
-    let v = if RIDGED { value.abs() } else { value };
-    saturate(h + (v / HEIGHT_UNITS) as f32)
-}
-
 /// Adds one noise layer to `map` (saturating to [−1, 1]); `ridged` adds the absolute value.
 ///
 /// Per row: the vertical Catmull-Rom interpolation at `ty` of every lattice column the row touches
@@ -337,15 +356,26 @@ fn add_value<const RIDGED: bool>(h: f32, value: f64) -> f32 {
 /// then per pixel one cubic at its cached fraction `tx`. The arithmetic of every pixel is exactly
 /// [`catmull_rom`]'s (vertical, then horizontal, in the same order), only the common parts are
 /// computed once; the unit tests compare it bit for bit with the direct evaluation.
+///
+/// The per-pixel loops run on the fastest instruction set of the machine ([`Isa::best`]: AVX2
+/// when present, four pixels at a time); every instruction set computes the same IEEE operations
+/// in the same order, so the bits do not depend on it (the tests compare them).
 pub fn add_noise_layer(map: &mut HeightMap, scale: f64, field: LayerField, ridged: bool) {
+    add_noise_layer_on(Isa::best(), map, scale, field, ridged)
+}
+
+/// [`add_noise_layer`] on a given instruction set (the tests and the benchmark force the
+/// fallback); an instruction set the machine lacks falls back to [`Isa::Scalar`].
+pub fn add_noise_layer_on(isa: Isa, map: &mut HeightMap, scale: f64, field: LayerField, ridged: bool) {
+    let isa = if isa.is_available() { isa } else { Isa::Scalar };
     if ridged {
-        add_layer::<true>(map, scale, field)
+        add_layer::<true>(isa, map, scale, field)
     } else {
-        add_layer::<false>(map, scale, field)
+        add_layer::<false>(isa, map, scale, field)
     }
 }
 
-fn add_layer<const RIDGED: bool>(map: &mut HeightMap, scale: f64, field: LayerField) {
+fn add_layer<const RIDGED: bool>(isa: Isa, map: &mut HeightMap, scale: f64, field: LayerField) {
     let w = i64::from(field.wavelength.max(1));
     let physical_wavelength = (f64::from(field.wavelength) * scale).floor();
     let values = FieldValues::new(&field);
@@ -357,10 +387,12 @@ fn add_layer<const RIDGED: bool>(map: &mut HeightMap, scale: f64, field: LayerFi
     if physical_wavelength <= 1.0 {
         // Sub-pixel wavelength: sample the field at the pixel's own logical point. Unlike the
         // original (defect 29) the add saturates.
+        let remainder = values.remainder;
+        let amplitude = f64::from(values.amplitude);
         for_each_band(map, |y0, x0, rows| {
             with_cache(|cache| {
-                let columns = &mut cache.per_pixel;
                 let key = (values.current, x0, width, scale.to_bits());
+                let columns = pick(&mut cache.per_pixel, |c| c.key == Some(key));
                 if columns.key != Some(key) {
                     columns.columns.clear();
                     columns
@@ -369,10 +401,9 @@ fn add_layer<const RIDGED: bool>(map: &mut HeightMap, scale: f64, field: LayerFi
                     columns.key = Some(key);
                 }
                 for (r, row) in rows.chunks_exact_mut(width).enumerate() {
-                    let ly = floor_i64(to_logical(y0 + r as i64, scale));
-                    for (h, &c) in row.iter_mut().zip(&columns.columns) {
-                        *h = add_value::<RIDGED>(*h, f64::from(values.value(c, ly)));
-                    }
+                    let ly = floor_i64(to_logical(y0 + r as i64, scale)) as i32 as u32;
+                    let job = PointRow { columns: &columns.columns, ly, remainder, amplitude };
+                    point_row::<RIDGED>(isa, &job, row);
                 }
             })
         });
@@ -381,42 +412,277 @@ fn add_layer<const RIDGED: bool>(map: &mut HeightMap, scale: f64, field: LayerFi
     let wf = w as f64;
     for_each_band(map, |y0, x0, rows| {
         with_cache(|cache| {
-            let NoiseCache { columns, lattice, .. } = cache;
+            let column_key = (x0, width, scale.to_bits(), w);
+            let columns = pick(&mut cache.columns, |c| c.key == Some(column_key));
             columns.prepare(x0, width, scale, w);
+            let lattice_key = (values.current, values.amplitude, w, columns.x_start, columns.count);
+            let lattice = pick(&mut cache.lattices, |l| l.key == Some(lattice_key));
             let mut interpolated = vec![0.0f64; columns.count];
+            let mut coefficients = vec![[0.0f64; 4]; columns.run_end.len()];
             for (r, row) in rows.chunks_exact_mut(width).enumerate() {
                 let ly = to_logical(y0 + r as i64, scale);
                 let y1 = previous_multiple_inclusive(floor_i64(ly), w);
                 let ty = (ly - y1 as f64) / wf;
-                lattice.prepare(&values, w, columns.x_start, columns.count, y1);
-                // Vertical interpolation at every lattice column the row touches.
-                let half_ty = 0.5 * ty;
-                for ((((out, &p1), &c1), &c2), &c3) in
-                    interpolated.iter_mut().zip(&lattice.p1).zip(&lattice.c1).zip(&lattice.c2).zip(&lattice.c3)
-                {
-                    *out = p1 + half_ty * (c1 + ty * (c2 + ty * c3));
-                }
-                // Horizontal: per lattice cell its coefficients, per pixel the cubic.
-                let mut start = 0usize;
-                for (k, &end) in columns.run_end.iter().enumerate() {
-                    let end = end as usize;
-                    let cell = columns.first_cell + k;
-                    let Some(p) = interpolated.get(cell..cell + 4) else { break };
-                    let (p0, p1, p2, p3) = (p[0], p[1], p[2], p[3]);
-                    let c1 = p2 - p0;
-                    let c2 = 2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3;
-                    let c3 = 3.0 * (p1 - p2) + p3 - p0;
-                    let run = start..end;
-                    for ((h, &t), &half_t) in
-                        row[run.clone()].iter_mut().zip(&columns.t[run.clone()]).zip(&columns.half_t[run])
-                    {
-                        *h = add_value::<RIDGED>(*h, p1 + half_t * (c1 + t * (c2 + t * c3)));
-                    }
-                    start = end;
-                }
+                lattice.prepare(isa, &values, w, columns.x_start, columns.count, y1);
+                let job = CellRow { lattice, ty, first_cell: columns.first_cell };
+                cell_row(isa, &job, &mut interpolated, &mut coefficients);
+                let job = CubicRow {
+                    cell: &columns.cell,
+                    t: &columns.t,
+                    half_t: &columns.half_t,
+                    coefficients: &coefficients,
+                };
+                cubic_row::<RIDGED>(isa, &job, row);
             }
         })
     });
+}
+
+/// One row's per-cell work: the vertical interpolation at `ty` of every lattice column, then per
+/// lattice cell (from `first_cell` on) its horizontal coefficients.
+struct CellRow<'a> {
+    lattice: &'a LatticeQuad,
+    ty: f64,
+    first_cell: usize,
+}
+
+#[inline(always)]
+fn cell_row_generic(job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &mut [[f64; 4]]) {
+    let (lattice, ty) = (job.lattice, job.ty);
+    // Vertical interpolation at every lattice column the row touches.
+    let half_ty = 0.5 * ty;
+    for ((((out, &p1), &c1), &c2), &c3) in
+        interpolated.iter_mut().zip(&lattice.p1).zip(&lattice.c1).zip(&lattice.c2).zip(&lattice.c3)
+    {
+        *out = p1 + half_ty * (c1 + ty * (c2 + ty * c3));
+    }
+    // Horizontal: per lattice cell its coefficients (every run's four lattice columns exist, see
+    // `ColumnTable::prepare`; a cell without them, never reached, gets zeros).
+    let cells = interpolated.get(job.first_cell..).unwrap_or(&[]);
+    let mut filled = 0;
+    for (out, p) in coefficients.iter_mut().zip(cells.windows(4)) {
+        let (p0, p1, p2, p3) = (p[0], p[1], p[2], p[3]);
+        *out = [p1, p2 - p0, 2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3, 3.0 * (p1 - p2) + p3 - p0];
+        filled += 1;
+    }
+    for out in coefficients.iter_mut().skip(filled) {
+        *out = [0.0; 4];
+    }
+}
+
+fn cell_row(isa: Isa, job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &mut [[f64; 4]]) {
+    match isa {
+        // SAFETY: `add_noise_layer_on` only passes Avx2 when the machine has it.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { avx2::cell_row(job, interpolated, coefficients) },
+        _ => cell_row_generic(job, interpolated, coefficients),
+    }
+}
+
+/// One row's horizontal interpolation: per pixel its cell (an index into `coefficients`, each
+/// `[p1, c1, c2, c3]` of [`catmull_rom`]) and its fractions `t` and `0.5 × t`.
+struct CubicRow<'a> {
+    cell: &'a [u32],
+    t: &'a [f64],
+    half_t: &'a [f64],
+    coefficients: &'a [[f64; 4]],
+}
+
+/// `h + value` saturated, as every layer adds (`ridged` adds |value|).
+#[inline(always)]
+fn add_value<const RIDGED: bool>(h: f32, value: f64) -> f32 {
+    let v = if RIDGED { value.abs() } else { value };
+    saturate(h + (v / HEIGHT_UNITS) as f32)
+}
+
+/// The cubic of pixel `i`: `p1 + 0.5t × (c1 + t × (c2 + t × c3))`, [`catmull_rom`]'s order.
+#[inline(always)]
+fn cubic_at(job: &CubicRow<'_>, i: usize) -> f64 {
+    let [p1, c1, c2, c3] = job.coefficients[job.cell[i] as usize];
+    let t = job.t[i];
+    p1 + job.half_t[i] * (c1 + t * (c2 + t * c3))
+}
+
+fn cubic_row<const RIDGED: bool>(isa: Isa, job: &CubicRow<'_>, row: &mut [f32]) {
+    let n = row.len().min(job.cell.len()).min(job.t.len()).min(job.half_t.len());
+    let row = &mut row[..n];
+    match isa {
+        // SAFETY: `add_noise_layer_on` only passes Avx2 when the machine has it.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { avx2::cubic_row::<RIDGED>(job, row) },
+        _ => {
+            for (i, h) in row.iter_mut().enumerate() {
+                *h = add_value::<RIDGED>(*h, cubic_at(job, i));
+            }
+        }
+    }
+}
+
+/// One row of a sub-pixel layer: per pixel the first stage of its column's hash, the row's
+/// logical `y`, and the layer's remainder and amplitude.
+struct PointRow<'a> {
+    columns: &'a [u32],
+    ly: u32,
+    remainder: FloatMod,
+    amplitude: f64,
+}
+
+/// Sub-pixel rows: the field value of every pixel's own lattice point, as [`LayerField::value`]
+/// computes it (the remainder in exact f64 arithmetic so that the loop vectorises), added.
+#[inline(always)]
+fn point_row_generic<const RIDGED: bool>(job: &PointRow<'_>, row: &mut [f32]) {
+    let (ly, remainder, amplitude) = (job.ly, job.remainder, job.amplitude);
+    for (h, &c) in row.iter_mut().zip(job.columns) {
+        let value = remainder.rem(geogen_random::hash2(c, ly)) - amplitude;
+        *h = add_value::<RIDGED>(*h, value);
+    }
+}
+
+/// A lattice row's field values, [`FieldValues::value`] at every column of `job` (same loop as
+/// [`point_row_generic`], without the add).
+#[inline(always)]
+fn lattice_row_generic(job: &PointRow<'_>, out: &mut [f64]) {
+    let (ly, remainder, amplitude) = (job.ly, job.remainder, job.amplitude);
+    for (o, &c) in out.iter_mut().zip(job.columns) {
+        *o = remainder.rem(geogen_random::hash2(c, ly)) - amplitude;
+    }
+}
+
+fn lattice_row(isa: Isa, job: &PointRow<'_>, out: &mut [f64]) {
+    match isa {
+        // SAFETY: `add_noise_layer_on` only passes Avx2 when the machine has it.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { avx2::lattice_row(job, out) },
+        _ => lattice_row_generic(job, out),
+    }
+}
+
+fn point_row<const RIDGED: bool>(isa: Isa, job: &PointRow<'_>, row: &mut [f32]) {
+    match isa {
+        // SAFETY: `add_noise_layer_on` only passes Avx2 when the machine has it.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { avx2::point_row::<RIDGED>(job, row) },
+        _ => point_row_generic::<RIDGED>(job, row),
+    }
+}
+
+/// `a mod d` for `u32` values and a divisor `1 <= d < 2^16`, in f64 arithmetic that vectorises
+/// (SSE2 and AVX2 have no 64-bit multiply-high). `q = round(a × (1/d))` is `floor(a / d)` or one
+/// more: the product's relative error is below 2^−51, so its absolute error is below 2^−19, less
+/// than the distance `1/d > 2^−16` from `a / d` to the next integer above when `a / d` is not one;
+/// so `a − q·d` (exact: integers below 2^53) lies in [−d, d) and one conditional add of `d`
+/// gives the remainder. Rounding uses the 1.5 × 2^52 trick (exact for |x| < 2^51).
+#[derive(Copy, Clone, Debug)]
+struct FloatMod {
+    d: f64,
+    inverse: f64,
+}
+
+impl FloatMod {
+    fn new(d: u32) -> FloatMod {
+        let d = f64::from(d.clamp(1, 65535));
+        FloatMod { d, inverse: 1.0 / d }
+    }
+
+    #[inline(always)]
+    fn rem(self, a: u32) -> f64 {
+        const ROUND: f64 = 6_755_399_441_055_744.0; // 1.5 × 2^52
+        let a = f64::from(a);
+        let q = (a * self.inverse + ROUND) - ROUND;
+        let r = a - q * self.d;
+        if r < 0.0 {
+            r + self.d
+        } else {
+            r
+        }
+    }
+}
+
+/// The AVX2 versions of the per-pixel loops: the same IEEE operations as the scalar ones, in the
+/// same order, four (cubic) or more (sub-pixel, compiled by the vectoriser) pixels at a time.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{
+        add_value, cell_row_generic, cubic_at, lattice_row_generic, point_row_generic, CellRow, CubicRow, PointRow,
+    };
+    use geogen_render::raster::HEIGHT_UNITS;
+    use std::arch::x86_64::*;
+
+    /// # Safety
+    /// The machine must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn point_row<const RIDGED: bool>(job: &PointRow<'_>, row: &mut [f32]) {
+        point_row_generic::<RIDGED>(job, row)
+    }
+
+    /// # Safety
+    /// The machine must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn cell_row(job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &mut [[f64; 4]]) {
+        cell_row_generic(job, interpolated, coefficients)
+    }
+
+    /// # Safety
+    /// The machine must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn lattice_row(job: &PointRow<'_>, out: &mut [f64]) {
+        lattice_row_generic(job, out)
+    }
+
+    /// # Safety
+    /// The machine must support AVX2; `row`, `job.cell`, `job.t` and `job.half_t` have at least
+    /// `row.len()` elements.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn cubic_row<const RIDGED: bool>(job: &CubicRow<'_>, row: &mut [f32]) {
+        let n = row.len();
+        assert!(job.cell.len() >= n && job.t.len() >= n && job.half_t.len() >= n);
+        let last = job.coefficients.len().saturating_sub(1);
+        if job.coefficients.is_empty() {
+            return;
+        }
+        let coefficients = job.coefficients.as_ptr().cast::<f64>();
+        let units = _mm256_set1_pd(HEIGHT_UNITS);
+        let sign = _mm256_set1_pd(-0.0);
+        let (low, high) = (_mm_set1_ps(-1.0), _mm_set1_ps(1.0));
+        let chunks = n / 4;
+        for j in 0..chunks {
+            let i = 4 * j;
+            // Each pixel's [p1, c1, c2, c3] (indices capped: they are in range by construction),
+            // transposed into one vector per coefficient.
+            let load = |lane: usize| {
+                let k = (job.cell[i + lane] as usize).min(last);
+                _mm256_loadu_pd(coefficients.add(4 * k))
+            };
+            let (r0, r1, r2, r3) = (load(0), load(1), load(2), load(3));
+            let a = _mm256_unpacklo_pd(r0, r1); // p1₀ p1₁ c2₀ c2₁
+            let b = _mm256_unpackhi_pd(r0, r1); // c1₀ c1₁ c3₀ c3₁
+            let c = _mm256_unpacklo_pd(r2, r3);
+            let d = _mm256_unpackhi_pd(r2, r3);
+            let p1 = _mm256_permute2f128_pd::<0x20>(a, c);
+            let c2 = _mm256_permute2f128_pd::<0x31>(a, c);
+            let c1 = _mm256_permute2f128_pd::<0x20>(b, d);
+            let c3 = _mm256_permute2f128_pd::<0x31>(b, d);
+            let t = _mm256_loadu_pd(job.t.as_ptr().add(i));
+            let half_t = _mm256_loadu_pd(job.half_t.as_ptr().add(i));
+            // p1 + half_t * (c1 + t * (c2 + t * c3))
+            let inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
+            let middle = _mm256_add_pd(c1, _mm256_mul_pd(t, inner));
+            let mut value = _mm256_add_pd(p1, _mm256_mul_pd(half_t, middle));
+            if RIDGED {
+                value = _mm256_andnot_pd(sign, value);
+            }
+            let added = _mm256_cvtpd_ps(_mm256_div_pd(value, units));
+            let out = row.as_mut_ptr().add(i);
+            let sum = _mm_add_ps(_mm_loadu_ps(out), added);
+            // saturate: NaN → 0, else clamp to [−1, 1] (maxps/minps keep `sum` when inside,
+            // −0.0 included).
+            let clamped = _mm_min_ps(_mm_max_ps(sum, low), high);
+            _mm_storeu_ps(out, _mm_andnot_ps(_mm_cmpunord_ps(sum, sum), clamped));
+        }
+        for (i, h) in row.iter_mut().enumerate().skip(4 * chunks) {
+            *h = add_value::<RIDGED>(*h, cubic_at(job, i));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -495,19 +761,87 @@ mod tests {
     }
 
     #[test]
-    fn fast_remainder_is_exact() {
-        let divisors = [1u32, 2, 3, 7, 127, 255, 511, 1023, 2047, 4095, 8191, 16383, 32767, 65535, 65534];
+    fn float_remainder_is_exact() {
         let mut samples: Vec<u32> = vec![0, 1, 2, u32::MAX, u32::MAX - 1, 1 << 31, (1 << 31) - 1];
-        let mut x = 0x9E37_79B9u32;
-        for _ in 0..20_000 {
+        let mut x = 0x1234_5678u32;
+        for _ in 0..24 {
             x = geogen_random::hash1(x);
             samples.push(x);
         }
-        for &d in &divisors {
-            let fast = FastMod::new(d);
-            for &a in &samples {
-                assert_eq!(fast.rem(a), a % d, "{a} % {d}");
+        // Every divisor a layer can have (2A + 1), and the even ones around them; around the
+        // largest multiples of each, where the product's rounding could cross an integer.
+        for d in 1..=65535u32 {
+            let fast = FloatMod::new(d);
+            let top = u32::MAX - u32::MAX % d;
+            let near = [top, top.wrapping_sub(1), top.wrapping_add(1), top.wrapping_sub(d), top - d.min(top) + 1];
+            for &a in samples.iter().chain(&near) {
+                assert_eq!(fast.rem(a), f64::from(a % d), "{a} % {d}");
             }
+        }
+    }
+
+    /// The AVX2 loops are really taken on a machine that has AVX2 (else the comparisons of the
+    /// instruction sets above compare the fallback with itself).
+    #[test]
+    fn the_vector_path_is_chosen_when_available() {
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(Isa::best() == Isa::Avx2, std::arch::is_x86_feature_detected!("avx2"));
+        assert!(Isa::Scalar.is_available());
+    }
+
+    /// Values that make the saturation matter: heights at and beyond ±1, −0.0 and NaN, under a
+    /// loud layer, equal the direct evaluation on every instruction set.
+    #[test]
+    fn saturation_edges_are_bit_identical() {
+        let rect = Rect::new(-37, 11, 67, 9);
+        let specials = [1.0f32, -1.0, 0.0, -0.0, f32::NAN, 0.999_999_94, -0.999_999_94, 2.0, -3.0];
+        let data: Vec<f32> = (0..rect.area() as usize).map(|i| specials[i % specials.len()]).collect();
+        for (wavelength, scale) in [(1u32, 1.0), (2, 1.0), (4, 1.0), (16, 0.7), (3, 2.0)] {
+            for ridged in [false, true] {
+                let field = LayerField { wavelength, amplitude: 32767, current: 99 };
+                let mut expected = HeightMap::from_data(rect, data.clone()).unwrap();
+                add_noise_layer_reference(&mut expected, scale, field, ridged);
+                for isa in [Isa::Scalar, Isa::Avx2] {
+                    let mut on = HeightMap::from_data(rect, data.clone()).unwrap();
+                    add_noise_layer_on(isa, &mut on, scale, field, ridged);
+                    let bits = |m: &HeightMap| m.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&on), bits(&expected), "{isa:?} w={wavelength} scale={scale} ridged={ridged}");
+                }
+            }
+        }
+    }
+
+    /// A fused pass runs every layer on one band before the next: more layers than cache entries,
+    /// band by band, equal the layers applied one after the other with the direct evaluation
+    /// (entries are found again, evicted and rebuilt).
+    #[test]
+    fn many_layers_band_by_band_equal_the_direct_evaluation() {
+        let rect = Rect::new(-45, 17, 83, 23);
+        let layers: Vec<LayerField> = (0..CACHE_ENTRIES as u32 + 5)
+            .map(|i| LayerField {
+                wavelength: [1, 2, 3, 4, 7, 16, 64][i as usize % 7] + i / 7,
+                amplitude: 4000,
+                current: i,
+            })
+            .collect();
+        for scale in [1.0, 0.6, 2.5] {
+            let mut expected = noisy_map(rect, 5);
+            for (i, &field) in layers.iter().enumerate() {
+                add_noise_layer_reference(&mut expected, scale, field, i % 3 == 0);
+            }
+            let input = noisy_map(rect, 5);
+            let mut banded = Vec::new();
+            for (b, rows) in input.data().chunks(rect.width as usize * 4).enumerate() {
+                let band_rect = Rect::new(rect.x, rect.y + (b * 4) as i64, rect.width, rows.len() as u64 / rect.width);
+                let mut part = HeightMap::from_data(band_rect, rows.to_vec()).unwrap();
+                serially(|| {
+                    for (i, &field) in layers.iter().enumerate() {
+                        add_noise_layer(&mut part, scale, field, i % 3 == 0);
+                    }
+                });
+                banded.extend_from_slice(part.data());
+            }
+            assert_eq!(&banded[..], expected.data(), "scale {scale}");
         }
     }
 
@@ -538,6 +872,13 @@ mod tests {
             let mut whole = noisy_map(rect, current);
             add_noise_layer(&mut whole, scale, field, ridged);
             prop_assert_eq!(whole.data(), expected.data());
+            // Every instruction set gives the same bits (the scalar fallback forced here; the
+            // default above is AVX2 where the machine has it).
+            for isa in [Isa::Scalar, Isa::Avx2] {
+                let mut on = noisy_map(rect, current);
+                add_noise_layer_on(isa, &mut on, scale, field, ridged);
+                prop_assert_eq!(on.data(), expected.data(), "{:?}", isa);
+            }
             // Band by band, serially, as a fused pass runs it; another layer warms the caches.
             let other = LayerField { wavelength: wavelength + 1, amplitude, current: current ^ 1 };
             let input = noisy_map(rect, current);
