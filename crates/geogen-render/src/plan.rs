@@ -100,7 +100,8 @@ impl MemoryPlan {
             let own = bounds[i];
             let extent = extents[i];
             let live: u128 = slot_extent.iter().flatten().fold(0, |acc, b| acc.saturating_add(exact_bytes(b)));
-            let arg_extent = |j: usize| slot_extent[step.args[j].index()].unwrap_or(Bounds::empty(step.op.arg_kinds()[j]));
+            let arg_extent =
+                |j: usize| slot_extent[step.args[j].index()].unwrap_or(Bounds::empty(step.op.arg_kinds()[j]));
             if let Some(consumer) = streamed[i] {
                 // The streamed map is never allocated whole: the pass needs the objects live
                 // before it (all the chain and the consumer read, kept to its end) and the

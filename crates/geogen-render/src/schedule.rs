@@ -53,7 +53,8 @@ fn deferred_order(seq: &RenderingSequence) -> Vec<usize> {
     let mut i = 0;
     while i < n {
         let head = &steps[i];
-        let is_head = head.args.is_empty() && head.op.as_yield().is_none() && matches!(head.op.effect(), Effect::Create(_));
+        let is_head =
+            head.args.is_empty() && head.op.as_yield().is_none() && matches!(head.op.effect(), Effect::Create(_));
         if !is_head {
             i += 1;
             continue;
@@ -110,7 +111,8 @@ fn reordered(seq: &RenderingSequence, order: &[usize]) -> Option<RenderingSequen
     let mut renamed: Vec<Option<Slot>> = vec![None; seq.slot_count()];
     for &i in order {
         let step = &seq.steps()[i];
-        let args: Vec<Slot> = step.args.iter().map(|s| renamed.get(s.index()).copied().flatten()).collect::<Option<_>>()?;
+        let args: Vec<Slot> =
+            step.args.iter().map(|s| renamed.get(s.index()).copied().flatten()).collect::<Option<_>>()?;
         let ret = match step.op.effect() {
             Effect::Create(_) => {
                 let new = out.next_slot();
