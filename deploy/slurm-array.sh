@@ -5,7 +5,7 @@
 #
 # Slurm sets SLURM_ARRAY_TASK_ID in every task of the array (and SLURM_ARRAY_TASK_MIN, which geogen
 # subtracts, so --array=1-8 works as well as 0-7); `geogen tiles ... --shard N` renders every N-th
-# tile from that index. All tasks write into the same directory on a shared file system; each holds
+# block of tiles from that index. All tasks write into the same directory on a shared file system; each holds
 # only its own shard's lock. Resubmitting the array (or one task) resumes: complete tiles are
 # skipped. When every task has finished, check the directory (and optionally write a web tile set):
 #

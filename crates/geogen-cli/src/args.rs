@@ -178,13 +178,18 @@ pub struct TilesCmd {
     /// Refuse a region of more tiles than this.
     #[arg(long = "max-tiles", value_name = "N", default_value_t = DEFAULT_MAX_TILES)]
     pub max_tiles: u64,
-    /// Render only the I-th of N disjoint, balanced parts of the tiles (every N-th tile from the
-    /// I-th), so N processes on N machines writing into one shared directory make the tiles of one
+    /// Render only the I-th of N disjoint, balanced parts of the tiles (every N-th block of tiles
+    /// from the I-th), so N processes on N machines writing into one shared directory make the tiles of one
     /// run. `--shard N` alone reads I from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs) or
     /// SLURM_ARRAY_TASK_ID (Slurm job arrays, counted from SLURM_ARRAY_TASK_MIN). Check the result
     /// with `geogen finish-tiles DIR`.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     pub shard: Option<(Option<u64>, u64)>,
+    /// Render blocks of N × N tiles at once and cut them apart (the same bytes as tiles rendered one by
+    /// one; a block pays the script's simulation and its operations' halo once). Default: as many
+    /// tiles as fit in 1024 pixels a side; 1 renders every tile alone, using the least memory.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub block: Option<u32>,
     #[command(flatten)]
     pub script_args: ScriptArgs,
     #[command(flatten)]
@@ -390,7 +395,8 @@ pub struct OutputArgs {
     /// Only render these yielded maps, comma-separated.
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub maps: Option<Vec<String>>,
-    /// Memory the renderer may use, in MiB (default: a quarter of this machine's memory).
+    /// Memory the renderer may use, in MiB (default: a quarter of this machine's memory); `tiles`
+    /// keeps the renders it runs at once within it together.
     #[arg(long = "memory-limit", value_name = "MIB")]
     pub memory_limit: Option<u64>,
     /// No progress bar and no summary (the script's messages are still printed).

@@ -18,12 +18,13 @@
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
-use geogen::{Failure, ParameterValue, RenderConfig, RunSettings, Script};
+use std::collections::BTreeMap;
+
+use geogen::{Failure, HeightMap, ParameterValue, Rect, RenderConfig, RunSettings, Script};
 use geogen_io::{Format, MapPlan};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -49,7 +50,7 @@ pub struct PartRecord {
     /// x, y, width, height of the whole region.
     pub region: [i64; 4],
     pub tile: u32,
-    /// [I, N]: this part is every N-th tile from the I-th (row-major), [0, 1] for a whole run.
+    /// [I, N]: this part is every N-th block of tiles from the I-th (row-major), [0, 1] for a whole run.
     pub shard: [u64; 2],
     pub formats: Vec<String>,
     pub maps: Vec<String>,
@@ -203,6 +204,18 @@ impl TileGrid {
         self.columns() * self.rows()
     }
 
+    /// The row-major index of a cell of this grid.
+    pub fn index_of(&self, tile: &Tile) -> u64 {
+        let side = u64::from(self.side);
+        let (column, row) = ((tile.x - self.x) as u64 / side, (tile.y - self.y) as u64 / side);
+        row * self.columns() + column
+    }
+
+    /// The cells in blocks of `tiles` × `tiles`.
+    pub fn blocks(&self, tiles: u32) -> BlockGrid {
+        BlockGrid { grid: *self, tiles: u64::from(tiles.max(1)) }
+    }
+
     /// The cell at `index` (row-major), `index < count()`.
     pub fn tile(&self, index: u64) -> Tile {
         let side = u64::from(self.side);
@@ -215,6 +228,50 @@ impl TileGrid {
             width: self.side.min(self.width - tx),
             height: self.side.min(self.height - ty),
         }
+    }
+}
+
+/// Tiles are rendered in square blocks of about this many pixels a side and cut apart. Every tile
+/// equals the same rectangle of a larger render (the tile contract), so a block pays the
+/// simulation and the halo its operations need around it once for all its tiles: 250² tiles cost
+/// about what 1000² tiles cost instead of up to several times more.
+pub const BLOCK_PIXELS: u32 = 1024;
+
+/// The tiles a side of one block: `--block` when given, else as many as fit in [`BLOCK_PIXELS`],
+/// fewer when the region would otherwise have fewer blocks than shards (every shard gets work).
+fn block_tiles(given: Option<u32>, grid: &TileGrid, shards: u64) -> u32 {
+    if let Some(given) = given {
+        return given.max(1);
+    }
+    let mut tiles = (BLOCK_PIXELS / grid.side).max(1);
+    while tiles > 1 && grid.blocks(tiles).count() < shards {
+        tiles -= 1;
+    }
+    tiles
+}
+
+/// The grid cells grouped in blocks of `tiles` × `tiles` (fewer at the region's right and bottom).
+#[derive(Copy, Clone, Debug)]
+pub struct BlockGrid {
+    grid: TileGrid,
+    tiles: u64,
+}
+
+impl BlockGrid {
+    fn columns(&self) -> u64 {
+        self.grid.columns().div_ceil(self.tiles)
+    }
+
+    pub fn count(&self) -> u64 {
+        self.columns() * self.grid.rows().div_ceil(self.tiles)
+    }
+
+    /// The grid indices (row-major) of the cells of block `index`, in grid order.
+    pub fn cells(&self, index: u64) -> impl Iterator<Item = u64> {
+        let (columns, rows) = (self.grid.columns(), self.grid.rows());
+        let (c0, r0) = ((index % self.columns()) * self.tiles, (index / self.columns()) * self.tiles);
+        let (c1, r1) = ((c0 + self.tiles).min(columns), (r0 + self.tiles).min(rows));
+        (r0..r1).flat_map(move |r| (c0..c1).map(move |c| r * columns + c))
     }
 }
 
@@ -440,11 +497,58 @@ fn claim_directory(
     geogen_io::write_bytes(&manifest_path, format!("{text}\n").as_bytes()).map_err(|e| CliError::Usage(e.to_string()))
 }
 
+/// The memory of the renders running at once. Each block or tile reserves its memory plan's peak
+/// before it computes a pixel and waits while the reservations would pass the limit, so
+/// `--memory-limit` bounds the whole run, not each of the renders running at once.
+struct MemoryBudget {
+    limit: u64,
+    reserved: Mutex<u64>,
+    freed: Condvar,
+}
+
+/// Bytes of a [`MemoryBudget`] held until dropped.
+struct Reservation<'a> {
+    budget: &'a MemoryBudget,
+    bytes: u64,
+}
+
+impl MemoryBudget {
+    fn new(limit: u64) -> MemoryBudget {
+        MemoryBudget { limit, reserved: Mutex::new(0), freed: Condvar::new() }
+    }
+
+    /// Waits until `bytes` fit beside what the others hold (a render alone always starts: its plan
+    /// was checked against the limit), then holds them.
+    fn reserve(&self, bytes: u64) -> Reservation<'_> {
+        let bytes = bytes.min(self.limit);
+        let mut reserved = self.reserved.lock().unwrap_or_else(PoisonError::into_inner);
+        while *reserved > 0 && *reserved + bytes > self.limit {
+            reserved = self.freed.wait(reserved).unwrap_or_else(PoisonError::into_inner);
+        }
+        *reserved += bytes;
+        Reservation { budget: self, bytes }
+    }
+
+    #[cfg(test)]
+    fn reserved(&self) -> u64 {
+        *self.reserved.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        let mut reserved = self.budget.reserved.lock().unwrap_or_else(PoisonError::into_inner);
+        *reserved -= self.bytes;
+        self.budget.freed.notify_all();
+    }
+}
+
 /// What every tile of a run shares.
 struct Job<'a> {
     script: &'a Script,
     settings: RunSettings,
     config: RenderConfig,
+    budget: MemoryBudget,
     formats: &'a [Format],
     maps: &'a [String],
     dir: &'a OutputDir,
@@ -498,21 +602,82 @@ impl Job<'_> {
         })
     }
 
-    /// Renders the cell, writes its files, then its marker. Returns the number of files written.
-    fn render(&self, tile: &Tile) -> Result<usize, TileError> {
-        // A preset's tiles repeat their neighbours' first column and row (Unity and Unreal
-        // terrains share edge vertices).
+    /// The run's settings for a render of the rectangle `x, y, width, height`, grown by the preset's
+    /// overlap (a preset's tiles repeat their neighbours' first column and row: Unity and Unreal
+    /// terrains share edge vertices).
+    fn settings_for(&self, x: i64, y: i64, width: u32, height: u32) -> RunSettings {
         let overlap = self.export.preset.map_or(0, |p| p.tile_overlap());
-        let settings = RunSettings {
-            render_origin: (tile.x, tile.y),
-            render_width: Some(tile.width + overlap),
-            render_height: Some(tile.height + overlap),
+        RunSettings {
+            render_origin: (x, y),
+            render_width: Some(width + overlap),
+            render_height: Some(height + overlap),
             ..self.settings.clone()
+        }
+    }
+
+    /// Renders the cell alone, writes its files, then its marker. Returns the number of files written.
+    fn render(&self, tile: &Tile) -> Result<usize, TileError> {
+        let settings = self.settings_for(tile.x, tile.y, tile.width, tile.height);
+        let (rendered, _reservation) = self
+            .script
+            .render_admitted(&settings, &self.config, |bytes| self.budget.reserve(bytes))
+            .map_err(|f| TileError::Script(Box::new(f)))?;
+        self.write(tile, &rendered.maps, rendered.yield_rect)
+    }
+
+    /// Renders the cells of one block (`tiles`, in grid order) as one rectangle and writes each cell's
+    /// files cut out of it: the same bytes as [`Job::render`] of each cell (the tile contract; tested).
+    /// A block that cannot be rendered at once (over the memory limit, or any other failure) renders
+    /// its cells one by one, so a failure is reported for the first cell it happens in.
+    fn render_block(&self, tiles: &[Tile]) -> Result<usize, (Tile, TileError)> {
+        let one_by_one =
+            || tiles.iter().try_fold(0, |written, tile| Ok(written + self.render(tile).map_err(|e| (*tile, e))?));
+        let (Some(first), Some(last)) = (tiles.first(), tiles.last()) else { return Ok(0) };
+        if tiles.len() == 1 {
+            return one_by_one();
+        }
+        let (x0, y0) = (tiles.iter().map(|t| t.x).min().unwrap_or(first.x), first.y);
+        let x1 = tiles.iter().map(|t| t.x + i64::from(t.width)).max().unwrap_or(x0);
+        let y1 = last.y + i64::from(last.height);
+        let settings = self.settings_for(x0, y0, (x1 - x0) as u32, (y1 - y0) as u32);
+        let Ok((rendered, _reservation)) =
+            self.script.render_admitted(&settings, &self.config, |bytes| self.budget.reserve(bytes))
+        else {
+            return one_by_one();
         };
-        let rendered = self.script.render(&settings, &self.config, None).map_err(|f| TileError::Script(Box::new(f)))?;
+        let margin = self.settings.yield_margin;
+        let mut written = 0;
+        for tile in tiles {
+            let geometry = self
+                .script
+                .geometry(&self.settings_for(tile.x, tile.y, tile.width, tile.height))
+                .map_err(|d| (*tile, TileError::Script(Box::new(self.script.failure(d)))))?;
+            let rect = geometry.yield_rect_with_margin(margin);
+            let mut maps = BTreeMap::new();
+            for (name, map) in &rendered.maps {
+                let cut = if rect.is_empty() || map.rect().is_empty() {
+                    HeightMap::empty()
+                } else {
+                    map.cut_out(rect).map_err(|e| (*tile, TileError::Other(CliError::Usage(e.to_string()))))?
+                };
+                maps.insert(name.clone(), cut);
+            }
+            written += self.write(tile, &maps, geometry.yield_rect()).map_err(|e| (*tile, e))?;
+        }
+        Ok(written)
+    }
+
+    /// Writes the cell's files from its rendered maps (`yield_rect` is the cell's render rectangle
+    /// clipped to the map), then its marker. Returns the number of files written.
+    fn write(
+        &self,
+        tile: &Tile,
+        rendered_maps: &BTreeMap<String, HeightMap>,
+        yield_rect: Rect,
+    ) -> Result<usize, TileError> {
         let mut outputs = Vec::new();
         for map_name in self.maps {
-            let map = rendered.maps.get(map_name).filter(|m| !m.rect().is_empty());
+            let map = rendered_maps.get(map_name).filter(|m| !m.rect().is_empty());
             let Some(map) = map else {
                 outputs.extend(self.formats.iter().map(|f| TileOutput {
                     map: map_name.clone(),
@@ -524,7 +689,7 @@ impl Job<'_> {
             // Named after the map's own rectangle, not the grid cell: on a finite map a cell reaching
             // past the edge (e.g. above y = 0) holds only the clipped pixels, which start elsewhere, and
             // a stitcher placing it at the cell's corner would shift it. The marker keeps the cell.
-            let core = rendered.yield_rect.intersect(&map.rect());
+            let core = yield_rect.intersect(&map.rect());
             let stem = match self.export.preset {
                 Some(preset) => {
                     let side = i64::from(self.grid.side);
@@ -535,7 +700,7 @@ impl Job<'_> {
                 }
                 None => format!("tile_{}_{}_{map_name}", core.x, core.y),
             };
-            let encoded = self.export.encode_map(&stem, map, core, self.formats, &rendered.maps)?;
+            let encoded = self.export.encode_map(&stem, map, core, self.formats, rendered_maps)?;
             for (&format, (name, bytes)) in self.formats.iter().zip(encoded) {
                 let path = self.dir.file(&name).map_err(CliError::from)?;
                 geogen_io::write_bytes(&path, &bytes).map_err(|e| CliError::Usage(e.to_string()))?;
@@ -666,44 +831,58 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
         script: &script,
         settings,
         config: render_config(&cmd.output),
+        budget: MemoryBudget::new(render_config(&cmd.output).memory_limit),
         formats: &formats,
         maps: &maps,
         dir: &dir,
         export: &export,
         grid,
     };
-    // This shard's tiles: every `shards`-th grid cell from the `shard`-th (all of them for one run).
-    let total = grid.count().saturating_sub(shard).div_ceil(shards);
+    // This shard's blocks: every `shards`-th block from the `shard`-th (all of them for one run).
+    let blocks = grid.blocks(block_tiles(cmd.block, &grid, shards));
+    let shard_blocks: Vec<u64> = (shard..blocks.count()).step_by(shards as usize).collect();
+    let total: u64 = shard_blocks.iter().map(|&b| blocks.cells(b).count() as u64).sum();
     let bar = LazyBar::new(cmd.output.quiet, total, "tiles");
     let (done, rendered, skipped) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
     let stop = AtomicBool::new(false);
     // The first failing cell in grid order among those that failed; the others stop early.
     let first_error: Mutex<Option<(u64, Tile, TileError)>> = Mutex::new(None);
     let started = Instant::now();
-    (0..total).into_par_iter().for_each(|k| {
+    // Blocks run on threads of their own, as many at once as the renderer has threads, each block's
+    // render using the renderer's threads: a block waiting for memory (see `MemoryBudget`) then
+    // never waits on a thread that holds the memory it needs, which waiting inside rayon could.
+    let next = AtomicU64::new(0);
+    let run_blocks = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        let Some(&block) = shard_blocks.get(k as usize) else { break };
         if stop.load(Ordering::Relaxed) {
-            return;
+            break;
         }
-        let index = shard + k * shards;
-        let tile = grid.tile(index);
-        if job.is_complete(&tile) {
-            skipped.fetch_add(1, Ordering::Relaxed);
-        } else {
-            match job.render(&tile) {
-                Ok(_) => {
-                    rendered.fetch_add(1, Ordering::Relaxed);
-                }
-                Err(error) => {
-                    stop.store(true, Ordering::Relaxed);
-                    if let Ok(mut first) = first_error.lock() {
-                        if first.as_ref().is_none_or(|(i, _, _)| index < *i) {
-                            *first = Some((index, tile, error));
-                        }
+        let cells: Vec<u64> = blocks.cells(block).collect();
+        let missing: Vec<Tile> =
+            cells.iter().map(|&index| grid.tile(index)).filter(|tile| !job.is_complete(tile)).collect();
+        skipped.fetch_add((cells.len() - missing.len()) as u64, Ordering::Relaxed);
+        match job.render_block(&missing) {
+            Ok(_) => {
+                rendered.fetch_add(missing.len() as u64, Ordering::Relaxed);
+            }
+            Err((tile, error)) => {
+                stop.store(true, Ordering::Relaxed);
+                let index = grid.index_of(&tile);
+                if let Ok(mut first) = first_error.lock() {
+                    if first.as_ref().is_none_or(|(i, _, _)| index < *i) {
+                        *first = Some((index, tile, error));
                     }
                 }
             }
         }
-        bar.update(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+        bar.update(done.fetch_add(cells.len() as u64, Ordering::Relaxed) + cells.len() as u64, total);
+    };
+    let workers = rayon::current_num_threads().clamp(1, shard_blocks.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(run_blocks);
+        }
     });
     bar.finish();
     let first_error = first_error.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -744,6 +923,34 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reservations never hold more than the limit together; one larger than the limit runs alone.
+    #[test]
+    fn the_memory_budget_holds_renders_back_until_they_fit() {
+        let budget = MemoryBudget::new(100);
+        let first = budget.reserve(60);
+        let peak = AtomicU64::new(0);
+        std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| {
+                let second = budget.reserve(60);
+                peak.fetch_max(budget.reserved(), Ordering::SeqCst);
+                drop(second);
+            });
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(!waiter.is_finished(), "60 + 60 bytes do not fit in 100: the second waits");
+            assert_eq!(budget.reserved(), 60);
+            drop(first);
+            waiter.join().unwrap();
+        });
+        assert_eq!(peak.load(Ordering::SeqCst), 60);
+        assert_eq!(budget.reserved(), 0);
+        let huge = budget.reserve(1000);
+        assert_eq!(budget.reserved(), 100, "a render over the limit is counted as the whole limit");
+        drop(huge);
+        let (a, b) = (budget.reserve(40), budget.reserve(50));
+        assert_eq!(budget.reserved(), 90, "what fits together runs together");
+        drop((a, b));
+    }
 
     fn all(grid: &TileGrid) -> Vec<Tile> {
         (0..grid.count()).map(|i| grid.tile(i)).collect()

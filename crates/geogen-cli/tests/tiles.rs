@@ -535,3 +535,64 @@ fn pmtiles_tile(archive: &[u8], z: u8, x: u64, y: u64) -> Option<&[u8]> {
     let start = field(6) + offsets[i] as usize;
     Some(&archive[start..start + lengths[i] as usize])
 }
+
+/// A finite map with a blurred noise (operations with a halo) and a second map used as a splat mask.
+const FINITE: &str = r#"
+metadata { Width: Finite, Height: Finite }
+var m = HeightMap.Noise(CreateNoiseLayers(2, 16, 0.5), 5);
+m.Blur(3);
+yield m;
+yield HeightMap.Clone(m).Abs() as "mask";
+"#;
+
+/// Tiles are rendered in blocks of several tiles and cut apart (`--block`, by default as many as fit
+/// in 1024 pixels): the bytes must be those of every tile rendered alone (`--block 1`), at a finite
+/// map's edges with the region starting outside it, for a derived map that reads neighbours beyond
+/// the tile (normal, splat with a mask), with a preset whose tiles share an edge, and when a block
+/// holds tiles that are already complete.
+#[test]
+fn tiles_cut_out_of_blocks_equal_tiles_rendered_alone() {
+    let root = tempfile::tempdir().unwrap();
+    let script = root.path().join("finite.ggs");
+    std::fs::write(&script, FINITE).unwrap();
+    let script = script.to_str().unwrap();
+    let dir = |name: &str| root.path().join(name).to_str().unwrap().to_string();
+    let run = |out: &str, extra: &[&str]| {
+        let mut args = vec!["tiles", script, "-q", "-o", out];
+        args.extend_from_slice(extra);
+        let o = geogen(&args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    };
+    let edges = ["--region=-7,-5,52,41", "--tile", "8", "--map-size", "40x30", "--format", "r16,normal,splat"];
+    let edges: Vec<&str> = edges.into_iter().chain(["--splat", "@mask;-1..0"]).collect();
+    let unity = ["--region", "0,0,96,64", "--tile", "32", "--preset", "unity", "--maps", "main"];
+    for (name, settings) in [("edges", &edges[..]), ("unity", &unity[..])] {
+        let alone = dir(&format!("{name}-alone"));
+        run(&alone, &[settings, &["--block", "1"]].concat());
+        for block in [None, Some("2"), Some("3")] {
+            let out = dir(&format!("{name}-{block:?}"));
+            let extra = block.map_or(vec![], |b| vec!["--block", b]);
+            run(&out, &[settings, &extra[..]].concat());
+            // The preset's sidecar records the output directory; the tiles must be the same.
+            let sidecar = Path::new(&out).join("geogen-unity.json");
+            if sidecar.exists() {
+                std::fs::copy(Path::new(&alone).join("geogen-unity.json"), sidecar).unwrap();
+            }
+            assert_same(&out, &alone);
+        }
+    }
+    // Two tiles of a block deleted: the block is rendered again and only they are written.
+    let out = dir("edges-None");
+    let victims: Vec<String> = contents(&out).into_keys().filter(|n| n.starts_with("tile_0_0_")).collect();
+    assert!(!victims.is_empty());
+    for name in &victims {
+        std::fs::remove_file(Path::new(&out).join(name)).unwrap();
+    }
+    let before = std::fs::metadata(Path::new(&out).join("tile_1_0_main.r16")).unwrap().modified().unwrap();
+    let o = geogen(&[&["tiles", script, "-o", &out][..], &edges].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("rendered 1 tile"), "{}", stderr(&o));
+    assert_same(&out, &dir("edges-alone"));
+    let after = std::fs::metadata(Path::new(&out).join("tile_1_0_main.r16")).unwrap().modified().unwrap();
+    assert_eq!(before, after, "a complete tile of the block is not written again");
+}

@@ -167,6 +167,7 @@ codes! {
     GGE2751 = 2751, "InvalidErosionRate", Runtime, true, "An erosion parameter (talus, rain, evaporation, capacity, erosion or deposition rate) outside its range.";
     GGE2752 = 2752, "UnknownErosionOutput", Runtime, true, "A HydraulicErosion output that is not \"height\", \"flow\", \"erosion\" or \"deposition\".";
     GGE2753 = 2753, "InvalidGullyDepth", Runtime, true, "A Gullies depth outside [0, 1] (height units).";
+    GGE2754 = 2754, "InvalidFanSlope", Runtime, true, "A HydraulicErosion fanSlope outside [0, 0.1] (height per map unit): the gradient deposits settle at, below their highest neighbour.";
     GGE2801 = 2801, "MainMapNotGenerated", Runtime, false, "The script finished without yielding the map \"main\".";
     GGE2802 = 2802, "DuplicateYieldName", Runtime, true, "The same map name was yielded twice.";
     GGE3001 = 3001, "MemoryLimit", Renderer, false, "Rendering would need more memory than the limit allows.";

@@ -201,6 +201,15 @@ impl Rect {
         Interval::new(self.x, self.width).is_valid() && Interval::new(self.y, self.height).is_valid()
     }
 
+    /// The last pixel of each side, `(x + width − 1, y + height − 1)`, saturating at the ends of
+    /// the coordinate range (one before the origin on an empty side).
+    pub fn last_pixel(&self) -> (i64, i64) {
+        let last = |start: i64, len: u64| {
+            (i128::from(start) + i128::from(len) - 1).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+        };
+        (last(self.x, self.width), last(self.y, self.height))
+    }
+
     /// Number of pixels, saturating (never overflows).
     pub fn area(&self) -> u64 {
         if self.is_empty() {
@@ -266,6 +275,16 @@ impl fmt::Display for Rect {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rescale's bounds rule once overflowed here for a rectangle from i64::MIN of 2^63 pixels.
+    #[test]
+    fn the_last_pixel_saturates_at_the_ends_of_the_range() {
+        assert_eq!(Rect::new(10, -5, 3, 1).last_pixel(), (12, -5));
+        assert_eq!(Rect::new(4, 4, 0, 0).last_pixel(), (3, 3));
+        assert_eq!(Rect::new(i64::MIN, i64::MIN, 1 << 63, u64::MAX).last_pixel(), (-1, i64::MAX - 1));
+        assert_eq!(Rect::new(1, 0, u64::MAX, 1).last_pixel(), (i64::MAX, 0));
+        assert_eq!(Rect::new(i64::MAX, i64::MIN, 5, 0).last_pixel(), (i64::MAX, i64::MIN));
+    }
 
     #[test]
     fn interval_from_coordinates_is_inclusive_in_both_orders() {

@@ -270,11 +270,17 @@ pub fn copy_overlap(src: &HeightMap, dst: &mut HeightMap) {
     let dw = dst.width();
     let dx0 = (xs.start - dst.rect.x) as usize;
     let dy0 = (common.y - dst.rect.y) as usize;
-    for row in 0..common.height as usize {
-        let py = common.y + row as i64;
-        let from = src.row_span(py, xs);
-        let start = (dy0 + row) * dw + dx0;
-        dst.data[start..start + from.len()].copy_from_slice(from);
+    let rows = &mut dst.data[dy0 * dw..(dy0 + common.height as usize) * dw];
+    let copy_row = |(row, out): (usize, &mut [f32])| {
+        let from = src.row_span(common.y + row as i64, xs);
+        out[dx0..dx0 + from.len()].copy_from_slice(from);
+    };
+    // Clones and yields of whole maps copy on every thread: nothing serial that scales with pixels.
+    if common.area() < PARALLEL_ZEROING_MIN as u64 || crate::kernels::in_serial_mode() {
+        rows.chunks_mut(dw).enumerate().for_each(copy_row);
+    } else {
+        use rayon::prelude::*;
+        rows.par_chunks_mut(dw).enumerate().for_each(copy_row);
     }
 }
 

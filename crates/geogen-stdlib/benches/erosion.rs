@@ -88,6 +88,7 @@ fn hydraulic_params(iterations: u32) -> Hydraulic {
         capacity: 40.0,
         erosion: 0.01,
         deposition: 0.3,
+        fan_drop: 0.001,
         slope_scale: 1.0,
         area_scale: 1.0,
         seed: 1,
@@ -110,6 +111,23 @@ fn copy_bandwidth(bytes: usize) -> f64 {
     2.0 * bytes as f64 / median(runs)
 }
 
+/// Seconds to allocate and zero a fresh buffer of `len` f32 (as the kernels' scratch is, once per
+/// call), median of 5: above the size the allocator keeps, every page is mapped anew (first touch).
+fn fresh_buffer(len: usize) -> f64 {
+    let runs = (0..RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            let v = black_box(vec![0.0f32; len]);
+            // The kernels write what they allocate; `vec!` of zeros maps the pages lazily.
+            let mut v = v;
+            v.iter_mut().for_each(|x| *x = 1.0);
+            black_box(&v);
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    median(runs)
+}
+
 fn main() {
     let side: u64 = std::env::var("EROSION_SIDE").ok().and_then(|s| s.parse().ok()).unwrap_or(1024);
     let rect = Rect::new(-(side as i64) / 2, -(side as i64) / 2, side, side);
@@ -122,6 +140,15 @@ fn main() {
     let bandwidth = copy_bandwidth(side as usize * side as usize * 4 * 8);
     println!("map {side}², copy bandwidth {:.2} GB/s (read + write)", bandwidth / 1e9);
     let iterations: u32 = std::env::var("EROSION_ITERATIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(20);
+    // A fixed cost per call, not per iteration: the kernels' fresh scratch (thermal 1 buffer,
+    // hydraulic 8), spread over the iterations of one call.
+    let fresh = fresh_buffer(side as usize * side as usize) * 1e9 / cells;
+    println!(
+        "fresh scratch buffer: {fresh:.2} ns/cell per call (first touch); over {iterations} iterations thermal's \
+         1 buffer adds {:.2} ns/cell/iteration, hydraulic's 8 add {:.2}",
+        fresh / f64::from(iterations),
+        8.0 * fresh / f64::from(iterations)
+    );
     for threads in [1, 2] {
         let own = rect.expand(1 << 20); // every iteration on the whole map (no halo shrinking)
         let per = |t: f64| t * 1e9 / (cells * f64::from(iterations));

@@ -2,11 +2,12 @@
 //! pictures (docs/pictures/erosion.ggs):
 //!
 //! ```text
-//! cargo run -p geogen --example erosion_channels -- [SIDE] [ARGUMENTS]
-//! cargo run -p geogen --example erosion_channels -- 256 "60, 0.002, 0.02, 40, 0.01, 0.3, 0"
+//! cargo run -p geogen --example erosion_channels -- [SIDE] [ARGUMENTS] [FAN_SLOPE]
+//! cargo run -p geogen --example erosion_channels -- 256 "60, 0.002, 0.02, 40, 0.01, 0.3, 0" 0.003
 //! ```
 //!
-//! `ARGUMENTS` are the first seven arguments of `HydraulicErosion` (default: its defaults). Over
+//! `ARGUMENTS` are the first seven arguments of `HydraulicErosion` (default: its defaults) and
+//! `FAN_SLOPE` its `fanSlope` (default: its default). Over
 //! the 5 % of the pixels with the most flow (the `"flow"` mask of the same run, the map's border
 //! left out) it prints the mean of each pixel's height minus the mean of its 8 neighbours before
 //! and after (negative: the channel lies below its banks), the mean change of height there, and
@@ -24,15 +25,16 @@ var island = HeightMap.RadialGradient(@[0.5, 0.5], Parameters.MapWidth * 0.4, 0.
 island.Add(HeightMap.Noise(CreateNoiseLayers(1, Max(2, Floor(Parameters.MapWidth / 4)), 0.5)).Multiply(0.5));
 island.Blur(1);
 yield island;
-yield HeightMap.Clone(island).HydraulicErosion(ARGS) as "eroded";
-yield HeightMap.Clone(island).HydraulicErosion(ARGS, "flow") as "flow";
+yield HeightMap.Clone(island).HydraulicErosion(ARGS, "height", FAN) as "eroded";
+yield HeightMap.Clone(island).HydraulicErosion(ARGS, "flow", FAN) as "flow";
 "#;
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let side: u32 = args.next().map_or(256, |s| s.parse().expect("SIDE: a whole number"));
     let hydraulic = args.next().unwrap_or_else(|| "60, 0.002, 0.02, 40, 0.01, 0.3, 0".to_string());
-    let source = ISLAND.replace("ARGS", &hydraulic);
+    let fan = args.next().unwrap_or_else(|| "0.001".to_string());
+    let source = ISLAND.replace("ARGS", &hydraulic).replace("FAN", &fan);
     let script =
         Script::compile("erosion_channels.ggs", &source, &CompileOptions::default()).unwrap_or_else(|f| panic!("{f}"));
     let settings = RunSettings { map_width: Some(side), map_height: Some(side), ..RunSettings::default() };
@@ -41,7 +43,7 @@ fn main() {
         script.render(&settings, &RenderConfig { memory_limit: 2 << 30 }, None).unwrap_or_else(|f| panic!("{f}"));
     let elapsed = started.elapsed();
     let get = |name: &str| rendered.maps.get(name).unwrap_or_else(|| panic!("no map {name}"));
-    println!("HydraulicErosion({hydraulic}) on the {side}² island, {:.2} s:", elapsed.as_secs_f64());
+    println!("HydraulicErosion({hydraulic}, fanSlope {fan}) on the {side}² island, {:.2} s:", elapsed.as_secs_f64());
     for land in [false, true] {
         println!("{}", if land { "Land only (input height ≥ 0):" } else { "All pixels:" });
         report(&measure(get("main"), get("eroded"), get("flow"), land));

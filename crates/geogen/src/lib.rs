@@ -463,10 +463,36 @@ impl Script {
         progress: Option<Box<dyn FnMut(Progress) + Send>>,
         stop: &dyn Fn() -> bool,
     ) -> Result<Option<Rendered>, Failure> {
+        Ok(self.render_inner(settings, config, progress, stop, |_| ())?.map(|(rendered, ())| rendered))
+    }
+
+    /// [`Script::render`] for a host running several renders at once within one memory budget:
+    /// once the memory plan is known (and within `config.memory_limit`), before any pixel is
+    /// computed, `admit` is called with the plan's peak in bytes and may wait until that much of the
+    /// budget is free; what it returns (a reservation) comes back with the maps, to be dropped when
+    /// the host is done with them.
+    pub fn render_admitted<G>(
+        &self,
+        settings: &RunSettings,
+        config: &RenderConfig,
+        admit: impl FnOnce(u64) -> G,
+    ) -> Result<(Rendered, G), Failure> {
+        self.render_inner(settings, config, None, &|| false, admit).map(|r| r.expect("never stopped"))
+    }
+
+    fn render_inner<G>(
+        &self,
+        settings: &RunSettings,
+        config: &RenderConfig,
+        progress: Option<Box<dyn FnMut(Progress) + Send>>,
+        stop: &dyn Fn() -> bool,
+        admit: impl FnOnce(u64) -> G,
+    ) -> Result<Option<(Rendered, G)>, Failure> {
         let Some(simulation) = self.simulate_until(settings, stop)? else { return Ok(None) };
         let messages = simulation.output.messages.clone();
         let mut renderer = geogen_render::Renderer::new(simulation.sequence, config)
             .map_err(|e| self.render_failure(&e, messages.clone()))?;
+        let reservation = admit(renderer.metadata().plan.peak());
         if let Some(callback) = progress {
             renderer.set_progress_callback(callback);
         }
@@ -493,13 +519,9 @@ impl Script {
         }
         let planned_peak = renderer.metadata().plan.peak();
         let yield_rect = simulation.output.geometry.yield_rect();
-        Ok(Some(Rendered {
-            output: simulation.output,
-            maps: renderer.into_outputs(),
-            yield_rect,
-            timings,
-            planned_peak,
-        }))
+        let rendered =
+            Rendered { output: simulation.output, maps: renderer.into_outputs(), yield_rect, timings, planned_peak };
+        Ok(Some((rendered, reservation)))
     }
 
     /// A diagnostic about this script as a printable failure.

@@ -1,7 +1,8 @@
 //! `map.HydraulicErosion(iterations = 60, rain = 0.002, evaporation = 0.02, capacity = 40, erosion
-//! = 0.01, deposition = 0.3, seed = 0, output = "height")`: rain runs downhill, picks up material where
-//! it flows fast and steep and drops it where it slows down; or one of the masks of that run (where
-//! water flowed, where the terrain was cut, where it was filled). (Not in the original GeoGen.)
+//! = 0.01, deposition = 0.3, seed = 0, output = "height", fanSlope = 0.001)`: rain runs downhill,
+//! picks up material where it flows fast and steep and drops it where it slows down (fans where
+//! valleys open onto flat land); or one of the masks of that run (where water flowed, where the
+//! terrain was cut, where it was filled). (Not in the original GeoGen.)
 
 use geogen_diag::codes;
 use geogen_random::combine_seeds;
@@ -26,6 +27,8 @@ pub struct HydraulicErosion {
     pub capacity: f64,
     pub erosion: f64,
     pub deposition: f64,
+    /// The gradient deposits settle at, height per logical unit.
+    pub fan_slope: f64,
     /// The rain pattern's seed, combined with the script seed.
     pub seed: u32,
     pub output: Output,
@@ -40,6 +43,8 @@ impl HydraulicErosion {
             capacity: self.capacity as f32,
             erosion: self.erosion as f32,
             deposition: self.deposition as f32,
+            // A pixel spans 1 / scale logical units.
+            fan_drop: (self.fan_slope / scale) as f32,
             slope_scale: scale as f32,
             area_scale: (scale * scale) as f32,
             seed: self.seed,
@@ -66,6 +71,7 @@ impl Declared for HydraulicErosion {
             Param::new("deposition", RATE).or(0.3),
             Param::seed("seed"),
             Param::new("output", Kind::Choice { items: OUTPUTS, code: codes::GGE2752 }).or_text("height"),
+            Param::new("fanSlope", Kind::Range { min: 0.0, max: 0.1, code: codes::GGE2754 }).or(0.001),
         ],
         checks: &[],
         family: Family::Filter,
@@ -74,7 +80,9 @@ impl Declared for HydraulicErosion {
                   the render scale in pixels) every pixel sends its water and load to its lower neighbours \
                   in proportion to the drops; the discharge through a pixel carries up to `capacity` × \
                   discharge × slope (in [0, 1000]); `erosion` of what is missing is taken from the ground, \
-                  `deposition` of any excess dropped (rates in [0, 1]); `evaporation` of the water \
+                  `deposition` of any excess dropped (rates in [0, 1]), at most up to the highest neighbour less \
+                  `fanSlope` × its distance (height per map unit, in [0, 0.1], GGE2754), so where the flow \
+                  slows, deposits build fans of that gradient and never a spike; `evaporation` of the water \
                   evaporates and a seeded random rain of mean `rain` (in [0, 0.1]) falls. At the end a pit's \
                   load settles in it; the load still moving is washed out (so channels stay cut). Rates \
                   are GGE2751. `output` (GGE2752) picks the map: \"height\" (the eroded \
@@ -104,6 +112,7 @@ impl Declared for HydraulicErosion {
             capacity: call.number(3)?,
             erosion: call.number(4)?,
             deposition: call.number(5)?,
+            fan_slope: call.number(8)?,
             seed: combine_seeds(&[call.seed(6)?, rec.script_seed()]),
             output,
         };
@@ -123,7 +132,7 @@ impl Operation for HydraulicErosion {
     }
     fn describe_params(&self) -> String {
         format!(
-            "{}, {}, {}, {}, {}, {}, {:#x}, {:?}",
+            "{}, {}, {}, {}, {}, {}, {:#x}, {:?}, {}",
             self.iterations,
             self.rain,
             self.evaporation,
@@ -131,7 +140,8 @@ impl Operation for HydraulicErosion {
             self.erosion,
             self.deposition,
             self.seed,
-            self.output
+            self.output,
+            self.fan_slope
         )
     }
     /// Each step is two passes that each read the 8 neighbours, so `n` steps need `2n` pixels all round.

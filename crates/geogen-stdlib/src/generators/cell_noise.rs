@@ -110,7 +110,7 @@ impl Operation for CellNoise {
                 c as i64
             }
         };
-        let last_x = rect.x.saturating_add(rect.width as i64 - 1);
+        let last_x = rect.last_pixel().0;
         let (first_cell, last_cell) = (cell_of(to_logical(rect.x, scale)), cell_of(to_logical(last_x, scale)));
         // Cells of the row plus one on each side; a 3×3 neighbourhood never leaves them.
         let columns = (last_cell.saturating_sub(first_cell) as u64).saturating_add(3);

@@ -256,6 +256,11 @@ pub struct Hydraulic {
     pub erosion: f32,
     /// Fraction of the excess load dropped per iteration.
     pub deposition: f32,
+    /// The height a deposit stays below its highest edge neighbour, per pixel of distance (the
+    /// fan slope per logical unit ÷ the render scale; × √2 towards a corner): sediment settles at
+    /// most up to `max_j (surface_j − fan_drop × distance_j)`, so deposits build cones of this
+    /// gradient (fans, deltas) and never a local maximum (a spike or a ridge on a channel).
+    pub fan_drop: f32,
     /// Converts a height drop per pixel into a slope per logical unit (the render scale).
     pub slope_scale: f32,
     /// Pixels per logical square unit (scale²), for the flow mask.
@@ -326,6 +331,7 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
 
     // Per-iteration constants, hoisted out of the pixel loops (the same values).
     let keep = 1.0 - p.evaporation;
+    let (fan_edge, fan_corner) = fan_drops(&p);
     for k in 0..n {
         let remaining = (n - 1 - k) * HYDRAULIC_RADIUS;
         // Pass A on the cells pass B reads.
@@ -407,12 +413,15 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                     let hc = surface[i];
                     let mut inflow = 0.0f32;
                     let mut sediment_in = 0.0f32;
+                    let mut settle = f32::NEG_INFINITY;
                     let mut around = 0.0f32;
                     let mut count = 0.0f32;
                     neighbours(x, y, w, h, |j, weight| {
                         let sj = surface[j];
                         around += sj;
                         count += 1.0;
+                        let v = sj - if weight == 1.0 { fan_edge } else { fan_corner };
+                        settle = if v > settle { v } else { settle };
                         let d = (sj - hc) * weight;
                         let up = d > 0.0;
                         inflow += if up { factor[j] * d } else { 0.0 };
@@ -422,7 +431,7 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                     if last && steepest[i] <= 0.0 {
                         neighbours(x, y, w, h, |j, _| rim = rim.max(surface[j]));
                     }
-                    let cell = Cell { inflow, sediment_in, around, count, rim, steep: steepest[i] };
+                    let cell = Cell { inflow, sediment_in, around, count, settle, rim, steep: steepest[i] };
                     let state = (terrain_row[x], water_row[x], sediment_row[x]);
                     let rain = p.rain * rain_factor(columns[x], ay);
                     let (tc, wc, sc, discharge) = if last {
@@ -551,6 +560,11 @@ fn pass_a_row(
     }
 }
 
+/// The fan drop towards an edge and a corner neighbour (`fan_drop` and `fan_drop × √2`).
+pub(crate) fn fan_drops(p: &Hydraulic) -> (f32, f32) {
+    (p.fan_drop, p.fan_drop * std::f32::consts::SQRT_2)
+}
+
 /// What pass B gathered around one cell.
 #[derive(Copy, Clone)]
 struct Cell {
@@ -560,6 +574,8 @@ struct Cell {
     /// Sum and number of the neighbours' surfaces.
     around: f32,
     count: f32,
+    /// The most of `surface_j − fan drop_j` over the neighbours (−∞ with none).
+    settle: f32,
     /// The highest of the cell and its neighbours (needed on the last iteration only, for pits).
     rim: f32,
     /// The cell's steepest drop (pass A).
@@ -588,8 +604,12 @@ fn pass_b_update<const LAST: bool>(
     // does not count).
     let discharge = sent + c.inflow;
     let capacity = p.capacity * discharge * (steep * p.slope_scale);
-    // Fill hollows, never build a spike: at most up to the neighbours' mean.
-    let room = (c.around / c.count - tc).max(0.0);
+    // Settle where the flow slows, never build a spike: at most up to the neighbours' mean (fill
+    // hollows) or, where higher, the highest neighbour less the fan drop (deposits spread as
+    // cones of the fan slope).
+    let mean = c.around / c.count;
+    let limit = if c.settle > mean { c.settle } else { mean };
+    let room = (limit - tc).max(0.0);
     let dropped = (p.deposition * (sc - capacity)).min(room);
     let taken = (p.erosion * (capacity - sc)).min(MAX_CUT * steep);
     let deposit = sc > capacity;
@@ -633,6 +653,7 @@ struct PassBRow<'a> {
 #[inline(always)]
 fn pass_b_row<const LAST: bool>(p: &Hydraulic, keep: f32, input: PassBInput, out: PassBRow) {
     let n = out.terrain.len();
+    let (fan_edge, fan_corner) = fan_drops(p);
     // Exact lengths: the compiler drops every bounds check below.
     let [su, sm, sd] = input.surface.map(|r| &r[..n + 2]);
     let [fu, fm, fd] = input.factor.map(|r| &r[..n + 2]);
@@ -644,22 +665,25 @@ fn pass_b_row<const LAST: bool>(p: &Hydraulic, keep: f32, input: PassBInput, out
         let hc = sm[i + 1];
         let mut inflow = 0.0f32;
         let mut sediment_in = 0.0f32;
+        let mut settle = f32::NEG_INFINITY;
         let mut around = 0.0f32;
-        let mut visit = |sj: f32, fj: f32, cj: f32, weight: f32| {
+        let mut visit = |sj: f32, fj: f32, cj: f32, weight: f32, fan: f32| {
             around += sj;
+            let v = sj - fan;
+            settle = if v > settle { v } else { settle };
             let d = (sj - hc) * weight;
             let up = d > 0.0;
             inflow += if up { fj * d } else { 0.0 };
             sediment_in += if up { cj * d } else { 0.0 };
         };
-        visit(su[i], fu[i], cu[i], DIAGONAL);
-        visit(su[i + 1], fu[i + 1], cu[i + 1], 1.0);
-        visit(su[i + 2], fu[i + 2], cu[i + 2], DIAGONAL);
-        visit(sm[i], fm[i], cm[i], 1.0);
-        visit(sm[i + 2], fm[i + 2], cm[i + 2], 1.0);
-        visit(sd[i], fd[i], cd[i], DIAGONAL);
-        visit(sd[i + 1], fd[i + 1], cd[i + 1], 1.0);
-        visit(sd[i + 2], fd[i + 2], cd[i + 2], DIAGONAL);
+        visit(su[i], fu[i], cu[i], DIAGONAL, fan_corner);
+        visit(su[i + 1], fu[i + 1], cu[i + 1], 1.0, fan_edge);
+        visit(su[i + 2], fu[i + 2], cu[i + 2], DIAGONAL, fan_corner);
+        visit(sm[i], fm[i], cm[i], 1.0, fan_edge);
+        visit(sm[i + 2], fm[i + 2], cm[i + 2], 1.0, fan_edge);
+        visit(sd[i], fd[i], cd[i], DIAGONAL, fan_corner);
+        visit(sd[i + 1], fd[i + 1], cd[i + 1], 1.0, fan_edge);
+        visit(sd[i + 2], fd[i + 2], cd[i + 2], DIAGONAL, fan_corner);
         let rim = if LAST {
             hc.max(su[i])
                 .max(su[i + 1])
@@ -674,7 +698,7 @@ fn pass_b_row<const LAST: bool>(p: &Hydraulic, keep: f32, input: PassBInput, out
         };
         let rain = if LAST { 0.0 } else { p.rain * rain_factor(columns[i], input.y) };
         // An interior cell has 8 neighbours: `count` sums eight 1.0s, exactly 8.
-        let c = Cell { inflow, sediment_in, around, count: 8.0, rim, steep: steepest[i] };
+        let c = Cell { inflow, sediment_in, around, count: 8.0, settle, rim, steep: steepest[i] };
         let (tc, wc, sc, discharge) = pass_b_update::<LAST>(p, keep, c, (terrain[i], water[i], sediment[i]), rain);
         terrain[i] = tc;
         water[i] = wc;
@@ -717,6 +741,7 @@ mod tests {
             capacity: 40.0,
             erosion: 0.01,
             deposition: 0.3,
+            fan_drop: 0.001,
             slope_scale: 1.0,
             area_scale: 1.0,
             seed: 7,
@@ -868,6 +893,85 @@ mod tests {
             relief_after < relief_before - 0.002,
             "the bed's height minus its neighbours' mean went from {relief_before} to {relief_after}"
         );
+    }
+
+    /// A steep slope (rows 0..24, falling towards y = 24) cut by a V valley along x = 20 that opens
+    /// onto a flat plain (rows 24..56): the load the valley carries settles where the slope drops.
+    fn valley_onto_a_plain(x: i64, y: i64) -> f32 {
+        let v = 0.004 * (x - 20).abs() as f32;
+        if y < 24 {
+            0.02 * (24 - y) as f32 + v
+        } else {
+            0.0
+        }
+    }
+
+    #[test]
+    fn hydraulic_builds_a_fan_where_a_valley_opens_onto_a_plain() {
+        let (w, h) = (41usize, 56usize);
+        let mut m = map(w as u64, h as u64, valley_onto_a_plain);
+        let before = m.clone();
+        let own = everywhere(&m);
+        let p = hydraulic_params(60, Output::Height);
+        hydraulic(&mut m, own, p).unwrap();
+        let change = |x: i64, y: i64| m.get(x, y).unwrap() - before.get(x, y).unwrap();
+        // The fan: on the plain beyond the foot of the slope (rows 27..45, where a line of deposits
+        // along the foot does not reach), 12 pixels either side of the valley line.
+        let (mut fan, mut fan_pixels, mut widest) = (0.0f64, 0usize, 0i64);
+        for y in 27..45 {
+            let mut row_width = 0;
+            for x in 8..=32 {
+                let c = change(x, y);
+                fan += f64::from(c.max(0.0));
+                if c > 1e-4 {
+                    fan_pixels += 1;
+                    row_width += 1;
+                }
+            }
+            widest = widest.max(row_width);
+        }
+        let eroded: f64 = (0..h as i64)
+            .flat_map(|y| (0..w as i64).map(move |x| (x, y)))
+            .map(|(x, y)| f64::from((-change(x, y)).max(0.0)))
+            .sum();
+        eprintln!("fan volume {fan}, {fan_pixels} pixels raised, widest row {widest}; eroded {eroded}");
+        // A fan, not a line along the foot: deposits cover a spread of the plain beyond the foot,
+        // wider than the valley's channel, and hold a real share of what the slope lost (13 %;
+        // the model before, which capped deposits at the neighbours' mean, laid 3 % there; the
+        // rest of the load is still moving at the end and washed out).
+        assert!(widest >= 9 && fan_pixels >= 100, "the deposits cover {fan_pixels} pixels, at most {widest} in a row");
+        assert!(fan > 0.1 * eroded, "the fan holds {fan} of the {eroded} eroded");
+        // No spike: no pixel is raised above its highest neighbour (less the fan drop).
+        for y in 1..h as i64 - 1 {
+            for x in 1..w as i64 - 1 {
+                if change(x, y) > 0.0 {
+                    let highest = OFFSETS
+                        .iter()
+                        .map(|&(dx, dy, _)| m.get(x + dx as i64, y + dy as i64).unwrap())
+                        .fold(f32::NEG_INFINITY, f32::max);
+                    assert!(m.get(x, y).unwrap() <= highest, "a raised pixel ({x}, {y}) stands above its neighbours");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hydraulic_fans_are_lower_with_a_steeper_fan_slope() {
+        // The fan slope bounds how high a deposit stands below its highest neighbour: the steeper
+        // it is, the less room a deposit has on the plain below the mouth.
+        let plain_gain = |fan_drop: f32| {
+            let mut m = map(41, 56, valley_onto_a_plain);
+            let before = m.clone();
+            let own = everywhere(&m);
+            hydraulic(&mut m, own, Hydraulic { fan_drop, ..hydraulic_params(60, Output::Height) }).unwrap();
+            (27..45)
+                .flat_map(|y| (8..=32).map(move |x| (x, y)))
+                .map(|(x, y)| f64::from((m.get(x, y).unwrap() - before.get(x, y).unwrap()).max(0.0)))
+                .sum::<f64>()
+        };
+        let gains = [0.0, 0.001, 0.003].map(plain_gain);
+        eprintln!("plain gain beyond the foot of the slope, fan drop 0, 0.001, 0.003: {gains:?}");
+        assert!(gains[0] > gains[1] && gains[1] > 2.0 * gains[2], "{gains:?}");
     }
 
     #[test]

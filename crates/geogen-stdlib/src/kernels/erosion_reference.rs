@@ -1,7 +1,8 @@
-//! The erosion kernels as they were before the row-sliced, branch-free rewrite of
-//! [`super::erosion`]: one pixel at a time through the bounds-checked neighbour walk. Kept as the
-//! executable definition of the bits the fast kernels must reproduce (the unit tests of
-//! `erosion.rs` compare them bit for bit) and as the "old" side of the alternated pairs in
+//! The erosion kernels written plainly: one pixel at a time through the bounds-checked neighbour
+//! walk (as they were before the row-sliced, branch-free rewrite of [`super::erosion`], with the
+//! hydraulic model's later changes, such as the fan-slope deposit limit, made here the same way).
+//! Kept as the executable definition of the bits the fast kernels must reproduce (the unit tests
+//! of `erosion.rs` compare them bit for bit) and as the "old" side of the alternated pairs in
 //! `benches/erosion.rs`. Not used by any operation.
 
 use geogen_render::{HeightMap, Rect, RenderError};
@@ -90,6 +91,7 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
     let mut steepest = scratch(len)?;
     let mut flow = scratch(len)?;
     let n = u64::from(p.iterations);
+    let (fan_edge, fan_corner) = (p.fan_drop, p.fan_drop * std::f32::consts::SQRT_2);
     let iteration_seed = |k: u64| hash2(p.seed, k as u32);
 
     // The first rain.
@@ -162,12 +164,17 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                     let hc = surface[i];
                     let mut inflow = 0.0f32;
                     let mut sediment_in = 0.0f32;
+                    // The highest a deposit may raise the cell: the highest neighbour less the fan
+                    // drop to it.
+                    let mut settle = f32::NEG_INFINITY;
                     let mut around = 0.0f32;
                     let mut count = 0.0f32;
                     neighbours(x, y, w, h, |j, weight| {
                         let sj = surface[j];
                         around += sj;
                         count += 1.0;
+                        let v = sj - if weight == 1.0 { fan_edge } else { fan_corner };
+                        settle = if v > settle { v } else { settle };
                         let d = (sj - hc) * weight;
                         // Selects, not branches, with the same values (see pass A).
                         let up = d > 0.0;
@@ -188,8 +195,11 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                     let discharge = sent + inflow;
                     let capacity = p.capacity * discharge * (steep * p.slope_scale);
                     if sc > capacity {
-                        // Fill hollows, never build a spike: at most up to the neighbours' mean.
-                        let room = (around / count - tc).max(0.0);
+                        // Settle where the flow slows, never above the neighbours' mean (fill hollows)
+                        // or, where higher, the highest neighbour less the fan drop (cones of the fan
+                        // slope): never a spike.
+                        let mean = around / count;
+                        let room = ((if settle > mean { settle } else { mean }) - tc).max(0.0);
                         let dropped = (p.deposition * (sc - capacity)).min(room);
                         tc += dropped;
                         sc -= dropped;

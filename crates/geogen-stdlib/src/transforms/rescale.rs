@@ -73,7 +73,7 @@ impl Operation for Rescale {
     /// bilinear neighbour and rounding.
     fn required_bounds(&self, own: Bounds, _: &OpContext) -> Vec<Bounds> {
         let r = own.rect();
-        let (x1, y1) = (r.x.saturating_add(r.width as i64 - 1), r.y.saturating_add(r.height as i64 - 1));
+        let (x1, y1) = r.last_pixel();
         let (ax, ay) = self.source(r.x, r.y);
         let (bx, by) = self.source(x1, y1);
         vec![Bounds::Map(covering_rect((ax, bx), (ay, by), 1))]

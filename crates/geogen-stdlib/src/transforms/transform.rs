@@ -121,7 +121,7 @@ impl Operation for Transform {
     fn required_bounds(&self, own: Bounds, _: &OpContext) -> Vec<Bounds> {
         let r = own.rect();
         let (x0, y0) = (r.x, r.y);
-        let (x1, y1) = (r.x.saturating_add(r.width as i64 - 1), r.y.saturating_add(r.height as i64 - 1));
+        let (x1, y1) = r.last_pixel();
         let corners = [self.source(x0, y0), self.source(x1, y0), self.source(x0, y1), self.source(x1, y1)];
         let min_max = |f: fn(&(f64, f64)) -> f64| {
             corners.iter().map(f).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)))
