@@ -20,8 +20,10 @@ use crate::deflate::{adler32_combine, compress_piece};
 /// Filtered bytes per piece (about): small enough that a 1000² PNG16 already spreads over 8 cores,
 /// large enough that a piece's Huffman table header (about 100 bytes) costs nothing.
 pub(crate) const PIECE_BYTES: usize = 256 * 1024;
-/// Pieces held at once, at least: the raw rows buffered are this many pieces (more with more cores).
-const BATCH_PIECES: usize = 16;
+/// Pieces held at once, at least: the raw rows buffered are this many pieces (more with more cores),
+/// plus their filtered and compressed bytes while the batch is compressed: about 5 MiB with 8,
+/// which still gives each of 2 cores 4 pieces per batch.
+const BATCH_PIECES: usize = 8;
 /// The PNG filter of every row: Up (rows of terrain predict each other well).
 const FILTER_UP: u8 = 2;
 

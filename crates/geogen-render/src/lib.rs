@@ -16,6 +16,7 @@
 
 pub mod bounds;
 pub mod error;
+mod fusion;
 pub mod geometry;
 pub mod graph;
 pub mod input;
@@ -26,6 +27,7 @@ pub mod plan;
 pub mod raster;
 pub mod renderer;
 pub mod scale;
+mod schedule;
 pub mod sequence;
 
 pub use bounds::calculate_bounds;

@@ -181,6 +181,16 @@ pub trait Operation: Send + Sync + fmt::Debug {
         false
     }
 
+    /// Whether a row-local kernel reads its map inputs on the target's own rows only: row `y` of
+    /// the target depends on row `y` of each map input and nothing else of it (pointwise and
+    /// map-map combiners: `AddMap`, `Combine`, `Intersect`, ...). Then an input that dies at this
+    /// step and is made by a chain of row-local steps just before it can be computed band by band
+    /// inside this step's pass and never held whole (see `fusion.rs`). Default `false`; declaring
+    /// it wrongly breaks the bytes, which `tile_contract` checks fused against unfused.
+    fn reads_inputs_on_its_rows(&self) -> bool {
+        false
+    }
+
     /// The kernel. `target` is the object written: for [`Effect::Create`] a zero-filled object of
     /// the result extent, for [`Effect::Modify`] the object of `args[0]`. `inputs` are the other
     /// arguments, in order (all of them for `Create`, `args[1..]` for `Modify`).

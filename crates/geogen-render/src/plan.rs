@@ -7,12 +7,15 @@
 //! `Σ bytes(live objects) + bytes(new result, if the step creates or resizes) + extra_memory(i)
 //!  + bytes(copy of the target, if it is also read as another argument) + bytes(outputs so far)`
 //!
-//! except that a yield of a map at its last use moves (crops) the map into the output, so its
-//! output bytes are not counted twice.
-//!
-//! with 4 bytes per `f32` pixel. Skipped steps (empty bounds) need nothing. The peak is checked
-//! against the configured limit (GGE3001) before rendering starts, and the renderer allocates
-//! exactly the planned extents. Per-thread row scratch (O(width)) is not counted.
+//! with 4 bytes per `f32` pixel, except that a yield of a map at its last use moves (crops) the map
+//! into the output, so its output bytes are not counted twice, and that a streamed pass
+//! (`fusion.rs`: a map made by a row-local chain just before its last reader) never holds that map:
+//! every step of the pass needs the objects live before it plus the chain head's scratch. Skipped
+//! steps (empty bounds) need nothing. The peak is checked against the configured limit (GGE3001)
+//! before rendering starts, and the renderer allocates exactly the planned extents (a streamed map
+//! band by band, one band per thread). Per-thread row and band scratch (O(width)) is not counted.
+//! [`Renderer::step`](crate::Renderer::step), which runs one step at a time for debuggers, holds a
+//! streamed map whole and may exceed the plan by that map.
 
 use geogen_diag::Diagnostic;
 
@@ -35,10 +38,45 @@ fn saturated(bytes: u128) -> u64 {
     u64::try_from(bytes).unwrap_or(u64::MAX)
 }
 
+/// The extent of each step's result: its operation's result extent on its bounds, the argument's
+/// extent for a yield and for a skipped in-place step, empty for a skipped creating step.
+fn result_extents(seq: &RenderingSequence, bounds: &[Bounds], lifetimes: &Lifetimes) -> Vec<Bounds> {
+    let ctx = OpContext { scale: seq.scale() };
+    let mut slot_extent: Vec<Option<Bounds>> = vec![None; seq.slot_count()];
+    let mut extents = Vec::with_capacity(seq.len());
+    for (i, step) in seq.steps().iter().enumerate() {
+        let own = bounds[i];
+        let arg_extents: Vec<Bounds> = step
+            .args
+            .iter()
+            .zip(step.op.arg_kinds())
+            .map(|(s, k)| slot_extent[s.index()].unwrap_or(Bounds::empty(*k)))
+            .collect();
+        let extent = if step.op.as_yield().is_some() {
+            arg_extents[0]
+        } else if own.is_empty() {
+            match step.op.effect() {
+                Effect::Create(kind) => Bounds::empty(kind),
+                Effect::Modify => arg_extents[0],
+            }
+        } else {
+            step.op.result_extent(own, &arg_extents, &ctx)
+        };
+        extents.push(extent);
+        slot_extent[step.ret.index()] = Some(extent);
+        for slot in lifetimes.released_after(i) {
+            slot_extent[slot.index()] = None;
+        }
+    }
+    extents
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct MemoryPlan {
     /// The extent of each step's result object (empty for skipped creating steps).
     extents: Vec<Bounds>,
+    /// For each step, the last step of the streamed pass starting there, if any.
+    streamed: Vec<Option<usize>>,
     /// Bytes needed while each step runs.
     step_bytes: Vec<u64>,
     peak: u64,
@@ -49,62 +87,67 @@ pub struct MemoryPlan {
 
 impl MemoryPlan {
     pub fn calculate(seq: &RenderingSequence, bounds: &[Bounds], lifetimes: &Lifetimes) -> MemoryPlan {
+        let extents = result_extents(seq, bounds, lifetimes);
+        let streamed = crate::fusion::streamed_passes(seq, bounds, lifetimes, &extents);
         let ctx = OpContext { scale: seq.scale() };
         let mut slot_extent: Vec<Option<Bounds>> = vec![None; seq.slot_count()];
-        let mut extents = Vec::with_capacity(seq.len());
         let mut step_bytes = Vec::with_capacity(seq.len());
         let mut outputs: u128 = 0;
         let (mut peak, mut peak_step) = (0u128, None);
+        // The steps of the streamed pass under way: until which step, and what it needs.
+        let mut pass: Option<(usize, u128)> = None;
         for (i, step) in seq.steps().iter().enumerate() {
             let own = bounds[i];
+            let extent = extents[i];
             let live: u128 = slot_extent.iter().flatten().fold(0, |acc, b| acc.saturating_add(exact_bytes(b)));
-            let arg_extents: Vec<Bounds> = step
-                .args
-                .iter()
-                .zip(step.op.arg_kinds())
-                .map(|(s, k)| slot_extent[s.index()].unwrap_or(Bounds::empty(*k)))
-                .collect();
-            let mut need = live;
-            let extent = if let Some(y) = step.op.as_yield() {
+            let arg_extent =
+                |j: usize| slot_extent[step.args[j].index()].unwrap_or(Bounds::empty(step.op.arg_kinds()[j]));
+            if let Some(consumer) = streamed[i] {
+                // The streamed map is never allocated whole: the pass needs the objects live
+                // before it (all the chain and the consumer read, kept to its end) and the
+                // chain head's scratch.
+                pass = Some((consumer, live.saturating_add(u128::from(step.op.extra_memory(extent, &ctx)))));
+            }
+            let need = if let Some((_, need)) = pass {
+                need.saturating_add(outputs)
+            } else if let Some(y) = step.op.as_yield() {
                 let moved = lifetimes.released_after(i).contains(&step.args[0])
                     && !y.rect.is_empty()
-                    && arg_extents[0].rect().contains_rect(&y.rect);
+                    && arg_extent(0).rect().contains_rect(&y.rect);
                 let output = exact_bytes(&Bounds::Map(y.rect));
                 outputs = outputs.saturating_add(output);
-                if moved {
-                    // The renderer crops the argument's buffer in place into the output: the
-                    // output's bytes are the argument's (counted in `live`), not new ones.
-                    need = need.saturating_sub(output);
-                }
-                arg_extents[0]
+                // A map yielded at its last use is cropped in place into the output: the output's
+                // bytes are the argument's (counted in `live`), not new ones.
+                let copy = if moved { 0 } else { output };
+                live.saturating_add(copy).saturating_add(outputs - output)
             } else if own.is_empty() {
-                match step.op.effect() {
-                    Effect::Create(kind) => Bounds::empty(kind),
-                    Effect::Modify => arg_extents[0],
-                }
+                live.saturating_add(outputs)
             } else {
-                let extent = step.op.result_extent(own, &arg_extents, &ctx);
+                let mut need = live;
                 let resized = match step.op.effect() {
                     Effect::Create(_) => true,
-                    Effect::Modify => extent != arg_extents[0],
+                    Effect::Modify => extent != arg_extent(0),
                 };
                 if resized {
                     need = need.saturating_add(exact_bytes(&extent));
                 }
                 need = need.saturating_add(u128::from(step.op.extra_memory(extent, &ctx)));
                 if step.op.effect() == Effect::Modify && step.args[1..].contains(&step.ret) {
-                    need = need.saturating_add(exact_bytes(&arg_extents[0]));
+                    need = need.saturating_add(exact_bytes(&arg_extent(0)));
                 }
-                extent
+                need.saturating_add(outputs)
             };
-            need = need.saturating_add(outputs);
             if peak_step.is_none() || need > peak {
                 peak = need;
                 peak_step = Some(i);
             }
             step_bytes.push(saturated(need));
-            extents.push(extent);
-            slot_extent[step.ret.index()] = Some(extent);
+            // A streamed map is never held: its slot counts nothing until it is released.
+            let streamed_map = matches!(pass, Some((consumer, _)) if consumer != i);
+            slot_extent[step.ret.index()] = if streamed_map { None } else { Some(extent) };
+            if matches!(pass, Some((consumer, _)) if consumer == i) {
+                pass = None;
+            }
             for slot in lifetimes.released_after(i) {
                 slot_extent[slot.index()] = None;
             }
@@ -113,7 +156,12 @@ impl MemoryPlan {
             Some(i) => (seq.steps()[i].op.name().to_string(), seq.steps()[i].location),
             None => (String::new(), None),
         };
-        MemoryPlan { extents, step_bytes, peak: saturated(peak), peak_step, peak_name, peak_location }
+        MemoryPlan { extents, streamed, step_bytes, peak: saturated(peak), peak_step, peak_name, peak_location }
+    }
+
+    /// Whether a streamed pass (`fusion.rs`) starts at step `i`, and the step ending it.
+    pub fn streamed_pass(&self, step: usize) -> Option<usize> {
+        self.streamed[step]
     }
 
     /// The extent of the object step `i` produces.

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use crate::bounds::calculate_bounds;
 use crate::error::RenderError;
+use crate::geometry::Rect;
 use crate::graph::RenderingGraph;
 use crate::lifetimes::Lifetimes;
 use crate::operation::{Bounds, Effect, KernelContext, ObjectKind};
@@ -267,7 +268,11 @@ impl Renderer {
             None => Ok(0),
             Some(0) => Ok(usize::from(self.step()?)),
             Some(len) => {
-                self.run_fused(i, len)?;
+                if self.meta.plan.streamed_pass(i).is_some() {
+                    self.run_streamed(i, len)?;
+                } else {
+                    self.run_fused(i, len)?;
+                }
                 Ok(len)
             }
         }
@@ -352,6 +357,73 @@ impl Renderer {
         Ok(())
     }
 
+    /// A streamed pass (`fusion.rs`): steps `first..first + len - 1` make a map that the last step
+    /// (its consumer) reads for the last time; the consumer's target is updated band by band, each
+    /// band of the streamed map being computed by the chain just before the consumer reads it.
+    fn run_streamed(&mut self, first: usize, len: usize) -> Result<(), RenderError> {
+        let consumer = first + len - 1;
+        let steps = &self.seq.steps()[first..=consumer];
+        let (chain, last) = steps.split_at(len - 1);
+        let last = &last[0];
+        let made = chain[0].ret;
+        let target_slot = last.ret;
+        let made_extent = self.meta.plan.extent(first).rect();
+        let missing = |s: crate::Slot| RenderError::Internal(format!("step #{}: slot {s} is empty", first + 1));
+        let mut target = self.slots[target_slot.index()].take().ok_or_else(|| missing(target_slot))?;
+        let result = (|| {
+            let scale = self.seq.scale();
+            let slot = |s: &crate::Slot| self.slots[s.index()].as_ref().ok_or_else(|| missing(*s));
+            let mut chain_inputs: Vec<Vec<&Object>> = Vec::with_capacity(chain.len());
+            for (k, step) in chain.iter().enumerate() {
+                let args = if k == 0 { &step.args[..] } else { &step.args[1..] };
+                chain_inputs.push(args.iter().map(slot).collect::<Result<Vec<_>, _>>()?);
+            }
+            // The consumer's inputs, `None` where it reads the streamed map.
+            let last_inputs: Vec<Option<&Object>> = last.args[1..]
+                .iter()
+                .map(|s| if *s == made { Ok(None) } else { slot(s).map(Some) })
+                .collect::<Result<Vec<_>, _>>()?;
+            let contexts: Vec<KernelContext> =
+                (first..=consumer).map(|j| KernelContext { scale, bounds: self.meta.bounds[j] }).collect();
+            let map = target.as_map_mut()?;
+            let width = (map.rect().width.max(made_extent.width)) as usize;
+            map.update_by_bands(crate::kernels::band_rows(width), |band| {
+                // The streamed map's whole rows meeting this band, computed by the chain.
+                let ys = band.rect().y_interval().intersect(&made_extent.y_interval());
+                let part = Rect::new(made_extent.x, ys.start, made_extent.width, ys.length);
+                let mut streamed = Object::Map(HeightMap::try_zeroed(part)?);
+                let mut object = Object::Map(std::mem::replace(band, HeightMap::empty()));
+                let result = crate::kernels::serially(|| {
+                    if !part.is_empty() {
+                        for ((step, ctx), inputs) in chain.iter().zip(&contexts).zip(&chain_inputs) {
+                            step.op.render(ctx, &mut streamed, inputs)?;
+                        }
+                    }
+                    let inputs: Vec<&Object> = last_inputs.iter().map(|i| i.unwrap_or(&streamed)).collect();
+                    last.op.render(&contexts[len - 1], &mut object, &inputs)
+                });
+                match object {
+                    Object::Map(map) => *band = map,
+                    Object::Profile(_) => return Err(RenderError::Internal("a streamed pass made a profile".into())),
+                }
+                result
+            })
+        })();
+        self.slots[target_slot.index()] = Some(target);
+        result?;
+        for j in first..=consumer {
+            for s in self.meta.lifetimes.released_after(j) {
+                self.slots[s.index()] = None;
+            }
+        }
+        self.next = consumer + 1;
+        let progress = self.progress();
+        if let Some(cb) = self.on_progress.as_mut() {
+            cb(progress);
+        }
+        Ok(())
+    }
+
     /// Executes all remaining steps (fused where possible, see [`Renderer::advance`]).
     pub fn run(&mut self) -> Result<(), RenderError> {
         while self.advance()? > 0 {}
@@ -397,7 +469,10 @@ fn fused_passes(seq: &RenderingSequence, meta: &RenderMetadata) -> Vec<usize> {
                 Effect::Modify => slot_extent[step.ret.index()] == Some(extent) && joins(i, extent),
             };
         let mut end = i + 1;
-        if head {
+        if let Some(consumer) = meta.plan.streamed_pass(i) {
+            fused[i] = consumer + 1 - i;
+            end = consumer + 1;
+        } else if head {
             while end < steps.len() && steps[end].ret == step.ret && joins(end, extent) {
                 end += 1;
             }

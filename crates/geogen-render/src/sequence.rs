@@ -128,6 +128,11 @@ impl RenderingSequence {
         self.scale
     }
 
+    /// The maximum number of steps (GGE2504 beyond).
+    pub fn max_steps(&self) -> usize {
+        self.max_steps
+    }
+
     pub fn steps(&self) -> &[Step] {
         &self.steps
     }

@@ -182,7 +182,9 @@ pub struct RunOutput {
     pub labels: Vec<Label>,
 }
 
-/// The result of simulating: the run's output and the recorded rendering sequence.
+/// The result of simulating: the run's output and the recorded rendering sequence, in the order
+/// the renderer runs it ([`RenderingSequence::scheduled`]: generator chains moved to just before
+/// their first reader, slots renumbered).
 #[derive(Debug)]
 pub struct Simulation {
     pub output: RunOutput,
@@ -434,7 +436,9 @@ impl Script {
         };
         let scale = vm.env().geometry.render_scale;
         let empty = RenderingSequence::new(scale).map_err(|e| self.render_failure(&e, Vec::new()))?;
-        let sequence = std::mem::replace(&mut vm.env_mut().sequence, empty);
+        // In the order that holds fewest maps at once (generator chains just before their
+        // readers); the same bytes.
+        let sequence = std::mem::replace(&mut vm.env_mut().sequence, empty).scheduled();
         Ok(Some(Simulation { output, sequence }))
     }
 

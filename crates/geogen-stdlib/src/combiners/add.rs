@@ -120,6 +120,9 @@ impl Operation for AddMap {
     fn is_row_local(&self) -> bool {
         true
     }
+    fn reads_inputs_on_its_rows(&self) -> bool {
+        true
+    }
     fn render(&self, _: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         zip1(target.as_map_mut()?, input(inputs, 0)?, |h, o| saturate(h + o));
         Ok(())
@@ -160,6 +163,9 @@ impl Operation for AddMasked {
         self.number.map(|n| n.to_string()).unwrap_or_default()
     }
     fn is_row_local(&self) -> bool {
+        true
+    }
+    fn reads_inputs_on_its_rows(&self) -> bool {
         true
     }
     fn render(&self, _: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {

@@ -47,6 +47,9 @@ impl Operation for Combine {
     fn is_row_local(&self) -> bool {
         true
     }
+    fn reads_inputs_on_its_rows(&self) -> bool {
+        true
+    }
     fn render(&self, _: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         zip2(target.as_map_mut()?, input(inputs, 0)?, input(inputs, 1)?, |h, o, m| {
             let f = m.max(0.0);

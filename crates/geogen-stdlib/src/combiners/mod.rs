@@ -42,6 +42,9 @@ macro_rules! binary_map_operation {
             fn is_row_local(&self) -> bool {
                 true
             }
+            fn reads_inputs_on_its_rows(&self) -> bool {
+                true
+            }
             fn render(
                 &self,
                 _: &geogen_render::KernelContext,

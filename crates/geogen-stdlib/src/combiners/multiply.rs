@@ -91,6 +91,9 @@ impl Operation for MultiplyMap {
     fn is_row_local(&self) -> bool {
         true
     }
+    fn reads_inputs_on_its_rows(&self) -> bool {
+        true
+    }
     fn render(&self, _: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         zip1(target.as_map_mut()?, input(inputs, 0)?, |h, o| saturate(h * o));
         Ok(())

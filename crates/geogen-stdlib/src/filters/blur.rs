@@ -4,7 +4,7 @@ use geogen_render::scale::scaled_distance;
 use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::blur::{box_blur, scratch_bytes, Window};
+use crate::kernels::blur::{box_blur, map_scratch_bytes, Window};
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -67,11 +67,8 @@ impl Operation for Blur {
         vec![Bounds::Map(own.rect().expand_sides(w.low, w.high))]
     }
     fn extra_memory(&self, extent: Bounds, ctx: &OpContext) -> u64 {
-        if self.window(ctx.scale) == Window::of_radius(0) {
-            0
-        } else {
-            scratch_bytes(extent.pixels())
-        }
+        let rect = extent.rect();
+        map_scratch_bytes(rect.width, rect.height, scaled_distance(self.radius, ctx.scale))
     }
     fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         box_blur(target.as_map_mut()?, scaled_distance(self.radius, ctx.scale))

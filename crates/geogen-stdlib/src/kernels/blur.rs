@@ -13,16 +13,12 @@
 //! whose margins cover the window, and for every thread count.
 
 use geogen_render::{HeightMap, HeightProfile, RenderError};
-use std::mem::MaybeUninit;
-
 use rayon::prelude::*;
 
 const FIXED_ONE: f64 = 4_294_967_296.0; // 2^32
 /// Radii are capped so `(2r + 1) × 2^32` fits in `i64`; unreachable in practice, since a blur of
 /// radius r needs a (2r)² buffer that the memory plan rejects long before.
 const MAX_RADIUS: u64 = 1 << 29;
-/// Rows per vertical-pass task.
-const BAND_ROWS: usize = 32;
 
 /// The blur window of radius `r` relative to the output pixel: `low` inputs before it and `high`
 /// after it, `low + high + 1 = 2r + 1`. The original averages `[x − r + 1, x + r + 1]` (a raised
@@ -64,7 +60,7 @@ fn from_fixed(q: i64) -> f32 {
     (q as f64 / FIXED_ONE) as f32
 }
 
-/// Bytes of scratch the blur of a `pixels`-pixel map needs (the fixed-point intermediate).
+/// Bytes of scratch the blur of a `pixels`-pixel profile needs (the fixed-point intermediate).
 pub fn scratch_bytes(pixels: u64) -> u64 {
     pixels.saturating_mul(8)
 }
@@ -131,12 +127,79 @@ fn blur_line(line: &[i64], window: Window, divisor: Divisor, mut out: impl FnMut
     }
 }
 
+/// How [`box_blur`] splits a map of `h` rows for a window of `n` rows: bands of `band_rows` whole
+/// rows, blurred independently and in parallel, each keeping the horizontal pass of at most
+/// `ring` rows (the distinct rows of one vertical window) instead of the whole map's.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Layout {
+    band_rows: usize,
+    bands: usize,
+    ring: usize,
+}
+
+impl Layout {
+    /// Bands at least eight windows tall (so the rows two bands both read stay a small share),
+    /// and at most eight of them (so the scratch is bounded whatever the thread count); the split
+    /// depends on the map and the radius only, never on the threads.
+    fn of(h: usize, window: Window) -> Layout {
+        let n = window.len().max(1) as usize;
+        let band_rows = n.saturating_mul(8).max(h.div_ceil(8)).max(32).min(h.max(1));
+        Layout { band_rows, bands: h.div_ceil(band_rows), ring: n.min(h) }
+    }
+
+    /// Rows `[first, last]` band `b` reads (window positions clamped into the map).
+    fn reads(self, b: usize, h: usize, window: Window) -> (usize, usize) {
+        let y0 = b.saturating_mul(self.band_rows);
+        let y1 = y0.saturating_add(self.band_rows).min(h);
+        let first = y0.saturating_sub(window.low as usize);
+        let last = (y1 - 1).saturating_add(window.high as usize).min(h - 1);
+        (first, last)
+    }
+
+    /// Rows band `b` reads that belong to other bands: they are saved before any band writes.
+    fn halo_rows(self, b: usize, h: usize, window: Window) -> usize {
+        let (first, last) = self.reads(b, h, window);
+        let y0 = b.saturating_mul(self.band_rows);
+        let y1 = y0.saturating_add(self.band_rows).min(h);
+        (y0 - first) + (last + 1 - y1)
+    }
+}
+
+/// Bytes of scratch [`box_blur`] allocates for a `width` × `height` map with radius `r`: each
+/// band's ring of fixed-point rows and its column sums and row buffer, and the saved rows between
+/// bands (what the memory plan counts for a Blur).
+pub fn map_scratch_bytes(width: u64, height: u64, r: u64) -> u64 {
+    let window = Window::of_radius(r.min(MAX_RADIUS));
+    if window.is_identity() || width == 0 || height == 0 {
+        return 0;
+    }
+    let Ok(h) = usize::try_from(height) else {
+        return u64::MAX;
+    };
+    let layout = Layout::of(h, window);
+    let halo: u64 = (0..layout.bands).map(|b| layout.halo_rows(b, h, window) as u64).sum();
+    let per_band = (layout.ring as u64 + 2).saturating_mul(width).saturating_mul(8);
+    (layout.bands as u64).saturating_mul(per_band).saturating_add(halo.saturating_mul(width).saturating_mul(4))
+}
+
+fn try_vec<T: Clone>(len: usize, value: T) -> Result<Vec<T>, RenderError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| RenderError::Allocation { bytes: (len as u64).saturating_mul(std::mem::size_of::<T>() as u64) })?;
+    v.resize(len, value);
+    Ok(v)
+}
+
 /// Blurs `map` in place with radius `r` (physical pixels). `r = 0` is a no-op.
 ///
-/// The horizontal pass writes each row's averages (fixed point) into the scratch buffer; the
-/// vertical pass runs down bands of rows with exact running column sums. Bands are up to eight
-/// windows tall (while every thread still gets four), so starting a band's sums costs little
-/// whatever the radius. Every division by the window length is [`Divisor`]'s exact one.
+/// The map is cut into bands of rows ([`Layout`]), blurred in parallel. The rows a band reads
+/// beyond its own (up to a window above and below) are copied aside first; then each band walks
+/// down its rows with exact running column sums over a ring holding the horizontal pass (fixed
+/// point) of the rows in the current window, writing each output row over its input row once
+/// nothing needs that row any more. So the blur needs a few windows of rows of scratch instead of
+/// a fixed-point copy of the whole map, and reads and writes the map once. Every division by the
+/// window length is [`Divisor`]'s exact one; the sums are exact (modulo 2^64), so the bytes do not
+/// depend on the bands.
 pub fn box_blur(map: &mut HeightMap, r: u64) -> Result<(), RenderError> {
     let rect = map.rect();
     let window = Window::of_radius(r.min(MAX_RADIUS));
@@ -156,63 +219,95 @@ fn box_blur_i64(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rende
     let rect = map.rect();
     let (w, h) = (map.width(), map.height());
     let divisor = Divisor::new(n);
-    let mut inter: Vec<i64> = Vec::new();
-    inter.try_reserve_exact(w * h).map_err(|_| RenderError::Allocation { bytes: scratch_bytes(rect.area()) })?;
+    let layout = Layout::of(h, window);
+    let (low, high) = (window.low as usize, window.high as usize);
 
-    // Horizontal pass, rows in parallel, written straight into the reserved scratch: no serial
-    // zeroing, and each page is first touched by the thread that fills it.
-    let spare: &mut [MaybeUninit<i64>] = &mut inter.spare_capacity_mut()[..w * h];
-    spare.par_chunks_mut(w).zip(map.data().par_chunks(w)).for_each_init(Vec::new, |fixed, (out, src)| {
-        fixed.clear();
-        fixed.extend(src.iter().map(|&v| to_fixed(v)));
-        blur_line(fixed, window, divisor, |x, v| {
-            out[x].write(v);
-        });
-    });
-    // SAFETY: the chunks of `w` partition `spare[..w * h]` (capacity >= w * h), the loop above
-    // ran to completion for every chunk (it cannot fail), and `blur_line` calls `out(x, _)` for
-    // every `x` in `0..w`, so each of the first `w * h` elements was written.
-    unsafe { inter.set_len(w * h) };
+    // The rows each band reads from its neighbours, saved before anything is written.
+    let data = map.data();
+    let halos = (0..layout.bands)
+        .into_par_iter()
+        .map(|b| {
+            let (first, last) = layout.reads(b, h, window);
+            let y0 = b * layout.band_rows;
+            let y1 = (y0 + layout.band_rows).min(h);
+            let mut saved = try_vec(layout.halo_rows(b, h, window) * w, 0.0f32)?;
+            let (top, bottom) = saved.split_at_mut((y0 - first) * w);
+            top.copy_from_slice(&data[first * w..y0 * w]);
+            bottom.copy_from_slice(&data[y1 * w..(last + 1) * w]);
+            Ok(saved)
+        })
+        .collect::<Result<Vec<Vec<f32>>, RenderError>>()?;
 
-    // Vertical pass: bands of rows, each with its own exact running column sums.
-    let inter = &inter;
-    let last = h as i64 - 1;
-    // Tall enough that starting the sums is cheap, short enough that every thread gets bands.
-    let balanced = h.div_ceil(4 * rayon::current_num_threads().max(1));
-    let band_rows = BAND_ROWS.max((8 * n.min(1 << 20) as usize).min(balanced));
-    map.data_mut().par_chunks_mut(w * band_rows).enumerate().for_each(|(band, out)| {
-        let y0 = (band * band_rows) as i64;
-        let row = |y: i64| {
-            let y = y.clamp(0, last) as usize;
-            &inter[y * w..(y + 1) * w]
-        };
-        // The window of the band's first row, `y0 - low ..= y0 + high`: the rows before 0 all
-        // repeat row 0 and those past the end the last row, so they are counted, not summed.
-        let (top, bottom) = (y0 - window.low as i64, y0 + window.high as i64);
-        let below = (bottom.min(-1) - top + 1).max(0);
-        let above = (bottom - top.max(last + 1) + 1).max(0);
-        let mut sums: Vec<i64> = row(0).iter().map(|&v| v.wrapping_mul(below)).collect();
-        for (s, &v) in sums.iter_mut().zip(row(last)) {
-            *s = s.wrapping_add(v.wrapping_mul(above));
-        }
-        for y in top.max(0)..=bottom.min(last) {
-            for (s, &v) in sums.iter_mut().zip(row(y)) {
-                *s = s.wrapping_add(v);
+    map.data_mut().par_chunks_mut(w * layout.band_rows).zip(halos).enumerate().try_for_each(
+        |(b, (out, halo))| -> Result<(), RenderError> {
+            let y0 = b * layout.band_rows;
+            let y1 = y0 + out.len() / w;
+            let (first, _) = layout.reads(b, h, window);
+            let m = layout.ring;
+            let mut ring = try_vec(m * w, 0i64)?;
+            let mut sums = try_vec(w, 0i64)?;
+            let mut fixed = try_vec(w, 0i64)?;
+            // The horizontal pass of row `y` into its ring slot. Rows of this band are read from
+            // the map (never yet overwritten: output rows are written only behind the window),
+            // the others from the saved copy.
+            let mut horizontal = |y: usize, out: &[f32], ring: &mut [i64]| {
+                let src = if y < y0 {
+                    &halo[(y - first) * w..(y - first + 1) * w]
+                } else if y < y1 {
+                    &out[(y - y0) * w..(y - y0 + 1) * w]
+                } else {
+                    let at = (y0 - first) + (y - y1);
+                    &halo[at * w..(at + 1) * w]
+                };
+                for (f, &v) in fixed.iter_mut().zip(src) {
+                    *f = to_fixed(v);
+                }
+                let slot = &mut ring[(y % m) * w..(y % m + 1) * w];
+                blur_line(&fixed, window, divisor, |x, v| slot[x] = v);
+            };
+            let last = h - 1;
+            // The window of the band's first row, `y0 - low ..= y0 + high`: positions before 0
+            // repeat row 0 and those past the end the last row, so they are counted, not summed.
+            let (top, bottom) = (y0 as i64 - low as i64, (y0 + high) as i64);
+            let below = (bottom.min(-1) - top + 1).max(0);
+            let above = (bottom - top.max(last as i64 + 1) + 1).max(0);
+            let (lo, mut hi) = (y0.saturating_sub(low), (y0 + high).min(last));
+            for y in lo..=hi {
+                horizontal(y, out, &mut ring);
+                for (s, &v) in sums.iter_mut().zip(&ring[(y % m) * w..(y % m + 1) * w]) {
+                    *s = s.wrapping_add(v);
+                }
             }
-        }
-        for (i, out_row) in out.chunks_mut(w).enumerate() {
-            let y = y0 + i as i64;
-            for (o, &s) in out_row.iter_mut().zip(&sums) {
-                *o = from_fixed(divisor.divide(s));
+            for (i, row) in [(0, below), (last, above)] {
+                for (s, &v) in sums.iter_mut().zip(&ring[(i % m) * w..(i % m + 1) * w]) {
+                    *s = s.wrapping_add(v.wrapping_mul(row));
+                }
             }
-            let add = row(y + window.high as i64 + 1);
-            let sub = row(y - window.low as i64);
-            for ((s, &a), &b) in sums.iter_mut().zip(add).zip(sub) {
-                *s = s.wrapping_add(a).wrapping_sub(b);
+            for y in y0..y1 {
+                for (o, &s) in out[(y - y0) * w..(y - y0 + 1) * w].iter_mut().zip(&sums) {
+                    *o = from_fixed(divisor.divide(s));
+                }
+                if y + 1 == y1 {
+                    break;
+                }
+                // Slide the window one row: the row leaving it first (its slot may be the one the
+                // entering row takes), then the entering row, computed if it is new.
+                let sub = y.saturating_sub(low).min(last);
+                for (s, &v) in sums.iter_mut().zip(&ring[(sub % m) * w..(sub % m + 1) * w]) {
+                    *s = s.wrapping_sub(v);
+                }
+                let add = (y + high + 1).min(last);
+                if add > hi {
+                    horizontal(add, out, &mut ring);
+                    hi = add;
+                }
+                for (s, &v) in sums.iter_mut().zip(&ring[(add % m) * w..(add % m + 1) * w]) {
+                    *s = s.wrapping_add(v);
+                }
             }
-        }
-    });
-    Ok(())
+            Ok(())
+        },
+    )
 }
 
 /// The exact fast path: the same integers as the `i64` path, carried in `f64` where the

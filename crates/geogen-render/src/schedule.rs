@@ -1,0 +1,127 @@
+//! Scheduling: the steps of a sequence in an order that holds fewer maps at once.
+//!
+//! A script often makes a map long before it uses it (`var detail = ...Noise(...)` at the top, read
+//! at the end), so the map is held through everything in between. A **generator chain**, a step
+//! creating an object from no other object (`Flat`, `RadialGradient`, ...) followed by steps that
+//! only modify that object in place and read nothing else (`NoiseLayer`, `Multiply(0.2)`, ...),
+//! depends on nothing the other steps write, so it can run anywhere before its first reader:
+//! [`RenderingSequence::scheduled`] moves each such chain to just before the first later step that
+//! reads it. Every step still gets exactly the same inputs (the chain reads nothing else; the other
+//! steps keep their order), and bounds are a property of the dependency graph, not of the order, so
+//! the bytes are the same; only lifetimes shrink. The chain then also sits right before its reader,
+//! where the renderer can fuse or stream it (`fusion.rs`). Slots are renumbered in the new order of
+//! creation, so the result is a valid sequence of its own.
+
+use crate::operation::Effect;
+use crate::renderer::RenderMetadata;
+use crate::sequence::{RenderingSequence, Slot};
+
+impl RenderingSequence {
+    /// This sequence with every generator chain moved to just before its first reader (see the
+    /// module docs), or an unchanged copy when that would not lower the memory plan's peak.
+    pub fn scheduled(&self) -> RenderingSequence {
+        let order = deferred_order(self);
+        if order.iter().enumerate().all(|(i, &j)| i == j) {
+            return self.clone();
+        }
+        let Some(moved) = reordered(self, &order) else { return self.clone() };
+        let peak = |seq: &RenderingSequence| RenderMetadata::calculate(seq).ok().map(|m| m.plan.peak());
+        match (peak(self), peak(&moved)) {
+            (Some(before), Some(after)) if after <= before => moved,
+            _ => self.clone(),
+        }
+    }
+}
+
+/// The order of the steps with each generator chain deferred to just before its first reader.
+fn deferred_order(seq: &RenderingSequence) -> Vec<usize> {
+    let steps = seq.steps();
+    let n = steps.len();
+    // The steps that name each slot (as an argument or the result), in order.
+    let mut mentions: Vec<Vec<usize>> = vec![Vec::new(); seq.slot_count()];
+    for (i, step) in steps.iter().enumerate() {
+        for slot in step.args.iter().chain(std::iter::once(&step.ret)) {
+            if let Some(list) = mentions.get_mut(slot.index()) {
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
+    }
+    // The generator chains, as `[start, end)`.
+    let mut chains = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let head = &steps[i];
+        let is_head =
+            head.args.is_empty() && head.op.as_yield().is_none() && matches!(head.op.effect(), Effect::Create(_));
+        if !is_head {
+            i += 1;
+            continue;
+        }
+        let mut end = i + 1;
+        while end < n
+            && steps[end].ret == head.ret
+            && steps[end].args.len() == 1
+            && steps[end].op.as_yield().is_none()
+            && steps[end].op.effect() == Effect::Modify
+        {
+            end += 1;
+        }
+        chains.push((i, end));
+        i = end;
+    }
+    // The chain ending right before each step, if any.
+    let mut chain_ending_at: Vec<Option<usize>> = vec![None; n + 1];
+    for &(start, end) in &chains {
+        chain_ending_at[end] = Some(start);
+    }
+    let mut before: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+    let mut moved = vec![false; n];
+    for &(start, end) in &chains {
+        let made = steps[start].ret;
+        let Some(reader) = mentions[made.index()].iter().copied().find(|&j| j >= end) else { continue };
+        // Chains right before the reader stay where they are: they are streamed or fused into it
+        // (`fusion.rs`). A chain moves to just before them, not between them and the reader.
+        let mut at = reader;
+        while let Some(previous) = chain_ending_at[at] {
+            at = previous;
+        }
+        if start < at {
+            before[at].push((start, end));
+            moved[start..end].iter_mut().for_each(|m| *m = true);
+        }
+    }
+    let mut order = Vec::with_capacity(n);
+    for j in 0..n {
+        for &(a, b) in &before[j] {
+            order.extend(a..b);
+        }
+        if !moved[j] {
+            order.push(j);
+        }
+    }
+    order
+}
+
+/// The steps of `seq` in `order`, slots renumbered in their new order of creation; `None` if the
+/// result is not a valid sequence (it always is for a [`deferred_order`]).
+fn reordered(seq: &RenderingSequence, order: &[usize]) -> Option<RenderingSequence> {
+    let mut out = RenderingSequence::new(seq.scale()).ok()?.with_max_steps(seq.max_steps());
+    let mut renamed: Vec<Option<Slot>> = vec![None; seq.slot_count()];
+    for &i in order {
+        let step = &seq.steps()[i];
+        let args: Vec<Slot> =
+            step.args.iter().map(|s| renamed.get(s.index()).copied().flatten()).collect::<Option<_>>()?;
+        let ret = match step.op.effect() {
+            Effect::Create(_) => {
+                let new = out.next_slot();
+                *renamed.get_mut(step.ret.index())? = Some(new);
+                new
+            }
+            Effect::Modify => renamed.get(step.ret.index()).copied().flatten()?,
+        };
+        out.push(step.op.clone(), args, ret, step.location).ok()?;
+    }
+    Some(out)
+}

@@ -1,0 +1,122 @@
+//! The memory plan against what a render really allocates, counted by this test binary's global
+//! allocator: the plan must cover every byte the renderer holds at once (so `--memory-limit`
+//! holds), and its peak must be what the design says for scripts whose maps are made early and
+//! read late, mixed in at once, or blurred: a map streamed into its only reader is never held
+//! whole, a generator chain runs just before its reader, and a blur needs rows of scratch, not a
+//! fixed-point copy of the map.
+//!
+//! One test function, so nothing else allocates in this process while it measures.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use geogen::{CompileOptions, RenderConfig, RunSettings, Script};
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is forwarded to the system allocator unchanged; the counters are only read.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
+            PEAK.fetch_max(live, Ordering::SeqCst);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                let live = LIVE.fetch_add(new_size - layout.size(), Ordering::SeqCst) + new_size - layout.size();
+                PEAK.fetch_max(live, Ordering::SeqCst);
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Ordering::SeqCst);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+const SIZE: u32 = 600;
+const MAP: u64 = SIZE as u64 * SIZE as u64 * 4;
+/// What the plan leaves out: per-thread band and row scratch, noise caches, the VM.
+const SLACK: u64 = 3 << 20;
+
+/// Renders `source` at SIZE² with 2 threads; returns (planned peak, bytes allocated at most while
+/// rendering beyond those live before).
+fn measure(source: &str) -> (u64, u64) {
+    let options = CompileOptions { main_map_mandatory: false, ..CompileOptions::default() };
+    let script = Script::compile("memory.ggs", source, &options).unwrap_or_else(|f| panic!("{f}"));
+    let settings = RunSettings { render_width: Some(SIZE), render_height: Some(SIZE), ..RunSettings::default() };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    pool.install(|| {
+        let before = LIVE.load(Ordering::SeqCst);
+        PEAK.store(before, Ordering::SeqCst);
+        let rendered = script.render(&settings, &RenderConfig::default(), None).unwrap_or_else(|f| panic!("{f}"));
+        let used = (PEAK.load(Ordering::SeqCst) - before) as u64;
+        assert_eq!(rendered.maps["main"].rect().area(), u64::from(SIZE) * u64::from(SIZE));
+        (rendered.planned_peak, used)
+    })
+}
+
+#[test]
+fn the_plan_covers_what_renders_allocate_and_its_peak_drops_as_designed() {
+    // A detail map made first and read last, around a base blurred with a wide radius: in the
+    // script's order the detail is held through the blur (detail + base + the blur's scratch).
+    let late_reader = r#"
+        var detail = HeightMap.Noise({64: 0.3, 16: 0.1}, 7);
+        detail.Multiply(0.5);
+        var base = HeightMap.RadialGradient([300, 300], 250, 1, 0);
+        base.Blur(100);
+        var rough = HeightMap.Noise({128: 0.4, 32: 0.2}, 3);
+        rough.Multiply(0.2);
+        base.Add(rough);
+        var mask = HeightMap.RadialGradient([300, 300], 200, 1, -1);
+        detail.Combine(base, mask);
+        yield detail;
+    "#;
+    let (planned, used) = measure(late_reader);
+    assert!(used <= planned + SLACK, "allocated {used} bytes, planned {planned}");
+    // The detail is made just before the Combine, rough is streamed into base.Add and the mask
+    // into the Combine, so the peak is the Combine's detail and base (whose extent carries the
+    // blur's margin: 99 pixels before, 101 after); the blur itself needs base and rows of scratch.
+    let base = 800 * 800 * 4;
+    assert_eq!(planned, MAP + base, "a map is {MAP}");
+    assert!(used > MAP + base - SLACK, "the two maps are really held: {used}");
+
+    // A map added to another at once, the original's idiom: one map and the output.
+    let streamed = r#"
+        var m = HeightMap.RadialGradient([300, 300], 250, 1, 0);
+        var n = HeightMap.Noise({64: 0.5}, 1);
+        n.Multiply(0.2);
+        m.Add(n);
+        var k = HeightMap.Gradient([0, 0], [600, 600], 0, 1);
+        m.Intersect(k);
+        yield m;
+    "#;
+    let (planned, used) = measure(streamed);
+    assert!(used <= planned + SLACK, "allocated {used} bytes, planned {planned}");
+    assert_eq!(planned, MAP, "one map: the noise and the gradient are streamed into their readers");
+
+    // A blur of a map on its own: the map plus rows of scratch, not three maps' worth.
+    let blur = r#"
+        var m = HeightMap.RadialGradient([300, 300], 250, 1, 0);
+        m.Blur(30);
+        yield m;
+    "#;
+    let (planned, used) = measure(blur);
+    assert!(used <= planned + SLACK, "allocated {used} bytes, planned {planned}");
+    let extent = 660 * 660 * 4;
+    assert!(planned < extent + extent / 2, "planned {planned}, the map is {extent}");
+}
