@@ -214,17 +214,11 @@ pub fn box_blur(map: &mut HeightMap, r: u64) -> Result<(), RenderError> {
     }
 }
 
-/// [`box_blur`] in `i64` for any heights (the fast path's reference).
-fn box_blur_i64(map: &mut HeightMap, window: Window, n: i64) -> Result<(), RenderError> {
-    let rect = map.rect();
+/// The rows each band of `layout` reads from its neighbours, saved before any band writes.
+fn saved_halos(map: &HeightMap, layout: Layout, window: Window) -> Result<Vec<Vec<f32>>, RenderError> {
     let (w, h) = (map.width(), map.height());
-    let divisor = Divisor::new(n);
-    let layout = Layout::of(h, window);
-    let (low, high) = (window.low as usize, window.high as usize);
-
-    // The rows each band reads from its neighbours, saved before anything is written.
     let data = map.data();
-    let halos = (0..layout.bands)
+    (0..layout.bands)
         .into_par_iter()
         .map(|b| {
             let (first, last) = layout.reads(b, h, window);
@@ -236,7 +230,37 @@ fn box_blur_i64(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rende
             bottom.copy_from_slice(&data[y1 * w..(last + 1) * w]);
             Ok(saved)
         })
-        .collect::<Result<Vec<Vec<f32>>, RenderError>>()?;
+        .collect()
+}
+
+/// Row `y` of the map as band `[y0, y1)` sees it while it writes its rows in place: its own rows
+/// from `out` (an output row is written only once no window needs its input any more), the rows
+/// of other bands from the copy saved before any band wrote (`halo`, from row `first` on).
+fn band_source_row<'a>(
+    y: usize,
+    (y0, y1, first): (usize, usize, usize),
+    w: usize,
+    out: &'a [f32],
+    halo: &'a [f32],
+) -> &'a [f32] {
+    if y < y0 {
+        &halo[(y - first) * w..(y - first + 1) * w]
+    } else if y < y1 {
+        &out[(y - y0) * w..(y - y0 + 1) * w]
+    } else {
+        let at = (y0 - first) + (y - y1);
+        &halo[at * w..(at + 1) * w]
+    }
+}
+
+/// [`box_blur`] in `i64` for any heights (the fast path's reference).
+fn box_blur_i64(map: &mut HeightMap, window: Window, n: i64) -> Result<(), RenderError> {
+    let (w, h) = (map.width(), map.height());
+    let divisor = Divisor::new(n);
+    let layout = Layout::of(h, window);
+    let (low, high) = (window.low as usize, window.high as usize);
+
+    let halos = saved_halos(map, layout, window)?;
 
     map.data_mut().par_chunks_mut(w * layout.band_rows).zip(halos).enumerate().try_for_each(
         |(b, (out, halo))| -> Result<(), RenderError> {
@@ -251,14 +275,7 @@ fn box_blur_i64(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rende
             // the map (never yet overwritten: output rows are written only behind the window),
             // the others from the saved copy.
             let mut horizontal = |y: usize, out: &[f32], ring: &mut [i64]| {
-                let src = if y < y0 {
-                    &halo[(y - first) * w..(y - first + 1) * w]
-                } else if y < y1 {
-                    &out[(y - y0) * w..(y - y0 + 1) * w]
-                } else {
-                    let at = (y0 - first) + (y - y1);
-                    &halo[at * w..(at + 1) * w]
-                };
+                let src = band_source_row(y, (y0, y1, first), w, out, &halo);
                 for (f, &v) in fixed.iter_mut().zip(src) {
                     *f = to_fixed(v);
                 }
@@ -322,7 +339,6 @@ fn box_blur_i64(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rende
 /// zero, so rounding never reaches it (and never goes below the truncation, an integer).
 mod fast {
     use super::Window;
-    use std::mem::MaybeUninit;
 
     /// 1.5 × 2^52: adding it rounds an `f64` below 2^51 in magnitude to an integer.
     const MAGIC: f64 = 6_755_399_441_055_744.0;
@@ -354,7 +370,7 @@ mod fast {
     /// One row of the horizontal pass: `out[x]` = the truncated window average at x of the
     /// row's fixed-point values, as an integer-valued `f64`. `ext` and `sums` are scratch.
     #[inline(always)]
-    fn row(src: &[f32], out: &mut [MaybeUninit<f64>], window: Window, n: f64, ext: &mut Vec<i64>, sums: &mut Vec<i64>) {
+    fn row(src: &[f32], out: &mut [f64], window: Window, n: f64, ext: &mut Vec<i64>, sums: &mut Vec<i64>) {
         let len = src.len();
         let (low, high) = (window.low as usize, window.high as usize);
         // The row padded with its edge values: output x averages ext[x + 1 ..= x + low + high + 1].
@@ -377,26 +393,34 @@ mod fast {
             sum = sum + add - sub;
         }
         for (o, &s) in out.iter_mut().zip(sums.iter()) {
-            o.write(trunc(to_f64(s) / n));
+            *o = trunc(to_f64(s) / n);
         }
     }
 
     /// The horizontal pass over `rows` (whole rows of `width`) into `out`.
     #[inline(always)]
-    fn rows(src: &[f32], out: &mut [MaybeUninit<f64>], width: usize, window: Window, n: f64) {
+    fn rows(src: &[f32], out: &mut [f64], width: usize, window: Window, n: f64) {
         let (mut ext, mut sums) = (Vec::new(), Vec::new());
         for (s, o) in src.chunks(width).zip(out.chunks_mut(width)) {
             row(s, o, window, n, &mut ext, &mut sums);
         }
     }
 
-    /// One output row of the vertical pass from the running column sums, which then move one row
-    /// down: `sums += add − sub`.
+    /// One output row of the vertical pass from the running column sums, then the row leaving
+    /// the window taken out of them: `sums −= sub`.
     #[inline(always)]
-    fn column_step(out: &mut [f32], sums: &mut [f64], add: &[f64], sub: &[f64], n: f64) {
-        for (((o, s), &a), &b) in out.iter_mut().zip(sums.iter_mut()).zip(add).zip(sub) {
+    fn emit_row_of(out: &mut [f32], sums: &mut [f64], sub: &[f64], n: f64) {
+        for ((o, s), &b) in out.iter_mut().zip(sums.iter_mut()).zip(sub) {
             *o = (trunc(*s / n) * INV_FIXED_ONE) as f32;
-            *s = *s + a - b;
+            *s -= b;
+        }
+    }
+
+    /// `sums += add` (exact: integers below 2^50).
+    #[inline(always)]
+    fn add_row_of(sums: &mut [f64], add: &[f64]) {
+        for (s, &a) in sums.iter_mut().zip(add) {
+            *s += a;
         }
     }
 
@@ -423,7 +447,7 @@ mod fast {
 
     /// Dispatches to an AVX2 build of the same code where the processor has it (IEEE basic
     /// operations only, no FMA: the same bits, four lanes at a time).
-    pub fn horizontal(src: &[f32], out: &mut [MaybeUninit<f64>], width: usize, window: Window, n: f64) {
+    pub fn horizontal(src: &[f32], out: &mut [f64], width: usize, window: Window, n: f64) {
         #[cfg(target_arch = "x86_64")]
         if super::use_avx2() {
             // SAFETY: the processor supports AVX2 (checked at run time).
@@ -432,36 +456,56 @@ mod fast {
         rows(src, out, width, window, n)
     }
 
-    pub fn vertical_step(out: &mut [f32], sums: &mut [f64], add: &[f64], sub: &[f64], n: f64) {
+    pub fn emit_row(out: &mut [f32], sums: &mut [f64], sub: &[f64], n: f64) {
         #[cfg(target_arch = "x86_64")]
         if super::use_avx2() {
             // SAFETY: the processor supports AVX2 (checked at run time).
-            return unsafe { vertical_step_avx2(out, sums, add, sub, n) };
+            return unsafe { emit_row_avx2(out, sums, sub, n) };
         }
-        column_step(out, sums, add, sub, n)
+        emit_row_of(out, sums, sub, n)
+    }
+
+    pub fn add_row(sums: &mut [f64], add: &[f64]) {
+        #[cfg(target_arch = "x86_64")]
+        if super::use_avx2() {
+            // SAFETY: the processor supports AVX2 (checked at run time).
+            return unsafe { add_row_avx2(sums, add) };
+        }
+        add_row_of(sums, add)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn horizontal_avx2(src: &[f32], out: &mut [MaybeUninit<f64>], width: usize, window: Window, n: f64) {
+    unsafe fn horizontal_avx2(src: &[f32], out: &mut [f64], width: usize, window: Window, n: f64) {
         rows(src, out, width, window, n)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn vertical_step_avx2(out: &mut [f32], sums: &mut [f64], add: &[f64], sub: &[f64], n: f64) {
-        column_step(out, sums, add, sub, n)
+    unsafe fn emit_row_avx2(out: &mut [f32], sums: &mut [f64], sub: &[f64], n: f64) {
+        emit_row_of(out, sums, sub, n)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn add_row_avx2(sums: &mut [f64], add: &[f64]) {
+        add_row_of(sums, add)
     }
 
     /// The baseline build only, for the tests that compare it with the dispatched one.
     #[cfg(test)]
-    pub fn horizontal_baseline(src: &[f32], out: &mut [MaybeUninit<f64>], width: usize, window: Window, n: f64) {
+    pub fn horizontal_baseline(src: &[f32], out: &mut [f64], width: usize, window: Window, n: f64) {
         rows(src, out, width, window, n)
     }
 
     #[cfg(test)]
-    pub fn vertical_step_baseline(out: &mut [f32], sums: &mut [f64], add: &[f64], sub: &[f64], n: f64) {
-        column_step(out, sums, add, sub, n)
+    pub fn emit_row_baseline(out: &mut [f32], sums: &mut [f64], sub: &[f64], n: f64) {
+        emit_row_of(out, sums, sub, n)
+    }
+
+    #[cfg(test)]
+    pub fn add_row_baseline(sums: &mut [f64], add: &[f64]) {
+        add_row_of(sums, add)
     }
 }
 
@@ -491,47 +535,64 @@ fn fast_path_fits(data: &[f32], n: i64) -> bool {
     f64::from(largest) * (n as f64) < 131_072.0
 }
 
-/// [`box_blur`]'s fast path: the same bits, in `f64` (see [`fast`]).
+/// [`box_blur`]'s fast path: the same bits, in `f64` (see [`fast`]), with the same bands, ring
+/// of horizontal rows and in-place writing as [`box_blur_i64`] (so the same scratch, which the
+/// memory plan counts).
 fn box_blur_fast(map: &mut HeightMap, window: Window, n: i64) -> Result<(), RenderError> {
     let (w, h) = (map.width(), map.height());
     let nf = n as f64;
-    let mut inter: Vec<f64> = Vec::new();
-    inter.try_reserve_exact(w * h).map_err(|_| RenderError::Allocation { bytes: scratch_bytes(map.rect().area()) })?;
-    // Rows in parallel, written straight into the reserved scratch (no serial zeroing).
-    let rows_per_task = (BAND_ROWS / 4).max(1);
-    let spare: &mut [MaybeUninit<f64>] = &mut inter.spare_capacity_mut()[..w * h];
-    spare.par_chunks_mut(w * rows_per_task).zip(map.data().par_chunks(w * rows_per_task)).for_each(|(out, src)| {
-        fast::horizontal(src, out, w, window, nf);
-    });
-    // SAFETY: the chunks partition `spare[..w * h]` (capacity >= w * h) and `fast::horizontal`
-    // writes every element of its chunk (each row's `len` outputs).
-    unsafe { inter.set_len(w * h) };
-
-    let inter = &inter;
-    let last = h as i64 - 1;
-    let balanced = h.div_ceil(4 * rayon::current_num_threads().max(1));
-    let band_rows = BAND_ROWS.max((8 * n as usize).min(balanced));
-    map.data_mut().par_chunks_mut(w * band_rows).enumerate().for_each(|(band, out)| {
-        let y0 = (band * band_rows) as i64;
-        let row = |y: i64| {
-            let y = y.clamp(0, last) as usize;
-            &inter[y * w..(y + 1) * w]
-        };
-        let (top, bottom) = (y0 - window.low as i64, y0 + window.high as i64);
-        let below = (bottom.min(-1) - top + 1).max(0) as f64;
-        let above = (bottom - top.max(last + 1) + 1).max(0) as f64;
-        let mut sums: Vec<f64> = row(0).iter().zip(row(last)).map(|(&f, &l)| f * below + l * above).collect();
-        for y in top.max(0)..=bottom.min(last) {
-            for (s, &v) in sums.iter_mut().zip(row(y)) {
-                *s += v;
+    let layout = Layout::of(h, window);
+    let (low, high) = (window.low as usize, window.high as usize);
+    let halos = saved_halos(map, layout, window)?;
+    map.data_mut().par_chunks_mut(w * layout.band_rows).zip(halos).enumerate().try_for_each(
+        |(b, (out, halo))| -> Result<(), RenderError> {
+            let y0 = b * layout.band_rows;
+            let y1 = y0 + out.len() / w;
+            let (first, _) = layout.reads(b, h, window);
+            let m = layout.ring;
+            let mut ring = try_vec(m * w, 0.0f64)?;
+            let mut sums = try_vec(w, 0.0f64)?;
+            let horizontal = |y: usize, out: &[f32], ring: &mut [f64]| {
+                let src = band_source_row(y, (y0, y1, first), w, out, &halo);
+                fast::horizontal(src, &mut ring[(y % m) * w..(y % m + 1) * w], w, window, nf);
+            };
+            let last = h - 1;
+            let (top, bottom) = (y0 as i64 - low as i64, (y0 + high) as i64);
+            let below = (bottom.min(-1) - top + 1).max(0) as f64;
+            let above = (bottom - top.max(last as i64 + 1) + 1).max(0) as f64;
+            let (lo, mut hi) = (y0.saturating_sub(low), (y0 + high).min(last));
+            for y in lo..=hi {
+                horizontal(y, out, &mut ring);
+                fast::add_row(&mut sums, &ring[(y % m) * w..(y % m + 1) * w]);
             }
-        }
-        for (i, out_row) in out.chunks_mut(w).enumerate() {
-            let y = y0 + i as i64;
-            fast::vertical_step(out_row, &mut sums, row(y + window.high as i64 + 1), row(y - window.low as i64), nf);
-        }
-    });
-    Ok(())
+            for (i, count) in [(0, below), (last, above)] {
+                for (s, &v) in sums.iter_mut().zip(&ring[(i % m) * w..(i % m + 1) * w]) {
+                    *s += v * count;
+                }
+            }
+            for y in y0..y1 {
+                // The output row, and the row leaving the window out of the sums first (its slot
+                // may be the one the entering row takes).
+                let sub = y.saturating_sub(low).min(last);
+                fast::emit_row(
+                    &mut out[(y - y0) * w..(y - y0 + 1) * w],
+                    &mut sums,
+                    &ring[(sub % m) * w..(sub % m + 1) * w],
+                    nf,
+                );
+                if y + 1 == y1 {
+                    break;
+                }
+                let add = (y + high + 1).min(last);
+                if add > hi {
+                    horizontal(add, out, &mut ring);
+                    hi = add;
+                }
+                fast::add_row(&mut sums, &ring[(add % m) * w..(add % m + 1) * w]);
+            }
+            Ok(())
+        },
+    )
 }
 
 /// Blurs a profile in place with radius `r`, with the same window and arithmetic as the map blur.
@@ -747,25 +808,27 @@ mod tests {
             let n = window.len() as f64;
             let src: Vec<f32> = (0..width * 3).map(|k| sample(i as u32 + 90, k as u32, 1)).collect();
             let run = |f: Horizontal| {
-                let mut out = vec![MaybeUninit::new(0.0f64); src.len()];
+                let mut out = vec![0.0f64; src.len()];
                 f(&src, &mut out, width, window, n);
-                out.iter().map(|v| unsafe { v.assume_init() }.to_bits()).collect::<Vec<u64>>()
+                out.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()
             };
             assert_eq!(run(fast::horizontal), run(fast::horizontal_baseline));
             let add: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i, k)) * 4096.0).collect();
             let sub: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i + 7, k)) * 4096.0).collect();
             let sums: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i + 3, k)) * 4096.0 * n).collect();
-            let step = |f: VerticalStep| {
+            let step = |emit: EmitRow, add_row: AddRow| {
                 let (mut out, mut s) = (vec![0.0f32; width], sums.clone());
-                f(&mut out, &mut s, &add, &sub, n);
+                emit(&mut out, &mut s, &sub, n);
+                add_row(&mut s, &add);
                 (out.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), s.iter().map(|v| v.to_bits()).collect::<Vec<_>>())
             };
-            assert_eq!(step(fast::vertical_step), step(fast::vertical_step_baseline));
+            assert_eq!(step(fast::emit_row, fast::add_row), step(fast::emit_row_baseline, fast::add_row_baseline));
         }
     }
 
-    type Horizontal = fn(&[f32], &mut [MaybeUninit<f64>], usize, Window, f64);
-    type VerticalStep = fn(&mut [f32], &mut [f64], &[f64], &[f64], f64);
+    type Horizontal = fn(&[f32], &mut [f64], usize, Window, f64);
+    type EmitRow = fn(&mut [f32], &mut [f64], &[f64], f64);
+    type AddRow = fn(&mut [f64], &[f64]);
 
     fn hash_i32(i: usize, k: usize) -> i32 {
         geogen_random::hash2(i as u32, k as u32) as i32
