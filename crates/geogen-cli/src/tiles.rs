@@ -235,7 +235,7 @@ impl TileGrid {
 /// equals the same rectangle of a larger render (the tile contract), so a block pays the
 /// simulation and the halo its operations need around it once for all its tiles: 250² tiles cost
 /// about what 1000² tiles cost instead of up to several times more.
-pub const BLOCK_PIXELS: u32 = 1024;
+pub const BLOCK_PIXELS: u32 = 2048;
 
 /// The tiles a side of one block: `--block` when given, else as many as fit in [`BLOCK_PIXELS`],
 /// fewer when the region would otherwise have fewer blocks than shards (every shard gets work).
