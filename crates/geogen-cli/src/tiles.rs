@@ -827,11 +827,12 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
         geogen_io::write_bytes(&path, sidecar.as_bytes()).map_err(|e| CliError::Usage(e.to_string()))?;
     }
 
+    let config = render_config(&cmd.output);
     let job = Job {
         script: &script,
         settings,
-        config: render_config(&cmd.output),
-        budget: MemoryBudget::new(render_config(&cmd.output).memory_limit),
+        budget: MemoryBudget::new(config.memory_limit),
+        config,
         formats: &formats,
         maps: &maps,
         dir: &dir,
