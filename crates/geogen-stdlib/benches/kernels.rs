@@ -151,6 +151,23 @@ fn kernels(c: &mut Criterion) {
             bench_with(c, label, op, inputs);
         }
     }
+    // DistanceMap on a thresholded noise (features are the pixels at or below 0, blobs of about
+    // 64 pixels) that covers everything within D of the map, as the bounds rule provides it.
+    for d in [8u64, 64, 512] {
+        let label = format!("DistanceMap D={d}");
+        if label.contains(only.as_str()) {
+            let source = noise_map(rect().expand(d), 23);
+            bench_with(c, &label, Arc::new(DistanceMap { maximum_distance: d as f64 }), vec![source]);
+        }
+    }
+}
+
+/// [`sample_map`]'s noise over any rectangle.
+fn noise_map(rect: Rect, seed: u32) -> Object {
+    let mut m = Object::Map(HeightMap::try_zeroed(rect).unwrap());
+    let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
+    NoiseLayer::new(64, 16000, seed, 0, false).render(&ctx, &mut m, &[]).unwrap();
+    m
 }
 
 criterion_group!(benches, kernels);
