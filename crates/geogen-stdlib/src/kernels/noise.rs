@@ -15,6 +15,16 @@
 //! time for AVX2 and vectorised, its remainder computed exactly in f64 ([`FloatMod`]). Other
 //! targets and machines run the same loops in scalar code; the tests compare the instruction
 //! sets with each other and with the direct evaluation bit for bit.
+//!
+//! In the AVX2 loops the last step of every pixel, `(v / HEIGHT_UNITS) as f32`, is a multiply by
+//! the reciprocal with an exactness check (`avx2::units_to_height`: the product is within a few
+//! f64 ulps of the quotient, so it rounds to the same f32 unless it lies next to an f32 rounding
+//! midpoint or tiny, and then the four pixels are divided: about one group in 2^23), and the cubic's
+//! coefficients are transposed with 128-bit loads and in-lane unpacks instead of lane-crossing
+//! permutes (a profile of a 2000² render put the largest share of the loop on the division's
+//! line). Lattice rows and per-row scratch reuse their buffers (no allocation per
+//! band or lattice row once warm), and the vertical coefficients of a lattice row are computed
+//! in vectorised loops.
 
 use geogen_render::kernels::for_each_band;
 use geogen_render::raster::{saturate, HeightMap, HEIGHT_UNITS};
@@ -168,6 +178,9 @@ struct NoiseCache {
     columns: Vec<ColumnTable>,
     lattices: Vec<LatticeQuad>,
     per_pixel: Vec<PerPixelColumns>,
+    /// One row's vertical interpolations and horizontal coefficients (scratch, reused).
+    interpolated: Vec<f64>,
+    coefficients: Vec<[f64; 4]>,
 }
 
 /// Entries per cache and thread: more than the layers of one `Noise` (at most 32 wavelengths of a
@@ -274,6 +287,8 @@ struct LatticeQuad {
     columns: Vec<u32>,
     /// Cached lattice rows: (lattice y, values as f64).
     rows: Vec<(i64, Vec<f64>)>,
+    /// Buffers of evicted rows, reused for the next ones.
+    spare: Vec<Vec<f64>>,
     y1: Option<i64>,
     p1: Vec<f64>,
     c1: Vec<f64>,
@@ -296,11 +311,22 @@ impl LatticeQuad {
             return;
         }
         let ys = [y1.saturating_sub(w), y1, y1.saturating_add(w), y1.saturating_add(2 * w)];
-        // Keep the rows still needed; compute the missing ones.
-        self.rows.retain(|(y, _)| ys.contains(y));
+        // Keep the rows still needed; compute the missing ones into the buffers of the others
+        // (no allocation once warm: a new lattice row comes every `w` pixel rows).
+        let mut i = 0;
+        while i < self.rows.len() {
+            if ys.contains(&self.rows[i].0) {
+                i += 1;
+            } else {
+                let (_, buffer) = self.rows.swap_remove(i);
+                self.spare.push(buffer);
+            }
+        }
         for &y in &ys {
             if !self.rows.iter().any(|(ry, _)| *ry == y) {
-                let mut row = vec![0.0; self.columns.len()];
+                let mut row = self.spare.pop().unwrap_or_default();
+                row.clear();
+                row.resize(self.columns.len(), 0.0);
                 let remainder = values.remainder;
                 let job = PointRow {
                     columns: &self.columns,
@@ -314,19 +340,52 @@ impl LatticeQuad {
         }
         let empty = Vec::new();
         let row = |y: i64| self.rows.iter().find(|(ry, _)| *ry == y).map_or(&empty, |(_, values)| values);
-        let (v0, v1, v2, v3) = (row(ys[0]), row(ys[1]), row(ys[2]), row(ys[3]));
-        self.p1.clear();
-        self.c1.clear();
-        self.c2.clear();
-        self.c3.clear();
+        let rows = [row(ys[0]), row(ys[1]), row(ys[2]), row(ys[3])];
         // Every row was computed above with `count` values.
-        for (((&p0, &p1), &p2), &p3) in v0.iter().zip(v1).zip(v2).zip(v3) {
-            self.p1.push(p1);
-            self.c1.push(p2 - p0);
-            self.c2.push(2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3);
-            self.c3.push(3.0 * (p1 - p2) + p3 - p0);
+        let n = rows.iter().map(|r| r.len()).min().unwrap_or(0);
+        for c in [&mut self.p1, &mut self.c1, &mut self.c2, &mut self.c3] {
+            c.clear();
+            c.resize(n, 0.0);
         }
+        let job = QuadRows { rows: rows.map(|r| &r[..n]) };
+        quad_coefficients(isa, &job, [&mut self.p1, &mut self.c1, &mut self.c2, &mut self.c3]);
         self.y1 = Some(y1);
+    }
+}
+
+/// Four lattice rows of equal length (`y1 − w`, `y1`, `y1 + w`, `y1 + 2w`).
+struct QuadRows<'a> {
+    rows: [&'a [f64]; 4],
+}
+
+/// The vertical Catmull-Rom coefficients `[p1, c1, c2, c3]` of every column, as [`catmull_rom`]
+/// computes them (one loop per output, which the compiler vectorises).
+#[inline(always)]
+fn quad_coefficients_generic(job: &QuadRows<'_>, out: [&mut [f64]; 4]) {
+    let [v0, v1, v2, v3] = job.rows;
+    let [p1, c1, c2, c3] = out;
+    let n = v0.len().min(v1.len()).min(v2.len()).min(v3.len());
+    let (v0, v1, v2, v3) = (&v0[..n], &v1[..n], &v2[..n], &v3[..n]);
+    for (o, &b) in p1.iter_mut().zip(v1) {
+        *o = b;
+    }
+    for ((o, &a), &c) in c1.iter_mut().zip(v0).zip(v2) {
+        *o = c - a;
+    }
+    for ((((o, &a), &b), &c), &d) in c2.iter_mut().zip(v0).zip(v1).zip(v2).zip(v3) {
+        *o = 2.0 * a - 5.0 * b + 4.0 * c - d;
+    }
+    for ((((o, &a), &b), &c), &d) in c3.iter_mut().zip(v0).zip(v1).zip(v2).zip(v3) {
+        *o = 3.0 * (b - c) + d - a;
+    }
+}
+
+fn quad_coefficients(isa: Isa, job: &QuadRows<'_>, out: [&mut [f64]; 4]) {
+    match isa {
+        // SAFETY: `add_noise_layer_on` only passes Avx2 when the machine has it.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { avx2::quad_coefficients(job, out) },
+        _ => quad_coefficients_generic(job, out),
     }
 }
 
@@ -417,21 +476,20 @@ fn add_layer<const RIDGED: bool>(isa: Isa, map: &mut HeightMap, scale: f64, fiel
             columns.prepare(x0, width, scale, w);
             let lattice_key = (values.current, values.amplitude, w, columns.x_start, columns.count);
             let lattice = pick(&mut cache.lattices, |l| l.key == Some(lattice_key));
-            let mut interpolated = vec![0.0f64; columns.count];
-            let mut coefficients = vec![[0.0f64; 4]; columns.run_end.len()];
+            // Scratch rows, every element written by `cell_row` before it is read.
+            let (interpolated, coefficients) = (&mut cache.interpolated, &mut cache.coefficients);
+            interpolated.resize(columns.count, 0.0);
+            interpolated.truncate(columns.count);
+            coefficients.resize(columns.run_end.len(), [0.0; 4]);
+            coefficients.truncate(columns.run_end.len());
             for (r, row) in rows.chunks_exact_mut(width).enumerate() {
                 let ly = to_logical(y0 + r as i64, scale);
                 let y1 = previous_multiple_inclusive(floor_i64(ly), w);
                 let ty = (ly - y1 as f64) / wf;
                 lattice.prepare(isa, &values, w, columns.x_start, columns.count, y1);
                 let job = CellRow { lattice, ty, first_cell: columns.first_cell };
-                cell_row(isa, &job, &mut interpolated, &mut coefficients);
-                let job = CubicRow {
-                    cell: &columns.cell,
-                    t: &columns.t,
-                    half_t: &columns.half_t,
-                    coefficients: &coefficients,
-                };
+                cell_row(isa, &job, interpolated, coefficients);
+                let job = CubicRow { cell: &columns.cell, t: &columns.t, half_t: &columns.half_t, coefficients };
                 cubic_row::<RIDGED>(isa, &job, row);
             }
         })
@@ -455,6 +513,10 @@ fn cell_row_generic(job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &
         interpolated.iter_mut().zip(&lattice.p1).zip(&lattice.c1).zip(&lattice.c2).zip(&lattice.c3)
     {
         *out = p1 + half_ty * (c1 + ty * (c2 + ty * c3));
+    }
+    // (Never reached: the lattice has a value for every column. The scratch is reused.)
+    for out in interpolated.iter_mut().skip(lattice.p1.len()) {
+        *out = 0.0;
     }
     // Horizontal: per lattice cell its coefficients (every run's four lattice columns exist, see
     // `ColumnTable::prepare`; a cell without them, never reached, gets zeros).
@@ -603,7 +665,8 @@ impl FloatMod {
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{
-        add_value, cell_row_generic, cubic_at, lattice_row_generic, point_row_generic, CellRow, CubicRow, PointRow,
+        add_value, cell_row_generic, cubic_at, lattice_row_generic, quad_coefficients_generic, CellRow, CubicRow,
+        PointRow, QuadRows,
     };
     use geogen_render::raster::HEIGHT_UNITS;
     use std::arch::x86_64::*;
@@ -612,7 +675,38 @@ mod avx2 {
     /// The machine must support AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn point_row<const RIDGED: bool>(job: &PointRow<'_>, row: &mut [f32]) {
-        point_row_generic::<RIDGED>(job, row)
+        // In pieces of 64: the field values (the vectorised loop of the lattice rows), then the
+        // adds four at a time with the division-free conversion.
+        const PIECE: usize = 64;
+        let mut values = [0.0f64; PIECE];
+        for (row, columns) in row.chunks_mut(PIECE).zip(job.columns.chunks(PIECE)) {
+            let n = row.len().min(columns.len());
+            let piece = PointRow { columns: &columns[..n], ..*job };
+            lattice_row_generic(&piece, &mut values[..n]);
+            let chunks = n / 4;
+            for j in 0..chunks {
+                let i = 4 * j;
+                add4::<RIDGED>(row.as_mut_ptr().add(i), _mm256_loadu_pd(values.as_ptr().add(i)));
+            }
+            for i in 4 * chunks..n {
+                row[i] = add_value::<RIDGED>(row[i], values[i]);
+            }
+        }
+    }
+
+    /// `h = add_value(h, v)` for the four heights at `out`: |v| when ridged, converted by
+    /// [`units_to_height`], added and saturated (NaN → 0, else clamped to [−1, 1]: maxps/minps
+    /// keep the sum when inside, −0.0 included).
+    ///
+    /// # Safety
+    /// The machine must support AVX2; `out` points to four heights.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn add4<const RIDGED: bool>(out: *mut f32, value: __m256d) {
+        let value = if RIDGED { _mm256_andnot_pd(_mm256_set1_pd(-0.0), value) } else { value };
+        let sum = _mm_add_ps(_mm_loadu_ps(out), units_to_height(value));
+        let clamped = _mm_min_ps(_mm_max_ps(sum, _mm_set1_ps(-1.0)), _mm_set1_ps(1.0));
+        _mm_storeu_ps(out, _mm_andnot_ps(_mm_cmpunord_ps(sum, sum), clamped));
     }
 
     /// # Safety
@@ -625,9 +719,56 @@ mod avx2 {
     /// # Safety
     /// The machine must support AVX2.
     #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn quad_coefficients(job: &QuadRows<'_>, out: [&mut [f64]; 4]) {
+        quad_coefficients_generic(job, out)
+    }
+
+    /// # Safety
+    /// The machine must support AVX2.
+    #[target_feature(enable = "avx2")]
     pub(super) unsafe fn lattice_row(job: &PointRow<'_>, out: &mut [f64]) {
         lattice_row_generic(job, out)
     }
+
+    /// `(v / HEIGHT_UNITS) as f32` for four values, bit for bit, mostly without the division
+    /// (the slowest instruction of the per-pixel loops).
+    ///
+    /// `q = v × fl(1 / HEIGHT_UNITS)` is within 2.5 f64 ulps of the correctly rounded quotient
+    /// `fl(v / HEIGHT_UNITS)` (two roundings of relative size 2^−53 each, against half an ulp),
+    /// so the two give the same f32 unless an f32 rounding boundary lies between them: in the
+    /// bits of a normal f32-range value that boundary is where the 29 bits below the f32
+    /// mantissa equal 2^28 (the midpoint between two f32). When any of the four `q` has those
+    /// bits within 8 of 2^28, or is below 2^−100 in magnitude (f32 subnormals and zero, where
+    /// that layout does not hold), the four are divided instead: a window of 16 in 2^29 per value,
+    /// about one group of four in 2^23 (plus exact zeros), so the division is nearly never paid.
+    ///
+    /// # Safety
+    /// The machine must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn units_to_height(value: __m256d) -> __m128 {
+        const MIDPOINT: i64 = 1 << 28;
+        const MARGIN: i64 = 8;
+        let q = _mm256_mul_pd(value, _mm256_set1_pd(1.0 / HEIGHT_UNITS));
+        let bits = _mm256_castpd_si256(q);
+        // (low 29 bits − (2^28 − MARGIN)) mod 2^29 < 2 × MARGIN: within MARGIN of the midpoint.
+        let below = _mm256_and_si256(
+            _mm256_add_epi64(bits, _mm256_set1_epi64x(MARGIN - MIDPOINT)),
+            _mm256_set1_epi64x((1 << 29) - 1),
+        );
+        let near = _mm256_cmpgt_epi64(_mm256_set1_epi64x(2 * MARGIN), below);
+        let magnitude = _mm256_and_si256(bits, _mm256_set1_epi64x(i64::MAX));
+        let tiny = _mm256_cmpgt_epi64(_mm256_set1_epi64x(TINY_BITS), magnitude);
+        let unsure = _mm256_or_si256(near, tiny);
+        if _mm256_testz_si256(unsure, unsure) != 0 {
+            _mm256_cvtpd_ps(q)
+        } else {
+            _mm256_cvtpd_ps(_mm256_div_pd(value, _mm256_set1_pd(HEIGHT_UNITS)))
+        }
+    }
+
+    /// The bits of 2^−100, below which [`units_to_height`] divides.
+    const TINY_BITS: i64 = (1023 - 100) << 52;
 
     /// # Safety
     /// The machine must support AVX2; `row`, `job.cell`, `job.t` and `job.half_t` have at least
@@ -641,43 +782,32 @@ mod avx2 {
             return;
         }
         let coefficients = job.coefficients.as_ptr().cast::<f64>();
-        let units = _mm256_set1_pd(HEIGHT_UNITS);
-        let sign = _mm256_set1_pd(-0.0);
-        let (low, high) = (_mm_set1_ps(-1.0), _mm_set1_ps(1.0));
         let chunks = n / 4;
         for j in 0..chunks {
             let i = 4 * j;
             // Each pixel's [p1, c1, c2, c3] (indices capped: they are in range by construction),
-            // transposed into one vector per coefficient.
-            let load = |lane: usize| {
-                let k = (job.cell[i + lane] as usize).min(last);
-                _mm256_loadu_pd(coefficients.add(4 * k))
+            // transposed into one vector per coefficient with 128-bit loads and in-lane unpacks
+            // (no lane-crossing permutes).
+            let at = |lane: usize| coefficients.add(4 * (job.cell[i + lane] as usize).min(last));
+            let (k0, k1, k2, k3) = (at(0), at(1), at(2), at(3));
+            let pair = |a: *const f64, b: *const f64| {
+                _mm256_insertf128_pd::<1>(_mm256_castpd128_pd256(_mm_loadu_pd(a)), _mm_loadu_pd(b))
             };
-            let (r0, r1, r2, r3) = (load(0), load(1), load(2), load(3));
-            let a = _mm256_unpacklo_pd(r0, r1); // p1₀ p1₁ c2₀ c2₁
-            let b = _mm256_unpackhi_pd(r0, r1); // c1₀ c1₁ c3₀ c3₁
-            let c = _mm256_unpacklo_pd(r2, r3);
-            let d = _mm256_unpackhi_pd(r2, r3);
-            let p1 = _mm256_permute2f128_pd::<0x20>(a, c);
-            let c2 = _mm256_permute2f128_pd::<0x31>(a, c);
-            let c1 = _mm256_permute2f128_pd::<0x20>(b, d);
-            let c3 = _mm256_permute2f128_pd::<0x31>(b, d);
+            let x02 = pair(k0, k2); // p1₀ c1₀ p1₂ c1₂
+            let x13 = pair(k1, k3);
+            let y02 = pair(k0.add(2), k2.add(2)); // c2₀ c3₀ c2₂ c3₂
+            let y13 = pair(k1.add(2), k3.add(2));
+            let p1 = _mm256_unpacklo_pd(x02, x13);
+            let c1 = _mm256_unpackhi_pd(x02, x13);
+            let c2 = _mm256_unpacklo_pd(y02, y13);
+            let c3 = _mm256_unpackhi_pd(y02, y13);
             let t = _mm256_loadu_pd(job.t.as_ptr().add(i));
             let half_t = _mm256_loadu_pd(job.half_t.as_ptr().add(i));
             // p1 + half_t * (c1 + t * (c2 + t * c3))
             let inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
             let middle = _mm256_add_pd(c1, _mm256_mul_pd(t, inner));
-            let mut value = _mm256_add_pd(p1, _mm256_mul_pd(half_t, middle));
-            if RIDGED {
-                value = _mm256_andnot_pd(sign, value);
-            }
-            let added = _mm256_cvtpd_ps(_mm256_div_pd(value, units));
-            let out = row.as_mut_ptr().add(i);
-            let sum = _mm_add_ps(_mm_loadu_ps(out), added);
-            // saturate: NaN → 0, else clamp to [−1, 1] (maxps/minps keep `sum` when inside,
-            // −0.0 included).
-            let clamped = _mm_min_ps(_mm_max_ps(sum, low), high);
-            _mm_storeu_ps(out, _mm_andnot_ps(_mm_cmpunord_ps(sum, sum), clamped));
+            let value = _mm256_add_pd(p1, _mm256_mul_pd(half_t, middle));
+            add4::<RIDGED>(row.as_mut_ptr().add(i), value);
         }
         for (i, h) in row.iter_mut().enumerate().skip(4 * chunks) {
             *h = add_value::<RIDGED>(*h, cubic_at(job, i));
@@ -778,6 +908,66 @@ mod tests {
                 assert_eq!(fast.rem(a), f64::from(a % d), "{a} % {d}");
             }
         }
+    }
+
+    /// The multiply that replaces the division by `HEIGHT_UNITS` in the AVX2 cubic gives the
+    /// division's f32 bits: on values whose quotient falls on, next to and around f32 rounding
+    /// midpoints (where the product alone would round the other way), powers of two, f32
+    /// subnormals, zeros and ordinary values.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn units_to_height_equals_the_division() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let next_up = |v: f64| f64::from_bits(if v >= 0.0 { v.to_bits() + 1 } else { v.to_bits() - 1 });
+        let mut bases: Vec<f64> = vec![0.0, -0.0, 1.0, -1.0, 32767.0, 0.5, 1e-30, 1e-38, 1e-42, 1e-45, 5e-324];
+        let mut x = 0x9e37_79b9u32;
+        for _ in 0..4000 {
+            x = geogen_random::hash1(x);
+            let y = geogen_random::hash1(x ^ 0x55);
+            // An f32 of varied magnitude (including subnormal ones), its midpoint with the next.
+            let exponent = (y % 160) as i32 - 150;
+            let m = ((x >> 9) as f32 / (1u32 << 23) as f32 + 1.0) * 2f32.powi(exponent);
+            let m = if y & 1 == 1 { -m } else { m };
+            let up = f32::from_bits(m.to_bits() + 1);
+            let midpoint = (f64::from(m) + f64::from(up)) / 2.0;
+            bases.push(midpoint * HEIGHT_UNITS);
+            bases.push(f64::from(m) * HEIGHT_UNITS);
+            bases.push(f64::from(x) / 65536.0 - 32768.0);
+        }
+        let mut values = Vec::new();
+        for &b in &bases {
+            let mut v = b;
+            for _ in 0..24 {
+                v = f64::from_bits(v.to_bits().wrapping_sub(1));
+            }
+            for _ in 0..48 {
+                values.push(v);
+                v = next_up(v);
+            }
+        }
+        // The values do reach the cases where the product alone would give other bits.
+        let product_differs = values
+            .iter()
+            .filter(|&&v| ((v * (1.0 / HEIGHT_UNITS)) as f32).to_bits() != ((v / HEIGHT_UNITS) as f32).to_bits());
+        assert!(product_differs.count() > 100);
+        let mut checked = 0;
+        for chunk in values.chunks_exact(4) {
+            let mut out = [0.0f32; 4];
+            // SAFETY: AVX2 was detected above.
+            unsafe {
+                use std::arch::x86_64::*;
+                let v = _mm256_loadu_pd(chunk.as_ptr());
+                _mm_storeu_ps(out.as_mut_ptr(), avx2::units_to_height(v));
+            }
+            for (&v, &o) in chunk.iter().zip(&out) {
+                let expected = (v / HEIGHT_UNITS) as f32;
+                assert_eq!(o.to_bits(), expected.to_bits(), "{v:e}: {o:e} against {expected:e}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 500_000);
     }
 
     /// The AVX2 loops are really taken on a machine that has AVX2 (else the comparisons of the
