@@ -11,6 +11,8 @@
 
 use geogen_render::{HeightMap, Rect, RenderError};
 
+use super::coherent::Isa;
+
 /// Fractions below this snap to the floor (the original's threshold).
 pub const SNAP: f64 = 0.00005;
 
@@ -82,10 +84,41 @@ pub fn bilinear(map: &HeightMap, x: f64, y: f64) -> f32 {
     value as f32
 }
 
+/// The bilinear samples of `map` at `(xs[i], ys[i])` into `out[i]`: the bits of [`bilinear`] at
+/// each position, four positions at a time on AVX2 when `isa` says so, the machine has it and the
+/// map's indexes fit in `i32` (otherwise one at a time). The slices have the same length.
+pub fn bilinear_many(map: &HeightMap, xs: &[f64], ys: &[f64], out: &mut [f32], isa: Isa) {
+    let n = out.len().min(xs.len()).min(ys.len());
+    let (xs, ys, out) = (&xs[..n], &ys[..n], &mut out[..n]);
+    #[cfg(target_arch = "x86_64")]
+    if isa == Isa::Avx2 && avx2::fits(map) && Isa::Avx2.is_available() {
+        // SAFETY: the processor has AVX2 (checked just above) and the map fits the vector path.
+        unsafe { avx2::bilinear_many(map, xs, ys, out) };
+        return;
+    }
+    let _ = isa;
+    for ((h, &x), &y) in out.iter_mut().zip(xs).zip(ys) {
+        *h = bilinear(map, x, y);
+    }
+}
+
+/// Positions per call of [`bilinear_many`] in the resampling loops (a block's row, on the stack).
+pub const BATCH: usize = 64;
+
 /// A new map over `rect` whose pixel `(px, py)` is the bilinear sample of `source` at
 /// `position(px, py)` (rows in parallel). `position` must be a pure function of the absolute pixel
 /// coordinates, which is what makes the result the same in every tile.
 pub fn resample(
+    source: &HeightMap,
+    rect: Rect,
+    position: impl Fn(i64, i64) -> (f64, f64) + Sync + Send,
+) -> Result<HeightMap, RenderError> {
+    resample_on(Isa::best(), source, rect, position)
+}
+
+/// [`resample`] on `isa` (the tests force each).
+pub fn resample_on(
+    isa: Isa,
     source: &HeightMap,
     rect: Rect,
     position: impl Fn(i64, i64) -> (f64, f64) + Sync + Send,
@@ -97,18 +130,47 @@ pub fn resample(
     // filled. Every pixel is still computed alone, from its own coordinates.
     let block = |py0: i64, x0: i64, band: &mut [f32]| {
         let width = rect.width as usize;
+        let (mut xs, mut ys) = ([0.0f64; BLOCK_COLUMNS], [0.0f64; BLOCK_COLUMNS]);
         for bx in (0..width).step_by(BLOCK_COLUMNS) {
             let end = (bx + BLOCK_COLUMNS).min(width);
+            let n = end - bx;
             for (r, row) in band.chunks_mut(width).enumerate() {
                 let py = py0 + r as i64;
-                for (i, h) in row[bx..end].iter_mut().enumerate() {
-                    let (sx, sy) = position(x0 + (bx + i) as i64, py);
-                    *h = bilinear(source, sx, sy);
+                for (i, (x, y)) in xs[..n].iter_mut().zip(&mut ys[..n]).enumerate() {
+                    (*x, *y) = position(x0 + (bx + i) as i64, py);
                 }
+                bilinear_many(source, &xs[..n], &ys[..n], &mut row[bx..end], isa);
             }
         }
     };
     for_each_band_of(&mut out, BLOCK_ROWS, block);
+    Ok(out)
+}
+
+/// A new map over `rect` whose pixel `(px, py)` is the bilinear sample of `source` at
+/// `(column[px − rect.x], row(py))`: [`resample`] for positions that are separable (a rescale),
+/// with the column positions computed once. `column` has `rect.width` entries.
+pub fn resample_separable(
+    isa: Isa,
+    source: &HeightMap,
+    rect: Rect,
+    column: &[f64],
+    row: impl Fn(i64) -> f64 + Sync + Send,
+) -> Result<HeightMap, RenderError> {
+    let mut out = HeightMap::try_zeroed(rect)?;
+    let width = rect.width as usize;
+    if column.len() != width {
+        return Err(RenderError::Internal("resample_separable: a column table of the wrong length".into()));
+    }
+    let band = |py0: i64, _: i64, band: &mut [f32]| {
+        for (r, out_row) in band.chunks_mut(width).enumerate() {
+            let ys = [row(py0 + r as i64); BATCH];
+            for (xs, out) in column.chunks(BATCH).zip(out_row.chunks_mut(BATCH)) {
+                bilinear_many(source, xs, &ys[..xs.len()], out, isa);
+            }
+        }
+    };
+    for_each_band_of(&mut out, BLOCK_ROWS, band);
     Ok(out)
 }
 
@@ -147,6 +209,123 @@ pub fn covering_rect(xs: (f64, f64), ys: (f64, f64), margin: i64) -> Rect {
     let lo = |v: f64| clamp(libm::floor(v)) - margin;
     let hi = |v: f64| clamp(libm::ceil(v)) + margin;
     Rect::from_corners((lo(xs.0.min(xs.1)), lo(ys.0.min(ys.1))), (hi(xs.0.max(xs.1)), hi(ys.0.max(ys.1))))
+}
+
+/// The AVX2 build of [`bilinear_many`]: four positions per step in `f64` lanes, with the operations
+/// of [`bilinear`] in the same order (IEEE basic operations and exact conversions only, no FMA),
+/// so the same bits.
+///
+/// Per axis: `floor` rounds toward −∞, which for |c| < 2^52 is the scalar code's corrected
+/// truncation; `t = c − floor`; the fraction is kept when `SNAP ≤ t < 1`; the first index is
+/// `floor − start` clamped to `[0, last]` and the second is one more only when the fraction is
+/// kept and `0 ≤ floor − start < last` (otherwise the scalar clamps give the first again). The
+/// index arithmetic is exact in `f64`: every value stays below 2^53 (positions below 2^52, map
+/// origins and lengths below 2^31). The four corners are gathered as `f32` and widened.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    use geogen_render::HeightMap;
+
+    use super::{bilinear, SNAP};
+
+    /// Whether the map suits the vector path: not empty, its pixel indexes within `i32`, its
+    /// origin within ±2^31.
+    pub fn fits(map: &HeightMap) -> bool {
+        const LIMIT: i64 = 1 << 31;
+        let r = map.rect();
+        !r.is_empty() && map.data().len() <= i32::MAX as usize && r.x.abs() < LIMIT && r.y.abs() < LIMIT
+    }
+
+    /// One axis of four positions: (first index, whether the second is first + 1, kept fraction or
+    /// 0, whether the fraction is kept).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn axis(c: __m256d, start: __m256d, last: __m256d) -> (__m256d, __m256d, __m256d, __m256d) {
+        let zero = _mm256_setzero_pd();
+        let floor = _mm256_floor_pd(c);
+        let t = _mm256_sub_pd(c, floor);
+        let keep = _mm256_and_pd(
+            _mm256_cmp_pd::<_CMP_GE_OQ>(t, _mm256_set1_pd(SNAP)),
+            _mm256_cmp_pd::<_CMP_LT_OQ>(t, _mm256_set1_pd(1.0)),
+        );
+        let rel = _mm256_sub_pd(floor, start);
+        let first = _mm256_min_pd(_mm256_max_pd(rel, zero), last);
+        let inside = _mm256_and_pd(_mm256_cmp_pd::<_CMP_GE_OQ>(rel, zero), _mm256_cmp_pd::<_CMP_LT_OQ>(rel, last));
+        (first, _mm256_and_pd(keep, inside), _mm256_and_pd(t, keep), keep)
+    }
+
+    /// The four heights at these indexes (exact integers in `f64`, within the data), widened.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn gather(data: &[f32], index: __m256d) -> __m256d {
+        let index = _mm256_cvttpd_epi32(index);
+        // SAFETY: (caller) every index is within `data`.
+        _mm256_cvtps_pd(unsafe { _mm_i32gather_ps::<4>(data.as_ptr(), index) })
+    }
+
+    /// `a + (b − a) × t` where `keep`, else `a` (the scalar `lerp` with `t = 0` not kept).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn lerp(a: __m256d, b: __m256d, t: __m256d, keep: __m256d) -> __m256d {
+        let mixed = _mm256_add_pd(a, _mm256_mul_pd(_mm256_sub_pd(b, a), t));
+        _mm256_blendv_pd(a, mixed, keep)
+    }
+
+    /// # Safety
+    /// The processor has AVX2, `fits(map)` holds, and the three slices have the same length.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn bilinear_many(map: &HeightMap, xs: &[f64], ys: &[f64], out: &mut [f32]) {
+        let r = map.rect();
+        let (data, width) = (map.data(), map.width());
+        let near = _mm256_set1_pd(4_503_599_627_370_496.0); // 2^52
+        let magnitude = _mm256_castsi256_pd(_mm256_set1_epi64x(i64::MAX));
+        let (start_x, start_y) = (_mm256_set1_pd(r.x as f64), _mm256_set1_pd(r.y as f64));
+        let (last_x, last_y) = (_mm256_set1_pd((r.width - 1) as f64), _mm256_set1_pd((r.height - 1) as f64));
+        let (w, one) = (_mm256_set1_pd(width as f64), _mm256_set1_pd(1.0));
+        let n = out.len();
+        let mut i = 0;
+        while i + 4 <= n {
+            // SAFETY: i + 4 ≤ n, the length of all three slices.
+            let (x, y) = unsafe { (_mm256_loadu_pd(xs.as_ptr().add(i)), _mm256_loadu_pd(ys.as_ptr().add(i))) };
+            let ok = _mm256_and_pd(
+                _mm256_cmp_pd::<_CMP_LT_OQ>(_mm256_and_pd(x, magnitude), near),
+                _mm256_cmp_pd::<_CMP_LT_OQ>(_mm256_and_pd(y, magnitude), near),
+            );
+            if _mm256_movemask_pd(ok) != 0b1111 {
+                // A NaN or a position beyond 2^52: the scalar code handles these four.
+                for k in i..i + 4 {
+                    out[k] = bilinear(map, xs[k], ys[k]);
+                }
+                i += 4;
+                continue;
+            }
+            let (x0, x_pair, tx, keep_x) = axis(x, start_x, last_x);
+            let (y0, y_pair, ty, keep_y) = axis(y, start_y, last_y);
+            let row0 = _mm256_mul_pd(y0, w);
+            let row1 = _mm256_add_pd(row0, _mm256_and_pd(y_pair, w));
+            let dx = _mm256_and_pd(x_pair, one);
+            // SAFETY: each index is row × width + column with the row and column clamped into the
+            // map (the second ones only one past the first where that is still inside).
+            let (a00, a10, a01, a11) = unsafe {
+                (
+                    gather(data, _mm256_add_pd(row0, x0)),
+                    gather(data, _mm256_add_pd(row0, _mm256_add_pd(x0, dx))),
+                    gather(data, _mm256_add_pd(row1, x0)),
+                    gather(data, _mm256_add_pd(row1, _mm256_add_pd(x0, dx))),
+                )
+            };
+            let top = lerp(a00, a10, tx, keep_x);
+            let bottom = lerp(a01, a11, tx, keep_x);
+            let value = lerp(top, bottom, ty, keep_y);
+            // SAFETY: i + 4 ≤ n.
+            unsafe { _mm_storeu_ps(out.as_mut_ptr().add(i), _mm256_cvtpd_ps(value)) };
+            i += 4;
+        }
+        for k in i..n {
+            out[k] = bilinear(map, xs[k], ys[k]);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -218,6 +397,64 @@ mod tests {
             let map = HeightMap::from_data(rect, values).unwrap();
             for &(px, py) in &positions {
                 assert_eq!(bilinear(&map, px, py).to_bits(), plain(&map, px, py).to_bits(), "({px}, {py})");
+            }
+        }
+    }
+
+    /// The batched sampler on every available instruction set gives the bits of [`bilinear`] at
+    /// each position: inside, between, on and around the edges, snapped fractions, far outside,
+    /// NaN and beyond 2^52, over maps with infinities and signed zeros, at every batch length.
+    #[test]
+    fn batched_samples_equal_the_single_ones_on_every_isa() {
+        let mut x = 11u32;
+        let mut next = || {
+            x = geogen_random::hash1(x);
+            f64::from(x) / f64::from(u32::MAX)
+        };
+        let rects = [Rect::new(-5, 7, 9, 6), Rect::new(0, 0, 1, 1), Rect::new(3, -4, 1, 7), Rect::new(-40, 2, 33, 1)];
+        for (m, &rect) in rects.iter().enumerate() {
+            let len = (rect.width * rect.height) as usize;
+            let data: Vec<f32> = (0..len)
+                .map(|k| match (k + m) % 9 {
+                    0 => -0.0,
+                    1 => 0.0,
+                    2 if m % 2 == 0 => f32::INFINITY,
+                    _ => (next() - 0.5) as f32,
+                })
+                .collect();
+            let map = HeightMap::from_data(rect, data).unwrap();
+            let (x0, y0) = (rect.x as f64, rect.y as f64);
+            let (w, h) = (rect.width as f64, rect.height as f64);
+            let mut positions = vec![
+                (x0, y0),
+                (x0 + w - 1.0, y0 + h - 1.0),
+                (x0 + w - 0.5, y0 + h - 0.5),
+                (x0 - 0.5, y0 - 0.5),
+                (-0.0, -0.0),
+                (1e300, -1e300),
+                (f64::NAN, y0),
+                (x0, f64::INFINITY),
+                (4.5e15, y0),
+                (4.503599627370495e15, -4.503599627370495e15),
+                (x0 + 0.00004, y0 + 0.99999999),
+            ];
+            for _ in 0..4000 {
+                let (u, v) = (next(), next());
+                positions.push((x0 - 3.0 + u * (w + 6.0), y0 - 3.0 + v * (h + 6.0)));
+                positions.push(((x0 + (u * w).floor()) + 0.00004 * v, y0 + (v * h).floor()));
+                positions.push((x0 + (u * w).floor() - 1e-17, y0 + (v * h).floor() + 0.5));
+            }
+            let (xs, ys): (Vec<f64>, Vec<f64>) = positions.iter().copied().unzip();
+            let single: Vec<u32> = positions.iter().map(|&(px, py)| bilinear(&map, px, py).to_bits()).collect();
+            for isa in Isa::available() {
+                for len in [0, 1, 3, 4, 5, 7, 8, 63, 64, 65, xs.len()] {
+                    let len = len.min(xs.len());
+                    let mut out = vec![f32::NAN; len];
+                    bilinear_many(&map, &xs[..len], &ys[..len], &mut out, isa);
+                    for (k, v) in out.iter().enumerate() {
+                        assert_eq!(v.to_bits(), single[k], "{isa:?} map {m} at {:?}", positions[k]);
+                    }
+                }
             }
         }
     }

@@ -8,7 +8,8 @@ use geogen_render::{Bounds, Effect, HeightMap, KernelContext, Object, ObjectKind
 use geogen_vm::{RuntimeError, Value};
 
 use crate::generators::{Flat, NoiseLayer};
-use crate::kernels::sample::bilinear;
+use crate::kernels::coherent::Isa;
+use crate::kernels::sample::{bilinear_many, BATCH};
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 /// Amplitude of the two displacement fields: the full height range (±1 is ±maximumDistance).
@@ -105,6 +106,19 @@ impl Operation for Distort {
         own
     }
     fn render(&self, ctx: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
+        self.render_on(Isa::best(), ctx, target, inputs)
+    }
+}
+
+impl Distort {
+    /// The kernel on `isa` (the tests force each).
+    pub fn render_on(
+        &self,
+        isa: Isa,
+        ctx: &KernelContext,
+        target: &mut Object,
+        inputs: &[&Object],
+    ) -> Result<(), RenderError> {
         let field = |i: usize| -> Result<&HeightMap, RenderError> {
             inputs.get(i).ok_or_else(|| RenderError::Internal(format!("Distort without field {i}")))?.as_map()
         };
@@ -116,24 +130,73 @@ impl Operation for Distort {
         // The fields cover B when the bounds hold; otherwise a missing value moves nothing.
         let fields_cover = x_field.rect().contains_rect(&rect) && y_field.rect().contains_rect(&rect);
         for_each_row(&mut out, |py, x0, row| {
-            let distort = |i: usize, nx: f32, ny: f32| {
-                let (px, py) = ((x0 + i as i64) as f64, py as f64);
-                bilinear(source, px + f64::from(nx) * d, py + f64::from(ny) * d)
-            };
-            if fields_cover {
-                let (xs, ys) = (x_field.row_span(py, rect.x_interval()), y_field.row_span(py, rect.x_interval()));
-                for (i, ((h, &nx), &ny)) in row.iter_mut().zip(xs).zip(ys).enumerate() {
-                    *h = distort(i, nx, ny);
+            let (mut xs, mut ys) = ([0.0f64; BATCH], [0.0f64; BATCH]);
+            let fy = py as f64;
+            let spans = fields_cover
+                .then(|| (x_field.row_span(py, rect.x_interval()), y_field.row_span(py, rect.x_interval())));
+            for (c, out) in row.chunks_mut(BATCH).enumerate() {
+                let first = c * BATCH;
+                let n = out.len();
+                // Source position of the pixel at offset i: p + (nx, ny) × D.
+                let mut put = |k: usize, nx: f32, ny: f32| {
+                    let px = (x0 + (first + k) as i64) as f64;
+                    xs[k] = px + f64::from(nx) * d;
+                    ys[k] = fy + f64::from(ny) * d;
+                };
+                if let Some((nxs, nys)) = spans {
+                    for (k, (&nx, &ny)) in nxs[first..first + n].iter().zip(&nys[first..first + n]).enumerate() {
+                        put(k, nx, ny);
+                    }
+                } else {
+                    for k in 0..n {
+                        let px = x0 + (first + k) as i64;
+                        let value = |field: &HeightMap| field.get(px, py).unwrap_or(0.0);
+                        put(k, value(x_field), value(y_field));
+                    }
                 }
-            } else {
-                for (i, h) in row.iter_mut().enumerate() {
-                    let px = x0 + i as i64;
-                    let value = |field: &HeightMap| field.get(px, py).unwrap_or(0.0);
-                    *h = distort(i, value(x_field), value(y_field));
-                }
+                bilinear_many(source, &xs[..n], &ys[..n], out, isa);
             }
         });
         *target = Object::Map(out);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::sample::bilinear;
+    use geogen_render::Rect;
+
+    /// The kernel on every instruction set gives the bits of the per-pixel definition, with the
+    /// fields covering B and without (a missing field value moves nothing).
+    #[test]
+    fn kernel_equals_the_per_pixel_definition_on_every_isa() {
+        let noise = |rect: Rect, salt: u32| {
+            let len = (rect.width * rect.height) as u32;
+            let data = (0..len).map(|k| geogen_random::hash1(k ^ salt) as f32 / u32::MAX as f32 * 2.0 - 1.0);
+            HeightMap::from_data(rect, data.collect()).unwrap()
+        };
+        let source = noise(Rect::new(-40, -30, 150, 110), 1);
+        let rect = Rect::new(-13, -9, 97, 61);
+        for (fields, d) in [(rect, 7.0), (rect, 0.0), (Rect::new(0, -9, 60, 40), 25.0)] {
+            let (nx, ny) = (noise(fields, 2), noise(fields, 3));
+            let op = Distort { maximum_distance: d };
+            let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
+            let dd = scaled_distance(d, 1.0) as f64;
+            for isa in Isa::available() {
+                let mut target = Object::Map(source.clone());
+                let (a, b) = (Object::Map(nx.clone()), Object::Map(ny.clone()));
+                op.render_on(isa, &ctx, &mut target, &[&a, &b]).unwrap();
+                let got = target.as_map().unwrap();
+                for py in rect.y..rect.y + rect.height as i64 {
+                    for px in rect.x..rect.x + rect.width as i64 {
+                        let (fx, fy) = (nx.get(px, py).unwrap_or(0.0), ny.get(px, py).unwrap_or(0.0));
+                        let want = bilinear(&source, px as f64 + f64::from(fx) * dd, py as f64 + f64::from(fy) * dd);
+                        assert_eq!(got.get(px, py).unwrap().to_bits(), want.to_bits(), "{isa:?} ({px}, {py}) D {d}");
+                    }
+                }
+            }
+        }
     }
 }

@@ -4,7 +4,8 @@ use geogen_diag::codes;
 use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::sample::{covering_rect, resample};
+use crate::kernels::coherent::Isa;
+use crate::kernels::sample::{covering_rect, resample_separable};
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 const FACTOR: Kind = Kind::Range { min: 0.1, max: 10.0, code: codes::GGE2714 };
@@ -83,8 +84,51 @@ impl Operation for Rescale {
         own
     }
     fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
-        let out = resample(target.as_map()?, ctx.bounds.rect(), |px, py| self.source(px, py))?;
+        self.render_on(Isa::best(), ctx, target)
+    }
+}
+
+impl Rescale {
+    /// The kernel on `isa` (the tests force each). The positions are separable: each column's X
+    /// (`px / horizontal`) is computed once, each row's Y once per row, with the formula of
+    /// [`Rescale::source`].
+    pub fn render_on(&self, isa: Isa, ctx: &KernelContext, target: &mut Object) -> Result<(), RenderError> {
+        let rect = ctx.bounds.rect();
+        let columns: Vec<f64> = (0..rect.width as i64).map(|i| self.source(rect.x + i, 0).0).collect();
+        let out = resample_separable(isa, target.as_map()?, rect, &columns, |py| self.source(0, py).1)?;
         *target = Object::Map(out);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::sample::resample_on;
+    use geogen_render::{Bounds, HeightMap, Rect};
+
+    /// The separable kernel on every instruction set gives the bits of the plain resampling with
+    /// the two-coordinate formula, for stretching and shrinking factors and off-origin tiles.
+    #[test]
+    fn separable_kernel_equals_the_plain_resampling_on_every_isa() {
+        let source_rect = Rect::new(-70, -50, 140, 100);
+        let data: Vec<f32> =
+            (0..14000u32).map(|k| geogen_random::hash1(k) as f32 / u32::MAX as f32 * 2.0 - 1.0).collect();
+        let source = HeightMap::from_data(source_rect, data).unwrap();
+        for (h, v) in [(3.0, 1.0), (0.7, 2.5), (1.0, 1.0), (10.0, 0.1), (1.3, 1.7)] {
+            let op = Rescale { horizontal: h, vertical: v };
+            for rect in [Rect::new(-60, -40, 120, 80), Rect::new(13, -7, 67, 29)] {
+                let plain = resample_on(Isa::Scalar, &source, rect, |px, py| op.source(px, py)).unwrap();
+                let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
+                for isa in Isa::available() {
+                    let mut target = Object::Map(source.clone());
+                    op.render_on(isa, &ctx, &mut target).unwrap();
+                    let got = target.as_map().unwrap();
+                    assert_eq!(got.rect(), rect);
+                    let same = got.data().iter().zip(plain.data()).all(|(a, b)| a.to_bits() == b.to_bits());
+                    assert!(same, "{isa:?} Rescale({h}, {v}) over {rect:?}");
+                }
+            }
+        }
     }
 }
