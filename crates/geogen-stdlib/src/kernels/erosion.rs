@@ -263,8 +263,7 @@ fn thermal_band(sw: &ThermalSweep, r0: usize, out: &mut [f32], first: &mut [f32]
         // The rows later iterations of this sweep still read, within the span.
         let grow = sw.b - 1 - k;
         let (y0, y1) = (s.y0.max(r0.saturating_sub(grow)), s.y1.min(r1 + grow));
-        let (from, to): (&[f32], &mut [f32]) =
-            if (k - sw.a) % 2 == 0 { (first, second) } else { (second, first) };
+        let (from, to): (&[f32], &mut [f32]) = if (k - sw.a) % 2 == 0 { (first, second) } else { (second, first) };
         for y in y0..y1 {
             thermal_line(sw, from, &mut to[(y - g0) * w..(y - g0 + 1) * w], y, g0, s);
         }
@@ -328,7 +327,15 @@ fn thermal_row_dispatch(up: &[f32], mid: &[f32], down: &[f32], out: &mut [f32], 
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn thermal_row_avx2(up: &[f32], mid: &[f32], down: &[f32], out: &mut [f32], t_edge: f32, t_corner: f32, rate: f32) {
+unsafe fn thermal_row_avx2(
+    up: &[f32],
+    mid: &[f32],
+    down: &[f32],
+    out: &mut [f32],
+    t_edge: f32,
+    t_corner: f32,
+    rate: f32,
+) {
     thermal_row(up, mid, down, out, t_edge, t_corner, rate)
 }
 
