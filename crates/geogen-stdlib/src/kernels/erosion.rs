@@ -263,13 +263,14 @@ fn thermal_band(sw: &ThermalSweep, r0: usize, out: &mut [f32], first: &mut [f32]
         // The rows later iterations of this sweep still read, within the span.
         let grow = sw.b - 1 - k;
         let (y0, y1) = (s.y0.max(r0.saturating_sub(grow)), s.y1.min(r1 + grow));
-        let (from, to): (&[f32], &mut [f32]) = if (k - sw.a) % 2 == 0 { (first, second) } else { (second, first) };
+        let (from, to): (&[f32], &mut [f32]) =
+            if (k - sw.a).is_multiple_of(2) { (first, second) } else { (second, first) };
         for y in y0..y1 {
             thermal_line(sw, from, &mut to[(y - g0) * w..(y - g0 + 1) * w], y, g0, s);
         }
     }
     out.copy_from_slice(&first[(r0 - g0) * w..(r1 - g0) * w]);
-    if sw.b == sw.n && (sw.b - sw.a) % 2 == 1 {
+    if sw.b == sw.n && !(sw.b - sw.a).is_multiple_of(2) {
         // An odd count: the last iteration wrote the scratch, whose final span the plain kernel
         // copies back.
         if let Some(o) = sw.own {
