@@ -19,11 +19,25 @@
 //! reads only those rows), so the bytes are the same; the memory plan does not count `{1}` at all
 //! (only the live objects before the chain and the chain head's scratch, for the whole pass).
 //!
+//! **Fused passes** ([`fused_passes`]): consecutive row-local steps on one map run as one pass over
+//! bands (see [`Operation::is_row_local`]).
+//!
+//! **Taken-over buffers** ([`taken_over_buffers`]): a fused pass that creates a map often ends by
+//! mixing other maps into it and those maps die there (`highland.Combine(lowland, mask)` with the
+//! highland made by `Noise` just before). The pass's result then needs a buffer of its own while
+//! the maps it reads are still held, one map more than the script needs. When a map the pass reads
+//! for the last time covers the pass's extent and every step of the pass that reads it reads it on
+//! its own rows only, the pass writes each finished band over that map's pixels on the same rows,
+//! which no other band reads; then the rows are moved together (the map's margins dropped) in
+//! place. After the pass that buffer holds the new map and the old one is gone. Each band reads the
+//! rows it overwrites before it overwrites them, so the bytes are the same.
+//!
 //! [`Operation::reads_inputs_on_its_rows`]: crate::Operation::reads_inputs_on_its_rows
+//! [`Operation::is_row_local`]: crate::Operation::is_row_local
 
 use crate::lifetimes::Lifetimes;
 use crate::operation::{Bounds, Effect, ObjectKind, OpContext};
-use crate::sequence::RenderingSequence;
+use crate::sequence::{RenderingSequence, Slot};
 
 /// For each step, `Some(c)` when a streamed pass starts there: the step creates a map that steps
 /// up to `c - 1` modify and step `c` reads for the last time, all in one banded pass. `extents`
@@ -114,4 +128,114 @@ fn chain_consumer(
         && extents[c] == target_extent
         && consumer.op.extra_memory(target_extent, ctx) == 0;
     fits.then_some(c)
+}
+
+/// The fused passes of a sequence: for each step, how many steps from it on run as one pass (0 for
+/// a step that runs alone). A pass is a streamed pass ([`streamed_passes`]), or a row-local step
+/// creating a map, or modifying one in place without reading it twice and without resizing it,
+/// followed by every immediately following row-local step modifying the same map the same way; a
+/// modifying pass needs two steps or more (one alone gains nothing from bands). Steps in a pass
+/// need no scratch memory beyond the first, so the pass needs what its first step was planned to
+/// need: inputs of later steps stay alive until the pass ends, and no step of it allocates.
+pub(crate) fn fused_passes(
+    seq: &RenderingSequence,
+    bounds: &[Bounds],
+    lifetimes: &Lifetimes,
+    extents: &[Bounds],
+    streamed: &[Option<usize>],
+) -> Vec<usize> {
+    let steps = seq.steps();
+    let ctx = OpContext { scale: seq.scale() };
+    let mut fused = vec![0; steps.len()];
+    // The extent each slot has before the step being looked at.
+    let mut slot_extent: Vec<Option<Bounds>> = vec![None; seq.slot_count()];
+    // A step that modifies its map in place, row-locally, keeping `extent`.
+    let joins = |j: usize, extent: Bounds| {
+        let step = &steps[j];
+        step.op.as_yield().is_none()
+            && !bounds[j].is_empty()
+            && step.op.is_row_local()
+            && step.op.effect() == Effect::Modify
+            && !step.args[1..].contains(&step.ret)
+            && extents[j] == extent
+            && step.op.extra_memory(extent, &ctx) == 0
+    };
+    let mut i = 0;
+    while i < steps.len() {
+        let step = &steps[i];
+        let extent = extents[i];
+        let head = step.op.as_yield().is_none()
+            && !bounds[i].is_empty()
+            && step.op.is_row_local()
+            && matches!(extent, Bounds::Map(r) if !r.is_empty())
+            && match step.op.effect() {
+                Effect::Create(ObjectKind::Map) => true,
+                Effect::Create(ObjectKind::Profile) => false,
+                Effect::Modify => slot_extent[step.ret.index()] == Some(extent) && joins(i, extent),
+            };
+        let mut end = i + 1;
+        if let Some(consumer) = streamed[i] {
+            fused[i] = consumer + 1 - i;
+            end = consumer + 1;
+        } else if head {
+            while end < steps.len() && steps[end].ret == step.ret && joins(end, extent) {
+                end += 1;
+            }
+            let create = matches!(step.op.effect(), Effect::Create(_));
+            if create || end - i >= 2 {
+                fused[i] = end - i;
+            } else {
+                end = i + 1;
+            }
+        }
+        for j in i..end {
+            slot_extent[steps[j].ret.index()] = Some(extents[j]);
+            for s in lifetimes.released_after(j) {
+                slot_extent[s.index()] = None;
+            }
+        }
+        i = end;
+    }
+    fused
+}
+
+/// For each step starting a fused pass (not a streamed one) that creates a map, the slot of a map
+/// whose buffer the pass's result takes over, if there is one (see the module docs): a map the
+/// pass reads and releases, covering the pass's extent, read only by steps that read their inputs
+/// on their own rows.
+pub(crate) fn taken_over_buffers(
+    seq: &RenderingSequence,
+    lifetimes: &Lifetimes,
+    extents: &[Bounds],
+    fused: &[usize],
+    streamed: &[Option<usize>],
+) -> Vec<Option<Slot>> {
+    let steps = seq.steps();
+    let mut taken = vec![None; steps.len()];
+    let mut slot_extent: Vec<Option<Bounds>> = vec![None; seq.slot_count()];
+    let mut i = 0;
+    while i < steps.len() {
+        let end = i + fused[i].max(1);
+        let head = &steps[i];
+        let creates_map = matches!(head.op.effect(), Effect::Create(ObjectKind::Map));
+        if fused[i] > 0 && streamed[i].is_none() && creates_map {
+            let pass = &steps[i..end];
+            let made = head.ret;
+            let candidate = |&slot: &Slot| {
+                slot != made
+                    && matches!(slot_extent[slot.index()], Some(Bounds::Map(r)) if r.contains_rect(&extents[i].rect()))
+                    && (i..end).any(|j| lifetimes.released_after(j).contains(&slot))
+                    && pass.iter().all(|s| !s.args.contains(&slot) || s.op.reads_inputs_on_its_rows())
+            };
+            taken[i] = pass.iter().flat_map(|s| s.args.iter()).find(|s| candidate(s)).copied();
+        }
+        for j in i..end {
+            slot_extent[steps[j].ret.index()] = Some(extents[j]);
+            for s in lifetimes.released_after(j) {
+                slot_extent[s.index()] = None;
+            }
+        }
+        i = end;
+    }
+    taken
 }

@@ -10,7 +10,9 @@
 //! with 4 bytes per `f32` pixel, except that a yield of a map at its last use moves (crops) the map
 //! into the output, so its output bytes are not counted twice, and that a streamed pass
 //! (`fusion.rs`: a map made by a row-local chain just before its last reader) never holds that map:
-//! every step of the pass needs the objects live before it plus the chain head's scratch. Skipped
+//! every step of the pass needs the objects live before it plus the chain head's scratch; so does a
+//! fused pass whose result takes over the buffer of a map it reads for the last time (`fusion.rs`),
+//! which allocates nothing for its result. Skipped
 //! steps (empty bounds) need nothing. The peak is checked against the configured limit (GGE3001)
 //! before rendering starts, and the renderer allocates exactly the planned extents (a streamed map
 //! band by band, one band per thread). Per-thread row and band scratch (O(width)) is not counted.
@@ -22,7 +24,7 @@ use geogen_diag::Diagnostic;
 use crate::error::{Location, RenderError};
 use crate::lifetimes::Lifetimes;
 use crate::operation::{Bounds, Effect, OpContext};
-use crate::sequence::RenderingSequence;
+use crate::sequence::{RenderingSequence, Slot};
 
 /// The bytes of an `f32` object of this extent, without saturating (see the module comment).
 fn exact_bytes(extent: &Bounds) -> u128 {
@@ -77,6 +79,10 @@ pub struct MemoryPlan {
     extents: Vec<Bounds>,
     /// For each step, the last step of the streamed pass starting there, if any.
     streamed: Vec<Option<usize>>,
+    /// For each step, how many steps from it on run as one fused pass (0: alone).
+    fused: Vec<usize>,
+    /// For each step starting a fused pass, the map whose buffer the pass's result takes over.
+    taken_over: Vec<Option<Slot>>,
     /// Bytes needed while each step runs.
     step_bytes: Vec<u64>,
     peak: u64,
@@ -89,12 +95,14 @@ impl MemoryPlan {
     pub fn calculate(seq: &RenderingSequence, bounds: &[Bounds], lifetimes: &Lifetimes) -> MemoryPlan {
         let extents = result_extents(seq, bounds, lifetimes);
         let streamed = crate::fusion::streamed_passes(seq, bounds, lifetimes, &extents);
+        let fused = crate::fusion::fused_passes(seq, bounds, lifetimes, &extents, &streamed);
+        let taken_over = crate::fusion::taken_over_buffers(seq, lifetimes, &extents, &fused, &streamed);
         let ctx = OpContext { scale: seq.scale() };
         let mut slot_extent: Vec<Option<Bounds>> = vec![None; seq.slot_count()];
         let mut step_bytes = Vec::with_capacity(seq.len());
         let mut outputs: u128 = 0;
         let (mut peak, mut peak_step) = (0u128, None);
-        // The steps of the streamed pass under way: until which step, and what it needs.
+        // The streamed or taken-over pass under way: until which step, and what it needs.
         let mut pass: Option<(usize, u128)> = None;
         for (i, step) in seq.steps().iter().enumerate() {
             let own = bounds[i];
@@ -102,11 +110,15 @@ impl MemoryPlan {
             let live: u128 = slot_extent.iter().flatten().fold(0, |acc, b| acc.saturating_add(exact_bytes(b)));
             let arg_extent =
                 |j: usize| slot_extent[step.args[j].index()].unwrap_or(Bounds::empty(step.op.arg_kinds()[j]));
+            let scratch = || live.saturating_add(u128::from(step.op.extra_memory(extent, &ctx)));
             if let Some(consumer) = streamed[i] {
                 // The streamed map is never allocated whole: the pass needs the objects live
                 // before it (all the chain and the consumer read, kept to its end) and the
                 // chain head's scratch.
-                pass = Some((consumer, live.saturating_add(u128::from(step.op.extra_memory(extent, &ctx)))));
+                pass = Some((consumer, scratch()));
+            } else if taken_over[i].is_some() {
+                // The result is written over a map live before the pass: nothing new is held.
+                pass = Some((i + fused[i] - 1, scratch()));
             }
             let need = if let Some((_, need)) = pass {
                 need.saturating_add(outputs)
@@ -142,10 +154,11 @@ impl MemoryPlan {
                 peak_step = Some(i);
             }
             step_bytes.push(saturated(need));
-            // A streamed map is never held: its slot counts nothing until it is released.
-            let streamed_map = matches!(pass, Some((consumer, _)) if consumer != i);
-            slot_extent[step.ret.index()] = if streamed_map { None } else { Some(extent) };
-            if matches!(pass, Some((consumer, _)) if consumer == i) {
+            // The map a pass makes is not held until the pass ends (a streamed map never is; a
+            // taken-over buffer counts under its old slot until then).
+            let held_by_pass = matches!(pass, Some((last, _)) if last != i);
+            slot_extent[step.ret.index()] = if held_by_pass { None } else { Some(extent) };
+            if matches!(pass, Some((last, _)) if last == i) {
                 pass = None;
             }
             for slot in lifetimes.released_after(i) {
@@ -156,7 +169,27 @@ impl MemoryPlan {
             Some(i) => (seq.steps()[i].op.name().to_string(), seq.steps()[i].location),
             None => (String::new(), None),
         };
-        MemoryPlan { extents, streamed, step_bytes, peak: saturated(peak), peak_step, peak_name, peak_location }
+        MemoryPlan {
+            extents,
+            streamed,
+            fused,
+            taken_over,
+            step_bytes,
+            peak: saturated(peak),
+            peak_step,
+            peak_name,
+            peak_location,
+        }
+    }
+
+    /// How many steps from step `i` on run as one fused pass (0: the step runs alone).
+    pub fn fused_pass(&self, step: usize) -> usize {
+        self.fused[step]
+    }
+
+    /// The map whose buffer the fused pass starting at step `i` writes its result over, if any.
+    pub fn taken_over_buffer(&self, step: usize) -> Option<Slot> {
+        self.taken_over[step]
     }
 
     /// Whether a streamed pass (`fusion.rs`) starts at step `i`, and the step ending it.

@@ -154,12 +154,7 @@ impl HeightMap {
         }
         let (sw, w) = (self.width(), rect.width as usize);
         let (dx, dy) = ((rect.x - self.rect.x) as usize, (rect.y - self.rect.y) as usize);
-        // Row r moves from (dy + r) * sw + dx to r * w; destinations never pass their sources
-        // (w <= sw), so copying rows in ascending order never overwrites unread pixels.
-        for r in 0..rect.height as usize {
-            let from = (dy + r) * sw + dx;
-            self.data.copy_within(from..from + w, r * w);
-        }
+        compact_rows(&mut self.data, rect.height as usize, w, |r| (dy + r) * sw + dx);
         self.data.truncate(rect.area() as usize);
         self.data.shrink_to_fit();
         self.rect = rect;
@@ -257,6 +252,43 @@ impl HeightMap {
             out.copy_from_slice(&scratch.data);
             Ok(())
         })
+    }
+}
+
+/// Moves `rows` rows of `w` pixels, row `r` from `source(r)` to `r * w`, in place, where
+/// `source` grows with `r` at least as fast as the destination (`source(r + 1) - source(r) >= w`)
+/// and `source(r) >= r * w`: so a destination never passes its source. Rows move in rounds, each
+/// in parallel: a round takes the rows whose destinations all lie before the first unmoved source,
+/// so none of them overwrites a pixel not yet read; rounds grow with the ratio of the strides.
+fn compact_rows(data: &mut [f32], rows: usize, w: usize, source: impl Fn(usize) -> usize + Sync) {
+    use rayon::prelude::*;
+    /// Below this many rows a round runs on the calling thread.
+    const PARALLEL_ROWS: usize = 16;
+    let mut a = 0;
+    while a < rows {
+        let first_source = source(a);
+        // Rows a..b whose destinations end at or before `first_source`.
+        let b = (first_source / w.max(1)).min(rows);
+        if b <= a + 1 {
+            // Row a overlaps its own source (or the round would be a single row).
+            data.copy_within(first_source..first_source + w, a * w);
+            a += 1;
+            continue;
+        }
+        let (front, back) = data.split_at_mut(first_source);
+        let destinations = &mut front[a * w..b * w];
+        if b - a < PARALLEL_ROWS {
+            for (i, row) in destinations.chunks_mut(w).enumerate() {
+                let from = source(a + i) - first_source;
+                row.copy_from_slice(&back[from..from + w]);
+            }
+        } else {
+            destinations.par_chunks_mut(w).enumerate().for_each(|(i, row)| {
+                let from = source(a + i) - first_source;
+                row.copy_from_slice(&back[from..from + w]);
+            });
+        }
+        a = b;
     }
 }
 
@@ -423,6 +455,22 @@ mod tests {
         assert_eq!(src.clone().into_cut_out(src.rect()).unwrap().data().len(), 35);
         let same = src.into_cut_out(Rect::new(-3, 2, 7, 5)).unwrap();
         assert_eq!(same.data().as_ptr(), ptr, "an exact match is a pure move");
+    }
+
+    #[test]
+    fn into_cut_out_moves_many_rows_in_parallel_rounds_without_losing_one() {
+        // Margins from none to wide: rounds of one row (a thin margin), and rounds of many rows.
+        let rect = Rect::new(-40, -30, 300, 260);
+        let data: Vec<f32> = (0..rect.area()).map(|i| i as f32).collect();
+        let src = HeightMap::from_data(rect, data).unwrap();
+        for (dx, dy, w, h) in
+            [(0, 0, 299, 260), (1, 1, 298, 258), (50, 40, 200, 180), (0, 100, 300, 160), (7, 0, 3, 260)]
+        {
+            let inner = Rect::new(rect.x + dx, rect.y + dy, w, h);
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+            let moved = pool.install(|| src.clone().into_cut_out(inner).unwrap());
+            assert_eq!(moved, src.cut_out(inner).unwrap(), "{inner}");
+        }
     }
 
     #[test]

@@ -132,7 +132,7 @@ impl Renderer {
         let meta = RenderMetadata::calculate(&seq)?;
         meta.plan.check_limit(config.memory_limit)?;
         let slots = vec![None; seq.slot_count()];
-        let fused = fused_passes(&seq, &meta);
+        let fused = (0..seq.len()).map(|i| meta.plan.fused_pass(i)).collect();
         Ok(Renderer { seq, meta, fused, slots, outputs: BTreeMap::new(), next: 0, on_progress: None })
     }
 
@@ -270,6 +270,8 @@ impl Renderer {
             Some(len) => {
                 if self.meta.plan.streamed_pass(i).is_some() {
                     self.run_streamed(i, len)?;
+                } else if let Some(taken) = self.meta.plan.taken_over_buffer(i) {
+                    self.run_taking_over(i, len, taken)?;
                 } else {
                     self.run_fused(i, len)?;
                 }
@@ -357,6 +359,82 @@ impl Renderer {
         Ok(())
     }
 
+    /// A fused pass creating a map whose result takes over the buffer of `taken`, a map covering
+    /// its extent that the pass reads for the last time, on its own rows only (`fusion.rs`): each
+    /// band is computed into scratch from `taken`'s rows and then written over them; at the end the
+    /// rows are moved together in place.
+    fn run_taking_over(&mut self, first: usize, len: usize, taken: crate::Slot) -> Result<(), RenderError> {
+        let steps = &self.seq.steps()[first..first + len];
+        let made = steps[0].ret;
+        let extent = self.meta.plan.extent(first).rect();
+        let missing = |s: crate::Slot| RenderError::Internal(format!("step #{}: slot {s} is empty", first + 1));
+        let mut buffer = match self.slots[taken.index()].take() {
+            Some(Object::Map(map)) if map.rect().contains_rect(&extent) => map,
+            Some(other) => {
+                self.slots[taken.index()] = Some(other);
+                return Err(RenderError::Internal(format!("step #{}: slot {taken} cannot take the pass", first + 1)));
+            }
+            None => return Err(missing(taken)),
+        };
+        let result = (|| {
+            let scale = self.seq.scale();
+            // Each step's inputs, `None` where it reads the taken-over map (its band is passed).
+            let mut inputs: Vec<Vec<Option<&Object>>> = Vec::with_capacity(len);
+            for (k, step) in steps.iter().enumerate() {
+                let args = if k == 0 { &step.args[..] } else { &step.args[1..] };
+                inputs.push(
+                    args.iter()
+                        .map(|s| {
+                            if *s == taken {
+                                Ok(None)
+                            } else {
+                                self.slots[s.index()].as_ref().map(Some).ok_or_else(|| missing(*s))
+                            }
+                        })
+                        .collect::<Result<Vec<_>, _>>()?,
+                );
+            }
+            let contexts: Vec<KernelContext> =
+                (first..first + len).map(|j| KernelContext { scale, bounds: self.meta.bounds[j] }).collect();
+            let rows = crate::kernels::band_rows(buffer.width());
+            buffer.update_by_bands(rows, |band| {
+                let ys = band.rect().y_interval().intersect(&extent.y_interval());
+                let part = Rect::new(extent.x, ys.start, extent.width, ys.length);
+                if part.is_empty() {
+                    return Ok(());
+                }
+                let old = Object::Map(std::mem::replace(band, HeightMap::empty()));
+                let mut object = Object::Map(HeightMap::try_zeroed(part)?);
+                let result = crate::kernels::serially(|| {
+                    steps.iter().zip(&contexts).zip(&inputs).try_for_each(|((step, ctx), inputs)| {
+                        let inputs: Vec<&Object> = inputs.iter().map(|i| i.unwrap_or(&old)).collect();
+                        step.op.render(ctx, &mut object, &inputs)
+                    })
+                });
+                *band = match old {
+                    Object::Map(map) => map,
+                    Object::Profile(_) => return Err(RenderError::Internal("a fused pass read a profile".into())),
+                };
+                crate::raster::copy_overlap(object.as_map()?, band);
+                result
+            })
+        })();
+        // On failure the buffer is half written: the render stops here, so nobody reads it.
+        result?;
+        self.slots[made.index()] = Some(Object::Map(buffer.into_cut_out(extent)?));
+        for j in first..first + len {
+            for s in self.meta.lifetimes.released_after(j) {
+                self.slots[s.index()] = None;
+            }
+        }
+        self.next = first + len;
+        let progress = self.progress();
+        if let Some(cb) = self.on_progress.as_mut() {
+            cb(progress);
+        }
+        Ok(())
+    }
+
     /// A streamed pass (`fusion.rs`): steps `first..first + len - 1` make a map that the last step
     /// (its consumer) reads for the last time; the consumer's target is updated band by band, each
     /// band of the streamed map being computed by the chain just before the consumer reads it.
@@ -429,69 +507,6 @@ impl Renderer {
         while self.advance()? > 0 {}
         Ok(())
     }
-}
-
-/// The fused passes of a sequence: for each step, how many steps from it on run as one pass (0 for
-/// a step that runs alone). A pass is a row-local step creating a map, or modifying one in place
-/// without reading it twice and without resizing it, followed by every immediately following
-/// row-local step modifying the same map the same way; a modifying pass needs two steps or more
-/// (one alone gains nothing from bands). Steps in a pass need no scratch memory beyond the first, so
-/// the pass needs what its first step was planned to need: inputs of later steps stay alive until
-/// the pass ends, and no step of it allocates.
-fn fused_passes(seq: &RenderingSequence, meta: &RenderMetadata) -> Vec<usize> {
-    let steps = seq.steps();
-    let ctx = crate::operation::OpContext { scale: seq.scale() };
-    let mut fused = vec![0; steps.len()];
-    // The extent each slot has before the step being looked at.
-    let mut slot_extent: Vec<Option<Bounds>> = vec![None; seq.slot_count()];
-    // A step that modifies its map in place, row-locally, keeping `extent`.
-    let joins = |j: usize, extent: Bounds| {
-        let step = &steps[j];
-        step.op.as_yield().is_none()
-            && !meta.bounds[j].is_empty()
-            && step.op.is_row_local()
-            && step.op.effect() == Effect::Modify
-            && !step.args[1..].contains(&step.ret)
-            && meta.plan.extent(j) == extent
-            && step.op.extra_memory(extent, &ctx) == 0
-    };
-    let mut i = 0;
-    while i < steps.len() {
-        let step = &steps[i];
-        let extent = meta.plan.extent(i);
-        let head = step.op.as_yield().is_none()
-            && !meta.bounds[i].is_empty()
-            && step.op.is_row_local()
-            && matches!(extent, Bounds::Map(r) if !r.is_empty())
-            && match step.op.effect() {
-                Effect::Create(ObjectKind::Map) => true,
-                Effect::Create(ObjectKind::Profile) => false,
-                Effect::Modify => slot_extent[step.ret.index()] == Some(extent) && joins(i, extent),
-            };
-        let mut end = i + 1;
-        if let Some(consumer) = meta.plan.streamed_pass(i) {
-            fused[i] = consumer + 1 - i;
-            end = consumer + 1;
-        } else if head {
-            while end < steps.len() && steps[end].ret == step.ret && joins(end, extent) {
-                end += 1;
-            }
-            let create = matches!(step.op.effect(), Effect::Create(_));
-            if create || end - i >= 2 {
-                fused[i] = end - i;
-            } else {
-                end = i + 1;
-            }
-        }
-        for j in i..end {
-            slot_extent[steps[j].ret.index()] = Some(meta.plan.extent(j));
-            for s in meta.lifetimes.released_after(j) {
-                slot_extent[s.index()] = None;
-            }
-        }
-        i = end;
-    }
-    fused
 }
 
 /// Plans, checks and renders a whole sequence; returns the yielded maps by name.

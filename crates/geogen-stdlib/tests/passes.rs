@@ -216,6 +216,60 @@ fn a_yield_at_the_last_use_moves_the_map_and_an_earlier_one_copies_it() {
     assert_eq!(whole["main"].rect(), Rect::new(0, 0, 10, 10));
 }
 
+/// Tepui's shape: two maps blurred early (so their extents carry the blurs' margins), then a
+/// noise map made and mixed with them at once.
+fn mixed_at_the_end(size: u64) -> RenderingSequence {
+    let mut s = RenderingSequence::new(1.0).unwrap();
+    let c = size as f64 / 2.0;
+    let low = s.push_create(RadialGradient::new((c, c), c * 0.8, 1.0, 0.0), &[], None).unwrap();
+    s.push_modify(Blur::new(20.0), low, &[], None).unwrap();
+    let mask = s.push_create(RadialGradient::new((c, c), c * 0.7, 1.0, -0.5), &[], None).unwrap();
+    s.push_modify(Blur::new(5.0), mask, &[], None).unwrap();
+    let high = s.push_create(Flat::new(0.0), &[], None).unwrap();
+    s.push_modify(NoiseLayer::new(16, amplitude_units(0.4), 3, 0, false), high, &[], None).unwrap();
+    s.push_modify(MultiplyNumber::new(0.1), high, &[], None).unwrap();
+    s.push_modify(AddNumber::new(0.9), high, &[], None).unwrap();
+    s.push_modify(Combine, high, &[low, mask], None).unwrap();
+    s.push_yield(high, "main", Rect::new(0, 0, size, size), None).unwrap();
+    s
+}
+
+#[test]
+fn a_pass_mixing_in_a_dying_map_writes_over_its_buffer_with_the_same_bytes() {
+    let size = 300u64;
+    let s = mixed_at_the_end(size);
+    let meta = RenderMetadata::calculate(&s).unwrap();
+    let (low, mask) = ((size + 40) * (size + 40) * 4, (size + 10) * (size + 10) * 4);
+    // The noise pass (Flat … Combine) takes over the low map's buffer (the first dying map it
+    // reads), margins and all, so it holds the two maps it reads and no third.
+    assert_eq!(meta.plan.fused_pass(4), 5);
+    assert_eq!(meta.plan.taken_over_buffer(4), Some(Slot(0)));
+    for step in 4..9 {
+        assert_eq!(meta.plan.step_bytes(step), low + mask, "step {step}");
+    }
+    assert_eq!(meta.plan.step_bytes(9), size * size * 4, "the result, cropped to the render");
+    // Run in passes and step by step (which runs every step alone): the same bytes.
+    let mut passes = Renderer::new(s.clone(), &RenderConfig::default()).unwrap();
+    passes.run().unwrap();
+    let mut single = Renderer::new(s, &RenderConfig::default()).unwrap();
+    while single.step().unwrap() {}
+    let (a, b) = (&passes.outputs()["main"], &single.outputs()["main"]);
+    assert_eq!(a.rect(), Rect::new(0, 0, size, size));
+    assert!(a.data().iter().zip(b.data()).all(|(x, y)| x.to_bits() == y.to_bits()));
+    assert!(a.data().iter().any(|&h| h > 0.85) && a.data().iter().any(|&h| h < 0.5), "both maps show");
+
+    // A step that does not promise to read its inputs on its own rows (Clone) takes nothing over.
+    let mut s = RenderingSequence::new(1.0).unwrap();
+    let low = s.push_create(RadialGradient::new((50.0, 50.0), 40.0, 1.0, 0.0), &[], None).unwrap();
+    s.push_modify(Blur::new(3.0), low, &[], None).unwrap();
+    let copy = s.push_create(Clone, &[low], None).unwrap();
+    s.push_modify(MultiplyNumber::new(0.5), copy, &[], None).unwrap();
+    s.push_yield(copy, "main", Rect::new(0, 0, 100, 100), None).unwrap();
+    let meta = RenderMetadata::calculate(&s).unwrap();
+    assert_eq!(meta.plan.fused_pass(2), 2);
+    assert_eq!(meta.plan.taken_over_buffer(2), None);
+}
+
 #[test]
 fn memory_limit_is_gge3001_naming_need_limit_and_step() {
     let s = figure_19(100);
