@@ -21,6 +21,7 @@
 pub(crate) use geogen_random::hash2;
 use geogen_render::{HeightMap, Rect, RenderError};
 use rayon::prelude::*;
+use std::sync::Mutex;
 
 /// 1/√2, the weight of a diagonal neighbour (its distance is √2).
 const DIAGONAL: f32 = std::f32::consts::FRAC_1_SQRT_2;
@@ -112,15 +113,18 @@ pub const THERMAL_RADIUS: u64 = 1;
 /// pass A's results of the neighbours.
 pub const HYDRAULIC_RADIUS: u64 = 2;
 
-/// Bytes of scratch thermal erosion of a `pixels`-pixel map needs (the second buffer).
+/// Bytes of scratch thermal erosion of a `pixels`-pixel map needs (the second buffer; each
+/// thread's two band buffers, at most [`THERMAL_BAND_BYTES`], are per-thread scratch the memory
+/// plan's slack covers).
 pub fn thermal_scratch_bytes(pixels: u64) -> u64 {
     pixels.saturating_mul(4)
 }
 
-/// Bytes of scratch hydraulic erosion needs: terrain, water, sediment, surface, outflow factor,
-/// concentration, steepest terrain drop and the flow total, `f32` each.
+/// Bytes of scratch hydraulic erosion needs: terrain, water and sediment twice (the state read and
+/// the state written by an iteration) and the flow total, `f32` each (pass A's fields live in
+/// per-thread rings of three rows, per-thread scratch the memory plan's slack covers).
 pub fn hydraulic_scratch_bytes(pixels: u64) -> u64 {
-    pixels.saturating_mul(8 * 4)
+    pixels.saturating_mul(7 * 4)
 }
 
 /// The exchange between a cell and a neighbour `d` higher (negative: lower) at talus `t`: the
@@ -132,68 +136,208 @@ pub(crate) fn exchange(d: f32, t: f32, rate: f32) -> f32 {
     rate * ((d - t).max(0.0) - (-d - t).max(0.0))
 }
 
+/// Bytes the two band buffers of one thermal band take at most (one pair per thread; the cores of
+/// the machine the figures come from have 1 MB of L2 each): a band and its halos stay in cache
+/// through the iterations of a sweep.
+const THERMAL_BAND_BYTES: usize = 640 << 10;
+/// The most iterations one sweep runs (even: see [`thermal`]).
+const THERMAL_MAX_DEPTH: usize = 8;
+
+/// (iterations per sweep, rows per band) of thermal erosion on a map `w` pixels wide: as many
+/// iterations as keep the band at least twice as tall as its two halos, within
+/// [`THERMAL_BAND_BYTES`]. The depth is even.
+fn thermal_blocking(w: usize) -> (usize, usize) {
+    let rows = THERMAL_BAND_BYTES / (2 * 4 * w.max(1));
+    let mut depth = THERMAL_MAX_DEPTH;
+    while depth > 2 && rows < 4 * depth {
+        depth -= 2;
+    }
+    (depth, rows.saturating_sub(2 * depth).max(2 * depth))
+}
+
+/// What every band of one thermal sweep shares: the state at the start of the sweep (`src`, never
+/// written during it) and the iterations `a..b` to run.
+struct ThermalSweep<'a> {
+    src: &'a [f32],
+    w: usize,
+    h: usize,
+    a: usize,
+    b: usize,
+    n: usize,
+    depth: usize,
+    spans: &'a [Option<Span>],
+    own: Option<Span>,
+    t_edge: f32,
+    t_corner: f32,
+    rate: f32,
+}
+
 /// Thermal erosion of `map` in place: every iteration, each pair of neighbours whose height
 /// difference exceeds the talus (× √2 for corners) exchanges `rate` × the excess, all pairs at once.
 /// Exact on `own` when `map` covers `own` grown by `iterations × THERMAL_RADIUS`.
 ///
-/// Speed: the interior of a row goes through [`thermal_row`] (three row slices of exact length, the
-/// 8 neighbours at fixed offsets, no branch: LLVM vectorises it); only the buffer's border pixels
-/// take the bounds-checked neighbour walk. Both compute the same operations in the same order.
+/// Schedule (temporal blocking): the map goes through memory once per *sweep* of up to
+/// [`THERMAL_MAX_DEPTH`] iterations, not once per iteration. A sweep reads one full buffer (the
+/// state at its start) and writes the other; it is cut into bands of rows, each band copies its
+/// rows and `depth` rows of halo on each side into two small buffers of its own (they fit in L2),
+/// runs the sweep's iterations there (iteration `k` of the sweep on the band grown by the
+/// iterations still to come, within the iteration's span), and writes its own rows back once.
+/// Bands never read what another band writes, so the split and the threads do not matter.
+///
+/// Same bits as the plain kernel ([`super::erosion_reference::thermal`]), the whole buffer
+/// included: each cell is computed by the same operations from the same neighbour values, and the
+/// two band buffers replay the plain kernel's ping-pong (a sweep starts on an even iteration, so
+/// the first band buffer plays the map and the second the scratch; a cell outside an iteration's
+/// span keeps what its buffer held, as there). The interior of a row goes through
+/// [`thermal_row`] (three row slices of exact length, the 8 neighbours at fixed offsets, no branch:
+/// LLVM vectorises it, with AVX2 where the processor has it); only the buffer's border pixels take
+/// the bounds-checked neighbour walk.
 pub fn thermal(map: &mut HeightMap, own: Rect, p: Thermal) -> Result<(), RenderError> {
     let rect = map.rect();
     if rect.is_empty() || p.iterations == 0 {
         return Ok(());
     }
     let (w, h) = (map.width(), map.height());
+    let n = p.iterations as usize;
+    let (depth, band) = thermal_blocking(w);
+    let band = band.min(h);
+    let band_len = (band + 2 * depth).min(h) * w;
     let mut other = scratch(w * h)?;
-    let (t_edge, t_corner) = (p.talus, p.talus * std::f32::consts::SQRT_2);
-    let rate = p.rate;
-    let n = u64::from(p.iterations);
-    for k in 0..n {
-        let Some(s) = span(rect, own, (n - 1 - k) * THERMAL_RADIUS) else {
-            return Ok(());
-        };
+    let slots = rayon::current_num_threads().clamp(1, h.div_ceil(band));
+    let buffers = (0..slots)
+        .map(|_| Ok(Mutex::new((scratch(band_len)?, scratch(band_len)?))))
+        .collect::<Result<Vec<_>, RenderError>>()?;
+    let spans: Vec<Option<Span>> = (0..n).map(|k| span(rect, own, (n - 1 - k) as u64 * THERMAL_RADIUS)).collect();
+    let own_span = span(rect, own, 0);
+    let mut in_data = true;
+    let mut a = 0;
+    while a < n && spans[a].is_some() {
+        let b = (a + depth).min(n);
         let data = map.data_mut();
-        let (src, dst): (&[f32], &mut [f32]) = if k % 2 == 0 { (data, &mut other) } else { (&other, data) };
-        // The interior columns of the span (the border columns take the checked walk).
-        let (xa, xb) = (s.x0.max(1), s.x1.min(w.saturating_sub(1)));
-        dst[s.y0 * w..s.y1 * w].par_chunks_mut(w).with_min_len(MIN_ROWS_PER_TASK).enumerate().for_each(|(r, row)| {
-            let y = s.y0 + r;
-            let cell = |x: usize| {
-                let hc = src[y * w + x];
-                let mut delta = 0.0f32;
-                neighbours(x, y, w, h, |j, weight| {
-                    let t = if weight == 1.0 { t_edge } else { t_corner };
-                    delta += exchange(src[j] - hc, t, rate);
-                });
-                hc + delta
-            };
-            if y == 0 || y + 1 == h || xa >= xb {
-                for (x, out) in row.iter_mut().enumerate().take(s.x1).skip(s.x0) {
-                    *out = cell(x);
-                }
-                return;
-            }
-            if s.x0 == 0 {
-                row[0] = cell(0);
-            }
-            let line = |y: usize| &src[y * w + xa - 1..y * w + xb + 1];
-            thermal_row(line(y - 1), line(y), line(y + 1), &mut row[xa..xb], t_edge, t_corner, rate);
-            if s.x1 == w && w > 1 {
-                row[w - 1] = cell(w - 1);
-            }
+        let (src, dst): (&[f32], &mut [f32]) = if in_data { (data, &mut other) } else { (&other, data) };
+        let sweep = ThermalSweep {
+            src,
+            w,
+            h,
+            a,
+            b,
+            n,
+            depth,
+            spans: &spans,
+            own: own_span,
+            t_edge: p.talus,
+            t_corner: p.talus * std::f32::consts::SQRT_2,
+            rate: p.rate,
+        };
+        dst.par_chunks_mut(band * w).enumerate().for_each(|(i, out)| {
+            let slot = rayon::current_thread_index().unwrap_or(0) % buffers.len();
+            let mut pair = buffers[slot].lock().unwrap_or_else(|e| e.into_inner());
+            let (first, second) = &mut *pair;
+            thermal_band(&sweep, i * band, out, first, second);
         });
+        in_data = !in_data;
+        a = b;
     }
-    if n % 2 == 1 {
-        // The last iteration wrote the scratch buffer: copy its final span back.
-        if let Some(s) = span(rect, own, 0) {
-            let data = map.data_mut();
-            for y in s.y0..s.y1 {
-                data[y * w + s.x0..y * w + s.x1].copy_from_slice(&other[y * w + s.x0..y * w + s.x1]);
+    if !in_data {
+        map.data_mut().copy_from_slice(&other);
+    }
+    Ok(())
+}
+
+/// One band of a thermal sweep: rows `r0..` (as many as `out` holds) of the sweep's result into
+/// `out`, computed in `first` and `second` (the plain kernel's map and scratch, for the band and
+/// its halos).
+fn thermal_band(sw: &ThermalSweep, r0: usize, out: &mut [f32], first: &mut [f32], second: &mut [f32]) {
+    let w = sw.w;
+    let r1 = r0 + out.len() / w;
+    let g0 = r0.saturating_sub(sw.depth);
+    let g1 = (r1 + sw.depth).min(sw.h);
+    let len = (g1 - g0) * w;
+    let (first, second) = (&mut first[..len], &mut second[..len]);
+    first.copy_from_slice(&sw.src[g0 * w..g1 * w]);
+    second.copy_from_slice(first);
+    for k in sw.a..sw.b {
+        let Some(s) = sw.spans[k] else {
+            break;
+        };
+        // The rows later iterations of this sweep still read, within the span.
+        let grow = sw.b - 1 - k;
+        let (y0, y1) = (s.y0.max(r0.saturating_sub(grow)), s.y1.min(r1 + grow));
+        let (from, to): (&[f32], &mut [f32]) =
+            if (k - sw.a).is_multiple_of(2) { (first, second) } else { (second, first) };
+        for y in y0..y1 {
+            thermal_line(sw, from, &mut to[(y - g0) * w..(y - g0 + 1) * w], y, g0, s);
+        }
+    }
+    out.copy_from_slice(&first[(r0 - g0) * w..(r1 - g0) * w]);
+    if sw.b == sw.n && !(sw.b - sw.a).is_multiple_of(2) {
+        // An odd count: the last iteration wrote the scratch, whose final span the plain kernel
+        // copies back.
+        if let Some(o) = sw.own {
+            for y in o.y0.max(r0)..o.y1.min(r1) {
+                out[(y - r0) * w + o.x0..(y - r0) * w + o.x1]
+                    .copy_from_slice(&second[(y - g0) * w + o.x0..(y - g0) * w + o.x1]);
             }
         }
     }
-    Ok(())
+}
+
+/// One thermal iteration on row `y` of the span `s`: `from` holds the buffer's rows from `g0` on
+/// (every row the cells read), `row` receives the row.
+fn thermal_line(sw: &ThermalSweep, from: &[f32], row: &mut [f32], y: usize, g0: usize, s: Span) {
+    let (w, h) = (sw.w, sw.h);
+    let (t_edge, t_corner, rate) = (sw.t_edge, sw.t_corner, sw.rate);
+    let base = g0 * w;
+    let cell = |x: usize| {
+        let hc = from[y * w + x - base];
+        let mut delta = 0.0f32;
+        neighbours(x, y, w, h, |j, weight| {
+            let t = if weight == 1.0 { t_edge } else { t_corner };
+            delta += exchange(from[j - base] - hc, t, rate);
+        });
+        hc + delta
+    };
+    // The interior columns of the span (the border columns take the checked walk).
+    let (xa, xb) = (s.x0.max(1), s.x1.min(w.saturating_sub(1)));
+    if y == 0 || y + 1 == h || xa >= xb {
+        for (x, out) in row.iter_mut().enumerate().take(s.x1).skip(s.x0) {
+            *out = cell(x);
+        }
+        return;
+    }
+    if s.x0 == 0 {
+        row[0] = cell(0);
+    }
+    let line = |y: usize| &from[y * w - base + xa - 1..y * w - base + xb + 1];
+    thermal_row_dispatch(line(y - 1), line(y), line(y + 1), &mut row[xa..xb], t_edge, t_corner, rate);
+    if s.x1 == w && w > 1 {
+        row[w - 1] = cell(w - 1);
+    }
+}
+
+/// [`thermal_row`], built for AVX2 where the processor has it (IEEE basic operations only, no
+/// FMA: the same bits, eight lanes at a time).
+fn thermal_row_dispatch(up: &[f32], mid: &[f32], down: &[f32], out: &mut [f32], t_edge: f32, t_corner: f32, rate: f32) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor supports AVX2 (checked at run time).
+        return unsafe { thermal_row_avx2(up, mid, down, out, t_edge, t_corner, rate) };
+    }
+    thermal_row(up, mid, down, out, t_edge, t_corner, rate)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn thermal_row_avx2(
+    up: &[f32],
+    mid: &[f32],
+    down: &[f32],
+    out: &mut [f32],
+    t_edge: f32,
+    t_corner: f32,
+    rate: f32,
+) {
+    thermal_row(up, mid, down, out, t_edge, t_corner, rate)
 }
 
 /// Thermal erosion of `out.len()` interior cells: `up`, `mid` and `down` are the rows above, of
@@ -284,6 +428,63 @@ pub(crate) fn rain_factor(column: u32, y: i64) -> f32 {
     (u >> 8) as f32 * (2.0 / 16_777_216.0)
 }
 
+/// Rows per band of a hydraulic iteration: each band recomputes pass A on the row above it and
+/// the row below it (2 rows of pass A in 32 done twice).
+const HYDRAULIC_BAND_ROWS: usize = 32;
+
+/// Pass A's fields for three rows, full width: a ring, row `y` in slot `y % 3`.
+struct PassARing {
+    surface: Vec<f32>,
+    factor: Vec<f32>,
+    concentration: Vec<f32>,
+    steepest: Vec<f32>,
+}
+
+/// Where row `y` of a [`PassARing`] field starts.
+#[inline(always)]
+fn slot(y: usize, w: usize) -> usize {
+    (y % 3) * w
+}
+
+/// What every band of one hydraulic iteration shares: the state at the start of the iteration
+/// (never written during it), the spans of the two passes and the iteration's constants.
+struct HydraulicStep<'a> {
+    p: &'a Hydraulic,
+    keep: f32,
+    fan_edge: f32,
+    fan_corner: f32,
+    w: usize,
+    h: usize,
+    /// The cells pass A must get right (what pass B reads), and pass B's.
+    a: Span,
+    b: Span,
+    last: bool,
+    columns: &'a [u32],
+    /// The absolute row of the buffer's first row.
+    y0: i64,
+    terrain: &'a [f32],
+    water: &'a [f32],
+    sediment: &'a [f32],
+}
+
+/// One band's share of the state an iteration writes (rows `r0..`, whole rows).
+struct HydraulicBand<'a> {
+    terrain: &'a mut [f32],
+    water: &'a mut [f32],
+    sediment: &'a mut [f32],
+    flow: &'a mut [f32],
+}
+
+/// The source and destination of a double-buffered field for an iteration that reads `cur`.
+fn pair(fields: &mut [Vec<f32>; 2], cur: usize) -> (&[f32], &mut [f32]) {
+    let [first, second] = fields;
+    if cur == 0 {
+        (first, second)
+    } else {
+        (second, first)
+    }
+}
+
 /// Hydraulic erosion of `map` in place: iterated multiple-flow-direction routing with a
 /// transport-limited load (see `docs/erosion.md` for the choice). Each iteration is two passes over
 /// the cells still needed:
@@ -293,12 +494,23 @@ pub(crate) fn rain_factor(column: u32, y: i64) -> f32 {
 ///   of the drops to the lower neighbours, × 1/√2 for corners) so that the cell sends `w / D × d`
 ///   and `s / D × d` down a drop `d`: all its water and load leave, a pit keeps them.
 /// * **B** (reads pass A's results of the cell and its neighbours; writes the cell's own `h`, `w`,
-///   `s` and flow total in place): water and load arrive; the discharge (held plus received) can
+///   `s` and flow total): water and load arrive; the discharge (held plus received) can
 ///   carry `capacity × discharge × slope` (slope: the steepest drop per logical unit); the missing
 ///   load is eroded at its rate (at most [`MAX_CUT`] of the steepest drop), an excess deposited at
 ///   its rate (at most up to the neighbours' mean height); water evaporates; the next rain falls.
 ///
 /// At the end, the sediment still carried settles where it is.
+///
+/// Schedule: the two passes are fused row by row, so an iteration sweeps the map once and moves
+/// only the state (terrain, water and load read and written, the flow total added to). The state
+/// is double-buffered: an iteration reads one copy and writes the other, so the map is cut into
+/// bands of [`HYDRAULIC_BAND_ROWS`] rows that run in parallel and never read what another band
+/// writes. Each band walks down its rows computing pass A one row ahead into a ring of three
+/// rows ([`PassARing`], per thread, in cache) and pass B right behind it; pass A on the row
+/// above the band and the row below it is computed by both bands that read it. The same
+/// operations on the same values as the plain kernel ([`super::erosion_reference::hydraulic`],
+/// bit for bit): only the schedule differs. The row functions are built for AVX2 where the
+/// processor has it (IEEE basic operations and integer hashing only, no FMA: the same bits).
 pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), RenderError> {
     let rect = map.rect();
     if rect.is_empty() || p.iterations == 0 {
@@ -309,21 +521,29 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
     }
     let (w, h) = (map.width(), map.height());
     let len = w * h;
-    let mut terrain = scratch(len)?;
-    terrain.copy_from_slice(map.data());
-    let mut water = scratch(len)?;
-    let mut sediment = scratch(len)?;
-    let mut surface = scratch(len)?;
-    let mut factor = scratch(len)?;
-    let mut concentration = scratch(len)?;
-    let mut steepest = scratch(len)?;
+    let mut terrain = [scratch(len)?, scratch(len)?];
+    terrain[0].copy_from_slice(map.data());
+    let mut water = [scratch(len)?, scratch(len)?];
+    let mut sediment = [scratch(len)?, scratch(len)?];
     let mut flow = scratch(len)?;
+    let band = HYDRAULIC_BAND_ROWS.min(h);
+    let slots = rayon::current_num_threads().clamp(1, h.div_ceil(band));
+    let rings = (0..slots)
+        .map(|_| {
+            Ok(Mutex::new(PassARing {
+                surface: scratch(3 * w)?,
+                factor: scratch(3 * w)?,
+                concentration: scratch(3 * w)?,
+                steepest: scratch(3 * w)?,
+            }))
+        })
+        .collect::<Result<Vec<_>, RenderError>>()?;
     let n = u64::from(p.iterations);
     let iteration_seed = |k: u64| hash2(p.seed, k as u32);
 
     // The first rain.
     let columns0 = rain_columns(iteration_seed(0), rect.x, w);
-    water.par_chunks_mut(w).enumerate().for_each(|(r, row)| {
+    water[0].par_chunks_mut(w).enumerate().for_each(|(r, row)| {
         for (x, v) in row.iter_mut().enumerate() {
             *v = p.rain * rain_factor(columns0[x], rect.y + r as i64);
         }
@@ -332,153 +552,48 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
     // Per-iteration constants, hoisted out of the pixel loops (the same values).
     let keep = 1.0 - p.evaporation;
     let (fan_edge, fan_corner) = fan_drops(&p);
+    let mut cur = 0;
     for k in 0..n {
         let remaining = (n - 1 - k) * HYDRAULIC_RADIUS;
-        // Pass A on the cells pass B reads.
-        let Some(a) = span(rect, own, remaining + 1) else {
+        // Pass A on the cells pass B reads; pass B on the cells still needed.
+        let (Some(a), Some(b)) = (span(rect, own, remaining + 1), span(rect, own, remaining)) else {
             break;
         };
-        let (xa, xb) = (a.x0.max(1), a.x1.min(w.saturating_sub(1)));
-        {
-            let (terrain, water, sediment) = (&terrain, &water, &sediment);
-            surface[a.y0 * w..a.y1 * w]
-                .par_chunks_mut(w)
-                .zip(factor[a.y0 * w..a.y1 * w].par_chunks_mut(w))
-                .zip(concentration[a.y0 * w..a.y1 * w].par_chunks_mut(w))
-                .zip(steepest[a.y0 * w..a.y1 * w].par_chunks_mut(w))
-                .with_min_len(MIN_ROWS_PER_TASK)
-                .enumerate()
-                .for_each(|(r, (((surface_row, factor_row), conc_row), steep_row))| {
-                    let y = a.y0 + r;
-                    let mut cell = |x: usize| {
-                        let i = y * w + x;
-                        let tc = terrain[i];
-                        let mut drops = 0.0f32;
-                        let mut steep = 0.0f32;
-                        neighbours(x, y, w, h, |j, weight| {
-                            let d = (tc - terrain[j]) * weight;
-                            drops += if d > 0.0 { d } else { 0.0 };
-                            steep = if d > steep { d } else { steep };
-                        });
-                        surface_row[x] = tc;
-                        steep_row[x] = steep;
-                        let (q, l) = if drops > 0.0 { (water[i] / drops, sediment[i] / drops) } else { (0.0, 0.0) };
-                        factor_row[x] = q;
-                        conc_row[x] = l;
-                    };
-                    if y == 0 || y + 1 == h || xa >= xb {
-                        (a.x0..a.x1).for_each(cell);
-                        return;
-                    }
-                    if a.x0 == 0 {
-                        cell(0);
-                    }
-                    if a.x1 == w && w > 1 {
-                        cell(w - 1);
-                    }
-                    let line = |y: usize| &terrain[y * w + xa - 1..y * w + xb + 1];
-                    let own = y * w + xa..y * w + xb;
-                    pass_a_row(
-                        [line(y - 1), line(y), line(y + 1)],
-                        &water[own.clone()],
-                        &sediment[own],
-                        &mut surface_row[xa..xb],
-                        &mut factor_row[xa..xb],
-                        &mut conc_row[xa..xb],
-                        &mut steep_row[xa..xb],
-                    );
-                });
-        }
-        // Pass B, in place on the cells still needed.
-        let Some(b) = span(rect, own, remaining) else {
-            break;
-        };
-        let (xa, xb) = (b.x0.max(1), b.x1.min(w.saturating_sub(1)));
         let columns = rain_columns(iteration_seed(k + 1), rect.x, w);
-        let columns = &columns;
-        let last = k + 1 == n;
-        let (surface, factor, concentration, steepest) = (&surface, &factor, &concentration, &steepest);
-        terrain[b.y0 * w..b.y1 * w]
-            .par_chunks_mut(w)
-            .zip(water[b.y0 * w..b.y1 * w].par_chunks_mut(w))
-            .zip(sediment[b.y0 * w..b.y1 * w].par_chunks_mut(w))
-            .zip(flow[b.y0 * w..b.y1 * w].par_chunks_mut(w))
-            .with_min_len(MIN_ROWS_PER_TASK)
+        let (terrain_src, terrain_dst) = pair(&mut terrain, cur);
+        let (water_src, water_dst) = pair(&mut water, cur);
+        let (sediment_src, sediment_dst) = pair(&mut sediment, cur);
+        let step = HydraulicStep {
+            p: &p,
+            keep,
+            fan_edge,
+            fan_corner,
+            w,
+            h,
+            a,
+            b,
+            last: k + 1 == n,
+            columns: &columns,
+            y0: rect.y,
+            terrain: terrain_src,
+            water: water_src,
+            sediment: sediment_src,
+        };
+        let chunk = band * w;
+        terrain_dst
+            .par_chunks_mut(chunk)
+            .zip(water_dst.par_chunks_mut(chunk))
+            .zip(sediment_dst.par_chunks_mut(chunk))
+            .zip(flow.par_chunks_mut(chunk))
             .enumerate()
-            .for_each(|(r, (((terrain_row, water_row), sediment_row), flow_row))| {
-                let y = b.y0 + r;
-                let ay = rect.y + y as i64;
-                let mut cell = |x: usize| {
-                    let i = y * w + x;
-                    let hc = surface[i];
-                    let mut inflow = 0.0f32;
-                    let mut sediment_in = 0.0f32;
-                    let mut settle = f32::NEG_INFINITY;
-                    let mut around = 0.0f32;
-                    let mut count = 0.0f32;
-                    neighbours(x, y, w, h, |j, weight| {
-                        let sj = surface[j];
-                        around += sj;
-                        count += 1.0;
-                        let v = sj - if weight == 1.0 { fan_edge } else { fan_corner };
-                        settle = if v > settle { v } else { settle };
-                        let d = (sj - hc) * weight;
-                        let up = d > 0.0;
-                        inflow += if up { factor[j] * d } else { 0.0 };
-                        sediment_in += if up { concentration[j] * d } else { 0.0 };
-                    });
-                    let mut rim = hc;
-                    if last && steepest[i] <= 0.0 {
-                        neighbours(x, y, w, h, |j, _| rim = rim.max(surface[j]));
-                    }
-                    let cell = Cell { inflow, sediment_in, around, count, settle, rim, steep: steepest[i] };
-                    let state = (terrain_row[x], water_row[x], sediment_row[x]);
-                    let rain = p.rain * rain_factor(columns[x], ay);
-                    let (tc, wc, sc, discharge) = if last {
-                        pass_b_update::<true>(&p, keep, cell, state, rain)
-                    } else {
-                        pass_b_update::<false>(&p, keep, cell, state, rain)
-                    };
-                    terrain_row[x] = tc;
-                    water_row[x] = wc;
-                    sediment_row[x] = sc;
-                    flow_row[x] += discharge;
-                };
-                if y == 0 || y + 1 == h || xa >= xb {
-                    (b.x0..b.x1).for_each(&mut cell);
-                    return;
-                }
-                if b.x0 == 0 {
-                    cell(0);
-                }
-                if b.x1 == w && w > 1 {
-                    cell(w - 1);
-                }
-                fn rows(f: &[f32], w: usize, y: usize, xa: usize, xb: usize) -> [&[f32]; 3] {
-                    let at = |y: usize| y * w + xa - 1..y * w + xb + 1;
-                    [&f[at(y - 1)], &f[at(y)], &f[at(y + 1)]]
-                }
-                let out = PassBRow {
-                    terrain: &mut terrain_row[xa..xb],
-                    water: &mut water_row[xa..xb],
-                    sediment: &mut sediment_row[xa..xb],
-                    flow: &mut flow_row[xa..xb],
-                };
-                let input = PassBInput {
-                    surface: rows(surface, w, y, xa, xb),
-                    factor: rows(factor, w, y, xa, xb),
-                    concentration: rows(concentration, w, y, xa, xb),
-                    steepest: &steepest[y * w + xa..y * w + xb],
-                    columns: &columns[xa..xb],
-                    y: ay,
-                };
-                if last {
-                    pass_b_row::<true>(&p, keep, input, out);
-                } else {
-                    pass_b_row::<false>(&p, keep, input, out);
-                }
+            .for_each(|(i, (((terrain, water), sediment), flow))| {
+                let slot = rayon::current_thread_index().unwrap_or(0) % rings.len();
+                let mut ring = rings[slot].lock().unwrap_or_else(|e| e.into_inner());
+                hydraulic_band(&step, i * band, HydraulicBand { terrain, water, sediment, flow }, &mut ring);
             });
+        cur = 1 - cur;
     }
+    let terrain = &terrain[cur];
 
     // Write the requested output over the rendering bounds.
     let Some(s) = span(rect, own, 0) else {
@@ -513,6 +628,227 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
         }
     }
     Ok(())
+}
+
+/// One band of a hydraulic iteration: pass A one row ahead of pass B down the band's rows of pass
+/// B's span, writing the band's new state.
+fn hydraulic_band(st: &HydraulicStep, r0: usize, out: HydraulicBand, ring: &mut PassARing) {
+    let w = st.w;
+    let r1 = r0 + out.terrain.len() / w;
+    let (b0, b1) = (st.b.y0.max(r0), st.b.y1.min(r1));
+    if b0 >= b1 {
+        return;
+    }
+    // Pass A on the band's rows of pass B and one more on each side, within pass A's span.
+    let (a1, mut next) = ((b1 + 1).min(st.a.y1), b0.saturating_sub(1).max(st.a.y0));
+    let (x0, x1) = (st.b.x0, st.b.x1);
+    for y in b0..b1 {
+        while next < a1 && next <= y + 1 {
+            pass_a_line(st, next, ring);
+            next += 1;
+        }
+        // Pass B updates the state in place: start from the state the iteration read.
+        let (i, o) = (y * w, (y - r0) * w);
+        out.terrain[o + x0..o + x1].copy_from_slice(&st.terrain[i + x0..i + x1]);
+        out.water[o + x0..o + x1].copy_from_slice(&st.water[i + x0..i + x1]);
+        out.sediment[o + x0..o + x1].copy_from_slice(&st.sediment[i + x0..i + x1]);
+        pass_b_line(
+            st,
+            y,
+            ring,
+            PassBRow {
+                terrain: &mut out.terrain[o..o + w],
+                water: &mut out.water[o..o + w],
+                sediment: &mut out.sediment[o..o + w],
+                flow: &mut out.flow[o..o + w],
+            },
+        );
+    }
+}
+
+/// Pass A on row `y` of its span, into the ring.
+fn pass_a_line(st: &HydraulicStep, y: usize, ring: &mut PassARing) {
+    let (w, h, a) = (st.w, st.h, st.a);
+    let (terrain, water, sediment) = (st.terrain, st.water, st.sediment);
+    let at = slot(y, w);
+    let surface_row = &mut ring.surface[at..at + w];
+    let factor_row = &mut ring.factor[at..at + w];
+    let conc_row = &mut ring.concentration[at..at + w];
+    let steep_row = &mut ring.steepest[at..at + w];
+    let (xa, xb) = (a.x0.max(1), a.x1.min(w.saturating_sub(1)));
+    let mut cell = |x: usize| {
+        let i = y * w + x;
+        let tc = terrain[i];
+        let mut drops = 0.0f32;
+        let mut steep = 0.0f32;
+        neighbours(x, y, w, h, |j, weight| {
+            let d = (tc - terrain[j]) * weight;
+            drops += if d > 0.0 { d } else { 0.0 };
+            steep = if d > steep { d } else { steep };
+        });
+        surface_row[x] = tc;
+        steep_row[x] = steep;
+        let (q, l) = if drops > 0.0 { (water[i] / drops, sediment[i] / drops) } else { (0.0, 0.0) };
+        factor_row[x] = q;
+        conc_row[x] = l;
+    };
+    if y == 0 || y + 1 == h || xa >= xb {
+        (a.x0..a.x1).for_each(cell);
+        return;
+    }
+    if a.x0 == 0 {
+        cell(0);
+    }
+    if a.x1 == w && w > 1 {
+        cell(w - 1);
+    }
+    let line = |y: usize| &terrain[y * w + xa - 1..y * w + xb + 1];
+    let own = y * w + xa..y * w + xb;
+    pass_a_row_dispatch(
+        [line(y - 1), line(y), line(y + 1)],
+        &water[own.clone()],
+        &sediment[own],
+        &mut surface_row[xa..xb],
+        &mut factor_row[xa..xb],
+        &mut conc_row[xa..xb],
+        &mut steep_row[xa..xb],
+    );
+}
+
+/// Pass B on row `y` of its span, from the ring, updating `out` (the row's state) in place.
+fn pass_b_line(st: &HydraulicStep, y: usize, ring: &PassARing, out: PassBRow) {
+    let (w, h, b, p) = (st.w, st.h, st.b, st.p);
+    let (keep, fan_edge, fan_corner, last) = (st.keep, st.fan_edge, st.fan_corner, st.last);
+    let (surface, factor, concentration, steepest) = (&ring.surface, &ring.factor, &ring.concentration, &ring.steepest);
+    let (xa, xb) = (b.x0.max(1), b.x1.min(w.saturating_sub(1)));
+    let ay = st.y0 + y as i64;
+    let columns = st.columns;
+    let PassBRow { terrain: terrain_row, water: water_row, sediment: sediment_row, flow: flow_row } = out;
+    // A neighbour's index in the buffer as its index in the ring.
+    let ring_index = |j: usize| slot(j / w, w) + j % w;
+    let mut cell = |x: usize| {
+        let i = slot(y, w) + x;
+        let hc = surface[i];
+        let mut inflow = 0.0f32;
+        let mut sediment_in = 0.0f32;
+        let mut settle = f32::NEG_INFINITY;
+        let mut around = 0.0f32;
+        let mut count = 0.0f32;
+        neighbours(x, y, w, h, |j, weight| {
+            let j = ring_index(j);
+            let sj = surface[j];
+            around += sj;
+            count += 1.0;
+            let v = sj - if weight == 1.0 { fan_edge } else { fan_corner };
+            settle = if v > settle { v } else { settle };
+            let d = (sj - hc) * weight;
+            let up = d > 0.0;
+            inflow += if up { factor[j] * d } else { 0.0 };
+            sediment_in += if up { concentration[j] * d } else { 0.0 };
+        });
+        let mut rim = hc;
+        if last && steepest[i] <= 0.0 {
+            neighbours(x, y, w, h, |j, _| rim = rim.max(surface[ring_index(j)]));
+        }
+        let cell = Cell { inflow, sediment_in, around, count, settle, rim, steep: steepest[i] };
+        let state = (terrain_row[x], water_row[x], sediment_row[x]);
+        let rain = p.rain * rain_factor(columns[x], ay);
+        let (tc, wc, sc, discharge) = if last {
+            pass_b_update::<true>(p, keep, cell, state, rain)
+        } else {
+            pass_b_update::<false>(p, keep, cell, state, rain)
+        };
+        terrain_row[x] = tc;
+        water_row[x] = wc;
+        sediment_row[x] = sc;
+        flow_row[x] += discharge;
+    };
+    if y == 0 || y + 1 == h || xa >= xb {
+        (b.x0..b.x1).for_each(&mut cell);
+        return;
+    }
+    if b.x0 == 0 {
+        cell(0);
+    }
+    if b.x1 == w && w > 1 {
+        cell(w - 1);
+    }
+    fn rows(f: &[f32], w: usize, y: usize, xa: usize, xb: usize) -> [&[f32]; 3] {
+        let at = |y: usize| slot(y, w) + xa - 1..slot(y, w) + xb + 1;
+        [&f[at(y - 1)], &f[at(y)], &f[at(y + 1)]]
+    }
+    let input = PassBInput {
+        surface: rows(surface, w, y, xa, xb),
+        factor: rows(factor, w, y, xa, xb),
+        concentration: rows(concentration, w, y, xa, xb),
+        steepest: &steepest[slot(y, w) + xa..slot(y, w) + xb],
+        columns: &columns[xa..xb],
+        y: ay,
+    };
+    let out = PassBRow {
+        terrain: &mut terrain_row[xa..xb],
+        water: &mut water_row[xa..xb],
+        sediment: &mut sediment_row[xa..xb],
+        flow: &mut flow_row[xa..xb],
+    };
+    pass_b_row_dispatch(p, keep, last, input, out);
+}
+
+/// [`pass_a_row`], built for AVX2 where the processor has it (the same bits).
+fn pass_a_row_dispatch(
+    t: [&[f32]; 3],
+    water: &[f32],
+    sediment: &[f32],
+    surface: &mut [f32],
+    factor: &mut [f32],
+    conc: &mut [f32],
+    steepest: &mut [f32],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor supports AVX2 (checked at run time).
+        return unsafe { pass_a_row_avx2(t, water, sediment, surface, factor, conc, steepest) };
+    }
+    pass_a_row(t, water, sediment, surface, factor, conc, steepest)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn pass_a_row_avx2(
+    t: [&[f32]; 3],
+    water: &[f32],
+    sediment: &[f32],
+    surface: &mut [f32],
+    factor: &mut [f32],
+    conc: &mut [f32],
+    steepest: &mut [f32],
+) {
+    pass_a_row(t, water, sediment, surface, factor, conc, steepest)
+}
+
+/// [`pass_b_row`] (its last-iteration instantiation when `last`), built for AVX2 where the
+/// processor has it (the same bits).
+fn pass_b_row_dispatch(p: &Hydraulic, keep: f32, last: bool, input: PassBInput, out: PassBRow) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor supports AVX2 (checked at run time).
+        return unsafe { pass_b_row_avx2(p, keep, last, input, out) };
+    }
+    if last {
+        pass_b_row::<true>(p, keep, input, out)
+    } else {
+        pass_b_row::<false>(p, keep, input, out)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn pass_b_row_avx2(p: &Hydraulic, keep: f32, last: bool, input: PassBInput, out: PassBRow) {
+    if last {
+        pass_b_row::<true>(p, keep, input, out)
+    } else {
+        pass_b_row::<false>(p, keep, input, out)
+    }
 }
 
 /// Pass A on `surface.len()` interior cells: `t` holds the terrain rows above, of and below them,
@@ -1002,6 +1338,53 @@ mod tests {
                 for x in own.x..own.x + own.width as i64 {
                     let (a, b) = (big.get(x, y).unwrap(), small.get(x, y).unwrap());
                     assert_eq!(a.to_bits(), b.to_bits(), "{output:?} at ({x}, {y}): {a} vs {b}");
+                }
+            }
+        }
+    }
+
+    /// The blocked schedules (thermal sweeps of several iterations over bands of rows, hydraulic
+    /// bands of fused passes) against the reference on buffers large enough for many bands and
+    /// sweeps: the same bits over the whole buffer, with `own` inside, at an edge and everywhere,
+    /// on 1 and 3 threads.
+    #[test]
+    fn blocked_schedules_equal_the_reference_across_bands_and_sweeps() {
+        use super::super::erosion_reference as reference;
+        let f = |x: i64, y: i64| {
+            let r = ((x * 7919 + y * 104_729).rem_euclid(97)) as f32 / 97.0;
+            ((x as f32 * 0.013 + r * 0.2) * 8.0).floor() / 8.0 * 0.5 + (y as f32 * 0.004) + r * 0.05 - 0.4
+        };
+        let bits = |m: &HeightMap| m.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        // Thermal: 2048 wide gives bands of 24 rows and sweeps of 8 iterations.
+        let (w, h) = (2048u64, 90u64);
+        let buffer = Rect::new(-1000, -40, w, h);
+        let (depth, band) = thermal_blocking(w as usize);
+        assert!(band < h as usize / 2 && depth < 17, "{depth} {band}");
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            for own in [buffer.expand(1 << 20), Rect::new(-990, -20, 30, 40), Rect::new(1000, 30, 40, 40)] {
+                for iterations in [1, 2, 8, 9, 17] {
+                    let p = Thermal { iterations, talus: 0.002, rate: 0.0625 };
+                    let (mut a, mut b) = (map_over(buffer, f), map_over(buffer, f));
+                    pool.install(|| thermal(&mut a, own, p)).unwrap();
+                    reference::thermal(&mut b, own, p).unwrap();
+                    assert!(bits(&a) == bits(&b), "thermal {own:?} {iterations} on {threads} threads");
+                }
+            }
+        }
+        // Hydraulic: bands of 32 rows.
+        let buffer = Rect::new(-20, -70, 43, 150);
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            for own in [buffer.expand(1 << 20), Rect::new(-10, -40, 20, 50), Rect::new(0, 50, 30, 40)] {
+                for iterations in [1, 2, 9] {
+                    for output in [Output::Height, Output::Flow] {
+                        let p = hydraulic_params(iterations, output);
+                        let (mut a, mut b) = (map_over(buffer, f), map_over(buffer, f));
+                        pool.install(|| hydraulic(&mut a, own, p)).unwrap();
+                        reference::hydraulic(&mut b, own, p).unwrap();
+                        assert!(bits(&a) == bits(&b), "hydraulic {own:?} {iterations} {output:?} on {threads} threads");
+                    }
                 }
             }
         }
