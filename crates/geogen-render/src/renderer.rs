@@ -346,16 +346,7 @@ impl Renderer {
                 return Err(e);
             }
         }
-        for j in first..first + len {
-            for s in self.meta.lifetimes.released_after(j) {
-                self.slots[s.index()] = None;
-            }
-        }
-        self.next = first + len;
-        let progress = self.progress();
-        if let Some(cb) = self.on_progress.as_mut() {
-            cb(progress);
-        }
+        self.end_pass(first, first + len);
         Ok(())
     }
 
@@ -422,16 +413,7 @@ impl Renderer {
         // On failure the buffer is half written: the render stops here, so nobody reads it.
         result?;
         self.slots[made.index()] = Some(Object::Map(buffer.into_cut_out(extent)?));
-        for j in first..first + len {
-            for s in self.meta.lifetimes.released_after(j) {
-                self.slots[s.index()] = None;
-            }
-        }
-        self.next = first + len;
-        let progress = self.progress();
-        if let Some(cb) = self.on_progress.as_mut() {
-            cb(progress);
-        }
+        self.end_pass(first, first + len);
         Ok(())
     }
 
@@ -489,17 +471,22 @@ impl Renderer {
         })();
         self.slots[target_slot.index()] = Some(target);
         result?;
-        for j in first..=consumer {
+        self.end_pass(first, consumer + 1);
+        Ok(())
+    }
+
+    /// After a pass over steps `first..end`: frees what their last uses were, moves on, reports.
+    fn end_pass(&mut self, first: usize, end: usize) {
+        for j in first..end {
             for s in self.meta.lifetimes.released_after(j) {
                 self.slots[s.index()] = None;
             }
         }
-        self.next = consumer + 1;
+        self.next = end;
         let progress = self.progress();
         if let Some(cb) = self.on_progress.as_mut() {
             cb(progress);
         }
-        Ok(())
     }
 
     /// Executes all remaining steps (fused where possible, see [`Renderer::advance`]).
