@@ -8,7 +8,7 @@ use std::io::{self, Seek, Write};
 use rayon::prelude::*;
 
 use crate::hillshade::{hillshade, HillshadeOptions};
-use crate::parpng::ParallelPng;
+use crate::parpng::{is_pieced, ParallelPng};
 use crate::sink::Shared;
 use crate::{palette, quantize, Format, HeightField, StreamError};
 
@@ -27,8 +27,8 @@ pub(crate) enum Failure {
 /// identical bytes. Chosen with `benches/writers.rs` on a 1024² terrain field: the default deflate level
 /// took ~6× as long for a 4% smaller PNG16, and Paeth (or adaptive) filtering ~25% longer for 5%
 /// smaller; the fast level with the Up filter (terrain rows predict each other well) is the balance.
-/// The row formats' PNGs (heights, colored, hillshade) use geogen's own coder instead, on every core
-/// ([`crate::parpng`]), with the same Up filter; these settings serve the derived maps' PNGs.
+/// Images of more than one piece use geogen's own coder on every core instead ([`crate::parpng`]),
+/// with the same Up filter.
 const PNG_COMPRESSION: png::Compression = png::Compression::Fast;
 const PNG_FILTER: png::FilterType = png::FilterType::Up;
 
@@ -40,8 +40,9 @@ pub(crate) struct RowEncoder<W: Write + 'static> {
     height: u32,
     rows_done: u64,
     out: Shared<W>,
-    /// Every PNG, compressed in pieces on every core (see [`crate::parpng`]); `None` for R16,
-    /// which has no container.
+    /// `None` for R16, which has no container, and for PNGs of more than one piece.
+    png: Option<png::StreamWriter<'static, Shared<W>>>,
+    /// PNGs of more than one piece, compressed on every core (see [`crate::parpng`]).
     pieced: Option<ParallelPng>,
     /// One converted row.
     row: Vec<u8>,
@@ -70,14 +71,25 @@ impl<W: Write + 'static> RowEncoder<W> {
                 return Err(Failure::Encode(format!("{format} is not a row format").into()));
             }
         };
-        let pieced = if format == Format::R16 {
+        let row_bytes = width as usize * bytes_per_pixel;
+        let mut pieced = None;
+        let png = if format == Format::R16 {
             None
-        } else {
+        } else if is_pieced(row_bytes, height) {
             let depth = if depth == png::BitDepth::Sixteen { 16 } else { 8 };
             let color = if color == png::ColorType::Rgb { 2 } else { 0 };
             let mut sink = out.clone();
             let started = ParallelPng::start(&mut sink, width, height, depth, color, bytes_per_pixel);
-            Some(started.map_err(|e| io_failure(&out, e))?)
+            pieced = Some(started.map_err(|e| io_failure(&out, e))?);
+            None
+        } else {
+            let mut encoder = png::Encoder::new(out.clone(), width, height);
+            encoder.set_color(color);
+            encoder.set_depth(depth);
+            encoder.set_compression(PNG_COMPRESSION);
+            encoder.set_filter(PNG_FILTER);
+            let result = encoder.write_header().and_then(|w| w.into_stream_writer());
+            Some(result.map_err(|e| png_failure(&out, e))?)
         };
         let width = width as usize;
         Ok(RowEncoder {
@@ -86,6 +98,7 @@ impl<W: Write + 'static> RowEncoder<W> {
             height,
             rows_done: 0,
             out,
+            png,
             pieced,
             row: vec![0; width * bytes_per_pixel],
             poisoned: false,
@@ -178,7 +191,11 @@ impl<W: Write + 'static> RowEncoder<W> {
     }
 
     fn emit_row(&mut self) -> Result<(), Failure> {
-        if let Err(e) = self.out.write_all(&self.row) {
+        let result = match &mut self.png {
+            Some(png) => png.write_all(&self.row),
+            None => self.out.write_all(&self.row),
+        };
+        if let Err(e) = result {
             self.poisoned = true;
             return Err(io_failure(&self.out, e));
         }
@@ -197,6 +214,11 @@ impl<W: Write + 'static> RowEncoder<W> {
         if let Some(pieced) = self.pieced.take() {
             let mut sink = self.out.clone();
             pieced.finish(&mut sink).map_err(|e| io_failure(&self.out, e))?;
+        }
+        if let Some(png) = self.png.take() {
+            png.finish().map_err(|e| png_failure(&self.out, e))?;
+            // Dropping the stream writer (inside `finish`) wrote the zlib trailer, the last IDAT chunk
+            // and IEND into `out`, discarding errors; `Shared` kept them, and `take` reports them.
         }
         self.out.take().map_err(Failure::Io)
     }

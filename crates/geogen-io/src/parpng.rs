@@ -8,9 +8,8 @@
 //! whole ([`encode`](crate::encode)) or strip by strip ([`StreamWriter`](crate::StreamWriter)), with
 //! one thread or many.
 //!
-//! Every PNG of heights, colors or hillshade goes through it, one piece or many: small images (tiles,
-//! thumbnails) too, where the png crate's stream encoder spent more time clearing its buffers than
-//! compressing (a 32 KiB clear per row written), and its zlib fast level compressed worse.
+//! Images of one piece (under [`PIECE_BYTES`] of rows: tiles, thumbnails, the golden renders) keep the
+//! png crate's encoder and its bytes: nothing to share among cores there.
 
 use std::io::{self, Write};
 
@@ -31,6 +30,11 @@ const FILTER_UP: u8 = 2;
 /// Rows per piece for rows of `row_bytes` bytes (without the filter byte).
 pub(crate) fn piece_rows(row_bytes: usize) -> usize {
     (PIECE_BYTES / (row_bytes + 1)).max(1)
+}
+
+/// Whether an image is written in pieces: when it has more than one.
+pub(crate) fn is_pieced(row_bytes: usize, height: u32) -> bool {
+    height as usize > piece_rows(row_bytes)
 }
 
 /// A PNG written in pieces: the header at once, the image data batch by batch, IEND at the end.
