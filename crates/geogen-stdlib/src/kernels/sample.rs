@@ -69,7 +69,8 @@ pub fn bilinear(map: &HeightMap, x: f64, y: f64) -> f32 {
     }
     const NEAR: f64 = 4_503_599_627_370_496.0; // 2^52
     const EXTENT: i64 = 1 << 60;
-    let near = x.abs() < NEAR && y.abs() < NEAR && r.x.abs() < EXTENT && r.y.abs() < EXTENT;
+    let near =
+        x.abs() < NEAR && y.abs() < NEAR && r.x.unsigned_abs() < EXTENT as u64 && r.y.unsigned_abs() < EXTENT as u64;
     let ((x0, x1, tx), (y0, y1, ty)) = if near && r.width < EXTENT as u64 && r.height < EXTENT as u64 {
         (axis_near(x, r.x, r.width as i64 - 1), axis_near(y, r.y, r.height as i64 - 1))
     } else {
@@ -234,7 +235,10 @@ mod avx2 {
     pub fn fits(map: &HeightMap) -> bool {
         const LIMIT: i64 = 1 << 31;
         let r = map.rect();
-        !r.is_empty() && map.data().len() <= i32::MAX as usize && r.x.abs() < LIMIT && r.y.abs() < LIMIT
+        !r.is_empty()
+            && map.data().len() <= i32::MAX as usize
+            && r.x.unsigned_abs() < LIMIT as u64
+            && r.y.unsigned_abs() < LIMIT as u64
     }
 
     /// One axis of four positions: (first index, whether the second is first + 1, kept fraction or
