@@ -26,6 +26,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+#[global_allocator]
+static ALLOCATOR: geogen::LargePages = geogen::LargePages::new();
+
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
     match commands::dispatch(cli) {

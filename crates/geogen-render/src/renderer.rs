@@ -171,12 +171,24 @@ impl Renderer {
         self.outputs
     }
 
+    /// Bounds the freed pages kept for reuse (`pages.rs`, when the binary installs
+    /// [`LargePages`](crate::LargePages)) to what the plan grants step `i` beyond the objects and
+    /// outputs held now: freed maps are kept for a step that allocates as much, and resident memory
+    /// stays within the plan.
+    fn keep_pages_for(&self, i: usize) {
+        let held: u64 = self.slots.iter().flatten().map(Object::bytes).sum::<u64>()
+            + self.outputs.values().map(|m| m.rect().area().saturating_mul(4)).sum::<u64>();
+        crate::pages::keep_at_most(self.meta.plan.step_bytes(i).saturating_sub(held));
+    }
+
     /// Executes the next step. Returns `Ok(false)` when there was none left.
     pub fn step(&mut self) -> Result<bool, RenderError> {
         let i = self.next;
         let Some(step) = self.seq.steps().get(i) else {
+            crate::pages::keep_at_most(0);
             return Ok(false);
         };
+        self.keep_pages_for(i);
         let own = self.meta.bounds[i];
         let missing = |slot: crate::Slot| RenderError::Internal(format!("step #{}: slot {slot} is empty", i + 1));
         if let Some(y) = step.op.as_yield() {
@@ -265,9 +277,13 @@ impl Renderer {
     pub fn advance(&mut self) -> Result<usize, RenderError> {
         let i = self.next;
         match self.fused.get(i).copied() {
-            None => Ok(0),
+            None => {
+                crate::pages::keep_at_most(0);
+                Ok(0)
+            }
             Some(0) => Ok(usize::from(self.step()?)),
             Some(len) => {
+                self.keep_pages_for(i);
                 if self.meta.plan.streamed_pass(i).is_some() {
                     self.run_streamed(i, len)?;
                 } else if let Some(taken) = self.meta.plan.taken_over_buffer(i) {
