@@ -32,12 +32,51 @@
 //! place. After the pass that buffer holds the new map and the old one is gone. Each band reads the
 //! rows it overwrites before it overwrites them, so the bytes are the same.
 //!
+//! **Elided copies** ([`elided_copies`]): `HeightMap.Clone(template).Rotate(a)` copies the template
+//! only for the rotation to read the copy once and replace it. When a step that
+//! [replaces its target](crate::Operation::replaces_target) comes right after a
+//! [copy](crate::Operation::is_copy) into that target, it reads the original instead and the copy
+//! is never made. The original covers everything the copy held (the copy's extent is its bounds,
+//! inside the original's), so the pixels in the step's bounds are the same; the original is kept
+//! alive until that step if the copy was its last use.
+//!
 //! [`Operation::reads_inputs_on_its_rows`]: crate::Operation::reads_inputs_on_its_rows
 //! [`Operation::is_row_local`]: crate::Operation::is_row_local
 
 use crate::lifetimes::Lifetimes;
 use crate::operation::{Bounds, Effect, ObjectKind, OpContext};
 use crate::sequence::{RenderingSequence, Slot};
+
+/// For each step, whether it is a copy that the next step reads in its place (see the module
+/// docs): the copy is live (non-empty bounds), not part of a streamed pass or of a fused pass
+/// longer than itself, and the next step replaces exactly the copy's slot, reading it nowhere else.
+pub(crate) fn elided_copies(
+    seq: &RenderingSequence,
+    bounds: &[Bounds],
+    streamed: &[Option<usize>],
+    fused: &[usize],
+) -> Vec<bool> {
+    let steps = seq.steps();
+    (0..steps.len())
+        .map(|i| {
+            let (copy, Some(next)) = (&steps[i], steps.get(i + 1)) else { return false };
+            copy.op.is_copy()
+                && copy.op.as_yield().is_none()
+                && copy.args.len() == 1
+                && copy.op.effect() == Effect::Create(ObjectKind::Map)
+                && copy.op.arg_kinds() == [ObjectKind::Map]
+                && !bounds[i].is_empty()
+                && streamed[i].is_none()
+                && fused[i] <= 1
+                && next.op.replaces_target()
+                && next.op.effect() == Effect::Modify
+                && !bounds[i + 1].is_empty()
+                && next.args.first() == Some(&copy.ret)
+                && next.ret == copy.ret
+                && !next.args[1..].contains(&copy.ret)
+        })
+        .collect()
+}
 
 /// For each step, `Some(c)` when a streamed pass starts there: the step creates a map that steps
 /// up to `c - 1` modify and step `c` reads for the last time, all in one banded pass. `extents`

@@ -191,6 +191,36 @@ pub trait Operation: Send + Sync + fmt::Debug {
         false
     }
 
+    /// Whether the step's result is a copy of its one map input on the result's extent (`Clone`).
+    /// Together with [`replaces_target`](Operation::replaces_target) it lets the renderer skip
+    /// the copy (see `plan.rs`, elided copies). Default `false`.
+    fn is_copy(&self) -> bool {
+        false
+    }
+
+    /// Whether this in-place operation only reads its target and replaces it with a new object
+    /// whose extent does not depend on the target's (the affine transforms, Rescale, Distort): its
+    /// [`render`](Operation::render) is `*target = render_replacing(ctx, target, inputs)`. When
+    /// such a step follows a [copy](Operation::is_copy) of a map into its target, the renderer
+    /// calls [`render_replacing`](Operation::render_replacing) on the original and never makes the
+    /// copy: the pixels in the step's bounds are the same, since the original covers everything
+    /// the copy held. Default `false`.
+    fn replaces_target(&self) -> bool {
+        false
+    }
+
+    /// For an operation that [replaces its target](Operation::replaces_target): the new object,
+    /// made from `source` read as the target would be.
+    fn render_replacing(
+        &self,
+        ctx: &KernelContext,
+        source: &Object,
+        inputs: &[&Object],
+    ) -> Result<Object, RenderError> {
+        let _ = (ctx, source, inputs);
+        Err(RenderError::Internal(format!("{} does not replace its target", self.name())))
+    }
+
     /// The kernel. `target` is the object written: for [`Effect::Create`] a zero-filled object of
     /// the result extent, for [`Effect::Modify`] the object of `args[0]`. `inputs` are the other
     /// arguments, in order (all of them for `Create`, `args[1..]` for `Modify`).

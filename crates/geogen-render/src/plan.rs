@@ -83,6 +83,8 @@ pub struct MemoryPlan {
     fused: Vec<usize>,
     /// For each step starting a fused pass, the map whose buffer the pass's result takes over.
     taken_over: Vec<Option<Slot>>,
+    /// For each step, whether it is a copy the next step reads in its place (never made).
+    elided: Vec<bool>,
     /// Bytes needed while each step runs.
     step_bytes: Vec<u64>,
     peak: u64,
@@ -95,7 +97,11 @@ impl MemoryPlan {
     pub fn calculate(seq: &RenderingSequence, bounds: &[Bounds], lifetimes: &Lifetimes) -> MemoryPlan {
         let extents = result_extents(seq, bounds, lifetimes);
         let streamed = crate::fusion::streamed_passes(seq, bounds, lifetimes, &extents);
-        let fused = crate::fusion::fused_passes(seq, bounds, lifetimes, &extents, &streamed);
+        let mut fused = crate::fusion::fused_passes(seq, bounds, lifetimes, &extents, &streamed);
+        let elided = crate::fusion::elided_copies(seq, bounds, &streamed, &fused);
+        for (i, _) in elided.iter().enumerate().filter(|(_, e)| **e) {
+            fused[i] = 0;
+        }
         let taken_over = crate::fusion::taken_over_buffers(seq, lifetimes, &extents, &fused, &streamed);
         let ctx = OpContext { scale: seq.scale() };
         let mut slot_extent: Vec<Option<Bounds>> = vec![None; seq.slot_count()];
@@ -104,6 +110,8 @@ impl MemoryPlan {
         let (mut peak, mut peak_step) = (0u128, None);
         // The streamed or taken-over pass under way: until which step, and what it needs.
         let mut pass: Option<(usize, u128)> = None;
+        // The original of an elided copy, when the copy was its last use: it lives one step more.
+        let mut deferred: Option<Slot> = None;
         for (i, step) in seq.steps().iter().enumerate() {
             let own = bounds[i];
             let extent = extents[i];
@@ -122,6 +130,9 @@ impl MemoryPlan {
             }
             let need = if let Some((_, need)) = pass {
                 need.saturating_add(outputs)
+            } else if elided[i] {
+                // Nothing is copied; the next step reads the original.
+                live.saturating_add(outputs)
             } else if let Some(y) = step.op.as_yield() {
                 let moved = lifetimes.released_after(i).contains(&step.args[0])
                     && !y.rect.is_empty()
@@ -157,12 +168,21 @@ impl MemoryPlan {
             // The map a pass makes is not held until the pass ends (a streamed map never is; a
             // taken-over buffer counts under its old slot until then).
             let held_by_pass = matches!(pass, Some((last, _)) if last != i);
-            slot_extent[step.ret.index()] = if held_by_pass { None } else { Some(extent) };
+            slot_extent[step.ret.index()] = if held_by_pass || elided[i] { None } else { Some(extent) };
             if matches!(pass, Some((last, _)) if last == i) {
                 pass = None;
             }
             for slot in lifetimes.released_after(i) {
-                slot_extent[slot.index()] = None;
+                if elided[i] && *slot == step.args[0] {
+                    deferred = Some(*slot);
+                } else {
+                    slot_extent[slot.index()] = None;
+                }
+            }
+            if i > 0 && elided[i - 1] {
+                if let Some(slot) = deferred.take() {
+                    slot_extent[slot.index()] = None;
+                }
             }
         }
         let (peak_name, peak_location) = match peak_step {
@@ -174,6 +194,7 @@ impl MemoryPlan {
             streamed,
             fused,
             taken_over,
+            elided,
             step_bytes,
             peak: saturated(peak),
             peak_step,
@@ -190,6 +211,12 @@ impl MemoryPlan {
     /// The map whose buffer the fused pass starting at step `i` writes its result over, if any.
     pub fn taken_over_buffer(&self, step: usize) -> Option<Slot> {
         self.taken_over[step]
+    }
+
+    /// Whether step `i` is a copy that is never made: step `i + 1` reads its original instead
+    /// (`fusion.rs`, elided copies).
+    pub fn elided_copy(&self, step: usize) -> bool {
+        self.elided[step]
     }
 
     /// Whether a streamed pass (`fusion.rs`) starts at step `i`, and the step ending it.

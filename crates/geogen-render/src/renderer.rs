@@ -211,10 +211,22 @@ impl Renderer {
                 }
             };
             self.outputs.entry(y.name.clone()).or_insert(map);
+        } else if self.meta.plan.elided_copy(i) {
+            // The copy is never made: the next step reads the original (kept until then).
         } else if own.is_empty() {
             if let Effect::Create(kind) = step.op.effect() {
                 self.slots[step.ret.index()] = Some(empty_object(kind));
             }
+        } else if i > 0 && self.meta.plan.elided_copy(i - 1) {
+            let ctx = KernelContext { scale: self.seq.scale(), bounds: own };
+            let original = self.seq.steps()[i - 1].args[0];
+            let source = self.slots[original.index()].as_ref().ok_or_else(|| missing(original))?;
+            let inputs = step.args[1..]
+                .iter()
+                .map(|s| self.slots[s.index()].as_ref().ok_or_else(|| missing(*s)))
+                .collect::<Result<Vec<_>, _>>()?;
+            let result = step.op.render_replacing(&ctx, source, &inputs).map_err(|e| e.at_step(step.location))?;
+            self.slots[step.ret.index()] = Some(result);
         } else {
             let ctx = KernelContext { scale: self.seq.scale(), bounds: own };
             match step.op.effect() {
@@ -258,9 +270,7 @@ impl Renderer {
                 }
             }
         }
-        for slot in self.meta.lifetimes.released_after(i) {
-            self.slots[slot.index()] = None;
-        }
+        self.release_after(i);
         self.next += 1;
         let progress = self.progress();
         if let Some(cb) = self.on_progress.as_mut() {
@@ -491,12 +501,27 @@ impl Renderer {
         Ok(())
     }
 
+    /// Frees the objects whose last use step `i` was; the original of an elided copy is freed
+    /// after the step that reads it in the copy's place instead.
+    fn release_after(&mut self, i: usize) {
+        let original = self.meta.plan.elided_copy(i).then(|| self.seq.steps()[i].args[0]);
+        for slot in self.meta.lifetimes.released_after(i) {
+            if Some(*slot) != original {
+                self.slots[slot.index()] = None;
+            }
+        }
+        if i > 0 && self.meta.plan.elided_copy(i - 1) {
+            let original = self.seq.steps()[i - 1].args[0];
+            if self.meta.lifetimes.released_after(i - 1).contains(&original) {
+                self.slots[original.index()] = None;
+            }
+        }
+    }
+
     /// After a pass over steps `first..end`: frees what their last uses were, moves on, reports.
     fn end_pass(&mut self, first: usize, end: usize) {
         for j in first..end {
-            for s in self.meta.lifetimes.released_after(j) {
-                self.slots[s.index()] = None;
-            }
+            self.release_after(j);
         }
         self.next = end;
         let progress = self.progress();

@@ -353,3 +353,59 @@ fn annotated_listing_mentions_bounds_and_releases() {
         "{text}"
     );
 }
+
+/// Ouroboros' shape: a template copied and rotated twice, the second copy its last use; with
+/// `spaced`, an unrelated step sits between each copy and its rotation, so no copy is elided.
+fn rotated_copies(spaced: bool) -> RenderingSequence {
+    use geogen_stdlib::transforms::Transform;
+    let mut s = RenderingSequence::new(1.0).unwrap();
+    let template = s.push_create(RadialGradient::new((60.0, 40.0), 50.0, 1.0, -0.5), &[], None).unwrap();
+    s.push_modify(NoiseLayer::new(8, amplitude_units(0.2), 5, 0, false), template, &[], None).unwrap();
+    for (k, angle) in [0.7f64, 2.1].into_iter().enumerate() {
+        let copy = s.push_create(Clone, &[template], None).unwrap();
+        if spaced {
+            let other = s.push_create(Flat::new(k as f64 * 0.1), &[], None).unwrap();
+            s.push_yield(other, &format!("other{k}"), Rect::new(0, 0, 4, 4), None).unwrap();
+        }
+        let rotate = Transform::new("HeightMap.Rotate", [angle.cos(), -angle.sin(), angle.sin(), angle.cos()]).unwrap();
+        s.push_modify(rotate, copy, &[], None).unwrap();
+        s.push_yield(copy, &format!("copy{k}"), Rect::new(-90, -80, 150, 130), None).unwrap();
+    }
+    s
+}
+
+#[test]
+fn a_copy_read_once_by_a_transform_is_never_made_and_the_bytes_are_the_same() {
+    let s = rotated_copies(false);
+    let meta = RenderMetadata::calculate(&s).unwrap();
+    let copy_steps: Vec<usize> = (0..s.len()).filter(|&i| s.steps()[i].op.name() == "HeightMap.Clone").collect();
+    assert_eq!(copy_steps, [2, 5]);
+    let result = 150 * 130 * 4;
+    for &i in &copy_steps {
+        assert!(meta.plan.elided_copy(i), "step {i}");
+        assert_eq!(meta.plan.fused_pass(i), 0);
+        // The copy allocates nothing; the rotation holds the template and its own result.
+        assert_eq!(meta.plan.step_bytes(i + 1), meta.plan.step_bytes(i) + result, "step {i}");
+    }
+    let spaced = rotated_copies(true);
+    let spaced_meta = RenderMetadata::calculate(&spaced).unwrap();
+    assert!((0..spaced.len()).all(|i| !spaced_meta.plan.elided_copy(i)));
+    assert!(meta.plan.peak() < spaced_meta.plan.peak());
+
+    // Elided (in passes and step by step) and made: the same bytes.
+    let mut passes = Renderer::new(s.clone(), &RenderConfig::default()).unwrap();
+    passes.run().unwrap();
+    let mut single = Renderer::new(s, &RenderConfig::default()).unwrap();
+    while single.step().unwrap() {}
+    let mut made = Renderer::new(spaced, &RenderConfig::default()).unwrap();
+    made.run().unwrap();
+    for name in ["copy0", "copy1"] {
+        let reference = &made.outputs()[name];
+        assert!(reference.data().iter().any(|&h| h > 0.3), "{name} shows the template");
+        for run in [&passes, &single] {
+            let out = &run.outputs()[name];
+            assert_eq!(out.rect(), reference.rect());
+            assert!(out.data().iter().zip(reference.data()).all(|(a, b)| a.to_bits() == b.to_bits()), "{name}");
+        }
+    }
+}

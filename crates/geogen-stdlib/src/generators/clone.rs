@@ -43,6 +43,9 @@ impl Operation for Clone {
     fn is_row_local(&self) -> bool {
         true
     }
+    fn is_copy(&self) -> bool {
+        true
+    }
     fn render(&self, _: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         let source = inputs.first().ok_or_else(|| RenderError::Internal("Clone without its source".into()))?;
         copy_overlap(source.as_map()?, target.as_map_mut()?);

@@ -105,6 +105,17 @@ impl Operation for Distort {
     fn result_extent(&self, own: Bounds, _: &[Bounds], _: &OpContext) -> Bounds {
         own
     }
+    fn replaces_target(&self) -> bool {
+        true
+    }
+    fn render_replacing(
+        &self,
+        ctx: &KernelContext,
+        source: &Object,
+        inputs: &[&Object],
+    ) -> Result<Object, RenderError> {
+        self.render_from(Isa::best(), ctx, source, inputs)
+    }
     fn render(&self, ctx: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         self.render_on(Isa::best(), ctx, target, inputs)
     }
@@ -119,12 +130,24 @@ impl Distort {
         target: &mut Object,
         inputs: &[&Object],
     ) -> Result<(), RenderError> {
+        *target = self.render_from(isa, ctx, target, inputs)?;
+        Ok(())
+    }
+
+    /// The distorted map of `source`, over the step's bounds.
+    fn render_from(
+        &self,
+        isa: Isa,
+        ctx: &KernelContext,
+        source: &Object,
+        inputs: &[&Object],
+    ) -> Result<Object, RenderError> {
         let field = |i: usize| -> Result<&HeightMap, RenderError> {
             inputs.get(i).ok_or_else(|| RenderError::Internal(format!("Distort without field {i}")))?.as_map()
         };
         let (x_field, y_field) = (field(0)?, field(1)?);
         let d = scaled_distance(self.maximum_distance, ctx.scale) as f64;
-        let source = target.as_map()?;
+        let source = source.as_map()?;
         let rect = ctx.bounds.rect();
         let mut out = HeightMap::try_zeroed(rect)?;
         // The fields cover B when the bounds hold; otherwise a missing value moves nothing.
@@ -157,8 +180,7 @@ impl Distort {
                 bilinear_many(source, &xs[..n], &ys[..n], out, isa);
             }
         });
-        *target = Object::Map(out);
-        Ok(())
+        Ok(Object::Map(out))
     }
 }
 

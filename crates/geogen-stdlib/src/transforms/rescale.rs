@@ -83,6 +83,12 @@ impl Operation for Rescale {
     fn result_extent(&self, own: Bounds, _: &[Bounds], _: &OpContext) -> Bounds {
         own
     }
+    fn replaces_target(&self) -> bool {
+        true
+    }
+    fn render_replacing(&self, ctx: &KernelContext, source: &Object, _: &[&Object]) -> Result<Object, RenderError> {
+        self.render_from(Isa::best(), ctx, source)
+    }
     fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         self.render_on(Isa::best(), ctx, target)
     }
@@ -93,11 +99,15 @@ impl Rescale {
     /// (`px / horizontal`) is computed once, each row's Y once per row, with the formula of
     /// [`Rescale::source`].
     pub fn render_on(&self, isa: Isa, ctx: &KernelContext, target: &mut Object) -> Result<(), RenderError> {
+        *target = self.render_from(isa, ctx, target)?;
+        Ok(())
+    }
+
+    /// The rescaled map of `source`, over the step's bounds.
+    fn render_from(&self, isa: Isa, ctx: &KernelContext, source: &Object) -> Result<Object, RenderError> {
         let rect = ctx.bounds.rect();
         let columns: Vec<f64> = (0..rect.width as i64).map(|i| self.source(rect.x + i, 0).0).collect();
-        let out = resample_separable(isa, target.as_map()?, rect, &columns, |py| self.source(0, py).1)?;
-        *target = Object::Map(out);
-        Ok(())
+        Ok(Object::Map(resample_separable(isa, source.as_map()?, rect, &columns, |py| self.source(0, py).1)?))
     }
 }
 

@@ -132,9 +132,14 @@ impl Operation for Transform {
     fn result_extent(&self, own: Bounds, _: &[Bounds], _: &OpContext) -> Bounds {
         own
     }
-    fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
-        let out = resample(target.as_map()?, ctx.bounds.rect(), |px, py| self.source(px, py))?;
-        *target = Object::Map(out);
+    fn replaces_target(&self) -> bool {
+        true
+    }
+    fn render_replacing(&self, ctx: &KernelContext, source: &Object, _: &[&Object]) -> Result<Object, RenderError> {
+        Ok(Object::Map(resample(source.as_map()?, ctx.bounds.rect(), |px, py| self.source(px, py))?))
+    }
+    fn render(&self, ctx: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
+        *target = self.render_replacing(ctx, target, inputs)?;
         Ok(())
     }
 }
