@@ -1,6 +1,8 @@
 //! `map.Glaciate(strength = 0.2, includeNegative = false)`: deepens valleys and sharpens peaks with
 //! the original's fixed height curve.
 
+use std::sync::{Arc, Mutex};
+
 use geogen_diag::codes;
 use geogen_render::raster::{saturate, HEIGHT_UNITS};
 use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
@@ -38,8 +40,9 @@ fn profile(strength: f64) -> Vec<f64> {
         .collect()
 }
 
-/// `table` (height units) at the real index `index`, linearly interpolated, as a height.
-#[inline]
+/// `table` (height units) at the real index `index`, linearly interpolated, as a height: the
+/// definition [`Segments::at`] computes faster (kept for the tests).
+#[cfg(test)]
 fn interpolate(table: &[f64], index: f64) -> f32 {
     let last = table.len() - 1;
     let index = index.clamp(0.0, last as f64);
@@ -47,6 +50,63 @@ fn interpolate(table: &[f64], index: f64) -> f32 {
     let fraction = index - i as f64;
     let (a, b) = (table[i], table[(i + 1).min(last)]);
     saturate(((a + (b - a) * fraction) / HEIGHT_UNITS) as f32)
+}
+
+/// A table of samples as its segments `(a, b − a)` (the sample and the step to the next one),
+/// so a pixel reads one pair and does no subtraction: the same operands, so the same bits as
+/// [`interpolate`] (the table has at least two samples).
+struct Segments {
+    pairs: Vec<[f64; 2]>,
+    /// The last index, as a real.
+    last: f64,
+}
+
+impl Segments {
+    fn new(table: &[f64]) -> Segments {
+        debug_assert!(table.len() >= 2);
+        let pairs = table.windows(2).map(|w| [w[0], w[1] - w[0]]).collect();
+        Segments { pairs, last: (table.len() - 1) as f64 }
+    }
+
+    /// The table at the real `index`, linearly interpolated, as a height. For an index clamped
+    /// into [0, last] the truncating conversion is `floor` (and maps NaN to 0 like `floor(NaN)
+    /// as usize`), the segment the last index falls in is the one before it, as in the
+    /// definition.
+    #[inline(always)]
+    fn at(&self, index: f64) -> f32 {
+        let index = index.clamp(0.0, self.last);
+        let i = (index as usize).min(self.pairs.len() - 1);
+        let fraction = index - i as f64;
+        let [a, step] = self.pairs[i];
+        saturate(((a + step * fraction) / HEIGHT_UNITS) as f32)
+    }
+}
+
+/// The segments of the curve for `strength` (mirrored for `include_negative`), made once per
+/// pair and shared: a render asks for them once per band of rows (Glaciate is row-local), and
+/// computing the 32767 samples takes a few milliseconds. A handful of pairs are kept.
+fn segments(strength: f64, include_negative: bool) -> Arc<Segments> {
+    type Cache = Vec<((u64, bool), Arc<Segments>)>;
+    static CACHE: Mutex<Cache> = Mutex::new(Vec::new());
+    let key = (strength.to_bits(), include_negative);
+    let lock = || CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, found)) = lock().iter().find(|(k, _)| *k == key) {
+        return Arc::clone(found);
+    }
+    let p = profile(strength);
+    let made = Arc::new(if include_negative {
+        // The odd mirror image of P over [−32767, 32767]: 2N − 1 samples, P(0) = 0 in the middle.
+        let mirrored: Vec<f64> = p.iter().rev().map(|v| 0.0 - v).chain(p.iter().skip(1).copied()).collect();
+        Segments::new(&mirrored)
+    } else {
+        Segments::new(&p)
+    });
+    let mut cache = lock();
+    if cache.len() >= 8 {
+        cache.remove(0);
+    }
+    cache.push((key, Arc::clone(&made)));
+    made
 }
 
 impl Declared for Glaciate {
@@ -104,14 +164,16 @@ impl Operation for Glaciate {
     fn describe_params(&self) -> String {
         format!("{}, {}", self.strength, self.include_negative)
     }
+    /// Pointwise: every pixel's new height depends on its old one only.
+    fn is_row_local(&self) -> bool {
+        true
+    }
     fn render(&self, _: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
-        let p = profile(self.strength);
+        let curve = segments(self.strength, self.include_negative);
         if self.include_negative {
-            // The odd mirror image of P over [−32767, 32767]: 2N − 1 samples, P(0) = 0 in the middle;
-            // a height's index is (h + 1)/2 × (2N − 2), as TransformHeights places it.
-            let mirrored: Vec<f64> = p.iter().rev().map(|v| 0.0 - v).chain(p.iter().skip(1).copied()).collect();
-            let last = (mirrored.len() - 1) as f64;
-            pointwise::apply(target, |h| interpolate(&mirrored, (f64::from(h) + 1.0) / 2.0 * last))
+            // A height's index is (h + 1)/2 × (2N − 2), as TransformHeights places it.
+            let last = curve.last;
+            pointwise::apply(target, |h| curve.at((f64::from(h) + 1.0) / 2.0 * last))
         } else {
             // Heights from 1 unit up: index 32767h − 1 (TransformHeights over [1, 32767] with
             // N samples); lower ones are left alone.
@@ -120,9 +182,46 @@ impl Operation for Glaciate {
                 if units < 1.0 - UNIT_TOLERANCE {
                     h
                 } else {
-                    interpolate(&p, units - 1.0)
+                    curve.at(units - 1.0)
                 }
             })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every f32 height in [-1, 1] with a few low mantissa patterns, the extremes and NaN: the
+    /// segments give the bits of the definition, on both curves.
+    #[test]
+    fn segments_equal_the_interpolation_of_the_table() {
+        for strength in [0.0, 0.2, 0.15, 1.0] {
+            let p = profile(strength);
+            let mirrored: Vec<f64> = p.iter().rev().map(|v| 0.0 - v).chain(p.iter().skip(1).copied()).collect();
+            for (table, negative) in [(&p, false), (&mirrored, true)] {
+                let curve = segments(strength, negative);
+                let last = (table.len() - 1) as f64;
+                let mut indices: Vec<f64> = vec![f64::NAN, -1.0, -0.0, 0.0, last - 1.0, last, last + 0.5, 1e300];
+                let mut x = 0x9e37_79b9u32;
+                for _ in 0..20_000 {
+                    x = geogen_random::hash1(x);
+                    let h = (x >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0;
+                    indices.push(f64::from(h) * HEIGHT_UNITS - 1.0);
+                    indices.push((f64::from(h) + 1.0) / 2.0 * last);
+                }
+                for k in 0..=table.len() {
+                    indices.push(k as f64);
+                }
+                for index in indices {
+                    assert_eq!(
+                        curve.at(index).to_bits(),
+                        interpolate(table, index).to_bits(),
+                        "strength {strength}, negative {negative}, index {index}"
+                    );
+                }
+            }
         }
     }
 }

@@ -337,6 +337,12 @@ fn box_blur_i64(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rende
 /// `s / n` is `trunc(fl(s / n))`: the quotient's rounding error is below `|s / n| × 2^-53 <
 /// 1 / (8n)`, while a non-integer quotient is at least `1 / n` from the next integer away from
 /// zero, so rounding never reaches it (and never goes below the truncation, an integer).
+///
+/// The division itself is done without a division instruction ([`fast::divide`]): `q`, the
+/// nearest integer to `|s| × fl(1/n)`, is `⌊|s|/n⌋` or one more (two roundings: the product is
+/// within `|s|/n × 2^-52 × (1 + 2^-53) < 1/4` of `|s|/n`, as `|s|/n < 2^49`), and the exact remainder `|s| − q·n`
+/// (integers below 2^51) is negative exactly when it is one more; so `q` corrected by that test
+/// is `⌊|s|/n⌋`, the truncation above, bit for bit.
 mod fast {
     use super::Window;
 
@@ -355,6 +361,23 @@ mod fast {
         let nearest = (a + MAGIC) - MAGIC;
         let down = if nearest > a { nearest - 1.0 } else { nearest };
         down.copysign(x) + 0.0
+    }
+
+    /// `trunc(s / n)` for an integer-valued `s` with |s| < 2^49 and an integer `n` in
+    /// [1, 2^16], given `inv = 1.0 / n`, with `+0.0` for a zero result: the same bits as
+    /// `trunc(s / n)` (see the module docs), with a multiplication instead of a division.
+    #[inline(always)]
+    pub(super) fn divide(s: f64, n: f64, inv: f64) -> f64 {
+        let a = s.abs();
+        let nearest = (a * inv + MAGIC) - MAGIC;
+        let q = if a - nearest * n < 0.0 { nearest - 1.0 } else { nearest };
+        q.copysign(s) + 0.0
+    }
+
+    /// The truncated quotient with the division instruction, for the tests of [`divide`].
+    #[cfg(test)]
+    pub(super) fn trunc_of_quotient(s: f64, n: f64) -> f64 {
+        trunc(s / n)
     }
 
     #[inline(always)]
@@ -388,12 +411,15 @@ mod fast {
         let mut sum: i64 = ext[1..=span].iter().sum();
         sums.clear();
         sums.resize(len, 0);
+        // One addition per pixel on the running sum's dependency chain (the difference does not
+        // depend on it); exact, all values being below 2^50 in magnitude.
         for ((out, &add), &sub) in sums.iter_mut().zip(&ext[span + 1..]).zip(&ext[1..]) {
             *out = sum;
-            sum = sum + add - sub;
+            sum += add - sub;
         }
+        let inv = 1.0 / n;
         for (o, &s) in out.iter_mut().zip(sums.iter()) {
-            *o = trunc(to_f64(s) / n);
+            *o = divide(to_f64(s), n, inv);
         }
     }
 
@@ -410,8 +436,9 @@ mod fast {
     /// the window taken out of them: `sums −= sub`.
     #[inline(always)]
     fn emit_row_of(out: &mut [f32], sums: &mut [f64], sub: &[f64], n: f64) {
+        let inv = 1.0 / n;
         for ((o, s), &b) in out.iter_mut().zip(sums.iter_mut()).zip(sub) {
-            *o = (trunc(*s / n) * INV_FIXED_ONE) as f32;
+            *o = (divide(*s, n, inv) * INV_FIXED_ONE) as f32;
             *s -= b;
         }
     }
@@ -823,6 +850,36 @@ mod tests {
                 (out.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), s.iter().map(|v| v.to_bits()).collect::<Vec<_>>())
             };
             assert_eq!(step(fast::emit_row, fast::add_row), step(fast::emit_row_baseline, fast::add_row_baseline));
+        }
+    }
+
+    /// The division without a division instruction against `trunc(s / n)`, at every multiple
+    /// of `n` near the ends of the range and beside them, and at hashed integers, both signs.
+    #[test]
+    fn fast_division_equals_the_truncated_quotient() {
+        let limit = (1i64 << 49) - 1;
+        let mut x = 0x2545_f491u32;
+        for n in (1..=300).chain([1023, 1024, 1025, 4095, 4097, 65535, 65536]) {
+            let nf = n as f64;
+            let inv = 1.0 / nf;
+            let mut samples: Vec<i64> = vec![0, 1, n - 1, n, n + 1, limit, limit - 1];
+            for k in [1i64, 2, 3, 1 << 20, limit / n - 1, limit / n] {
+                samples.extend([k * n - 1, k * n, k * n + 1]);
+            }
+            for _ in 0..200 {
+                x = geogen_random::hash1(x);
+                let y = geogen_random::hash1(x ^ 0x77);
+                let v = ((i64::from(x) << 32 | i64::from(y)) & limit) >> (x % 48);
+                samples.extend([v, v - v % n, v - v % n - 1]);
+            }
+            for s in samples.into_iter().filter(|s| (0..=limit).contains(s)) {
+                for s in [s, -s] {
+                    let sf = s as f64;
+                    let expected = fast::trunc_of_quotient(sf, nf);
+                    assert_eq!(fast::divide(sf, nf, inv).to_bits(), expected.to_bits(), "{s} / {n}");
+                    assert_eq!(expected, (s / n) as f64, "{s} / {n}");
+                }
+            }
         }
     }
 
