@@ -747,9 +747,43 @@ mod avx2 {
     #[inline]
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn units_to_height(value: __m256d) -> __m128 {
+        let q = _mm256_mul_pd(value, _mm256_set1_pd(1.0 / HEIGHT_UNITS));
+        let unsure = unsure(q);
+        if _mm256_testz_si256(unsure, unsure) != 0 {
+            _mm256_cvtpd_ps(q)
+        } else {
+            _mm256_cvtpd_ps(_mm256_div_pd(value, _mm256_set1_pd(HEIGHT_UNITS)))
+        }
+    }
+
+    /// [`units_to_height`] of eight values (`low` the first four), one check for the eight: the
+    /// same bits, since each group of four gets the quotient's f32 either way.
+    ///
+    /// # Safety
+    /// The machine must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn units_to_height8(low: __m256d, high: __m256d) -> __m256 {
+        let inverse = _mm256_set1_pd(1.0 / HEIGHT_UNITS);
+        let (q_low, q_high) = (_mm256_mul_pd(low, inverse), _mm256_mul_pd(high, inverse));
+        let unsure = _mm256_or_si256(unsure(q_low), unsure(q_high));
+        let (low, high) = if _mm256_testz_si256(unsure, unsure) != 0 {
+            (_mm256_cvtpd_ps(q_low), _mm256_cvtpd_ps(q_high))
+        } else {
+            let units = _mm256_set1_pd(HEIGHT_UNITS);
+            (_mm256_cvtpd_ps(_mm256_div_pd(low, units)), _mm256_cvtpd_ps(_mm256_div_pd(high, units)))
+        };
+        _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(low), high)
+    }
+
+    /// The lanes of the products `q` whose f32 rounding might differ from the quotient's (see
+    /// [`units_to_height`]): all ones where the low 29 bits lie within `MARGIN` of 2^28 or `|q|`
+    /// is below 2^−100.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn unsure(q: __m256d) -> __m256i {
         const MIDPOINT: i64 = 1 << 28;
         const MARGIN: i64 = 8;
-        let q = _mm256_mul_pd(value, _mm256_set1_pd(1.0 / HEIGHT_UNITS));
         let bits = _mm256_castpd_si256(q);
         // (low 29 bits − (2^28 − MARGIN)) mod 2^29 < 2 × MARGIN: within MARGIN of the midpoint.
         let below = _mm256_and_si256(
@@ -759,36 +793,40 @@ mod avx2 {
         let near = _mm256_cmpgt_epi64(_mm256_set1_epi64x(2 * MARGIN), below);
         let magnitude = _mm256_and_si256(bits, _mm256_set1_epi64x(i64::MAX));
         let tiny = _mm256_cmpgt_epi64(_mm256_set1_epi64x(TINY_BITS), magnitude);
-        let unsure = _mm256_or_si256(near, tiny);
-        if _mm256_testz_si256(unsure, unsure) != 0 {
-            _mm256_cvtpd_ps(q)
-        } else {
-            _mm256_cvtpd_ps(_mm256_div_pd(value, _mm256_set1_pd(HEIGHT_UNITS)))
-        }
+        _mm256_or_si256(near, tiny)
     }
 
     /// The bits of 2^−100, below which [`units_to_height`] divides.
     const TINY_BITS: i64 = (1023 - 100) << 52;
 
+    /// The cubic of the four pixels from `i` on: [`super::cubic_at`]'s operations, four lanes.
+    ///
     /// # Safety
-    /// The machine must support AVX2; `row`, `job.cell`, `job.t` and `job.half_t` have at least
-    /// `row.len()` elements.
+    /// The machine must support AVX2; `job.cell`, `job.t` and `job.half_t` have at least `i + 4`
+    /// elements, `job.coefficients` at least one.
+    #[inline]
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn cubic_row<const RIDGED: bool>(job: &CubicRow<'_>, row: &mut [f32]) {
-        let n = row.len();
-        assert!(job.cell.len() >= n && job.t.len() >= n && job.half_t.len() >= n);
-        let last = job.coefficients.len().saturating_sub(1);
-        if job.coefficients.is_empty() {
-            return;
-        }
+    unsafe fn cubic4(job: &CubicRow<'_>, i: usize) -> __m256d {
+        let last = job.coefficients.len() - 1;
         let coefficients = job.coefficients.as_ptr().cast::<f64>();
-        let chunks = n / 4;
-        for j in 0..chunks {
-            let i = 4 * j;
-            // Each pixel's [p1, c1, c2, c3] (indices capped: they are in range by construction),
-            // transposed into one vector per coefficient with 128-bit loads and in-lane unpacks
-            // (no lane-crossing permutes).
-            let at = |lane: usize| coefficients.add(4 * (job.cell[i + lane] as usize).min(last));
+        let cell = job.cell.as_ptr().add(i);
+        let (first, fourth) = (*cell, *cell.add(3));
+        let (p1, c1, c2, c3) = if first == fourth {
+            // The four pixels share one lattice cell (the cells of a row never decrease, see
+            // `ColumnTable::prepare`): its coefficients, broadcast. The usual case for
+            // wavelengths of 4 pixels and more; the same numbers as the gather below.
+            let k = coefficients.add(4 * (first as usize).min(last));
+            (
+                _mm256_broadcast_sd(&*k),
+                _mm256_broadcast_sd(&*k.add(1)),
+                _mm256_broadcast_sd(&*k.add(2)),
+                _mm256_broadcast_sd(&*k.add(3)),
+            )
+        } else {
+            // Each pixel's [p1, c1, c2, c3] (indices capped: they are in range by
+            // construction), transposed into one vector per coefficient with 128-bit loads
+            // and in-lane unpacks (no lane-crossing permutes).
+            let at = |lane: usize| coefficients.add(4 * (*cell.add(lane) as usize).min(last));
             let (k0, k1, k2, k3) = (at(0), at(1), at(2), at(3));
             let pair = |a: *const f64, b: *const f64| {
                 _mm256_insertf128_pd::<1>(_mm256_castpd128_pd256(_mm_loadu_pd(a)), _mm_loadu_pd(b))
@@ -797,21 +835,64 @@ mod avx2 {
             let x13 = pair(k1, k3);
             let y02 = pair(k0.add(2), k2.add(2)); // c2₀ c3₀ c2₂ c3₂
             let y13 = pair(k1.add(2), k3.add(2));
-            let p1 = _mm256_unpacklo_pd(x02, x13);
-            let c1 = _mm256_unpackhi_pd(x02, x13);
-            let c2 = _mm256_unpacklo_pd(y02, y13);
-            let c3 = _mm256_unpackhi_pd(y02, y13);
-            let t = _mm256_loadu_pd(job.t.as_ptr().add(i));
-            let half_t = _mm256_loadu_pd(job.half_t.as_ptr().add(i));
-            // p1 + half_t * (c1 + t * (c2 + t * c3))
-            let inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
-            let middle = _mm256_add_pd(c1, _mm256_mul_pd(t, inner));
-            let value = _mm256_add_pd(p1, _mm256_mul_pd(half_t, middle));
-            add4::<RIDGED>(row.as_mut_ptr().add(i), value);
+            (
+                _mm256_unpacklo_pd(x02, x13),
+                _mm256_unpackhi_pd(x02, x13),
+                _mm256_unpacklo_pd(y02, y13),
+                _mm256_unpackhi_pd(y02, y13),
+            )
+        };
+        let t = _mm256_loadu_pd(job.t.as_ptr().add(i));
+        let half_t = _mm256_loadu_pd(job.half_t.as_ptr().add(i));
+        // p1 + half_t * (c1 + t * (c2 + t * c3))
+        let inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
+        let middle = _mm256_add_pd(c1, _mm256_mul_pd(t, inner));
+        _mm256_add_pd(p1, _mm256_mul_pd(half_t, middle))
+    }
+
+    /// # Safety
+    /// The machine must support AVX2; `row`, `job.cell`, `job.t` and `job.half_t` have at least
+    /// `row.len()` elements.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn cubic_row<const RIDGED: bool>(job: &CubicRow<'_>, row: &mut [f32]) {
+        let n = row.len();
+        assert!(job.cell.len() >= n && job.t.len() >= n && job.half_t.len() >= n);
+        if job.coefficients.is_empty() {
+            return;
         }
-        for (i, h) in row.iter_mut().enumerate().skip(4 * chunks) {
+        // Eight pixels at a time: two cubics of four, one conversion check and one 256-bit
+        // add and saturation; then at most one group of four, then single pixels.
+        let eights = n / 8;
+        for j in 0..eights {
+            let i = 8 * j;
+            add8::<RIDGED>(row.as_mut_ptr().add(i), cubic4(job, i), cubic4(job, i + 4));
+        }
+        let mut i = 8 * eights;
+        if i + 4 <= n {
+            add4::<RIDGED>(row.as_mut_ptr().add(i), cubic4(job, i));
+            i += 4;
+        }
+        for (i, h) in row.iter_mut().enumerate().skip(i) {
             *h = add_value::<RIDGED>(*h, cubic_at(job, i));
         }
+    }
+
+    /// [`add4`] for eight heights at `out`, the values of the first four in `low`: the same
+    /// operations on each, the conversion's check and the add and saturation done once for eight.
+    ///
+    /// # Safety
+    /// The machine must support AVX2; `out` points to eight heights.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn add8<const RIDGED: bool>(out: *mut f32, low: __m256d, high: __m256d) {
+        let (low, high) = if RIDGED {
+            (_mm256_andnot_pd(_mm256_set1_pd(-0.0), low), _mm256_andnot_pd(_mm256_set1_pd(-0.0), high))
+        } else {
+            (low, high)
+        };
+        let sum = _mm256_add_ps(_mm256_loadu_ps(out), units_to_height8(low, high));
+        let clamped = _mm256_min_ps(_mm256_max_ps(sum, _mm256_set1_ps(-1.0)), _mm256_set1_ps(1.0));
+        _mm256_storeu_ps(out, _mm256_andnot_ps(_mm256_cmp_ps::<_CMP_UNORD_Q>(sum, sum), clamped));
     }
 }
 
@@ -968,6 +1049,20 @@ mod tests {
             }
         }
         assert!(checked > 500_000);
+        // The eight-wide conversion (one check for two groups of four), on the same values.
+        for chunk in values.chunks_exact(8) {
+            let mut out = [0.0f32; 8];
+            // SAFETY: AVX2 was detected above.
+            unsafe {
+                use std::arch::x86_64::*;
+                let (low, high) = (_mm256_loadu_pd(chunk.as_ptr()), _mm256_loadu_pd(chunk.as_ptr().add(4)));
+                _mm256_storeu_ps(out.as_mut_ptr(), avx2::units_to_height8(low, high));
+            }
+            for (&v, &o) in chunk.iter().zip(&out) {
+                let expected = (v / HEIGHT_UNITS) as f32;
+                assert_eq!(o.to_bits(), expected.to_bits(), "{v:e}: {o:e} against {expected:e} (eight)");
+            }
+        }
     }
 
     /// The AVX2 loops are really taken on a machine that has AVX2 (else the comparisons of the
