@@ -137,17 +137,18 @@ pub(crate) fn exchange(d: f32, t: f32, rate: f32) -> f32 {
 }
 
 /// Bytes the two band buffers of one thermal band take at most (one pair per thread; the cores of
-/// the machine the figures come from have 1 MB of L2 each): a band and its halos stay in cache
-/// through the iterations of a sweep.
-const THERMAL_BAND_BYTES: usize = 640 << 10;
+/// the machine the figures come from have 2 MB of L2 each): a band and its halos stay in cache
+/// through the iterations of a sweep. 1.5 MB gives 8 iterations per sweep up to 6144 columns
+/// (640 KB gave 4 at 4096: twice the sweeps through memory).
+const THERMAL_BAND_BYTES: usize = 1536 << 10;
 /// The most iterations one sweep runs (even: see [`thermal`]).
 const THERMAL_MAX_DEPTH: usize = 8;
 
 /// (iterations per sweep, rows per band) of thermal erosion on a map `w` pixels wide: as many
 /// iterations as keep the band at least twice as tall as its two halos, within
-/// [`THERMAL_BAND_BYTES`]. The depth is even.
-fn thermal_blocking(w: usize) -> (usize, usize) {
-    let rows = THERMAL_BAND_BYTES / (2 * 4 * w.max(1));
+/// `bytes` ([`THERMAL_BAND_BYTES`]). The depth is even.
+fn thermal_blocking(w: usize, bytes: usize) -> (usize, usize) {
+    let rows = bytes / (2 * 4 * w.max(1));
     let mut depth = THERMAL_MAX_DEPTH;
     while depth > 2 && rows < 4 * depth {
         depth -= 2;
@@ -185,21 +186,27 @@ struct ThermalSweep<'a> {
 /// Bands never read what another band writes, so the split and the threads do not matter.
 ///
 /// Same bits as the plain kernel ([`super::erosion_reference::thermal`]), the whole buffer
-/// included: each cell is computed by the same operations from the same neighbour values, and the
+/// included: each cell adds the same terms in the same order (each neighbour pair's exchange is
+/// computed once for both cells: see [`thermal_block`] for why the bits stay), and the
 /// two band buffers replay the plain kernel's ping-pong (a sweep starts on an even iteration, so
 /// the first band buffer plays the map and the second the scratch; a cell outside an iteration's
-/// span keeps what its buffer held, as there). The interior of a row goes through
-/// [`thermal_row`] (three row slices of exact length, the 8 neighbours at fixed offsets, no branch:
-/// LLVM vectorises it, with AVX2 where the processor has it); only the buffer's border pixels take
-/// the bounds-checked neighbour walk.
+/// span keeps what its buffer held, as there). The interior rows go through [`thermal_block`]
+/// (row slices of exact length, no branch: LLVM vectorises it, with AVX2 where the processor has
+/// it); only the buffer's border pixels take the bounds-checked neighbour walk.
 pub fn thermal(map: &mut HeightMap, own: Rect, p: Thermal) -> Result<(), RenderError> {
+    thermal_with(map, own, p, THERMAL_BAND_BYTES)
+}
+
+/// [`thermal`] with band buffers of at most `band_bytes` (the tests use small ones, for many
+/// bands and sweeps on small maps).
+fn thermal_with(map: &mut HeightMap, own: Rect, p: Thermal, band_bytes: usize) -> Result<(), RenderError> {
     let rect = map.rect();
     if rect.is_empty() || p.iterations == 0 {
         return Ok(());
     }
     let (w, h) = (map.width(), map.height());
     let n = p.iterations as usize;
-    let (depth, band) = thermal_blocking(w);
+    let (depth, band) = thermal_blocking(w, band_bytes);
     let band = band.min(h);
     let band_len = (band + 2 * depth).min(h) * w;
     let mut other = scratch(w * h)?;
@@ -265,9 +272,7 @@ fn thermal_band(sw: &ThermalSweep, r0: usize, out: &mut [f32], first: &mut [f32]
         let (y0, y1) = (s.y0.max(r0.saturating_sub(grow)), s.y1.min(r1 + grow));
         let (from, to): (&[f32], &mut [f32]) =
             if (k - sw.a).is_multiple_of(2) { (first, second) } else { (second, first) };
-        for y in y0..y1 {
-            thermal_line(sw, from, &mut to[(y - g0) * w..(y - g0 + 1) * w], y, g0, s);
-        }
+        thermal_lines(sw, from, to, y0, y1, g0, s);
     }
     out.copy_from_slice(&first[(r0 - g0) * w..(r1 - g0) * w]);
     if sw.b == sw.n && !(sw.b - sw.a).is_multiple_of(2) {
@@ -282,13 +287,15 @@ fn thermal_band(sw: &ThermalSweep, r0: usize, out: &mut [f32], first: &mut [f32]
     }
 }
 
-/// One thermal iteration on row `y` of the span `s`: `from` holds the buffer's rows from `g0` on
-/// (every row the cells read), `row` receives the row.
-fn thermal_line(sw: &ThermalSweep, from: &[f32], row: &mut [f32], y: usize, g0: usize, s: Span) {
+/// One thermal iteration on rows `y0..y1` of the span `s`: `from` holds the buffer's rows from
+/// `g0` on (every row the cells read), `to` receives the rows (also from `g0` on). The buffer's
+/// border rows and columns take the bounds-checked neighbour walk; the interior goes through
+/// [`thermal_block`], which computes each neighbour pair's exchange once for both cells.
+fn thermal_lines(sw: &ThermalSweep, from: &[f32], to: &mut [f32], y0: usize, y1: usize, g0: usize, s: Span) {
     let (w, h) = (sw.w, sw.h);
     let (t_edge, t_corner, rate) = (sw.t_edge, sw.t_corner, sw.rate);
     let base = g0 * w;
-    let cell = |x: usize| {
+    let cell = |x: usize, y: usize| {
         let hc = from[y * w + x - base];
         let mut delta = 0.0f32;
         neighbours(x, y, w, h, |j, weight| {
@@ -299,67 +306,186 @@ fn thermal_line(sw: &ThermalSweep, from: &[f32], row: &mut [f32], y: usize, g0: 
     };
     // The interior columns of the span (the border columns take the checked walk).
     let (xa, xb) = (s.x0.max(1), s.x1.min(w.saturating_sub(1)));
-    if y == 0 || y + 1 == h || xa >= xb {
-        for (x, out) in row.iter_mut().enumerate().take(s.x1).skip(s.x0) {
-            *out = cell(x);
+    for y in y0..y1 {
+        let row = &mut to[(y - g0) * w..(y - g0 + 1) * w];
+        if y == 0 || y + 1 == h || xa >= xb {
+            for (x, out) in row.iter_mut().enumerate().take(s.x1).skip(s.x0) {
+                *out = cell(x, y);
+            }
+            continue;
         }
-        return;
+        if s.x0 == 0 {
+            row[0] = cell(0, y);
+        }
+        if s.x1 == w && w > 1 {
+            row[w - 1] = cell(w - 1, y);
+        }
     }
-    if s.x0 == 0 {
-        row[0] = cell(0);
-    }
-    let line = |y: usize| &from[y * w - base + xa - 1..y * w - base + xb + 1];
-    thermal_row_dispatch(line(y - 1), line(y), line(y + 1), &mut row[xa..xb], t_edge, t_corner, rate);
-    if s.x1 == w && w > 1 {
-        row[w - 1] = cell(w - 1);
+    // The interior rows.
+    let (ya, yb) = (y0.max(1), y1.min(h.saturating_sub(1)));
+    if ya < yb && xa < xb {
+        let from = &from[(ya - 1 - g0) * w..(yb + 1 - g0) * w];
+        let to = &mut to[(ya - g0) * w..(yb - g0) * w];
+        thermal_block_dispatch(from, to, w, xa, xb, [t_edge, t_corner, rate]);
     }
 }
 
-/// [`thermal_row`], built for AVX2 where the processor has it (IEEE basic operations only, no
+/// Columns per chunk of [`thermal_block`]: the pair terms of a chunk's row stay in L1.
+const THERMAL_CHUNK: usize = 256;
+
+/// [`thermal_block`], built for AVX2 where the processor has it (IEEE basic operations only, no
 /// FMA: the same bits, eight lanes at a time).
-fn thermal_row_dispatch(up: &[f32], mid: &[f32], down: &[f32], out: &mut [f32], t_edge: f32, t_corner: f32, rate: f32) {
+fn thermal_block_dispatch(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t: [f32; 3]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the processor supports AVX2 (checked at run time).
-        return unsafe { thermal_row_avx2(up, mid, down, out, t_edge, t_corner, rate) };
+        return unsafe { thermal_block_avx2(from, to, w, xa, xb, t) };
     }
-    thermal_row(up, mid, down, out, t_edge, t_corner, rate)
+    thermal_block(from, to, w, xa, xb, t)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn thermal_row_avx2(
-    up: &[f32],
-    mid: &[f32],
-    down: &[f32],
-    out: &mut [f32],
-    t_edge: f32,
-    t_corner: f32,
-    rate: f32,
-) {
-    thermal_row(up, mid, down, out, t_edge, t_corner, rate)
+unsafe fn thermal_block_avx2(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t: [f32; 3]) {
+    thermal_block(from, to, w, xa, xb, t)
 }
 
-/// Thermal erosion of `out.len()` interior cells: `up`, `mid` and `down` are the rows above, of
-/// and below them, one cell wider on each side. The neighbours in the order of [`OFFSETS`], the
-/// same operations as the checked walk.
+/// The two exchanges of one neighbour pair, `d` being the second cell's height minus the first's
+/// and `e` the first's minus the second's (`e = −d` up to the sign of a zero): what the first
+/// cell receives, `exchange(d)`, and what the second receives, `exchange(e)`, each computed as
+/// [`exchange`] computes it from its own cell, up to the sign of a zero result (see
+/// [`thermal_block`]).
 #[inline(always)]
-fn thermal_row(up: &[f32], mid: &[f32], down: &[f32], out: &mut [f32], t_edge: f32, t_corner: f32, rate: f32) {
-    let n = out.len();
-    // Exact lengths: the compiler drops every bounds check below.
-    let (up, mid, down) = (&up[..n + 2], &mid[..n + 2], &down[..n + 2]);
-    for i in 0..n {
-        let hc = mid[i + 1];
+fn exchange_pair(d: f32, e: f32, t: f32, rate: f32) -> (f32, f32) {
+    let (p, q) = ((d - t).max(0.0), (e - t).max(0.0));
+    (rate * (p - q), rate * (q - p))
+}
+
+/// Thermal erosion of the interior cells `xa..xb` (`1 ≤ xa`, `xb < w`) of the rows of `to`, one
+/// iteration: `from` holds those rows and one more above and below, `w` wide.
+///
+/// Each vertical and diagonal neighbour pair's exchange is computed once and given to both cells
+/// (the pairs between a row and the row below give the row's three lower terms and carry the next
+/// row's three upper ones: 3 pairs per cell, plus the 2 horizontal exchanges computed as the plain
+/// kernel does, instead of 8 exchanges; sharing the horizontal pairs too needs a lane shift LLVM
+/// does not make, and through arrays it was slower), and each cell still adds its eight terms in the order of
+/// [`OFFSETS`] to `0.0`, then to its height: the same bits as the plain kernel
+/// ([`super::erosion_reference::thermal`]). Why: the plain kernel's term for a cell `c` and a
+/// neighbour `n` is `rate × (max(d − t, 0) − max(−d − t, 0))` with `d = h_n − h_c`; seen from `n`
+/// it is the same with `−d`, and `h_c − h_n` equals `−(h_n − h_c)` exactly (IEEE subtraction is
+/// antisymmetric) except for the sign of a zero. So [`exchange_pair`] gives each cell its plain
+/// term up to the sign of a zero result (NaN and infinities included: `max` ignores a NaN, the
+/// other operations are the same). A sum that starts at `+0.0` is never `−0.0` (in
+/// round-to-nearest `x + y = −0` only if both are `−0`), and adding `+0` or `−0` to anything but
+/// `−0` gives the same bits: the zero signs never show.
+///
+/// Rows go top to bottom in chunks of [`THERMAL_CHUNK`] columns, the carried terms of a chunk in
+/// three small arrays (L1).
+#[inline(always)]
+fn thermal_block(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t: [f32; 3]) {
+    const C: usize = THERMAL_CHUNK;
+    let rows = to.len() / w;
+    /// The pairs from a row down to the next, seen from their lower cells, indexed by their
+    /// upper cell's column − c0 + 1 (0 ..= n + 1): `dr[k]` is the term of the lower cell k + 1
+    /// (its upper left neighbour), `d[k]` of k (above), `dl[k]` of k − 1 (upper right).
+    struct Carry {
+        dr: [f32; C + 2],
+        d: [f32; C + 2],
+        dl: [f32; C + 2],
+    }
+    /// The boundary pairs from row `h0` down to row `h1` (columns c0 − 1 ..= c0 + n, n + 2
+    /// values) whose upper cell is outside the chunk: down right from c0 − 1, down left from
+    /// c0 + n.
+    #[inline(always)]
+    fn boundary(h0: &[f32], h1: &[f32], n: usize, t: [f32; 3], next: &mut Carry) {
+        let [_, t_corner, rate] = t;
+        next.dr[0] = exchange_pair(h1[1] - h0[0], h0[0] - h1[1], t_corner, rate).1;
+        next.dl[n + 1] = exchange_pair(h1[n] - h0[n + 1], h0[n + 1] - h1[n], t_corner, rate).1;
+    }
+    let zero = || Carry { dr: [0.0; C + 2], d: [0.0; C + 2], dl: [0.0; C + 2] };
+    // The carry into row r is carries[r % 2].
+    let mut carries = [zero(), zero()];
+    let mut c0 = xa;
+    while c0 < xb {
+        let n = (xb - c0).min(C);
+        let line = |r: usize| &from[r * w + c0 - 1..r * w + c0 + n + 1];
+        {
+            // The first row's upper terms.
+            let [_, first] = &mut carries;
+            let Carry { dr, d, dl } = first;
+            thermal_block_row(line(0), line(1), &[], &[], &[], dr, d, dl, None, t);
+            boundary(line(0), line(1), n, t, first);
+        }
+        for r in 0..rows {
+            let (h0, h1) = (line(r + 1), line(r + 2));
+            let out = &mut to[r * w + c0..r * w + c0 + n];
+            let [even, odd] = &mut carries;
+            let (above, below) = if r % 2 == 0 { (&*odd, even) } else { (&*even, odd) };
+            let Carry { dr, d, dl } = below;
+            thermal_block_row(h0, h1, &above.dr, &above.d, &above.dl, dr, d, dl, Some(out), t);
+            boundary(h0, h1, n, t, below);
+        }
+        c0 += n;
+    }
+}
+
+/// One row of [`thermal_block`]: the cells of row `h0` (given with one more column on each side,
+/// as is the row `h1` below), their upper terms carried in `pdr`, `pd`, `pdl` (indexed as
+/// `thermal_block`'s carry), the carry for the next row into `cdr`, `cd`, `cdl`; or, with no
+/// `out`, only the carry (the first row of a block). A function of its own, with every slice a
+/// parameter and the stores through iterators, so that LLVM knows the slices apart and vectorises
+/// the loop.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn thermal_block_row(
+    h0: &[f32],
+    h1: &[f32],
+    pdr: &[f32],
+    pd: &[f32],
+    pdl: &[f32],
+    cdr: &mut [f32],
+    cd: &mut [f32],
+    cdl: &mut [f32],
+    out: Option<&mut [f32]>,
+    t: [f32; 3],
+) {
+    let [t_edge, t_corner, rate] = t;
+    let m = h0.len();
+    if m < 3 {
+        return;
+    }
+    let (h0, h1) = (&h0[..m], &h1[..m]);
+    let carry = cdl[1..m - 1].iter_mut().zip(cd[1..m - 1].iter_mut()).zip(cdr[1..m - 1].iter_mut());
+    let Some(out) = out else {
+        for (i, ((cl, c), cr)) in carry.enumerate() {
+            let k = i + 1;
+            let hc = h0[k];
+            *cl = exchange_pair(h1[k - 1] - hc, hc - h1[k - 1], t_corner, rate).1;
+            *c = exchange_pair(h1[k] - hc, hc - h1[k], t_edge, rate).1;
+            *cr = exchange_pair(h1[k + 1] - hc, hc - h1[k + 1], t_corner, rate).1;
+        }
+        return;
+    };
+    let (pdr, pd, pdl) = (&pdr[..m], &pd[..m], &pdl[..m]);
+    for (i, (o, ((cl, c), cr))) in out[..m - 2].iter_mut().zip(carry).enumerate() {
+        let k = i + 1;
+        let hc = h0[k];
+        let (dl, dl_low) = exchange_pair(h1[k - 1] - hc, hc - h1[k - 1], t_corner, rate);
+        let (d, d_low) = exchange_pair(h1[k] - hc, hc - h1[k], t_edge, rate);
+        let (dr, dr_low) = exchange_pair(h1[k + 1] - hc, hc - h1[k + 1], t_corner, rate);
+        *cl = dl_low;
+        *c = d_low;
+        *cr = dr_low;
         let mut delta = 0.0f32;
-        delta += exchange(up[i] - hc, t_corner, rate);
-        delta += exchange(up[i + 1] - hc, t_edge, rate);
-        delta += exchange(up[i + 2] - hc, t_corner, rate);
-        delta += exchange(mid[i] - hc, t_edge, rate);
-        delta += exchange(mid[i + 2] - hc, t_edge, rate);
-        delta += exchange(down[i] - hc, t_corner, rate);
-        delta += exchange(down[i + 1] - hc, t_edge, rate);
-        delta += exchange(down[i + 2] - hc, t_corner, rate);
-        out[i] = hc + delta;
+        delta += pdr[k - 1];
+        delta += pd[k];
+        delta += pdl[k + 1];
+        delta += exchange(h0[k - 1] - hc, t_edge, rate);
+        delta += exchange(h0[k + 1] - hc, t_edge, rate);
+        delta += dl;
+        delta += d;
+        delta += dr;
+        *o = hc + delta;
     }
 }
 
@@ -1343,6 +1469,60 @@ mod tests {
         }
     }
 
+    /// The shared-pair thermal block against the plain per-cell sum of eight exchanges, bit for
+    /// bit, scalar and AVX2 build each (forced), on values chosen to hit the sign-of-zero and
+    /// non-finite cases the proof in [`thermal_block`] covers: equal neighbours, ±0, talus 0,
+    /// rate 0, differences that overflow to infinity, infinities and NaN; widths across chunks.
+    #[test]
+    fn thermal_block_equals_the_plain_sum_on_every_isa() {
+        let pool =
+            [0.0f32, -0.0, 0.5, -0.5, 0.25, 1e-30, -1e-30, 3e38, -3e38, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
+        let mut state = 0x1234_5678u32;
+        let mut next = || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            state
+        };
+        for (w, rows, special) in [(7usize, 3usize, true), (300, 4, true), (600, 5, false), (1030, 2, true)] {
+            let from: Vec<f32> = (0..(rows + 2) * w)
+                .map(|_| {
+                    let r = next();
+                    if special && r % 5 == 0 {
+                        pool[(r >> 8) as usize % pool.len()]
+                    } else {
+                        // Quantised, so neighbours are often equal.
+                        ((r >> 8) % 16) as f32 * 0.125 - 1.0
+                    }
+                })
+                .collect();
+            for t in [[0.002f32, 0.002 * std::f32::consts::SQRT_2, 0.0625], [0.0, 0.0, 0.125], [0.125, 0.2, 0.0]] {
+                let (xa, xb) = (1, w - 1);
+                let mut plain = vec![0.0f32; rows * w];
+                for r in 0..rows {
+                    for x in xa..xb {
+                        let hc = from[(r + 1) * w + x];
+                        let mut delta = 0.0f32;
+                        for &(dx, dy, diagonal) in &OFFSETS {
+                            let j = (r as isize + 1 + dy) as usize * w + (x as isize + dx) as usize;
+                            delta += exchange(from[j] - hc, if diagonal { t[1] } else { t[0] }, t[2]);
+                        }
+                        plain[r * w + x] = hc + delta;
+                    }
+                }
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                let mut scalar = vec![0.0f32; rows * w];
+                thermal_block(&from, &mut scalar, w, xa, xb, t);
+                assert!(bits(&scalar) == bits(&plain), "scalar, width {w}, {t:?}");
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    let mut simd = vec![0.0f32; rows * w];
+                    // SAFETY: the processor supports AVX2 (checked above).
+                    unsafe { thermal_block_avx2(&from, &mut simd, w, xa, xb, t) };
+                    assert!(bits(&simd) == bits(&plain), "AVX2, width {w}, {t:?}");
+                }
+            }
+        }
+    }
+
     /// The blocked schedules (thermal sweeps of several iterations over bands of rows, hydraulic
     /// bands of fused passes) against the reference on buffers large enough for many bands and
     /// sweeps: the same bits over the whole buffer, with `own` inside, at an edge and everywhere,
@@ -1355,10 +1535,12 @@ mod tests {
             ((x as f32 * 0.013 + r * 0.2) * 8.0).floor() / 8.0 * 0.5 + (y as f32 * 0.004) + r * 0.05 - 0.4
         };
         let bits = |m: &HeightMap| m.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-        // Thermal: 2048 wide gives bands of 24 rows and sweeps of 8 iterations.
+        // Thermal: 2048 wide with 640 KB band buffers gives bands of 24 rows and sweeps of 8
+        // iterations; the default budget, 80 rows.
         let (w, h) = (2048u64, 90u64);
         let buffer = Rect::new(-1000, -40, w, h);
-        let (depth, band) = thermal_blocking(w as usize);
+        let small = 640 << 10;
+        let (depth, band) = thermal_blocking(w as usize, small);
         assert!(band < h as usize / 2 && depth < 17, "{depth} {band}");
         for threads in [1, 3] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
@@ -1366,9 +1548,12 @@ mod tests {
                 for iterations in [1, 2, 8, 9, 17] {
                     let p = Thermal { iterations, talus: 0.002, rate: 0.0625 };
                     let (mut a, mut b) = (map_over(buffer, f), map_over(buffer, f));
-                    pool.install(|| thermal(&mut a, own, p)).unwrap();
+                    pool.install(|| thermal_with(&mut a, own, p, small)).unwrap();
                     reference::thermal(&mut b, own, p).unwrap();
                     assert!(bits(&a) == bits(&b), "thermal {own:?} {iterations} on {threads} threads");
+                    let mut c = map_over(buffer, f);
+                    pool.install(|| thermal(&mut c, own, p)).unwrap();
+                    assert!(bits(&c) == bits(&b), "thermal {own:?} {iterations} on {threads} threads, default bands");
                 }
             }
         }
