@@ -9,9 +9,11 @@
 //! `GATHERS=Rotate` runs only the gathers whose label contains `Rotate`; `GATHERS_SIDE=2000` and
 //! `GATHERS_RUNS=5` change the size and the calls per gather).
 
+mod support;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
+use support::process_cpu_ns;
 
 use geogen_render::{Bounds, HeightMap, HeightProfile, KernelContext, Object, OpContext, Operation, Rect};
 use geogen_stdlib::coordinates::Axis;
@@ -39,16 +41,6 @@ fn input(bounds: Bounds, seed: u32) -> Object {
         }
         other => noise_map(other.rect(), seed),
     }
-}
-
-/// CPU time of all this process's threads so far (Linux `schedstat`), in ns.
-fn process_cpu_ns() -> Option<u64> {
-    let mut total = 0u64;
-    for task in std::fs::read_dir("/proc/self/task").ok()? {
-        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
-        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
-    }
-    Some(total)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

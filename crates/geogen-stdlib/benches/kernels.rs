@@ -8,9 +8,11 @@
 //! (`RAYON_NUM_THREADS=1` for one thread; `KERNELS=Blur` runs only the kernels whose label
 //! contains `Blur`, the direct measurement included).
 
+mod support;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
+use support::process_cpu_ns;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use geogen_render::{Bounds, HeightMap, HeightProfile, Interval, KernelContext, Object, Operation, Rect};
@@ -73,18 +75,6 @@ fn bench_with(c: &mut Criterion, label: &str, op: Arc<dyn Operation>, inputs_own
         ns / floor,
         rayon::current_num_threads()
     );
-}
-
-/// CPU time of all this process's threads so far (Linux: the run time in each thread's
-/// `schedstat`), in ns; `None` elsewhere. On a loaded machine the CPU time per pixel of a
-/// one-thread run moves much less than the wall time, since waiting for a core is not counted.
-fn process_cpu_ns() -> Option<u64> {
-    let mut total = 0u64;
-    for task in std::fs::read_dir("/proc/self/task").ok()? {
-        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
-        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
-    }
-    Some(total)
 }
 
 /// ns per pixel of a parallel copy of a map of this size, measured once per process.
