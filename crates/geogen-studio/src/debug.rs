@@ -530,6 +530,9 @@ impl Session {
             },
         };
         let note = match written {
+            None if renderer.metadata().plan.elided_copy(index) => {
+                Some("not copied: the next step reads the original instead".to_string())
+            }
             None => Some("the map was freed at once: no later step reads it".to_string()),
             Some((w, h, ..)) if w == 0 || h == 0 => {
                 Some("nothing needed from this step: its bounds are empty".to_string())

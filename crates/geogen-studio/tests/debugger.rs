@@ -192,6 +192,28 @@ fn breakpoints_stop_continue_and_the_renderer_steps_with_pictures() {
 }
 
 #[test]
+fn a_copy_the_next_step_reads_in_its_place_says_so_and_the_rotation_shows() {
+    let source = "var t = HeightMap.Flat(0.5);\nvar r = HeightMap.Clone(t).Rotate(0.3);\nyield r;";
+    let (id, _) = start(source);
+    server().post(&format!("/api/debug/{id}/continue"), &json!({}));
+    let mut steps = Vec::new();
+    loop {
+        let response = server().post(&format!("/api/debug/{id}/render-step"), &json!({}));
+        if response.status == 409 {
+            break;
+        }
+        assert_eq!(response.status, 200, "{}", String::from_utf8_lossy(&response.body));
+        steps.push(response.json()["last_step"].clone());
+    }
+    let clone = steps.iter().find(|s| s["operation"] == "HeightMap.Clone").expect("a Clone step");
+    assert_eq!(clone["note"], "not copied: the next step reads the original instead", "{clone}");
+    assert!(clone["image"].is_null());
+    let rotate = steps.iter().find(|s| s["operation"] == "HeightMap.Rotate").expect("a Rotate step");
+    assert!(rotate["image"].is_string(), "{rotate}");
+    server().request("DELETE", &format!("/api/debug/{id}"), b"");
+}
+
+#[test]
 fn a_large_map_is_pictured_at_most_512_pixels_a_side() {
     let response = server()
         .post("/api/debug/start", &json!({ "source": "yield HeightMap.Flat(0.5);", "width": 1500, "height": 700 }));
