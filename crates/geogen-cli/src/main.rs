@@ -30,6 +30,7 @@ use clap::Parser;
 static ALLOCATOR: geogen::LargePages = geogen::LargePages::new();
 
 fn main() -> ExitCode {
+    geogen::keep_small_pages();
     let cli = args::Cli::parse();
     match commands::dispatch(cli) {
         Ok(code) => code,

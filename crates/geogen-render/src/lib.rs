@@ -38,7 +38,7 @@ pub use graph::RenderingGraph;
 pub use input::InputRaster;
 pub use lifetimes::Lifetimes;
 pub use operation::{Bounds, Effect, KernelContext, ObjectKind, OpContext, OpRef, Operation};
-pub use pages::LargePages;
+pub use pages::{fresh_bytes, keep_small_pages, LargePages};
 pub use plan::MemoryPlan;
 pub use raster::{HeightMap, HeightProfile, Object};
 pub use renderer::{render, Progress, RenderConfig, RenderMetadata, Renderer, DEFAULT_MEMORY_LIMIT};

@@ -234,6 +234,12 @@ impl MemoryPlan {
         self.step_bytes[step]
     }
 
+    /// The largest need of step `i` and the steps after it: what resident memory may still reach
+    /// from step `i` on without exceeding the plan.
+    pub fn peak_from(&self, step: usize) -> u64 {
+        self.step_bytes[step.min(self.step_bytes.len())..].iter().copied().max().unwrap_or(0)
+    }
+
     /// The largest need over all steps (`u64::MAX` when it is that much or more).
     pub fn peak(&self) -> u64 {
         self.peak

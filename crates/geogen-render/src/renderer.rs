@@ -172,13 +172,20 @@ impl Renderer {
     }
 
     /// Bounds the freed pages kept for reuse (`pages.rs`, when the binary installs
-    /// [`LargePages`](crate::LargePages)) to what the plan grants step `i` beyond the objects and
-    /// outputs held now: freed maps are kept for a step that allocates as much, and resident memory
-    /// stays within the plan.
+    /// [`LargePages`](crate::LargePages)) so that resident memory stays within the plan's peak
+    /// from step `i` on, while keeping as much as possible for the steps to come (every page
+    /// kept is a page not faulted in again, and on a virtual machine a fresh page costs several
+    /// times a copy of it).
+    ///
+    /// Step `i` holds `held` bytes and allocates `need = step_bytes(i) - held` more, from the
+    /// kept blocks first (a fresh mapping only once none is left); so with `kept` bytes kept,
+    /// resident memory during the step stays within `held + max(kept, need)`. Keeping
+    /// `peak_from(i) - held` bounds it by `peak_from(i)`: the kept pages fill the room that this
+    /// step or a later, bigger one will use anyway.
     fn keep_pages_for(&self, i: usize) {
         let held: u64 = self.slots.iter().flatten().map(Object::bytes).sum::<u64>()
             + self.outputs.values().map(|m| m.rect().area().saturating_mul(4)).sum::<u64>();
-        crate::pages::keep_at_most(self.meta.plan.step_bytes(i).saturating_sub(held));
+        crate::pages::keep_at_most(self.meta.plan.peak_from(i).saturating_sub(held));
     }
 
     /// Executes the next step. Returns `Ok(false)` when there was none left.

@@ -28,7 +28,7 @@ pub use geogen_compile::{check_map_name, MapNameError, MAP_NAME_CHARACTERS, MAP_
 pub use geogen_diag as diag;
 pub use geogen_render::error::human_bytes;
 pub use geogen_render::kernels::copy_floor_ns_per_pixel;
-pub use geogen_render::LargePages;
+pub use geogen_render::{fresh_bytes, keep_small_pages, LargePages};
 pub use geogen_render::{
     HeightMap, InputRaster, Progress, Rect, RenderConfig, RenderMetadata, RenderingSequence, DEFAULT_MEMORY_LIMIT,
 };
