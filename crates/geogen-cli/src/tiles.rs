@@ -15,7 +15,7 @@
 //! this run, and every file it lists is still there with the recorded size and checksum. Anything
 //! else (no marker, a 0-byte, truncated or replaced file) renders the cell again.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
@@ -25,6 +25,7 @@ use std::collections::BTreeMap;
 
 use geogen::{Failure, HeightMap, ParameterValue, Rect, RenderConfig, RunSettings, Script};
 use geogen_io::{Format, MapPlan};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -622,7 +623,8 @@ impl Job<'_> {
             .script
             .render_admitted(&settings, &self.config, |bytes| self.budget.reserve(bytes))
             .map_err(|f| TileError::Script(Box::new(f)))?;
-        self.write(tile, &rendered.maps, rendered.yield_rect)
+        let files = self.encode(tile, &rendered.maps, rendered.yield_rect)?;
+        self.commit(&[(*tile, files)]).map_err(|(_, e)| e)
     }
 
     /// Renders the cells of one block (`tiles`, in grid order) as one rectangle and writes each cell's
@@ -646,36 +648,46 @@ impl Job<'_> {
             return one_by_one();
         };
         let margin = self.settings.yield_margin;
+        // The cells are cut out and encoded on every core, then written together, a group of about
+        // COMMIT_PIXELS at a time so that encoded files held at once stay small next to the render.
         let mut written = 0;
-        for tile in tiles {
-            let geometry = self
-                .script
-                .geometry(&self.settings_for(tile.x, tile.y, tile.width, tile.height))
-                .map_err(|d| (*tile, TileError::Script(Box::new(self.script.failure(d)))))?;
-            let rect = geometry.yield_rect_with_margin(margin);
-            let mut maps = BTreeMap::new();
-            for (name, map) in &rendered.maps {
-                let cut = if rect.is_empty() || map.rect().is_empty() {
-                    HeightMap::empty()
-                } else {
-                    map.cut_out(rect).map_err(|e| (*tile, TileError::Other(CliError::Usage(e.to_string()))))?
-                };
-                maps.insert(name.clone(), cut);
-            }
-            written += self.write(tile, &maps, geometry.yield_rect()).map_err(|e| (*tile, e))?;
+        for group in commit_groups(tiles) {
+            let encoded = group
+                .par_iter()
+                .map(|tile| {
+                    let geometry = self
+                        .script
+                        .geometry(&self.settings_for(tile.x, tile.y, tile.width, tile.height))
+                        .map_err(|d| (*tile, TileError::Script(Box::new(self.script.failure(d)))))?;
+                    let rect = geometry.yield_rect_with_margin(margin);
+                    let mut maps = BTreeMap::new();
+                    for (name, map) in &rendered.maps {
+                        let cut = if rect.is_empty() || map.rect().is_empty() {
+                            HeightMap::empty()
+                        } else {
+                            map.cut_out(rect).map_err(|e| (*tile, TileError::Other(CliError::Usage(e.to_string()))))?
+                        };
+                        maps.insert(name.clone(), cut);
+                    }
+                    let files = self.encode(tile, &maps, geometry.yield_rect()).map_err(|e| (*tile, e))?;
+                    Ok((*tile, files))
+                })
+                .collect::<Result<Vec<_>, (Tile, TileError)>>()?;
+            written += self.commit(&encoded)?;
         }
         Ok(written)
     }
 
-    /// Writes the cell's files from its rendered maps (`yield_rect` is the cell's render rectangle
-    /// clipped to the map), then its marker. Returns the number of files written.
-    fn write(
+    /// Encodes the cell's files from its rendered maps (`yield_rect` is the cell's render rectangle
+    /// clipped to the map), and its marker.
+    fn encode(
         &self,
         tile: &Tile,
         rendered_maps: &BTreeMap<String, HeightMap>,
         yield_rect: Rect,
-    ) -> Result<usize, TileError> {
+    ) -> Result<CellFiles, TileError> {
         let mut outputs = Vec::new();
+        let mut files = Vec::new();
         for map_name in self.maps {
             let map = rendered_maps.get(map_name).filter(|m| !m.rect().is_empty());
             let Some(map) = map else {
@@ -703,15 +715,14 @@ impl Job<'_> {
             let encoded = self.export.encode_map(&stem, map, core, self.formats, rendered_maps)?;
             for (&format, (name, bytes)) in self.formats.iter().zip(encoded) {
                 let path = self.dir.file(&name).map_err(CliError::from)?;
-                geogen_io::write_bytes(&path, &bytes).map_err(|e| CliError::Usage(e.to_string()))?;
                 outputs.push(TileOutput {
                     map: map_name.clone(),
                     format: format.name().to_string(),
                     file: Some(RecordedFile { name, bytes: bytes.len() as u64, sha256: sha256_hex(&bytes) }),
                 });
+                files.push((path, bytes));
             }
         }
-        let written = outputs.iter().filter(|o| o.file.is_some()).count();
         // Keep what an earlier run recorded for other maps or formats of this very cell.
         if let Some(earlier) = self.marker(tile) {
             for output in earlier.outputs {
@@ -721,11 +732,57 @@ impl Job<'_> {
             }
         }
         let marker = Marker { cell: tile.cell(), outputs };
-        let path = self.marker_path(tile)?;
-        let text = serde_json::to_vec(&marker).map_err(|e| CliError::Usage(format!("cannot write a marker: {e}")))?;
-        geogen_io::write_bytes(&path, &text).map_err(|e| CliError::Usage(e.to_string()))?;
-        Ok(written)
+        let marker_path = self.marker_path(tile)?;
+        let marker_text =
+            serde_json::to_vec(&marker).map_err(|e| CliError::Usage(format!("cannot write a marker: {e}")))?;
+        Ok(CellFiles { files, marker: (marker_path, marker_text) })
     }
+
+    /// Writes the cells' files, then their markers (a marker only once the files it lists are
+    /// durable), each file atomically, the disk waited for once per batch rather than per file.
+    /// Returns the number of tile files written; a failure names the cell of the file it hit.
+    fn commit(&self, cells: &[(Tile, CellFiles)]) -> Result<usize, (Tile, TileError)> {
+        let owners: Vec<Tile> = cells.iter().flat_map(|(tile, c)| c.files.iter().map(|_| *tile)).collect();
+        let files: Vec<(&Path, &[u8])> =
+            cells.iter().flat_map(|(_, c)| c.files.iter().map(|(p, b)| (p.as_path(), b.as_slice()))).collect();
+        let failed = |owners: &[Tile], (i, e): (usize, geogen_io::IoError)| {
+            (owners[i], TileError::Other(CliError::Usage(e.to_string())))
+        };
+        geogen_io::write_files(&files).map_err(|e| failed(&owners, e))?;
+        let markers: Vec<(&Path, &[u8])> =
+            cells.iter().map(|(_, c)| (c.marker.0.as_path(), c.marker.1.as_slice())).collect();
+        let marker_owners: Vec<Tile> = cells.iter().map(|(tile, _)| *tile).collect();
+        geogen_io::write_files(&markers).map_err(|e| failed(&marker_owners, e))?;
+        Ok(files.len())
+    }
+}
+
+/// Pixels of the cells encoded and written as one group (see [`Job::commit`]): 250² tiles go 16 at
+/// a time, 1000² tiles one at a time.
+const COMMIT_PIXELS: u64 = 1 << 20;
+
+/// Consecutive runs of `tiles` of about [`COMMIT_PIXELS`] each (at least one tile).
+fn commit_groups(tiles: &[Tile]) -> Vec<&[Tile]> {
+    let mut groups = Vec::new();
+    let (mut start, mut pixels) = (0, 0u64);
+    for (i, tile) in tiles.iter().enumerate() {
+        let area = u64::from(tile.width) * u64::from(tile.height);
+        if i > start && pixels + area > COMMIT_PIXELS {
+            groups.push(&tiles[start..i]);
+            (start, pixels) = (i, 0);
+        }
+        pixels += area;
+    }
+    if start < tiles.len() {
+        groups.push(&tiles[start..]);
+    }
+    groups
+}
+
+/// One cell's encoded files (path and bytes) and its marker, ready to be written.
+struct CellFiles {
+    files: Vec<(PathBuf, Vec<u8>)>,
+    marker: (PathBuf, Vec<u8>),
 }
 
 pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
@@ -974,6 +1031,23 @@ mod tests {
         assert_eq!(grid.count(), u64::from(u32::MAX) * u64::from(u32::MAX));
         let last = grid.tile(grid.count() - 1);
         assert_eq!((last.x, last.y, last.width, last.height), (i64::from(u32::MAX) - 1, i64::from(u32::MAX) - 1, 1, 1));
+    }
+
+    #[test]
+    fn commit_groups_cover_the_tiles_in_order_in_groups_of_about_a_megapixel() {
+        let tile = |i: i64, side: u32| Tile { x: i * i64::from(side), y: 0, width: side, height: side };
+        let small: Vec<Tile> = (0..40).map(|i| tile(i, 250)).collect();
+        let groups = commit_groups(&small);
+        assert_eq!(groups.iter().map(|g| g.len()).collect::<Vec<_>>(), [16, 16, 8]);
+        let big: Vec<Tile> = (0..3).map(|i| tile(i, 1500)).collect();
+        assert_eq!(
+            commit_groups(&big).iter().map(|g| g.len()).collect::<Vec<_>>(),
+            [1, 1, 1],
+            "one oversized tile each"
+        );
+        assert!(commit_groups(&[]).is_empty());
+        let flat: Vec<Tile> = groups.concat();
+        assert_eq!(flat, small);
     }
 
     #[test]

@@ -104,9 +104,10 @@ fn assert_same(actual: &str, expected: &str) {
 }
 
 /// Starts the run and kills it (SIGKILL) once `at_markers` tiles are complete. Returns how many
-/// were complete when it died.
+/// were complete when it died. The run renders its tiles one by one (`--block 1`): rendered as one
+/// block, all 100 would be written in one batch, too fast to catch half-way.
 fn kill_after(setup: &Setup, dir: &str, at_markers: usize) -> usize {
-    let mut child = spawn(&setup.args(dir, &[]));
+    let mut child = spawn(&setup.args(dir, &["--block", "1"]));
     let deadline = Instant::now() + Duration::from_secs(60);
     while markers(dir) < at_markers && Instant::now() < deadline {
         if child.try_wait().unwrap().is_some() {

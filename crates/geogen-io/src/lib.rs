@@ -79,7 +79,7 @@ pub use crate::outdir::{
 pub use crate::read::{read_heights, InputError, InputHeights, InputLimits};
 pub use crate::stream::StreamWriter;
 
-pub use crate::atomic::{is_temp_file_name, remove_stale_temp_files, stop_writes_and_remove_temp_files};
+pub use crate::atomic::{is_temp_file_name, remove_stale_temp_files, stop_writes_and_remove_temp_files, write_files};
 
 use crate::atomic::AtomicFile;
 use crate::encode::Failure;
