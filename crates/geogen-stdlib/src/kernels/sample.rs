@@ -209,6 +209,32 @@ pub fn prefetch_sources(map: &HeightMap, xs: &[f64], ys: &[f64]) {
     let _ = (map, xs, ys);
 }
 
+/// Starts loading the source lines `rows` rows below these positions (row floor(y) + rows + 1,
+/// column floor(x), every `step`-th position): where the positions of the rows to come are
+/// those of this row moved down (a smooth displacement), the lines they will read. A hint only.
+#[inline]
+pub fn prefetch_rows_ahead(map: &HeightMap, xs: &[f64], ys: &[f64], rows: i64, step: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let r = map.rect();
+        if r.is_empty() {
+            return;
+        }
+        let (data, w) = (map.data(), map.width());
+        let last_x = (r.width - 1).min(i64::MAX as u64) as i64;
+        let last_y = (r.height - 1).min(i64::MAX as u64) as i64;
+        for (&x, &y) in xs.iter().zip(ys).step_by(step.max(1)) {
+            let cx = (x as i64).saturating_sub(r.x).clamp(0, last_x) as usize;
+            let cy = (y as i64).saturating_add(rows + 1).saturating_sub(r.y).clamp(0, last_y) as usize;
+            // SAFETY: the index is within `data` (row ≤ last_y, column ≤ last_x).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(data.as_ptr().add(cy * w + cx).cast()) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (map, xs, ys, rows, step);
+}
+
 /// A new map over `rect` whose pixel `(px, py)` is the bilinear sample of `source` at
 /// `(column[px − rect.x], row(py))`: [`resample`] for positions that are separable (a rescale),
 /// with the column positions computed once. `column` has `rect.width` entries.
