@@ -209,6 +209,32 @@ pub fn prefetch_sources(map: &HeightMap, xs: &[f64], ys: &[f64]) {
     let _ = (map, xs, ys);
 }
 
+/// Starts loading the source lines `rows` rows below these positions (row floor(y) + rows + 1,
+/// column floor(x), every `step`-th position): where the positions of the rows to come are
+/// those of this row moved down (a smooth displacement), the lines they will read. A hint only.
+#[inline]
+pub fn prefetch_rows_ahead(map: &HeightMap, xs: &[f64], ys: &[f64], rows: i64, step: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let r = map.rect();
+        if r.is_empty() {
+            return;
+        }
+        let (data, w) = (map.data(), map.width());
+        let last_x = (r.width - 1).min(i64::MAX as u64) as i64;
+        let last_y = (r.height - 1).min(i64::MAX as u64) as i64;
+        for (&x, &y) in xs.iter().zip(ys).step_by(step.max(1)) {
+            let cx = (x as i64).saturating_sub(r.x).clamp(0, last_x) as usize;
+            let cy = (y as i64).saturating_add(rows + 1).saturating_sub(r.y).clamp(0, last_y) as usize;
+            // SAFETY: the index is within `data` (row ≤ last_y, column ≤ last_x).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(data.as_ptr().add(cy * w + cx).cast()) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (map, xs, ys, rows, step);
+}
+
 /// A new map over `rect` whose pixel `(px, py)` is the bilinear sample of `source` at
 /// `(column[px − rect.x], row(py))`: [`resample`] for positions that are separable (a rescale),
 /// with the column positions computed once. `column` has `rect.width` entries.
@@ -224,9 +250,17 @@ pub fn resample_separable(
     if column.len() != width {
         return Err(RenderError::Internal("resample_separable: a column table of the wrong length".into()));
     }
+    // The column axis of every output column once; per row, the row axis once, then two (or
+    // four) reads from one (two) source rows per pixel: no per-pixel floor, snap or clamp.
+    let table = ColumnTable::new(source, column);
     let band = |py0: i64, _: i64, band: &mut [f32]| {
         for (r, out_row) in band.chunks_mut(width).enumerate() {
-            let ys = [row(py0 + r as i64); BATCH];
+            let y = row(py0 + r as i64);
+            if let (Some(table), Some(axis)) = (&table, row_axis(source, y)) {
+                table.fill(isa, source, axis, out_row);
+                continue;
+            }
+            let ys = [y; BATCH];
             for (xs, out) in column.chunks(BATCH).zip(out_row.chunks_mut(BATCH)) {
                 bilinear_many(source, xs, &ys[..xs.len()], out, isa);
             }
@@ -234,6 +268,78 @@ pub fn resample_separable(
     };
     for_each_band_of(&mut out, BLOCK_ROWS, band);
     Ok(out)
+}
+
+/// Whether [`bilinear`] takes its `axis_near` path for this map (its extent within ±2^60).
+fn near_extent(map: &HeightMap) -> bool {
+    const EXTENT: u64 = 1 << 60;
+    let r = map.rect();
+    !r.is_empty() && r.x.unsigned_abs() < EXTENT && r.y.unsigned_abs() < EXTENT && r.width < EXTENT && r.height < EXTENT
+}
+
+/// The row axis of [`bilinear`] at `y` over `map`, where it takes the `axis_near` path.
+fn row_axis(map: &HeightMap, y: f64) -> Option<(usize, usize, f64)> {
+    const NEAR: f64 = 4_503_599_627_370_496.0; // 2^52
+    let r = map.rect();
+    (y.abs() < NEAR && near_extent(map)).then(|| axis_near(y, r.y, r.height as i64 - 1))
+}
+
+/// The column axis of [`bilinear`] at every column position of a separable resampling, computed
+/// once: the two source columns (within a row) and the kept fraction (0 when snapped) of each
+/// output column. `None` where a position or the map leaves the `axis_near` path, or a column
+/// index would not fit in `i32`.
+struct ColumnTable {
+    first: Vec<i32>,
+    second: Vec<i32>,
+    fraction: Vec<f64>,
+}
+
+impl ColumnTable {
+    fn new(map: &HeightMap, column: &[f64]) -> Option<ColumnTable> {
+        const NEAR: f64 = 4_503_599_627_370_496.0; // 2^52
+        let r = map.rect();
+        if !near_extent(map) || map.width() > i32::MAX as usize || !column.iter().all(|x| x.abs() < NEAR) {
+            return None;
+        }
+        let mut table = ColumnTable {
+            first: Vec::with_capacity(column.len()),
+            second: Vec::with_capacity(column.len()),
+            fraction: Vec::with_capacity(column.len()),
+        };
+        for &x in column {
+            let (x0, x1, t) = axis_near(x, r.x, r.width as i64 - 1);
+            table.first.push(x0 as i32);
+            table.second.push(x1 as i32);
+            table.fraction.push(t);
+        }
+        Some(table)
+    }
+
+    /// One output row: the bits of [`bilinear`] at each column's position on the row whose axis
+    /// is `(y0, y1, ty)`, with the same operations in the same order.
+    fn fill(&self, isa: Isa, map: &HeightMap, (y0, y1, ty): (usize, usize, f64), out: &mut [f32]) {
+        let (w, data) = (map.width(), map.data());
+        let (top, bottom) = (&data[y0 * w..][..w], &data[y1 * w..][..w]);
+        let n = out.len().min(self.first.len());
+        let mut i = 0;
+        #[cfg(target_arch = "x86_64")]
+        if isa == Isa::Avx2 && Isa::Avx2.is_available() {
+            // SAFETY: AVX2 is there; every index of the table is a column of the map.
+            i = unsafe { avx2::fill_row(self, top, bottom, ty, &mut out[..n]) };
+        }
+        let _ = isa;
+        let at = |line: &[f32], k: &[i32], i: usize| f64::from(line[k[i] as usize]);
+        for (i, h) in out.iter_mut().enumerate().take(n).skip(i) {
+            let t = self.fraction[i];
+            let upper = lerp(at(top, &self.first, i), at(top, &self.second, i), t);
+            let value = if ty == 0.0 {
+                upper
+            } else {
+                lerp(upper, lerp(at(bottom, &self.first, i), at(bottom, &self.second, i), t), ty)
+            };
+            *h = value as f32;
+        }
+    }
 }
 
 /// Columns and rows of the blocks [`resample`] fills one at a time.
@@ -335,6 +441,56 @@ mod avx2 {
     fn lerp(a: __m256d, b: __m256d, t: __m256d, keep: __m256d) -> __m256d {
         let mixed = _mm256_add_pd(a, _mm256_mul_pd(_mm256_sub_pd(b, a), t));
         _mm256_blendv_pd(a, mixed, keep)
+    }
+
+    /// `lerp` on the two halves of eight gathered heights: `a + (b − a) × t` where `t ≠ 0`, else
+    /// `a` (the table's fraction is 0 exactly where the scalar code keeps none).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn lerp_table(a: __m128, b: __m128, t: __m256d) -> __m256d {
+        let (a, b) = (_mm256_cvtps_pd(a), _mm256_cvtps_pd(b));
+        lerp(a, b, t, _mm256_cmp_pd::<_CMP_NEQ_OQ>(t, _mm256_setzero_pd()))
+    }
+
+    /// The row of [`super::ColumnTable::fill`] eight columns per step; returns how many columns
+    /// it filled (the rest are the caller's).
+    ///
+    /// # Safety
+    /// AVX2; every index in the table is below the length of `top` and `bottom`.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn fill_row(table: &super::ColumnTable, top: &[f32], bottom: &[f32], ty: f64, out: &mut [f32]) -> usize {
+        let n = out.len().min(table.first.len());
+        let mut i = 0;
+        let ty4 = _mm256_set1_pd(ty);
+        while i + 8 <= n {
+            // SAFETY: i + 8 ≤ n, within every table and `out`; the indexes are inside the rows.
+            unsafe {
+                let first = _mm256_loadu_si256(table.first.as_ptr().add(i).cast());
+                let second = _mm256_loadu_si256(table.second.as_ptr().add(i).cast());
+                let (t_lo, t_hi) = (
+                    _mm256_loadu_pd(table.fraction.as_ptr().add(i)),
+                    _mm256_loadu_pd(table.fraction.as_ptr().add(i + 4)),
+                );
+                let row = |line: &[f32]| {
+                    let a = _mm256_i32gather_ps::<4>(line.as_ptr(), first);
+                    let b = _mm256_i32gather_ps::<4>(line.as_ptr(), second);
+                    (
+                        lerp_table(_mm256_castps256_ps128(a), _mm256_castps256_ps128(b), t_lo),
+                        lerp_table(_mm256_extractf128_ps::<1>(a), _mm256_extractf128_ps::<1>(b), t_hi),
+                    )
+                };
+                let (mut lo, mut hi) = row(top);
+                if ty != 0.0 {
+                    let (b_lo, b_hi) = row(bottom);
+                    lo = _mm256_add_pd(lo, _mm256_mul_pd(_mm256_sub_pd(b_lo, lo), ty4));
+                    hi = _mm256_add_pd(hi, _mm256_mul_pd(_mm256_sub_pd(b_hi, hi), ty4));
+                }
+                _mm_storeu_ps(out.as_mut_ptr().add(i), _mm256_cvtpd_ps(lo));
+                _mm_storeu_ps(out.as_mut_ptr().add(i + 4), _mm256_cvtpd_ps(hi));
+            }
+            i += 8;
+        }
+        i
     }
 
     /// # Safety

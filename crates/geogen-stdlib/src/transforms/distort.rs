@@ -9,11 +9,16 @@ use geogen_vm::{RuntimeError, Value};
 
 use crate::generators::{Flat, NoiseLayer};
 use crate::kernels::coherent::Isa;
-use crate::kernels::sample::{bilinear_many, BATCH};
+use crate::kernels::sample::{bilinear_many, prefetch_rows_ahead, BATCH};
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 /// Amplitude of the two displacement fields: the full height range (±1 is ±maximumDistance).
 const FIELD_AMPLITUDE: i32 = 32767;
+
+/// How far below the row being filled, and at every how many positions, the source lines are
+/// prefetched (measured at 4000²: 4 to 8 rows and one position in 16 did best).
+const PREFETCH_ROWS: i64 = 8;
+const PREFETCH_STEP: usize = 16;
 
 /// The last of the five steps `Distort` records: pixel `p` of B becomes the bilinear sample of the
 /// map at `p + (nx(p), ny(p)) × D`, where `nx` and `ny` are the two noise maps (arguments 1 and 2)
@@ -177,6 +182,9 @@ impl Distort {
                         put(k, value(x_field), value(y_field));
                     }
                 }
+                // The rows below read about the source lines of this row moved down (the fields
+                // are smooth): start loading the ones PREFETCH_ROWS rows on (−8 % CPU at 4000²).
+                prefetch_rows_ahead(source, &xs[..n], &ys[..n], PREFETCH_ROWS, PREFETCH_STEP);
                 bilinear_many(source, &xs[..n], &ys[..n], out, isa);
             }
         });

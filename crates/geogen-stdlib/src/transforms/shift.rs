@@ -42,6 +42,10 @@ impl Shift {
 /// Columns per strip of the vertical shift (a few cache lines of each source row).
 const STRIP_COLUMNS: usize = 64;
 
+/// How many rows ahead of the row being filled the vertical shift prefetches its source lines
+/// (measured at 4000²: 8 rows halved the gain of 16 or 32; 0 costs twice the CPU time).
+const PREFETCH_ROWS: f64 = 16.0;
+
 /// Linear read of `line` (a row or a column, `line(i)` for the pixel at offset `i`, `len` long) at
 /// the fractional offset `at`; positions outside read 0. A whole offset reads one pixel only.
 fn sample_line(len: usize, at: f64, line: impl Fn(usize) -> f32) -> f32 {
@@ -192,9 +196,10 @@ impl Shift {
                 let band = |y0: usize, out: &mut [f32]| {
                     for x0 in (0..width).step_by(STRIP_COLUMNS) {
                         let x1 = (x0 + STRIP_COLUMNS).min(width);
+                        let columns = Columns { source, width, height, first: x0 };
                         for (r, out_row) in out.chunks_mut(width).enumerate() {
                             let y = (y0 + r) as f64;
-                            let columns = Columns { source, width, height, first: x0 };
+                            prefetch_column_rows(&columns, y + PREFETCH_ROWS, &by[x0..x1]);
                             row_vertical(isa, &columns, y, &by[x0..x1], &mut out_row[x0..x1]);
                         }
                     }
@@ -239,6 +244,32 @@ struct Columns<'a> {
     width: usize,
     height: usize,
     first: usize,
+}
+
+/// Starts loading the source lines row `y` of a strip of the vertical shift reads below the ones
+/// the row before read (row `floor(y − by) + 1` of each column, one column in eight: neighbouring
+/// columns of a smooth profile read the same row). Walking down a strip reads each source row
+/// 16 KB after the last, a stride no hardware prefetcher follows across pages. A hint only: the
+/// rows are clamped into the map, and nothing computed depends on it.
+#[inline]
+fn prefetch_column_rows(columns: &Columns<'_>, y: f64, by: &[f64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let Columns { source, width, height, first } = *columns;
+        if height == 0 {
+            return;
+        }
+        let last = (height - 1) as i64;
+        for (i, &b) in by.iter().enumerate().step_by(8) {
+            // `as` saturates (NaN gives 0); the clamp keeps the row inside the map.
+            let row = ((y - b) as i64).saturating_add(1).clamp(0, last) as usize;
+            // SAFETY: row < height and first + i < width: the address is inside `source`.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(source.as_ptr().add(row * width + first + i).cast()) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (columns, y, by);
 }
 
 /// Part of one output row of the vertical shift: `out[i]` reads column `first + i` at `y − by[i]`.
@@ -288,31 +319,70 @@ mod avx2 {
         _mm_castsi128_ps(_mm_and_si128(_mm_cmpgt_epi32(i, _mm_set1_epi32(-1)), _mm_cmpgt_epi32(len, i)))
     }
 
+    /// Lanes whose line index `i` is within `0..len`, eight at a time.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn inside8(i: __m256i, len: __m256i) -> __m256 {
+        _mm256_castsi256_ps(_mm256_and_si256(_mm256_cmpgt_epi32(i, _mm256_set1_epi32(-1)), _mm256_cmpgt_epi32(len, i)))
+    }
+
+    /// The eight results of the offsets `at` (two halves) from the eight reads `a` and `b`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn store8(out: *mut f32, at: (__m256d, __m256d), floor: (__m256d, __m256d), a: __m256, b: __m256) {
+        let lo = finish(at.0, floor.0, _mm256_castps256_ps128(a), _mm256_castps256_ps128(b));
+        let hi = finish(at.1, floor.1, _mm256_extractf128_ps::<1>(a), _mm256_extractf128_ps::<1>(b));
+        // SAFETY: (caller) eight floats from `out` are writable.
+        unsafe {
+            _mm_storeu_ps(out, lo);
+            _mm_storeu_ps(out.add(4), hi);
+        }
+    }
+
+    /// One row of the horizontal shift, eight pixels per step. Where the eight read a stretch of
+    /// the line inside it (the same whole offset `k − i` in every lane: nearly always, since the
+    /// shift is the same along the row) two plain loads, otherwise masked gathers: the same
+    /// reads, so the same bits.
+    ///
     /// # Safety
     /// AVX2, `line.len() < 2^30`, `|by| < 2^30`.
     #[target_feature(enable = "avx2")]
     pub unsafe fn row_horizontal(line: &[f32], by: f64, out: &mut [f32]) {
-        let len = _mm_set1_epi32(line.len() as i32);
+        let len = _mm256_set1_epi32(line.len() as i32);
         let by4 = _mm256_set1_pd(by);
+        let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
         let n = out.len();
         let mut i = 0;
-        while i + 4 <= n {
+        while i + 8 <= n {
             let base = i as f64;
-            let at = _mm256_sub_pd(_mm256_setr_pd(base, base + 1.0, base + 2.0, base + 3.0), by4);
-            let floor = _mm256_floor_pd(at);
-            let k = _mm256_cvttpd_epi32(floor);
-            let k1 = _mm_add_epi32(k, _mm_set1_epi32(1));
-            let zero = _mm_setzero_ps();
-            // SAFETY: only lanes with an index inside the line are read.
-            let (a, b) = unsafe {
-                (
-                    _mm_mask_i32gather_ps::<4>(zero, line.as_ptr(), k, inside(k, len)),
-                    _mm_mask_i32gather_ps::<4>(zero, line.as_ptr(), k1, inside(k1, len)),
-                )
+            let at_lo = _mm256_sub_pd(_mm256_setr_pd(base, base + 1.0, base + 2.0, base + 3.0), by4);
+            let at_hi = _mm256_sub_pd(_mm256_setr_pd(base + 4.0, base + 5.0, base + 6.0, base + 7.0), by4);
+            let (f_lo, f_hi) = (_mm256_floor_pd(at_lo), _mm256_floor_pd(at_hi));
+            let k = _mm256_set_m128i(_mm256_cvttpd_epi32(f_hi), _mm256_cvttpd_epi32(f_lo));
+            let shift = _mm256_sub_epi32(k, _mm256_add_epi32(_mm256_set1_epi32(i as i32), lanes));
+            let first = _mm256_cvtsi256_si32(shift);
+            let same = _mm256_movemask_epi8(_mm256_cmpeq_epi32(shift, _mm256_set1_epi32(first))) == -1;
+            let start = i as i64 + i64::from(first);
+            let (a, b) = if same && start >= 0 && start + 9 <= line.len() as i64 {
+                // SAFETY: lanes read start..start + 9, inside the line (checked).
+                unsafe {
+                    let p = line.as_ptr().add(start as usize);
+                    (_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(1)))
+                }
+            } else {
+                let k1 = _mm256_add_epi32(k, _mm256_set1_epi32(1));
+                let zero = _mm256_setzero_ps();
+                // SAFETY: only lanes with an index inside the line are read.
+                unsafe {
+                    (
+                        _mm256_mask_i32gather_ps::<4>(zero, line.as_ptr(), k, inside8(k, len)),
+                        _mm256_mask_i32gather_ps::<4>(zero, line.as_ptr(), k1, inside8(k1, len)),
+                    )
+                }
             };
-            // SAFETY: i + 4 ≤ n.
-            unsafe { _mm_storeu_ps(out.as_mut_ptr().add(i), finish(at, floor, a, b)) };
-            i += 4;
+            // SAFETY: i + 8 ≤ n.
+            unsafe { store8(out.as_mut_ptr().add(i), (at_lo, at_hi), (f_lo, f_hi), a, b) };
+            i += 8;
         }
         for (k, h) in out.iter_mut().enumerate().skip(i) {
             *h = sample_line_fast(line.len(), k as f64 - by, |j| line[j]);
