@@ -5,12 +5,14 @@
 //! 1. **columns** (vertical 1-D distances): for every row of B and every source column within D
 //!    of B, the distance to the nearest feature of that column, capped at D. A forward and a
 //!    backward scan over the rows carry one counter per column ("rows since the last feature"),
-//!    a whole strip of columns at a time: contiguous reads of the source, vectorisable, and the
-//!    strips run in parallel. The counters are `u32` (D ≤ 2^31), stored strip by strip.
+//!    a whole strip of columns at a time: contiguous reads of the source, vectorised (an AVX2
+//!    build where the processor has it), and the strips run in parallel, each writing its columns
+//!    of one row-major scratch that the row pass then reads in place. The counters are `u16`
+//!    when D < 65535 (half the scratch, twice the lanes), `u32` otherwise (D ≤ 2^31).
 //! 2. **rows**: for every row of B, the lower envelope of the parabolas `g(x')² + (x − x')²` over
-//!    the columns within D (contiguous in memory), evaluated at the columns of B and written
+//!    the columns within D (one row of the scratch), evaluated at the columns of B and written
 //!    straight into the row of the result; the rows run in parallel, each thread reusing its
-//!    buffers.
+//!    envelope's buffers.
 //!
 //! Capping is the original's initialisation of non-features to D²: the result is
 //! `min(D², squared distance to the nearest feature)`, and a feature farther than D from a pixel
@@ -38,11 +40,13 @@ const STRIP: usize = 256;
 const MIN_ROWS_PER_TASK: usize = 8;
 
 /// Scratch bytes of [`distance_map`] for a result over `rect` with maximum distance `d`: the
-/// vertical distances, 4 B per pixel of B's rows × the columns within D. (Each thread's row
-/// buffers, a few bytes per column, are left out like every kernel's per-thread rows.)
+/// vertical distances, 2 B (D < 65535) or 4 B per pixel of B's rows × the columns within D.
+/// (Each thread's row buffers, a few bytes per column, are left out like every kernel's
+/// per-thread rows.)
 pub fn scratch_bytes(rect: Rect, d: u64) -> u64 {
     let columns = rect.width.saturating_add(d.saturating_mul(2));
-    rect.height.saturating_mul(columns).saturating_mul(4)
+    let counter = if d < u64::from(u16::MAX) { 2 } else { 4 };
+    rect.height.saturating_mul(columns).saturating_mul(counter)
 }
 
 #[inline]
@@ -93,18 +97,10 @@ fn distance_map_in(source: &HeightMap, out: &mut HeightMap, d: u64, arithmetic: 
         return Ok(());
     }
 
-    // 1. Vertical distances, strip by strip of columns.
-    let ncols = columns.length as usize;
-    let strips: Vec<Interval> = (0..ncols.div_ceil(STRIP))
-        .map(|s| Interval::new(columns.start + (s * STRIP) as i64, STRIP.min(ncols - s * STRIP) as u64))
-        .collect();
-    let vertical = |xs: &Interval| vertical_distances(source, *xs, b.y_interval(), d as u32);
-    let strips: Vec<Vec<u32>> = if in_serial_mode() {
-        strips.iter().map(vertical).collect::<Result<_, _>>()?
-    } else {
-        strips.par_iter().map(vertical).collect::<Result<_, _>>()?
-    };
-
+    // 1. Vertical distances into one row-major scratch (a row of counters per row of B), strips
+    // of columns in parallel; `u16` counters when D fits them (half the memory and twice the lanes).
+    let height = b.height as usize;
+    let width = b.width as usize;
     // 2. Rows: B's columns as positions relative to the first column within D (within 2^31 of it
     // since B is within D of the source, which is in memory).
     let offset = (b.x as i128 - columns.start as i128).clamp(-(1 << 40), 1 << 40) as i64;
@@ -112,40 +108,206 @@ fn distance_map_in(source: &HeightMap, out: &mut HeightMap, d: u64, arithmetic: 
     const SMALL: u64 = 1 << 20;
     let small = arithmetic == Arithmetic::Narrowest
         && d < (1 << 16)
-        && (ncols as u64) < SMALL
+        && (columns.length) < SMALL
         && b.width < SMALL
         && offset.unsigned_abs() < SMALL;
-    let height = b.height as usize;
-    let rows = Rows { strips: &strips, height, ncols, offset, d: d as u32, cap, normalise: &normalise };
-    let width = b.width as usize;
-    if small {
-        rows.run::<i64>(out.data_mut(), width)
-    } else {
-        rows.run::<i128>(out.data_mut(), width)
+    let shape = Shape { columns, ys: b.y_interval(), d: d as u32, offset, cap, normalise: &normalise };
+    match (d < u64::from(u16::MAX), small) {
+        (true, true) => shape.run::<u16, i64>(source, out.data_mut(), width, height),
+        (true, false) => shape.run::<u16, i128>(source, out.data_mut(), width, height),
+        (false, true) => shape.run::<u32, i64>(source, out.data_mut(), width, height),
+        (false, false) => shape.run::<u32, i128>(source, out.data_mut(), width, height),
     }
-    Ok(())
+}
+
+/// A vertical distance counter: `u16` when D < 65535, `u32` otherwise (D ≤ 2^31).
+trait Counter: Copy + Ord + Send + Sync + 'static {
+    const ZERO: Self;
+    fn of(v: u32) -> Self;
+    fn get(self) -> u32;
+    /// `self + 1` (never beyond the cap, which is below the type's maximum).
+    fn next(self) -> Self;
+}
+
+impl Counter for u16 {
+    const ZERO: u16 = 0;
+    #[inline(always)]
+    fn of(v: u32) -> u16 {
+        v as u16
+    }
+    #[inline(always)]
+    fn get(self) -> u32 {
+        u32::from(self)
+    }
+    #[inline(always)]
+    fn next(self) -> u16 {
+        self.wrapping_add(1)
+    }
+}
+
+impl Counter for u32 {
+    const ZERO: u32 = 0;
+    #[inline(always)]
+    fn of(v: u32) -> u32 {
+        v
+    }
+    #[inline(always)]
+    fn get(self) -> u32 {
+        self
+    }
+    #[inline(always)]
+    fn next(self) -> u32 {
+        self.wrapping_add(1)
+    }
+}
+
+/// The transform's geometry and shared inputs.
+struct Shape<'a> {
+    /// The source columns within D of B.
+    columns: Interval,
+    /// B's rows.
+    ys: Interval,
+    d: u32,
+    /// Position of B's first column among the columns.
+    offset: i64,
+    cap: u64,
+    normalise: &'a Normaliser,
+}
+
+/// The scratch's base pointer, shared by the strips of the vertical pass, which write disjoint
+/// columns of it.
+#[derive(Copy, Clone)]
+struct Scratch<C>(*mut C);
+// SAFETY: the strips write disjoint elements, and the pointer is only read after all of them end.
+unsafe impl<C: Send> Send for Scratch<C> {}
+unsafe impl<C: Send> Sync for Scratch<C> {}
+
+impl Shape<'_> {
+    fn run<C: Counter, T: Exact + Send>(
+        &self,
+        source: &HeightMap,
+        data: &mut [f32],
+        width: usize,
+        height: usize,
+    ) -> Result<(), RenderError> {
+        let ncols = self.columns.length as usize;
+        let len = ncols * height;
+        let mut scratch: Vec<C> = Vec::new();
+        scratch.try_reserve_exact(len).map_err(|_| RenderError::Allocation {
+            bytes: (len as u64).saturating_mul(std::mem::size_of::<C>() as u64),
+        })?;
+        let base = Scratch(scratch.as_mut_ptr());
+        let nstrips = ncols.div_ceil(STRIP);
+        let vertical = |s: usize| {
+            let x0 = s * STRIP;
+            let xs = Interval::new(self.columns.start + x0 as i64, STRIP.min(ncols - x0) as u64);
+            // SAFETY: the scratch holds `len` elements; strip `s` writes only its columns
+            // `x0..x0 + xs.length` of each of the `height` rows, which no other strip touches.
+            unsafe { vertical_distances(source, xs, self.ys, self.d, base, x0, ncols) }
+        };
+        if in_serial_mode() {
+            (0..nstrips).for_each(vertical);
+        } else {
+            (0..nstrips).into_par_iter().for_each(vertical);
+        }
+        // SAFETY: every element of the `len` has been written by exactly one strip (the strips
+        // cover every column of every row), and the writers have all finished.
+        unsafe { scratch.set_len(len) };
+        let rows =
+            Rows::<C> { g: &scratch, ncols, offset: self.offset, d: self.d, cap: self.cap, normalise: self.normalise };
+        rows.run::<T>(data, width);
+        Ok(())
+    }
 }
 
 /// For the columns `xs` (inside the source's extent) and every row of `ys`: the distance to the
-/// nearest feature of the column, capped at `d`, rows of `xs.length` counters one after another.
-fn vertical_distances(source: &HeightMap, xs: Interval, ys: Interval, d: u32) -> Result<Vec<u32>, RenderError> {
+/// nearest feature of the column, capped at `d`, written at columns `x0..x0 + xs.length` of the
+/// scratch rows of `ncols` counters (one per row of `ys`).
+///
+/// # Safety
+/// `scratch` must hold `ys.length × ncols` elements, `x0 + xs.length ≤ ncols`, and nobody else may
+/// access those columns during the call.
+unsafe fn vertical_distances<C: Counter>(
+    source: &HeightMap,
+    xs: Interval,
+    ys: Interval,
+    d: u32,
+    scratch: Scratch<C>,
+    x0: usize,
+    ncols: usize,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if use_avx2() {
+        // SAFETY: the processor supports AVX2 (checked at run time); the rest is the caller's.
+        return unsafe { vertical_distances_avx2(source, xs, ys, d, scratch, x0, ncols) };
+    }
+    // SAFETY: the caller's.
+    unsafe { vertical_distances_of(source, xs, ys, d, scratch, x0, ncols) }
+}
+
+/// Whether the AVX2 build of the vertical pass runs (cached by the standard library's detection).
+#[cfg(target_arch = "x86_64")]
+fn use_avx2() -> bool {
+    !FORCE_BASELINE.with(|f| f.get()) && std::arch::is_x86_feature_detected!("avx2")
+}
+
+#[cfg(target_arch = "x86_64")]
+thread_local! {
+    /// Tests set this to run the baseline build of the vertical pass on a processor with AVX2.
+    static FORCE_BASELINE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The same code built for AVX2 (integer operations: the same values, more lanes).
+///
+/// # Safety
+/// AVX2 must be available; the rest as [`vertical_distances`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn vertical_distances_avx2<C: Counter>(
+    source: &HeightMap,
+    xs: Interval,
+    ys: Interval,
+    d: u32,
+    scratch: Scratch<C>,
+    x0: usize,
+    ncols: usize,
+) {
+    // SAFETY: the caller's.
+    unsafe { vertical_distances_of(source, xs, ys, d, scratch, x0, ncols) }
+}
+
+/// [`vertical_distances`]' body.
+///
+/// # Safety
+/// As [`vertical_distances`].
+#[inline(always)]
+unsafe fn vertical_distances_of<C: Counter>(
+    source: &HeightMap,
+    xs: Interval,
+    ys: Interval,
+    d: u32,
+    scratch: Scratch<C>,
+    x0: usize,
+    ncols: usize,
+) {
     let width = xs.length as usize;
-    let len = width * ys.length as usize;
-    let mut out: Vec<u32> = Vec::new();
-    out.try_reserve_exact(len).map_err(|_| RenderError::Allocation { bytes: (len as u64).saturating_mul(4) })?;
     let source_rows = source.rect().y_interval();
     let margin = i128::from(d);
+    let cap = C::of(d);
     // One step of a scan: a feature resets the counter, anything else adds one (up to d).
-    let step = |counters: &mut [u32], y: i64| {
+    let step = |counters: &mut [C], y: i64| {
         if source_rows.contains(y) {
             for (c, &h) in counters.iter_mut().zip(source.row_span(y, xs)) {
-                *c = if is_feature(h) { 0 } else { (*c + 1).min(d) };
+                let up = c.next().min(cap);
+                *c = if is_feature(h) { C::ZERO } else { up };
             }
         } else {
-            counters.iter_mut().for_each(|c| *c = (*c + 1).min(d));
+            counters.iter_mut().for_each(|c| *c = c.next().min(cap));
         }
     };
-    let mut counters = vec![d; width];
+    // SAFETY (both): row `i` of the strip's columns, inside the scratch, touched by this call only.
+    let row = |i: usize| unsafe { std::slice::from_raw_parts_mut(scratch.0.add(i * ncols + x0), width) };
+    let mut counters = vec![cap; width];
     // Forward, from the first source row within d above ys (or ys' first row).
     // (In i128: near the ends of the coordinate range ys ± d does not fit an i64; ys.end() does.)
     let (ys_start, ys_end) = (i128::from(ys.start), ys.end());
@@ -154,29 +316,28 @@ fn vertical_distances(source: &HeightMap, xs: Interval, ys: Interval, d: u32) ->
     for y in first..end {
         step(&mut counters, y);
         if y >= ys.start {
-            out.extend_from_slice(&counters);
+            // Written, not read: the memory may be uninitialised until then.
+            let at = (y - ys.start) as usize;
+            unsafe { std::ptr::copy_nonoverlapping(counters.as_ptr(), scratch.0.add(at * ncols + x0), width) };
         }
     }
     // Backward, from the last source row within d below ys (or ys' last row).
-    counters.fill(d);
+    counters.fill(cap);
     let last = source_rows.end().min(ys_end + margin).max(ys_end) as i64;
     for y in (ys.start..last).rev() {
         step(&mut counters, y);
         if y < end {
-            let i = (y - ys.start) as usize;
-            for (o, &c) in out[i * width..(i + 1) * width].iter_mut().zip(&counters) {
+            for (o, &c) in row((y - ys.start) as usize).iter_mut().zip(&counters) {
                 *o = (*o).min(c);
             }
         }
     }
-    Ok(out)
 }
 
 /// The row pass's shared inputs.
-struct Rows<'a> {
-    /// The vertical distances, strip by strip (`STRIP` columns each, the last one narrower).
-    strips: &'a [Vec<u32>],
-    height: usize,
+struct Rows<'a, C> {
+    /// The vertical distances, a row of `ncols` per row of B.
+    g: &'a [C],
     ncols: usize,
     /// Position of B's first column among the columns.
     offset: i64,
@@ -185,37 +346,25 @@ struct Rows<'a> {
     normalise: &'a Normaliser,
 }
 
-/// One thread's buffers for the row pass.
-struct RowBuffers<T> {
-    /// The row's vertical distances, column by column.
-    g: Vec<u32>,
-    envelope: Envelope<T>,
-}
-
-impl Rows<'_> {
+impl<C: Counter> Rows<'_, C> {
     fn run<T: Exact + Send>(&self, data: &mut [f32], width: usize) {
-        let init = || RowBuffers { g: vec![0; self.ncols], envelope: Envelope::<T>::with_capacity(self.ncols) };
+        let init = || Envelope::<T>::with_capacity(self.ncols);
         if in_serial_mode() {
-            let mut buffers = init();
+            let mut envelope = init();
             for (i, row) in data.chunks_mut(width).enumerate() {
-                self.row(i, row, &mut buffers);
+                self.row(i, row, &mut envelope);
             }
         } else {
             data.par_chunks_mut(width)
                 .with_min_len(MIN_ROWS_PER_TASK)
                 .enumerate()
-                .for_each_init(init, |buffers, (i, row)| self.row(i, row, buffers));
+                .for_each_init(init, |envelope, (i, row)| self.row(i, row, envelope));
         }
     }
 
     /// Row `i` of B.
-    fn row<T: Exact>(&self, i: usize, out: &mut [f32], buffers: &mut RowBuffers<T>) {
-        let g = &mut buffers.g;
-        for (s, strip) in self.strips.iter().enumerate() {
-            let w = strip.len() / self.height;
-            g[s * STRIP..s * STRIP + w].copy_from_slice(&strip[i * w..(i + 1) * w]);
-        }
-        let envelope = &mut buffers.envelope;
+    fn row<T: Exact>(&self, i: usize, out: &mut [f32], envelope: &mut Envelope<T>) {
+        let g = &self.g[i * self.ncols..(i + 1) * self.ncols];
         envelope.build(g, self.d);
         let offset = self.offset;
         let (normalise, cap) = (self.normalise, self.cap);
@@ -225,7 +374,7 @@ impl Rows<'_> {
         let first = offset.max(0);
         let end = (offset + out.len() as i64).min(self.ncols as i64);
         for p in first..end {
-            if g[p as usize] == 0 {
+            if g[p as usize] == C::ZERO {
                 out[(p - offset) as usize] = zero;
             }
         }
@@ -322,54 +471,58 @@ impl<T: Exact> Fraction<T> {
 /// anyway and they can never bring a value below the cap, and so are features (`g = 0`) with a
 /// feature on both sides, which a neighbour beats at every pixel but their own.
 struct Envelope<T> {
-    /// Centres of the parabolas on the envelope, left to right.
-    centres: Vec<T>,
-    /// Their heights `g(q)²`.
-    heights: Vec<T>,
-    /// `starts[k]`: where parabola k + 1 takes over from parabola k.
-    starts: Vec<Fraction<T>>,
+    /// The parabolas on the envelope, left to right (one array: each step reads all of a
+    /// parabola's fields together).
+    parabolas: Vec<Parabola<T>>,
+}
+
+/// A parabola of the envelope.
+#[derive(Copy, Clone, Debug)]
+struct Parabola<T> {
+    /// Its centre q.
+    centre: T,
+    /// Its height `g(q)²`.
+    height: T,
+    /// `g(q)² + q²`, the part of the intersection's numerator it brings (computed once).
+    level: T,
+    /// Where it takes over from the previous parabola (unused for the first one).
+    start: Fraction<T>,
 }
 
 impl<T: Exact> Envelope<T> {
     fn with_capacity(n: usize) -> Envelope<T> {
-        Envelope { centres: Vec::with_capacity(n), heights: Vec::with_capacity(n), starts: Vec::with_capacity(n) }
+        Envelope { parabolas: Vec::with_capacity(n) }
     }
 
-    /// Where the parabola (q, fq) becomes lower than (v, fv), for v < q.
-    #[inline]
-    fn intersection(v: T, fv: T, q: T, fq: T) -> Fraction<T> {
-        Fraction { numerator: (fq + q * q) - (fv + v * v), denominator: T::of(2) * (q - v) }
-    }
-
-    fn build(&mut self, g: &[u32], d: u32) {
-        self.centres.clear();
-        self.heights.clear();
-        self.starts.clear();
+    fn build<C: Counter>(&mut self, g: &[C], d: u32) {
+        let parabolas = &mut self.parabolas;
+        parabolas.clear();
         let n = g.len();
+        let two = T::of(2);
         for (q, &gq) in g.iter().enumerate() {
-            if gq >= d || (gq == 0 && q > 0 && q + 1 < n && g[q - 1] == 0 && g[q + 1] == 0) {
+            let gq = gq.get();
+            if gq >= d || (gq == 0 && q > 0 && q + 1 < n && g[q - 1] == C::ZERO && g[q + 1] == C::ZERO) {
                 continue;
             }
             // Both fit: q < the column count and g² < d² ≤ 2^62.
             let (q, fq) = (T::of(q as i64), T::of(i64::from(gq) * i64::from(gq)));
+            let level = fq + q * q;
             loop {
-                let Some(k) = self.centres.len().checked_sub(1) else {
-                    self.centres.push(q);
-                    self.heights.push(fq);
+                let Some(top) = parabolas.last() else {
+                    let start = Fraction { numerator: T::of(0), denominator: T::of(1) };
+                    parabolas.push(Parabola { centre: q, height: fq, level, start });
                     break;
                 };
-                let s = Self::intersection(self.centres[k], self.heights[k], q, fq);
-                // Parabola k starts at starts[k - 1] (−∞ for the first one); if the new one is
-                // already lower there, k is never the lowest and goes.
-                if k > 0 && s.at_most(self.starts[k - 1]) {
-                    self.centres.pop();
-                    self.heights.pop();
-                    self.starts.pop();
+                // Where the new parabola becomes lower than the top one (the same integers as
+                // `(fq + q²) − (fv + v²)` over `2 (q − v)`).
+                let s = Fraction { numerator: level - top.level, denominator: two * (q - top.centre) };
+                // The top one starts at its `start` (−∞ for the first one); if the new one is
+                // already lower there, the top one is never the lowest and goes.
+                if parabolas.len() > 1 && s.at_most(top.start) {
+                    parabolas.pop();
                     continue;
                 }
-                self.centres.push(q);
-                self.heights.push(fq);
-                self.starts.push(s);
+                parabolas.push(Parabola { centre: q, height: fq, level, start: s });
                 break;
             }
         }
@@ -377,19 +530,24 @@ impl<T: Exact> Envelope<T> {
 
     /// Calls `out(i, min(cap, envelope(offset + i)))` for `i` in `0..n`, in increasing order.
     fn evaluate(&self, offset: i64, n: usize, cap: u64, mut out: impl FnMut(usize, u64)) {
-        if self.centres.is_empty() {
+        let parabolas = &self.parabolas[..];
+        let Some(mut current) = parabolas.first() else {
             (0..n).for_each(|i| out(i, cap));
             return;
-        }
+        };
         let cap_t = T::of(cap as i64);
-        let mut k = 0;
+        let mut rest = &parabolas[1..];
         for i in 0..n {
             let p = T::of(offset + i as i64);
-            while k < self.starts.len() && self.starts[k].below(p) {
-                k += 1;
+            while let Some((next, after)) = rest.split_first() {
+                if !next.start.below(p) {
+                    break;
+                }
+                current = next;
+                rest = after;
             }
-            let dp = p - self.centres[k];
-            let v = self.heights[k] + dp * dp;
+            let dp = p - current.centre;
+            let v = current.height + dp * dp;
             out(i, if v < cap_t { v.to_u64() } else { cap });
         }
     }
@@ -512,6 +670,41 @@ mod tests {
         distance_map(&big, &mut from_big, 6).unwrap();
         distance_map(&exact, &mut from_exact, 6).unwrap();
         assert_eq!(from_big.data(), from_exact.data());
+    }
+
+    /// The counters' two widths on either side of their boundary (D = 65534 takes `u16`, 65535
+    /// `u32`).
+    #[test]
+    fn both_counter_widths_match_brute_force() {
+        for d in [65_533, 65_534, 65_535, 65_536] {
+            check(Rect::new(-4, 6, 15, 9), Rect::new(-30, -20, 70, 60), d, 31, 1);
+            check(Rect::new(-4, 6, 300, 4), Rect::new(-4, 6, 300, 4).expand(3), d, 32, 3);
+        }
+    }
+
+    /// The baseline build of the vertical pass (forced, on this thread: serial mode) gives the
+    /// same bits as the dispatched one (AVX2 where the processor has it) and as the definition.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn baseline_vertical_pass_equals_the_dispatched_one() {
+        let cases = [
+            (Rect::new(5, -4, 600, 7), 5, 60),
+            (Rect::new(0, 0, 9, 280), 3, 90),
+            (Rect::new(-2, 3, 520, 20), 40, 1),
+            (Rect::new(1, 1, 30, 25), 70_000, 2),
+        ];
+        for (i, (b, d, density)) in cases.into_iter().enumerate() {
+            let source = pseudo_random_map(b.expand(d.min(50)), 40 + i as u32, density);
+            let expected = brute_force(&source, b, d);
+            let mut dispatched = HeightMap::try_zeroed(b).unwrap();
+            distance_map(&source, &mut dispatched, d).unwrap();
+            let mut baseline = HeightMap::try_zeroed(b).unwrap();
+            FORCE_BASELINE.with(|f| f.set(true));
+            geogen_render::kernels::serially(|| distance_map(&source, &mut baseline, d)).unwrap();
+            FORCE_BASELINE.with(|f| f.set(false));
+            assert_eq!(dispatched.data(), expected.as_slice(), "{b:?}, d {d}");
+            assert_eq!(baseline.data(), expected.as_slice(), "{b:?}, d {d}, baseline");
+        }
     }
 
     #[test]
