@@ -7,17 +7,67 @@
 //!
 //! `cargo bench -p geogen-stdlib --bench erosion` (medians of 5 runs; `EROSION_SIDE=4096` for a
 //! larger map, `EROSION_ITERATIONS=5` for fewer iterations than 20, `EROSION_KERNELS_ONLY=1` to
-//! skip the `Gullies` and halo parts).
+//! skip the `Gullies` and halo parts, `EROSION_NO_REFERENCE=1` to time the kernels alone (the
+//! reference side of the pairs does nothing), `EROSION_LARGE_PAGES=1` to allocate as the `geogen`
+//! binary does, through `geogen_render::LargePages`, which keeps the pages of big freed buffers
+//! for the next big one: the kernels' scratch then pays the first touch of its pages once per
+//! process, not once per call).
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use geogen_render::{HeightMap, Rect};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use geogen_render::{HeightMap, LargePages, Rect};
 use geogen_stdlib::filters::Gullies;
 use geogen_stdlib::kernels::erosion::{hydraulic, thermal, Hydraulic, Output, Thermal, HYDRAULIC_RADIUS};
 use geogen_stdlib::kernels::erosion_reference;
 
 const RUNS: usize = 5;
+
+/// The system allocator, or [`LargePages`] once `main` has read `EROSION_LARGE_PAGES` (before
+/// any allocation large enough for `LargePages` to handle itself: smaller ones go to the system
+/// allocator either way, so every block is freed by the allocator that made it).
+struct Switch;
+
+static LARGE_PAGES: AtomicBool = AtomicBool::new(false);
+
+// SAFETY: every call goes to `System` or, from the start of `main` on for good, to `LargePages`,
+// which hands the blocks it does not recycle to `System` itself.
+unsafe impl GlobalAlloc for Switch {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if LARGE_PAGES.load(Ordering::Relaxed) {
+            unsafe { LargePages.alloc(layout) }
+        } else {
+            unsafe { System.alloc(layout) }
+        }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if LARGE_PAGES.load(Ordering::Relaxed) {
+            unsafe { LargePages.alloc_zeroed(layout) }
+        } else {
+            unsafe { System.alloc_zeroed(layout) }
+        }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if LARGE_PAGES.load(Ordering::Relaxed) {
+            unsafe { LargePages.dealloc(ptr, layout) }
+        } else {
+            unsafe { System.dealloc(ptr, layout) }
+        }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if LARGE_PAGES.load(Ordering::Relaxed) {
+            unsafe { LargePages.realloc(ptr, layout, new_size) }
+        } else {
+            unsafe { System.realloc(ptr, layout, new_size) }
+        }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Switch = Switch;
 
 /// Rolling hills with fine detail (no kernel sees a constant or a plane).
 fn terrain(rect: Rect) -> HeightMap {
@@ -147,6 +197,10 @@ fn fresh_buffer(len: usize) -> f64 {
 }
 
 fn main() {
+    if std::env::var_os("EROSION_LARGE_PAGES").is_some() {
+        LARGE_PAGES.store(true, Ordering::Relaxed);
+    }
+    let reference = std::env::var_os("EROSION_NO_REFERENCE").is_none();
     let side: u64 = std::env::var("EROSION_SIDE").ok().and_then(|s| s.parse().ok()).unwrap_or(1024);
     let rect = Rect::new(-(side as i64) / 2, -(side as i64) / 2, side, side);
     let map = terrain(rect);
@@ -205,14 +259,22 @@ fn main() {
             threads,
             &map,
             |m| thermal(m, own, thermal_params(iterations)).unwrap(),
-            |m| erosion_reference::thermal(m, own, thermal_params(iterations)).unwrap(),
+            |m| {
+                if reference {
+                    erosion_reference::thermal(m, own, thermal_params(iterations)).unwrap()
+                }
+            },
         );
         report("thermal", thermal_bytes, pair);
         let pair = time_pair(
             threads,
             &map,
             |m| hydraulic(m, own, hydraulic_params(iterations)).unwrap(),
-            |m| erosion_reference::hydraulic(m, own, hydraulic_params(iterations)).unwrap(),
+            |m| {
+                if reference {
+                    erosion_reference::hydraulic(m, own, hydraulic_params(iterations)).unwrap()
+                }
+            },
         );
         report("hydraulic", hydraulic_bytes, pair);
         println!(

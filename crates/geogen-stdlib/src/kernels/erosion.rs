@@ -121,8 +121,9 @@ pub fn thermal_scratch_bytes(pixels: u64) -> u64 {
 }
 
 /// Bytes of scratch hydraulic erosion needs: terrain, water and sediment twice (the state read and
-/// the state written by an iteration) and the flow total, `f32` each (pass A's fields live in
-/// per-thread rings of three rows, per-thread scratch the memory plan's slack covers).
+/// the state written by a sweep) and the flow total, `f32` each (the rows each iteration of a
+/// sweep keeps, pass A's fields and the state the next iteration reads, are per-thread scratch
+/// of at most [`HYDRAULIC_SWEEP_BYTES`] (1.5 MB), which the memory plan's slack covers).
 pub fn hydraulic_scratch_bytes(pixels: u64) -> u64 {
     pixels.saturating_mul(7 * 4)
 }
@@ -554,9 +555,33 @@ pub(crate) fn rain_factor(column: u32, y: i64) -> f32 {
     (u >> 8) as f32 * (2.0 / 16_777_216.0)
 }
 
-/// Rows per band of a hydraulic iteration: each band recomputes pass A on the row above it and
-/// the row below it (2 rows of pass A in 32 done twice).
+/// Rows per band of a hydraulic sweep at least: each band recomputes, for every iteration of the
+/// sweep but the last, the rows the later iterations of its neighbours' bands also compute.
 const HYDRAULIC_BAND_ROWS: usize = 32;
+/// Bytes of one thread's rows for a hydraulic sweep at most (as thermal's band buffers: the cores
+/// of the machine the figures come from have 2 MB of L2 each): every iteration of a sweep keeps
+/// [`LEVEL_BYTES_PER_COLUMN`] bytes per column, so the rows all iterations of a sweep work on stay
+/// in cache while the sweep walks down a band.
+const HYDRAULIC_SWEEP_BYTES: usize = 1536 << 10;
+/// The most iterations one hydraulic sweep runs.
+const HYDRAULIC_MAX_DEPTH: usize = 8;
+/// Rows of state an iteration of a sweep (but the last) keeps for the next: when the next
+/// iteration's pass B is at row `y`, it still reads rows `y..=y + 2` (its own old state and what
+/// its pass A on row `y + 1` reads), and nothing above.
+const STATE_RING: usize = 3;
+/// Bytes per column one iteration of a sweep keeps: pass A's ring (4 fields × 3 rows), the state
+/// ring (3 fields × [`STATE_RING`] rows) and one row where the flow of rows outside the band goes.
+const LEVEL_BYTES_PER_COLUMN: usize = (4 * 3 + 3 * STATE_RING + 1) * 4;
+
+/// (iterations per sweep, rows per band) of hydraulic erosion on a `w × h` map with `threads`
+/// threads, each with `bytes` of rows for a sweep: as many iterations as fit, in bands tall enough
+/// that the rows recomputed at band edges (2 per iteration and side) cost about a tenth, and
+/// enough bands for the threads. Any values give the same bits.
+fn hydraulic_blocking(w: usize, h: usize, threads: usize, bytes: usize) -> (usize, usize) {
+    let depth = (bytes / (LEVEL_BYTES_PER_COLUMN * w.max(1))).clamp(1, HYDRAULIC_MAX_DEPTH);
+    let rows = (24 * (depth - 1)).min(h.div_ceil(4 * threads.max(1))).max(HYDRAULIC_BAND_ROWS);
+    (depth, rows)
+}
 
 /// Pass A's fields for three rows, full width: a ring, row `y` in slot `y % 3`.
 struct PassARing {
@@ -572,8 +597,77 @@ fn slot(y: usize, w: usize) -> usize {
     (y % 3) * w
 }
 
-/// What every band of one hydraulic iteration shares: the state at the start of the iteration
-/// (never written during it), the spans of the two passes and the iteration's constants.
+/// Rows of a field `w` wide held in a ring of `ring` rows (row `y` at `(y % ring) × w`); a whole
+/// buffer is the ring of all its rows.
+#[derive(Copy, Clone)]
+struct Rows<'a> {
+    data: &'a [f32],
+    ring: usize,
+    w: usize,
+}
+
+impl<'a> Rows<'a> {
+    #[inline(always)]
+    fn row(self, y: usize) -> &'a [f32] {
+        let at = (y % self.ring) * self.w;
+        &self.data[at..at + self.w]
+    }
+
+    /// The value at buffer index `i` (row `i / w`, column `i % w`).
+    #[inline(always)]
+    fn at(self, i: usize) -> f32 {
+        self.row(i / self.w)[i % self.w]
+    }
+}
+
+/// The state an iteration reads: terrain, water and load.
+#[derive(Copy, Clone)]
+struct State<'a> {
+    terrain: Rows<'a>,
+    water: Rows<'a>,
+    sediment: Rows<'a>,
+}
+
+/// One thread's rows for one iteration of a sweep: pass A's ring, the state it writes for the next
+/// iteration of the sweep (a ring of [`STATE_RING`] rows; empty for the last iteration, which
+/// writes the full buffer), and a row for the flow of rows outside the band (computed for the
+/// next iteration's sake, not added to the flow total: their own band adds theirs).
+struct Level {
+    pass_a: PassARing,
+    terrain: Vec<f32>,
+    water: Vec<f32>,
+    sediment: Vec<f32>,
+    flow: Vec<f32>,
+}
+
+impl Level {
+    fn new(w: usize, keeps_state: bool) -> Result<Level, RenderError> {
+        let state = if keeps_state { STATE_RING * w } else { 0 };
+        Ok(Level {
+            pass_a: PassARing {
+                surface: scratch(3 * w)?,
+                factor: scratch(3 * w)?,
+                concentration: scratch(3 * w)?,
+                steepest: scratch(3 * w)?,
+            },
+            terrain: scratch(state)?,
+            water: scratch(state)?,
+            sediment: scratch(state)?,
+            flow: scratch(w)?,
+        })
+    }
+
+    fn state(&self, w: usize) -> State<'_> {
+        State {
+            terrain: Rows { data: &self.terrain, ring: STATE_RING, w },
+            water: Rows { data: &self.water, ring: STATE_RING, w },
+            sediment: Rows { data: &self.sediment, ring: STATE_RING, w },
+        }
+    }
+}
+
+/// What every band of one hydraulic iteration shares: the spans of the two passes and the
+/// iteration's constants.
 struct HydraulicStep<'a> {
     p: &'a Hydraulic,
     keep: f32,
@@ -588,12 +682,9 @@ struct HydraulicStep<'a> {
     columns: &'a [u32],
     /// The absolute row of the buffer's first row.
     y0: i64,
-    terrain: &'a [f32],
-    water: &'a [f32],
-    sediment: &'a [f32],
 }
 
-/// One band's share of the state an iteration writes (rows `r0..`, whole rows).
+/// One band's share of the state a sweep writes (rows `r0..`, whole rows).
 struct HydraulicBand<'a> {
     terrain: &'a mut [f32],
     water: &'a mut [f32],
@@ -627,17 +718,30 @@ fn pair(fields: &mut [Vec<f32>; 2], cur: usize) -> (&[f32], &mut [f32]) {
 ///
 /// At the end, the sediment still carried settles where it is.
 ///
-/// Schedule: the two passes are fused row by row, so an iteration sweeps the map once and moves
-/// only the state (terrain, water and load read and written, the flow total added to). The state
-/// is double-buffered: an iteration reads one copy and writes the other, so the map is cut into
-/// bands of [`HYDRAULIC_BAND_ROWS`] rows that run in parallel and never read what another band
-/// writes. Each band walks down its rows computing pass A one row ahead into a ring of three
-/// rows ([`PassARing`], per thread, in cache) and pass B right behind it; pass A on the row
-/// above the band and the row below it is computed by both bands that read it. The same
-/// operations on the same values as the plain kernel ([`super::erosion_reference::hydraulic`],
-/// bit for bit): only the schedule differs. The row functions are built for AVX2 where the
-/// processor has it (IEEE basic operations and integer hashing only, no FMA: the same bits).
+/// Schedule (temporal blocking): the map goes through memory once per *sweep* of up to
+/// [`HYDRAULIC_MAX_DEPTH`] iterations (as many as keep each thread's rows within
+/// [`HYDRAULIC_SWEEP_BYTES`]). The state is double-buffered: a sweep reads one copy and writes
+/// the other, cut into bands of rows that run in parallel and never read what another band
+/// writes. Within a band the iterations of the sweep run as a pipeline down the rows: iteration
+/// `j` of the sweep computes pass A one row ahead of its pass B, reading the state iteration
+/// `j − 1` left in a ring of three rows ([`Level`], per thread, in cache; the first iteration
+/// reads the full buffer), and is pulled along by iteration `j + 1`, which needs its rows up to two
+/// below its own pass B; the last iteration writes the band's rows of the full buffer. Iteration
+/// `j` works on the band grown by 2 rows per iteration still to come in the sweep (within the
+/// iteration's spans): the rows near band edges are computed by both bands that need them, and
+/// only the band that owns a row adds its discharge to the flow total. The same operations on the
+/// same values as the plain kernel ([`super::erosion_reference::hydraulic`], bit for bit): only
+/// the schedule differs. The row functions are built for AVX2 where the processor has it (IEEE
+/// basic operations and integer hashing only, no FMA: the same bits).
 pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), RenderError> {
+    let threads = rayon::current_num_threads();
+    let (depth, band) = hydraulic_blocking(map.width(), map.height(), threads, HYDRAULIC_SWEEP_BYTES);
+    hydraulic_with(map, own, p, depth, band)
+}
+
+/// [`hydraulic`] with sweeps of `depth` iterations over bands of `band` rows (the tests cut the
+/// bands and sweeps many ways).
+fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, band: usize) -> Result<(), RenderError> {
     let rect = map.rect();
     if rect.is_empty() || p.iterations == 0 {
         if p.output != Output::Height {
@@ -652,19 +756,23 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
     let mut water = [scratch(len)?, scratch(len)?];
     let mut sediment = [scratch(len)?, scratch(len)?];
     let mut flow = scratch(len)?;
-    let band = HYDRAULIC_BAND_ROWS.min(h);
-    let slots = rayon::current_num_threads().clamp(1, h.div_ceil(band));
-    let rings = (0..slots)
-        .map(|_| {
-            Ok(Mutex::new(PassARing {
-                surface: scratch(3 * w)?,
-                factor: scratch(3 * w)?,
-                concentration: scratch(3 * w)?,
-                steepest: scratch(3 * w)?,
-            }))
-        })
-        .collect::<Result<Vec<_>, RenderError>>()?;
     let n = u64::from(p.iterations);
+    // The iterations that have cells to compute (pass A on the cells pass B reads; pass B on the
+    // cells still needed), with their spans.
+    let mut spans = Vec::new();
+    for k in 0..n {
+        let remaining = (n - 1 - k) * HYDRAULIC_RADIUS;
+        let (Some(a), Some(b)) = (span(rect, own, remaining + 1), span(rect, own, remaining)) else {
+            break;
+        };
+        spans.push((a, b));
+    }
+    let depth = depth.clamp(1, spans.len().clamp(1, HYDRAULIC_MAX_DEPTH));
+    let band = band.clamp(1, h);
+    let slots = rayon::current_num_threads().clamp(1, h.div_ceil(band));
+    let levels = (0..slots)
+        .map(|_| Ok(Mutex::new((0..depth).map(|l| Level::new(w, l + 1 < depth)).collect::<Result<Vec<_>, _>>()?)))
+        .collect::<Result<Vec<_>, RenderError>>()?;
     let iteration_seed = |k: u64| hash2(p.seed, k as u32);
 
     // The first rain.
@@ -679,32 +787,30 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
     let keep = 1.0 - p.evaporation;
     let (fan_edge, fan_corner) = fan_drops(&p);
     let mut cur = 0;
-    for k in 0..n {
-        let remaining = (n - 1 - k) * HYDRAULIC_RADIUS;
-        // Pass A on the cells pass B reads; pass B on the cells still needed.
-        let (Some(a), Some(b)) = (span(rect, own, remaining + 1), span(rect, own, remaining)) else {
-            break;
-        };
-        let columns = rain_columns(iteration_seed(k + 1), rect.x, w);
+    let mut k0 = 0;
+    while k0 < spans.len() {
+        let k1 = (k0 + depth).min(spans.len());
+        let columns: Vec<Vec<u32>> = (k0..k1).map(|k| rain_columns(iteration_seed(k as u64 + 1), rect.x, w)).collect();
+        let steps: Vec<HydraulicStep> = (k0..k1)
+            .map(|k| HydraulicStep {
+                p: &p,
+                keep,
+                fan_edge,
+                fan_corner,
+                w,
+                h,
+                a: spans[k].0,
+                b: spans[k].1,
+                last: k as u64 + 1 == n,
+                columns: &columns[k - k0],
+                y0: rect.y,
+            })
+            .collect();
         let (terrain_src, terrain_dst) = pair(&mut terrain, cur);
         let (water_src, water_dst) = pair(&mut water, cur);
         let (sediment_src, sediment_dst) = pair(&mut sediment, cur);
-        let step = HydraulicStep {
-            p: &p,
-            keep,
-            fan_edge,
-            fan_corner,
-            w,
-            h,
-            a,
-            b,
-            last: k + 1 == n,
-            columns: &columns,
-            y0: rect.y,
-            terrain: terrain_src,
-            water: water_src,
-            sediment: sediment_src,
-        };
+        let whole = |data| Rows { data, ring: h, w };
+        let src = State { terrain: whole(terrain_src), water: whole(water_src), sediment: whole(sediment_src) };
         let chunk = band * w;
         terrain_dst
             .par_chunks_mut(chunk)
@@ -713,11 +819,13 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
             .zip(flow.par_chunks_mut(chunk))
             .enumerate()
             .for_each(|(i, (((terrain, water), sediment), flow))| {
-                let slot = rayon::current_thread_index().unwrap_or(0) % rings.len();
-                let mut ring = rings[slot].lock().unwrap_or_else(|e| e.into_inner());
-                hydraulic_band(&step, i * band, HydraulicBand { terrain, water, sediment, flow }, &mut ring);
+                let slot = rayon::current_thread_index().unwrap_or(0) % levels.len();
+                let mut levels = levels[slot].lock().unwrap_or_else(|e| e.into_inner());
+                let out = HydraulicBand { terrain, water, sediment, flow };
+                hydraulic_band(&steps, src, i * band, out, &mut levels);
             });
         cur = 1 - cur;
+        k0 = k1;
     }
     let terrain = &terrain[cur];
 
@@ -756,46 +864,107 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
     Ok(())
 }
 
-/// One band of a hydraulic iteration: pass A one row ahead of pass B down the band's rows of pass
-/// B's span, writing the band's new state.
-fn hydraulic_band(st: &HydraulicStep, r0: usize, out: HydraulicBand, ring: &mut PassARing) {
-    let w = st.w;
+/// One band of a hydraulic sweep, rows `r0..r1`: for each iteration `l` of the sweep, the rows
+/// of pass B still to compute (`next_b[l]..b_end[l]`) and of pass A (`next_a[l]..a_end[l]`).
+struct Sweep<'s, 'a> {
+    steps: &'s [HydraulicStep<'a>],
+    src: State<'s>,
+    r0: usize,
+    r1: usize,
+    out: HydraulicBand<'s>,
+    next_b: [usize; HYDRAULIC_MAX_DEPTH],
+    b_end: [usize; HYDRAULIC_MAX_DEPTH],
+    next_a: [usize; HYDRAULIC_MAX_DEPTH],
+    a_end: [usize; HYDRAULIC_MAX_DEPTH],
+}
+
+/// One band of a hydraulic sweep: every iteration of the sweep on the band's rows grown by 2 rows
+/// per iteration still to come (within the iteration's span of pass B), pass A of each one row
+/// ahead of its pass B (within pass A's span), pulled down the rows by the last iteration, which
+/// writes the band's new state.
+fn hydraulic_band(steps: &[HydraulicStep], src: State, r0: usize, out: HydraulicBand, levels: &mut [Level]) {
+    let d = steps.len();
+    let w = steps[0].w;
     let r1 = r0 + out.terrain.len() / w;
-    let (b0, b1) = (st.b.y0.max(r0), st.b.y1.min(r1));
-    if b0 >= b1 {
-        return;
+    let mut sweep = Sweep {
+        steps,
+        src,
+        r0,
+        r1,
+        out,
+        next_b: [0; HYDRAULIC_MAX_DEPTH],
+        b_end: [0; HYDRAULIC_MAX_DEPTH],
+        next_a: [0; HYDRAULIC_MAX_DEPTH],
+        a_end: [0; HYDRAULIC_MAX_DEPTH],
+    };
+    for (l, s) in steps.iter().enumerate() {
+        let grow = 2 * (d - 1 - l);
+        let (b0, b1) = (s.b.y0.max(r0.saturating_sub(grow)), s.b.y1.min(r1 + grow));
+        let b1 = b1.max(b0);
+        sweep.next_b[l] = b0;
+        sweep.b_end[l] = b1;
+        // Pass A on the rows of pass B and one more on each side, within pass A's span.
+        sweep.next_a[l] = b0.saturating_sub(1).max(s.a.y0);
+        sweep.a_end[l] = (b1 + 1).min(s.a.y1);
     }
-    // Pass A on the band's rows of pass B and one more on each side, within pass A's span.
-    let (a1, mut next) = ((b1 + 1).min(st.a.y1), b0.saturating_sub(1).max(st.a.y0));
-    let (x0, x1) = (st.b.x0, st.b.x1);
-    for y in b0..b1 {
-        while next < a1 && next <= y + 1 {
-            pass_a_line(st, next, ring);
-            next += 1;
+    produce(&mut sweep, levels, d - 1, usize::MAX);
+}
+
+/// Iteration `l` of the sweep computes its pass B rows up to `upto` (and the pass A rows and
+/// earlier iterations' rows they read).
+fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
+    let w = sw.steps[0].w;
+    let last = l + 1 == sw.steps.len();
+    while sw.next_b[l] < sw.b_end[l] && sw.next_b[l] <= upto {
+        let y = sw.next_b[l];
+        while sw.next_a[l] < sw.a_end[l] && sw.next_a[l] <= y + 1 {
+            let ya = sw.next_a[l];
+            if l > 0 {
+                produce(sw, levels, l - 1, ya + 1);
+            }
+            let (below, rest) = levels.split_at_mut(l);
+            let src = if l == 0 { sw.src } else { below[l - 1].state(w) };
+            pass_a_line(&sw.steps[l], src, ya, &mut rest[0].pass_a);
+            sw.next_a[l] += 1;
         }
-        // Pass B updates the state in place: start from the state the iteration read.
-        let (i, o) = (y * w, (y - r0) * w);
-        out.terrain[o + x0..o + x1].copy_from_slice(&st.terrain[i + x0..i + x1]);
-        out.water[o + x0..o + x1].copy_from_slice(&st.water[i + x0..i + x1]);
-        out.sediment[o + x0..o + x1].copy_from_slice(&st.sediment[i + x0..i + x1]);
-        pass_b_line(
-            st,
-            y,
-            ring,
+        if l > 0 {
+            produce(sw, levels, l - 1, y);
+        }
+        let (below, rest) = levels.split_at_mut(l);
+        let src = if l == 0 { sw.src } else { below[l - 1].state(w) };
+        let Level { pass_a, terrain, water, sediment, flow } = &mut rest[0];
+        let at = (y % STATE_RING) * w;
+        let own_row = (sw.r0..sw.r1).contains(&y);
+        let o = if own_row { (y - sw.r0) * w } else { 0 };
+        let row = if last {
             PassBRow {
-                terrain: &mut out.terrain[o..o + w],
-                water: &mut out.water[o..o + w],
-                sediment: &mut out.sediment[o..o + w],
-                flow: &mut out.flow[o..o + w],
-            },
-        );
+                terrain: &mut sw.out.terrain[o..o + w],
+                water: &mut sw.out.water[o..o + w],
+                sediment: &mut sw.out.sediment[o..o + w],
+                flow: &mut sw.out.flow[o..o + w],
+            }
+        } else {
+            PassBRow {
+                terrain: &mut terrain[at..at + w],
+                water: &mut water[at..at + w],
+                sediment: &mut sediment[at..at + w],
+                flow: if own_row { &mut sw.out.flow[o..o + w] } else { &mut flow[..] },
+            }
+        };
+        // Pass B updates the state in place: start from the state the iteration read.
+        let (x0, x1) = (sw.steps[l].b.x0, sw.steps[l].b.x1);
+        row.terrain[x0..x1].copy_from_slice(&src.terrain.row(y)[x0..x1]);
+        row.water[x0..x1].copy_from_slice(&src.water.row(y)[x0..x1]);
+        row.sediment[x0..x1].copy_from_slice(&src.sediment.row(y)[x0..x1]);
+        pass_b_line(&sw.steps[l], y, pass_a, row);
+        sw.next_b[l] += 1;
     }
 }
 
-/// Pass A on row `y` of its span, into the ring.
-fn pass_a_line(st: &HydraulicStep, y: usize, ring: &mut PassARing) {
+/// Pass A on row `y` of its span, reading the state `src`, into the ring.
+fn pass_a_line(st: &HydraulicStep, src: State, y: usize, ring: &mut PassARing) {
     let (w, h, a) = (st.w, st.h, st.a);
-    let (terrain, water, sediment) = (st.terrain, st.water, st.sediment);
+    let State { terrain, water, sediment } = src;
     let at = slot(y, w);
     let surface_row = &mut ring.surface[at..at + w];
     let factor_row = &mut ring.factor[at..at + w];
@@ -804,17 +973,17 @@ fn pass_a_line(st: &HydraulicStep, y: usize, ring: &mut PassARing) {
     let (xa, xb) = (a.x0.max(1), a.x1.min(w.saturating_sub(1)));
     let mut cell = |x: usize| {
         let i = y * w + x;
-        let tc = terrain[i];
+        let tc = terrain.at(i);
         let mut drops = 0.0f32;
         let mut steep = 0.0f32;
         neighbours(x, y, w, h, |j, weight| {
-            let d = (tc - terrain[j]) * weight;
+            let d = (tc - terrain.at(j)) * weight;
             drops += if d > 0.0 { d } else { 0.0 };
             steep = if d > steep { d } else { steep };
         });
         surface_row[x] = tc;
         steep_row[x] = steep;
-        let (q, l) = if drops > 0.0 { (water[i] / drops, sediment[i] / drops) } else { (0.0, 0.0) };
+        let (q, l) = if drops > 0.0 { (water.at(i) / drops, sediment.at(i) / drops) } else { (0.0, 0.0) };
         factor_row[x] = q;
         conc_row[x] = l;
     };
@@ -828,12 +997,11 @@ fn pass_a_line(st: &HydraulicStep, y: usize, ring: &mut PassARing) {
     if a.x1 == w && w > 1 {
         cell(w - 1);
     }
-    let line = |y: usize| &terrain[y * w + xa - 1..y * w + xb + 1];
-    let own = y * w + xa..y * w + xb;
+    let line = |y: usize| &terrain.row(y)[xa - 1..xb + 1];
     pass_a_row_dispatch(
         [line(y - 1), line(y), line(y + 1)],
-        &water[own.clone()],
-        &sediment[own],
+        &water.row(y)[xa..xb],
+        &sediment.row(y)[xa..xb],
         &mut surface_row[xa..xb],
         &mut factor_row[xa..xb],
         &mut conc_row[xa..xb],
@@ -1557,22 +1725,36 @@ mod tests {
                 }
             }
         }
-        // Hydraulic: bands of 32 rows.
+        // Hydraulic: sweeps of 1 to 8 iterations over bands of 1 to 150 rows (and the default).
         let buffer = Rect::new(-20, -70, 43, 150);
+        let cuts = [(1, 32), (2, 5), (3, 17), (8, 3), (8, 64), (4, 150), (5, 1)];
         for threads in [1, 3] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             for own in [buffer.expand(1 << 20), Rect::new(-10, -40, 20, 50), Rect::new(0, 50, 30, 40)] {
                 for iterations in [1, 2, 9] {
                     for output in [Output::Height, Output::Flow] {
                         let p = hydraulic_params(iterations, output);
-                        let (mut a, mut b) = (map_over(buffer, f), map_over(buffer, f));
-                        pool.install(|| hydraulic(&mut a, own, p)).unwrap();
+                        let mut b = map_over(buffer, f);
                         reference::hydraulic(&mut b, own, p).unwrap();
+                        let mut a = map_over(buffer, f);
+                        pool.install(|| hydraulic(&mut a, own, p)).unwrap();
                         assert!(bits(&a) == bits(&b), "hydraulic {own:?} {iterations} {output:?} on {threads} threads");
+                        for (depth, band) in cuts {
+                            let mut a = map_over(buffer, f);
+                            pool.install(|| hydraulic_with(&mut a, own, p, depth, band)).unwrap();
+                            assert!(
+                                bits(&a) == bits(&b),
+                                "hydraulic {own:?} {iterations} {output:?} on {threads} threads, sweeps of {depth}, \
+                                 bands of {band}"
+                            );
+                        }
                     }
                 }
             }
         }
+        // The default cut of a 4096-wide map: 4 iterations per sweep in this budget.
+        assert_eq!(hydraulic_blocking(4096, 4096, 2, HYDRAULIC_SWEEP_BYTES).0, 4);
+        assert_eq!(hydraulic_blocking(1024, 1024, 2, HYDRAULIC_SWEEP_BYTES), (8, 128));
     }
 
     /// The row-sliced kernels against the reference (the per-pixel checked walk they replace): the
