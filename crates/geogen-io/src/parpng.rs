@@ -2,7 +2,7 @@
 //!
 //! The rows are cut into pieces of a fixed number of rows, a function of the row length alone (never
 //! of the thread count or of how the rows arrive). Each piece is filtered (Up, as every PNG here) and
-//! compressed on its own by [`deflate::compress_piece`](crate::deflate::compress_piece); the pieces,
+//! compressed on its own by a [`Compressor`](crate::deflate::Compressor); the pieces,
 //! concatenated behind one zlib header and closed by the Adler-32 combined from theirs, form the one
 //! zlib stream of the image's IDAT chunks. So an image gives the same bytes whether it is written
 //! whole ([`encode`](crate::encode)) or strip by strip ([`StreamWriter`](crate::StreamWriter)), with
@@ -15,7 +15,7 @@ use std::io::{self, Write};
 
 use rayon::prelude::*;
 
-use crate::deflate::{adler32_combine, compress_piece};
+use crate::deflate::{adler32_combine, Compressor};
 
 /// Filtered bytes per piece (about): small enough that a 1000² PNG16 already spreads over 8 cores,
 /// large enough that a piece's Huffman table header (about 100 bytes) costs nothing.
@@ -53,6 +53,17 @@ pub(crate) struct ParallelPng {
     /// Adler-32 of the filtered bytes compressed so far.
     adler: u32,
     wrote_zlib_header: bool,
+    /// One per piece of a batch, kept from batch to batch: touching fresh memory costs more than
+    /// filtering it.
+    slots: Vec<Slot>,
+}
+
+/// A piece's filtered bytes, compressed bytes and checksum.
+#[derive(Default)]
+struct Slot {
+    filtered: Vec<u8>,
+    compressor: Compressor,
+    adler: u32,
 }
 
 impl ParallelPng {
@@ -84,6 +95,7 @@ impl ParallelPng {
             rows_received: 0,
             adler: 1,
             wrote_zlib_header: false,
+            slots: Vec::new(),
         })
     }
 
@@ -124,24 +136,23 @@ impl ParallelPng {
         let last = pieces.len() - 1;
         let (row_bytes, bpp) = (self.row_bytes, self.bpp);
         let above = &self.above;
-        let compressed: Vec<(Vec<u8>, u32, usize)> = (0..pieces.len())
-            .into_par_iter()
-            .map(|i| {
-                let above = if i == 0 { &above[..] } else { &pieces[i - 1][piece_bytes - row_bytes..] };
-                let filtered = filter_up(above, pieces[i], row_bytes);
-                let mut deflated = Vec::new();
-                compress_piece(&filtered, bpp, complete && i == last, &mut deflated);
-                (deflated, adler2::adler32_slice(&filtered), filtered.len())
-            })
-            .collect();
-        for (i, (deflated, adler, len)) in compressed.into_iter().enumerate() {
+        if self.slots.len() < pieces.len() {
+            self.slots.resize_with(pieces.len(), Slot::default);
+        }
+        self.slots[..pieces.len()].par_iter_mut().enumerate().for_each(|(i, slot)| {
+            let above = if i == 0 { &above[..] } else { &pieces[i - 1][piece_bytes - row_bytes..] };
+            filter_up(above, pieces[i], row_bytes, &mut slot.filtered);
+            slot.compressor.compress(&slot.filtered, bpp, complete && i == last);
+            slot.adler = adler2::adler32_slice(&slot.filtered);
+        });
+        for (i, slot) in self.slots[..pieces.len()].iter().enumerate() {
             // CM 8 (deflate), 32 KiB window, FLEVEL 0 (fastest), FCHECK making it a multiple of 31.
             let header: &[u8] = if self.wrote_zlib_header { &[] } else { &[0x78, 0x01] };
             self.wrote_zlib_header = true;
-            self.adler = adler32_combine(self.adler, adler, len as u64);
+            self.adler = adler32_combine(self.adler, slot.adler, slot.filtered.len() as u64);
             let checksum = self.adler.to_be_bytes();
             let trailer: &[u8] = if complete && i == last { &checksum } else { &[] };
-            write_chunk_parts(out, b"IDAT", &[header, &deflated, trailer])?;
+            write_chunk_parts(out, b"IDAT", &[header, slot.compressor.output(), trailer])?;
         }
         self.above.copy_from_slice(&self.pending[usable - row_bytes..usable]);
         self.pending.drain(..usable);
@@ -155,9 +166,9 @@ impl ParallelPng {
 }
 
 /// `rows` with each row preceded by the Up filter byte and replaced by its difference from the row
-/// above (`above` for the first).
-fn filter_up(above: &[u8], rows: &[u8], row_bytes: usize) -> Vec<u8> {
-    let mut filtered = vec![0u8; rows.len() / row_bytes * (row_bytes + 1)];
+/// above (`above` for the first), into `filtered` (resized to fit).
+fn filter_up(above: &[u8], rows: &[u8], row_bytes: usize, filtered: &mut Vec<u8>) {
+    filtered.resize(rows.len() / row_bytes * (row_bytes + 1), 0);
     let mut prior = above;
     for (row, dst) in rows.chunks_exact(row_bytes).zip(filtered.chunks_exact_mut(row_bytes + 1)) {
         dst[0] = FILTER_UP;
@@ -166,7 +177,6 @@ fn filter_up(above: &[u8], rows: &[u8], row_bytes: usize) -> Vec<u8> {
         }
         prior = row;
     }
-    filtered
 }
 
 fn write_chunk(out: &mut impl Write, kind: &[u8; 4], data: &[u8]) -> io::Result<()> {
