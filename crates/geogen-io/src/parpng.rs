@@ -44,8 +44,10 @@ pub(crate) struct ParallelPng {
     bpp: usize,
     height: u32,
     piece_rows: usize,
-    /// Raw rows received but not yet compressed; always starts at a piece boundary.
+    /// Raw rows received but not yet compressed (its first `pending_len` bytes); always starts at a
+    /// piece boundary. The buffer never shrinks, so refilling it writes no zeros first.
     pending: Vec<u8>,
+    pending_len: usize,
     /// The last raw row compressed (the Up filter's row above), zeros before the first row.
     above: Vec<u8>,
     /// Rows received (in `pending` or compressed).
@@ -91,6 +93,7 @@ impl ParallelPng {
             height,
             piece_rows: piece_rows(row_bytes),
             pending: Vec::new(),
+            pending_len: 0,
             above: vec![0; row_bytes],
             rows_received: 0,
             adler: 1,
@@ -108,17 +111,20 @@ impl ParallelPng {
     /// Room for `rows` more raw rows (the caller checked they fit the image), to be filled by the caller
     /// and then handed over with [`flush`](Self::flush).
     pub(crate) fn append_rows(&mut self, rows: usize) -> &mut [u8] {
-        let start = self.pending.len();
-        self.pending.resize(start + rows * self.row_bytes, 0);
+        let (start, end) = (self.pending_len, self.pending_len + rows * self.row_bytes);
+        if self.pending.len() < end {
+            self.pending.resize(end, 0);
+        }
+        self.pending_len = end;
         self.rows_received += rows as u64;
-        &mut self.pending[start..]
+        &mut self.pending[start..end]
     }
 
     /// Compresses and writes the complete pieces received once a batch is full, and everything once the
     /// last row is in.
     pub(crate) fn flush(&mut self, out: &mut impl Write) -> io::Result<()> {
         let complete = self.rows_received == u64::from(self.height);
-        if complete || self.pending.len() >= self.batch_rows() * self.row_bytes {
+        if complete || self.pending_len >= self.batch_rows() * self.row_bytes {
             self.compress_pending(out, complete)?;
         }
         Ok(())
@@ -128,7 +134,7 @@ impl ParallelPng {
     /// writes them in order.
     fn compress_pending(&mut self, out: &mut impl Write, complete: bool) -> io::Result<()> {
         let piece_bytes = self.piece_rows * self.row_bytes;
-        let usable = if complete { self.pending.len() } else { self.pending.len() / piece_bytes * piece_bytes };
+        let usable = if complete { self.pending_len } else { self.pending_len / piece_bytes * piece_bytes };
         if usable == 0 {
             return Ok(());
         }
@@ -155,7 +161,8 @@ impl ParallelPng {
             write_chunk_parts(out, b"IDAT", &[header, slot.compressor.output(), trailer])?;
         }
         self.above.copy_from_slice(&self.pending[usable - row_bytes..usable]);
-        self.pending.drain(..usable);
+        self.pending.copy_within(usable..self.pending_len, 0);
+        self.pending_len -= usable;
         Ok(())
     }
 
