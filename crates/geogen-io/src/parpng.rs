@@ -2,7 +2,7 @@
 //!
 //! The rows are cut into pieces of a fixed number of rows, a function of the row length alone (never
 //! of the thread count or of how the rows arrive). Each piece is filtered (Up, as every PNG here) and
-//! compressed on its own by [`deflate::compress_piece`](crate::deflate::compress_piece); the pieces,
+//! compressed on its own by a [`Compressor`](crate::deflate::Compressor); the pieces,
 //! concatenated behind one zlib header and closed by the Adler-32 combined from theirs, form the one
 //! zlib stream of the image's IDAT chunks. So an image gives the same bytes whether it is written
 //! whole ([`encode`](crate::encode)) or strip by strip ([`StreamWriter`](crate::StreamWriter)), with
@@ -15,7 +15,7 @@ use std::io::{self, Write};
 
 use rayon::prelude::*;
 
-use crate::deflate::{adler32_combine, compress_piece};
+use crate::deflate::{adler32_combine, Compressor};
 
 /// Filtered bytes per piece (about): small enough that a 1000² PNG16 already spreads over 8 cores,
 /// large enough that a piece's Huffman table header (about 100 bytes) costs nothing.
@@ -44,8 +44,10 @@ pub(crate) struct ParallelPng {
     bpp: usize,
     height: u32,
     piece_rows: usize,
-    /// Raw rows received but not yet compressed; always starts at a piece boundary.
+    /// Raw rows received but not yet compressed (its first `pending_len` bytes); always starts at a
+    /// piece boundary. The buffer never shrinks, so refilling it writes no zeros first.
     pending: Vec<u8>,
+    pending_len: usize,
     /// The last raw row compressed (the Up filter's row above), zeros before the first row.
     above: Vec<u8>,
     /// Rows received (in `pending` or compressed).
@@ -53,6 +55,17 @@ pub(crate) struct ParallelPng {
     /// Adler-32 of the filtered bytes compressed so far.
     adler: u32,
     wrote_zlib_header: bool,
+    /// One per piece of a batch, kept from batch to batch: touching fresh memory costs more than
+    /// filtering it.
+    slots: Vec<Slot>,
+}
+
+/// A piece's filtered bytes, compressed bytes and checksum.
+#[derive(Default)]
+struct Slot {
+    filtered: Vec<u8>,
+    compressor: Compressor,
+    adler: u32,
 }
 
 impl ParallelPng {
@@ -80,10 +93,12 @@ impl ParallelPng {
             height,
             piece_rows: piece_rows(row_bytes),
             pending: Vec::new(),
+            pending_len: 0,
             above: vec![0; row_bytes],
             rows_received: 0,
             adler: 1,
             wrote_zlib_header: false,
+            slots: Vec::new(),
         })
     }
 
@@ -96,17 +111,20 @@ impl ParallelPng {
     /// Room for `rows` more raw rows (the caller checked they fit the image), to be filled by the caller
     /// and then handed over with [`flush`](Self::flush).
     pub(crate) fn append_rows(&mut self, rows: usize) -> &mut [u8] {
-        let start = self.pending.len();
-        self.pending.resize(start + rows * self.row_bytes, 0);
+        let (start, end) = (self.pending_len, self.pending_len + rows * self.row_bytes);
+        if self.pending.len() < end {
+            self.pending.resize(end, 0);
+        }
+        self.pending_len = end;
         self.rows_received += rows as u64;
-        &mut self.pending[start..]
+        &mut self.pending[start..end]
     }
 
     /// Compresses and writes the complete pieces received once a batch is full, and everything once the
     /// last row is in.
     pub(crate) fn flush(&mut self, out: &mut impl Write) -> io::Result<()> {
         let complete = self.rows_received == u64::from(self.height);
-        if complete || self.pending.len() >= self.batch_rows() * self.row_bytes {
+        if complete || self.pending_len >= self.batch_rows() * self.row_bytes {
             self.compress_pending(out, complete)?;
         }
         Ok(())
@@ -116,7 +134,7 @@ impl ParallelPng {
     /// writes them in order.
     fn compress_pending(&mut self, out: &mut impl Write, complete: bool) -> io::Result<()> {
         let piece_bytes = self.piece_rows * self.row_bytes;
-        let usable = if complete { self.pending.len() } else { self.pending.len() / piece_bytes * piece_bytes };
+        let usable = if complete { self.pending_len } else { self.pending_len / piece_bytes * piece_bytes };
         if usable == 0 {
             return Ok(());
         }
@@ -124,27 +142,27 @@ impl ParallelPng {
         let last = pieces.len() - 1;
         let (row_bytes, bpp) = (self.row_bytes, self.bpp);
         let above = &self.above;
-        let compressed: Vec<(Vec<u8>, u32, usize)> = (0..pieces.len())
-            .into_par_iter()
-            .map(|i| {
-                let above = if i == 0 { &above[..] } else { &pieces[i - 1][piece_bytes - row_bytes..] };
-                let filtered = filter_up(above, pieces[i], row_bytes);
-                let mut deflated = Vec::new();
-                compress_piece(&filtered, bpp, complete && i == last, &mut deflated);
-                (deflated, adler2::adler32_slice(&filtered), filtered.len())
-            })
-            .collect();
-        for (i, (deflated, adler, len)) in compressed.into_iter().enumerate() {
+        if self.slots.len() < pieces.len() {
+            self.slots.resize_with(pieces.len(), Slot::default);
+        }
+        self.slots[..pieces.len()].par_iter_mut().enumerate().for_each(|(i, slot)| {
+            let above = if i == 0 { &above[..] } else { &pieces[i - 1][piece_bytes - row_bytes..] };
+            filter_up(above, pieces[i], row_bytes, &mut slot.filtered);
+            slot.compressor.compress(&slot.filtered, bpp, complete && i == last);
+            slot.adler = adler2::adler32_slice(&slot.filtered);
+        });
+        for (i, slot) in self.slots[..pieces.len()].iter().enumerate() {
             // CM 8 (deflate), 32 KiB window, FLEVEL 0 (fastest), FCHECK making it a multiple of 31.
             let header: &[u8] = if self.wrote_zlib_header { &[] } else { &[0x78, 0x01] };
             self.wrote_zlib_header = true;
-            self.adler = adler32_combine(self.adler, adler, len as u64);
+            self.adler = adler32_combine(self.adler, slot.adler, slot.filtered.len() as u64);
             let checksum = self.adler.to_be_bytes();
             let trailer: &[u8] = if complete && i == last { &checksum } else { &[] };
-            write_chunk_parts(out, b"IDAT", &[header, &deflated, trailer])?;
+            write_chunk_parts(out, b"IDAT", &[header, slot.compressor.output(), trailer])?;
         }
         self.above.copy_from_slice(&self.pending[usable - row_bytes..usable]);
-        self.pending.drain(..usable);
+        self.pending.copy_within(usable..self.pending_len, 0);
+        self.pending_len -= usable;
         Ok(())
     }
 
@@ -155,9 +173,9 @@ impl ParallelPng {
 }
 
 /// `rows` with each row preceded by the Up filter byte and replaced by its difference from the row
-/// above (`above` for the first).
-fn filter_up(above: &[u8], rows: &[u8], row_bytes: usize) -> Vec<u8> {
-    let mut filtered = vec![0u8; rows.len() / row_bytes * (row_bytes + 1)];
+/// above (`above` for the first), into `filtered` (resized to fit).
+fn filter_up(above: &[u8], rows: &[u8], row_bytes: usize, filtered: &mut Vec<u8>) {
+    filtered.resize(rows.len() / row_bytes * (row_bytes + 1), 0);
     let mut prior = above;
     for (row, dst) in rows.chunks_exact(row_bytes).zip(filtered.chunks_exact_mut(row_bytes + 1)) {
         dst[0] = FILTER_UP;
@@ -166,7 +184,6 @@ fn filter_up(above: &[u8], rows: &[u8], row_bytes: usize) -> Vec<u8> {
         }
         prior = row;
     }
-    filtered
 }
 
 fn write_chunk(out: &mut impl Write, kind: &[u8; 4], data: &[u8]) -> io::Result<()> {
