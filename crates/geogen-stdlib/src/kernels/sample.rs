@@ -181,32 +181,11 @@ pub fn resample_on(
 /// result, and the indexes are clamped into the map so the addresses stay inside its data.
 #[inline]
 pub fn prefetch_sources(map: &HeightMap, xs: &[f64], ys: &[f64]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let r = map.rect();
-        if r.is_empty() {
-            return;
-        }
-        let (data, w) = (map.data(), map.width());
-        let last_x = (r.width - 1).min(i64::MAX as u64) as i64;
-        let last_y = (r.height - 1).min(i64::MAX as u64) as i64;
-        for (&x, &y) in xs.iter().zip(ys).step_by(2) {
-            // `as` saturates (NaN gives 0), and the clamps keep every index inside the map.
-            let cx = (x as i64).saturating_sub(r.x).clamp(0, last_x) as usize;
-            let cy = (y as i64).saturating_sub(r.y).clamp(0, last_y) as usize;
-            let below = (cy + 1).min(last_y as usize);
-            let (top, bottom) = (cy * w + cx, below * w + cx);
-            // SAFETY: both indexes are within `data` (row ≤ last_y, column ≤ last_x); a
-            // prefetch reads nothing the program sees.
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(data.as_ptr().add(top).cast());
-                _mm_prefetch::<_MM_HINT_T0>(data.as_ptr().add(bottom).cast());
-            }
-        }
+    let Some(lines) = Lines::of(map) else { return };
+    for (&x, &y) in xs.iter().zip(ys).step_by(2) {
+        lines.prefetch(x, y, 0);
+        lines.prefetch(x, y, 1);
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (map, xs, ys);
 }
 
 /// Starts loading the source lines `rows` rows below these positions (row floor(y) + rows + 1,
@@ -214,25 +193,48 @@ pub fn prefetch_sources(map: &HeightMap, xs: &[f64], ys: &[f64]) {
 /// those of this row moved down (a smooth displacement), the lines they will read. A hint only.
 #[inline]
 pub fn prefetch_rows_ahead(map: &HeightMap, xs: &[f64], ys: &[f64], rows: i64, step: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let r = map.rect();
-        if r.is_empty() {
-            return;
-        }
-        let (data, w) = (map.data(), map.width());
-        let last_x = (r.width - 1).min(i64::MAX as u64) as i64;
-        let last_y = (r.height - 1).min(i64::MAX as u64) as i64;
-        for (&x, &y) in xs.iter().zip(ys).step_by(step.max(1)) {
-            let cx = (x as i64).saturating_sub(r.x).clamp(0, last_x) as usize;
-            let cy = (y as i64).saturating_add(rows + 1).saturating_sub(r.y).clamp(0, last_y) as usize;
-            // SAFETY: the index is within `data` (row ≤ last_y, column ≤ last_x).
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(data.as_ptr().add(cy * w + cx).cast()) };
-        }
+    let Some(lines) = Lines::of(map) else { return };
+    for (&x, &y) in xs.iter().zip(ys).step_by(step.max(1)) {
+        lines.prefetch(x, y, rows.saturating_add(1));
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (map, xs, ys, rows, step);
+}
+
+/// A map's data seen as lines to prefetch: positions are clamped into the map, so every address
+/// is inside its data.
+struct Lines<'a> {
+    map: &'a HeightMap,
+    last_x: i64,
+    last_y: i64,
+}
+
+impl<'a> Lines<'a> {
+    fn of(map: &'a HeightMap) -> Option<Lines<'a>> {
+        let r = map.rect();
+        (!r.is_empty()).then(|| Lines {
+            map,
+            last_x: (r.width - 1).min(i64::MAX as u64) as i64,
+            last_y: (r.height - 1).min(i64::MAX as u64) as i64,
+        })
+    }
+
+    /// Starts loading the line of pixel (floor(x), floor(y) + down), clamped into the map.
+    #[inline(always)]
+    fn prefetch(&self, x: f64, y: f64, down: i64) {
+        let r = self.map.rect();
+        // `as` saturates (NaN gives 0), and the clamps keep the index inside the map.
+        let cx = (x as i64).saturating_sub(r.x).clamp(0, self.last_x) as usize;
+        let cy = (y as i64).saturating_add(down).saturating_sub(r.y).clamp(0, self.last_y) as usize;
+        let index = cy * self.map.width() + cx;
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the index is within the data (row ≤ last_y, column ≤ last_x); a prefetch reads
+        // nothing the program sees.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(self.map.data().as_ptr().add(index).cast());
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = index;
+    }
 }
 
 /// A new map over `rect` whose pixel `(px, py)` is the bilinear sample of `source` at
