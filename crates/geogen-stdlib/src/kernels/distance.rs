@@ -32,9 +32,17 @@ use geogen_render::kernels::{for_each_row, in_serial_mode};
 use geogen_render::{HeightMap, Interval, Rect, RenderError};
 use rayon::prelude::*;
 
-/// Columns per task of the vertical pass (1 KiB of counters: they stay in L1 while a strip's
-/// rows stream through).
-const STRIP: usize = 256;
+/// Columns per task of the vertical pass, at most (2–4 KiB of counters: they stay in L1 while a
+/// strip's rows stream through, and a strip reads 4 KiB of each source row, long enough to stream),
+/// and at least (narrower strips give more tasks but read shorter stretches of each row).
+const MAX_STRIP: usize = 1024;
+const MIN_STRIP: usize = 256;
+
+/// The vertical pass's strip width for `ncols` columns: about four strips per thread, within
+/// [`MIN_STRIP`] and [`MAX_STRIP`] (the result does not depend on it: columns are independent).
+fn strip_width(ncols: usize) -> usize {
+    ncols.div_ceil(4 * rayon::current_num_threads()).next_multiple_of(64).clamp(MIN_STRIP, MAX_STRIP)
+}
 
 /// Rows per task of the row pass.
 const MIN_ROWS_PER_TASK: usize = 8;
@@ -197,10 +205,11 @@ impl Shape<'_> {
             bytes: (len as u64).saturating_mul(std::mem::size_of::<C>() as u64),
         })?;
         let base = Scratch(scratch.as_mut_ptr());
-        let nstrips = ncols.div_ceil(STRIP);
+        let strip = strip_width(ncols);
+        let nstrips = ncols.div_ceil(strip);
         let vertical = |s: usize| {
-            let x0 = s * STRIP;
-            let xs = Interval::new(self.columns.start + x0 as i64, STRIP.min(ncols - x0) as u64);
+            let x0 = s * strip;
+            let xs = Interval::new(self.columns.start + x0 as i64, strip.min(ncols - x0) as u64);
             // SAFETY: the scratch holds `len` elements; strip `s` writes only its columns
             // `x0..x0 + xs.length` of each of the `height` rows, which no other strip touches.
             unsafe { vertical_distances(source, xs, self.ys, self.d, base, x0, ncols) }
@@ -294,9 +303,14 @@ unsafe fn vertical_distances_of<C: Counter>(
     let source_rows = source.rect().y_interval();
     let margin = i128::from(d);
     let cap = C::of(d);
-    // One step of a scan: a feature resets the counter, anything else adds one (up to d).
-    let step = |counters: &mut [C], y: i64| {
-        if source_rows.contains(y) {
+    // One step of a scan: a feature resets the counter, anything else adds one (up to d). A
+    // function, not a closure, so that it is inlined into the AVX2 build (a closure is compiled
+    // on its own, for the baseline); it asks for the row `AHEAD` rows on in the scan's direction,
+    // since a strip reads only a short stretch of each long source row.
+    #[inline(always)]
+    fn step<C: Counter>(source: &HeightMap, xs: Interval, cap: C, counters: &mut [C], y: i64, ahead: i64) {
+        if source.rect().y_interval().contains(y) {
+            prefetch_span(source, xs, y.saturating_add(ahead));
             for (c, &h) in counters.iter_mut().zip(source.row_span(y, xs)) {
                 let up = c.next().min(cap);
                 *c = if is_feature(h) { C::ZERO } else { up };
@@ -304,7 +318,7 @@ unsafe fn vertical_distances_of<C: Counter>(
         } else {
             counters.iter_mut().for_each(|c| *c = c.next().min(cap));
         }
-    };
+    }
     // SAFETY (both): row `i` of the strip's columns, inside the scratch, touched by this call only.
     let row = |i: usize| unsafe { std::slice::from_raw_parts_mut(scratch.0.add(i * ncols + x0), width) };
     let mut counters = vec![cap; width];
@@ -314,7 +328,7 @@ unsafe fn vertical_distances_of<C: Counter>(
     let first = i128::from(source_rows.start).max(ys_start - margin).min(ys_start) as i64;
     let end = ys_end as i64;
     for y in first..end {
-        step(&mut counters, y);
+        step(source, xs, cap, &mut counters, y, AHEAD);
         if y >= ys.start {
             // Written, not read: the memory may be uninitialised until then.
             let at = (y - ys.start) as usize;
@@ -325,13 +339,32 @@ unsafe fn vertical_distances_of<C: Counter>(
     counters.fill(cap);
     let last = source_rows.end().min(ys_end + margin).max(ys_end) as i64;
     for y in (ys.start..last).rev() {
-        step(&mut counters, y);
+        step(source, xs, cap, &mut counters, y, -AHEAD);
         if y < end {
             for (o, &c) in row((y - ys.start) as usize).iter_mut().zip(&counters) {
                 *o = (*o).min(c);
             }
         }
     }
+}
+
+/// How many rows ahead the vertical scans ask for their source (a strip's stretch of a row is a
+/// few hundred bytes, too short for the hardware's prefetcher to see a stream).
+const AHEAD: i64 = 4;
+
+/// Asks for the cache lines of row `y`'s stretch `xs` of the source (nothing outside the source).
+#[inline(always)]
+fn prefetch_span(source: &HeightMap, xs: Interval, y: i64) {
+    #[cfg(target_arch = "x86_64")]
+    if source.rect().y_interval().contains(y) {
+        let span = source.row_span(y, xs);
+        for line in span.chunks(16) {
+            // SAFETY: a prefetch is a hint; the address is inside the slice.
+            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(line.as_ptr().cast()) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (source, xs, y);
 }
 
 /// The row pass's shared inputs.
@@ -373,9 +406,12 @@ impl<C: Counter> Rows<'_, C> {
         let zero = normalise.at(0);
         let first = offset.max(0);
         let end = (offset + out.len() as i64).min(self.ncols as i64);
-        for p in first..end {
-            if g[p as usize] == C::ZERO {
-                out[(p - offset) as usize] = zero;
+        if first < end {
+            // A select rather than a branch per pixel: it vectorises.
+            let (g, out) =
+                (&g[first as usize..end as usize], &mut out[(first - offset) as usize..(end - offset) as usize]);
+            for (o, &gq) in out.iter_mut().zip(g) {
+                *o = if gq == C::ZERO { zero } else { *o };
             }
         }
     }
