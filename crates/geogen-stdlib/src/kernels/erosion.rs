@@ -351,15 +351,19 @@ unsafe fn thermal_block_avx2(from: &[f32], to: &mut [f32], w: usize, xa: usize, 
     thermal_block(from, to, w, xa, xb, t)
 }
 
-/// The two exchanges of one neighbour pair, `d` being the second cell's height minus the first's
-/// and `e` the first's minus the second's (`e = −d` up to the sign of a zero): what the first
-/// cell receives, `exchange(d)`, and what the second receives, `exchange(e)`, each computed as
-/// [`exchange`] computes it from its own cell, up to the sign of a zero result (see
-/// [`thermal_block`]).
+/// [`exchange`]'s value up to the sign of a zero result, in fewer operations (one difference,
+/// then 6 instead of 7, and no negation): `rate × (max(d − t, 0) + min(d + t, 0))`. Why the
+/// same value: `−d − t` is `−(d + t)` exactly (rounding is symmetric), so
+/// `max(−d − t, 0) = −min(d + t, 0)` up to the sign of a zero (a NaN gives 0 on both sides: `max`
+/// and `min` ignore it); subtracting it is adding `min(d + t, 0)` (IEEE `x − y` is `x + (−y)`);
+/// and with `t ≥ 0` at most one of the two is non-zero (`d > t` and `d < −t` exclude each
+/// other), so the sum is that one exactly, or a zero. The pair's other cell receives
+/// `exchange(−d) = −exchange(d)` up to the sign of a zero (IEEE subtraction and multiplication
+/// are antisymmetric): [`thermal_block`] subtracts this value there instead of adding its
+/// negation, which is the same IEEE operation.
 #[inline(always)]
-fn exchange_pair(d: f32, e: f32, t: f32, rate: f32) -> (f32, f32) {
-    let (p, q) = ((d - t).max(0.0), (e - t).max(0.0));
-    (rate * (p - q), rate * (q - p))
+fn excess(d: f32, t: f32, rate: f32) -> f32 {
+    rate * ((d - t).max(0.0) + (d + t).min(0.0))
 }
 
 /// Thermal erosion of the interior cells `xa..xb` (`1 ≤ xa`, `xb < w`) of the rows of `to`, one
@@ -374,9 +378,10 @@ fn exchange_pair(d: f32, e: f32, t: f32, rate: f32) -> (f32, f32) {
 /// ([`super::erosion_reference::thermal`]). Why: the plain kernel's term for a cell `c` and a
 /// neighbour `n` is `rate × (max(d − t, 0) − max(−d − t, 0))` with `d = h_n − h_c`; seen from `n`
 /// it is the same with `−d`, and `h_c − h_n` equals `−(h_n − h_c)` exactly (IEEE subtraction is
-/// antisymmetric) except for the sign of a zero. So [`exchange_pair`] gives each cell its plain
-/// term up to the sign of a zero result (NaN and infinities included: `max` ignores a NaN, the
-/// other operations are the same). A sum that starts at `+0.0` is never `−0.0` (in
+/// antisymmetric) except for the sign of a zero. So [`excess`] gives the upper cell its plain
+/// term, and subtracting the same value gives the lower cell its plain term, up to the sign of a
+/// zero result (NaN and infinities included: `max` and `min` ignore a NaN, the other operations
+/// are the same; see [`excess`]). A sum that starts at `+0.0` is never `−0.0` (in
 /// round-to-nearest `x + y = −0` only if both are `−0`), and adding `+0` or `−0` to anything but
 /// `−0` gives the same bits: the zero signs never show.
 ///
@@ -386,9 +391,10 @@ fn exchange_pair(d: f32, e: f32, t: f32, rate: f32) -> (f32, f32) {
 fn thermal_block(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t: [f32; 3]) {
     const C: usize = THERMAL_CHUNK;
     let rows = to.len() / w;
-    /// The pairs from a row down to the next, seen from their lower cells, indexed by their
-    /// upper cell's column − c0 + 1 (0 ..= n + 1): `dr[k]` is the term of the lower cell k + 1
-    /// (its upper left neighbour), `d[k]` of k (above), `dl[k]` of k − 1 (upper right).
+    /// The pairs from a row down to the next, as their upper cells' terms (their lower cells
+    /// subtract them), indexed by the upper cell's column − c0 + 1 (0 ..= n + 1): `dr[k]` is the
+    /// pair of the lower cell k + 1 (its upper left neighbour), `d[k]` of k (above), `dl[k]` of
+    /// k − 1 (upper right).
     struct Carry {
         dr: [f32; C + 2],
         d: [f32; C + 2],
@@ -400,8 +406,8 @@ fn thermal_block(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t
     #[inline(always)]
     fn boundary(h0: &[f32], h1: &[f32], n: usize, t: [f32; 3], next: &mut Carry) {
         let [_, t_corner, rate] = t;
-        next.dr[0] = exchange_pair(h1[1] - h0[0], h0[0] - h1[1], t_corner, rate).1;
-        next.dl[n + 1] = exchange_pair(h1[n] - h0[n + 1], h0[n + 1] - h1[n], t_corner, rate).1;
+        next.dr[0] = excess(h1[1] - h0[0], t_corner, rate);
+        next.dl[n + 1] = excess(h1[n] - h0[n + 1], t_corner, rate);
     }
     let zero = || Carry { dr: [0.0; C + 2], d: [0.0; C + 2], dl: [0.0; C + 2] };
     // The carry into row r is carries[r % 2].
@@ -461,9 +467,9 @@ fn thermal_block_row(
         for (i, ((cl, c), cr)) in carry.enumerate() {
             let k = i + 1;
             let hc = h0[k];
-            *cl = exchange_pair(h1[k - 1] - hc, hc - h1[k - 1], t_corner, rate).1;
-            *c = exchange_pair(h1[k] - hc, hc - h1[k], t_edge, rate).1;
-            *cr = exchange_pair(h1[k + 1] - hc, hc - h1[k + 1], t_corner, rate).1;
+            *cl = excess(h1[k - 1] - hc, t_corner, rate);
+            *c = excess(h1[k] - hc, t_edge, rate);
+            *cr = excess(h1[k + 1] - hc, t_corner, rate);
         }
         return;
     };
@@ -471,18 +477,19 @@ fn thermal_block_row(
     for (i, (o, ((cl, c), cr))) in out[..m - 2].iter_mut().zip(carry).enumerate() {
         let k = i + 1;
         let hc = h0[k];
-        let (dl, dl_low) = exchange_pair(h1[k - 1] - hc, hc - h1[k - 1], t_corner, rate);
-        let (d, d_low) = exchange_pair(h1[k] - hc, hc - h1[k], t_edge, rate);
-        let (dr, dr_low) = exchange_pair(h1[k + 1] - hc, hc - h1[k + 1], t_corner, rate);
-        *cl = dl_low;
-        *c = d_low;
-        *cr = dr_low;
+        let dl = excess(h1[k - 1] - hc, t_corner, rate);
+        let d = excess(h1[k] - hc, t_edge, rate);
+        let dr = excess(h1[k + 1] - hc, t_corner, rate);
+        *cl = dl;
+        *c = d;
+        *cr = dr;
+        // The upper pairs' terms arrive as their upper cells' terms: subtracted, not negated.
         let mut delta = 0.0f32;
-        delta += pdr[k - 1];
-        delta += pd[k];
-        delta += pdl[k + 1];
-        delta += exchange(h0[k - 1] - hc, t_edge, rate);
-        delta += exchange(h0[k + 1] - hc, t_edge, rate);
+        delta -= pdr[k - 1];
+        delta -= pd[k];
+        delta -= pdl[k + 1];
+        delta += excess(h0[k - 1] - hc, t_edge, rate);
+        delta += excess(h0[k + 1] - hc, t_edge, rate);
         delta += dl;
         delta += d;
         delta += dr;
