@@ -22,7 +22,11 @@
 //! midpoint or tiny, and then the four pixels are divided: about one group in 2^23), and the cubic's
 //! coefficients are transposed with 128-bit loads and in-lane unpacks instead of lane-crossing
 //! permutes (a profile of a 2000² render put the largest share of the loop on the division's
-//! line). Lattice rows and per-row scratch reuse their buffers (no allocation per
+//! line). The column table also marks each group of eight pixels as lying in one lattice cell, in
+//! pairs of consecutive cells (a wavelength of two pixels) or otherwise, and the eight-wide loop
+//! reads the coefficients accordingly (one broadcast for eight, two loads for the pairs, else a
+//! gather per four); the eight-wide conversion checks its eight products at once in 32-bit lanes.
+//! Lattice rows and per-row scratch reuse their buffers (no allocation per
 //! band or lattice row once warm), and the vertical coefficients of a lattice row are computed
 //! in vectorised loops.
 
