@@ -22,7 +22,11 @@
 //! midpoint or tiny, and then the four pixels are divided: about one group in 2^23), and the cubic's
 //! coefficients are transposed with 128-bit loads and in-lane unpacks instead of lane-crossing
 //! permutes (a profile of a 2000² render put the largest share of the loop on the division's
-//! line). Lattice rows and per-row scratch reuse their buffers (no allocation per
+//! line). The column table also marks each group of eight pixels as lying in one lattice cell, in
+//! pairs of consecutive cells (a wavelength of two pixels) or otherwise, and the eight-wide loop
+//! reads the coefficients accordingly (one broadcast for eight, two loads for the pairs, else a
+//! gather per four); the eight-wide conversion checks its eight products at once in 32-bit lanes.
+//! Lattice rows and per-row scratch reuse their buffers (no allocation per
 //! band or lattice row once warm), and the vertical coefficients of a lattice row are computed
 //! in vectorised loops.
 
@@ -219,6 +223,9 @@ struct ColumnTable {
     /// Per pixel, the index of its run (its lattice cell) in `run_end`: the same information
     /// as `run_end`, in the form a per-pixel loop without run boundaries reads.
     cell: Vec<u32>,
+    /// Per group of eight pixels (`8g..8g + 8`), how the AVX2 cubic reads their cells' coefficients
+    /// ([`GROUP_SHARED`], [`GROUP_PAIRS`] or [`GROUP_OTHER`]); the last partial group is absent.
+    groups: Vec<u8>,
     /// Index of the lattice cell of the first run.
     first_cell: usize,
     /// Lattice columns the row touches, from `x_start` on.
@@ -273,7 +280,29 @@ impl ColumnTable {
             self.cell.resize(end, k as u32);
             start = end;
         }
+        self.groups.clear();
+        let cells = self.run_end.len() as u32;
+        self.groups.extend(self.cell.chunks_exact(8).map(|c| group_kind(c, cells)));
         self.key = Some(key);
+    }
+}
+
+/// The eight pixels of a group lie in one lattice cell.
+const GROUP_SHARED: u8 = 0;
+/// Each half of the group is two pairs of pixels in consecutive cells (`k, k, k + 1, k + 1`): a
+/// wavelength of two pixels.
+const GROUP_PAIRS: u8 = 1;
+/// Any other arrangement.
+const GROUP_OTHER: u8 = 2;
+
+/// The kind of a group of eight pixels' cells (`cells` of the row, every cell below it).
+fn group_kind(c: &[u32], cells: u32) -> u8 {
+    if c[0] == c[7] {
+        GROUP_SHARED
+    } else if c.chunks_exact(4).all(|h| h[0] == h[1] && h[2] == h[3] && h[2] == h[0].wrapping_add(1) && h[2] < cells) {
+        GROUP_PAIRS
+    } else {
+        GROUP_OTHER
     }
 }
 
@@ -489,7 +518,13 @@ fn add_layer<const RIDGED: bool>(isa: Isa, map: &mut HeightMap, scale: f64, fiel
                 lattice.prepare(isa, &values, w, columns.x_start, columns.count, y1);
                 let job = CellRow { lattice, ty, first_cell: columns.first_cell };
                 cell_row(isa, &job, interpolated, coefficients);
-                let job = CubicRow { cell: &columns.cell, t: &columns.t, half_t: &columns.half_t, coefficients };
+                let job = CubicRow {
+                    cell: &columns.cell,
+                    groups: &columns.groups,
+                    t: &columns.t,
+                    half_t: &columns.half_t,
+                    coefficients,
+                };
                 cubic_row::<RIDGED>(isa, &job, row);
             }
         })
@@ -545,6 +580,8 @@ fn cell_row(isa: Isa, job: &CellRow<'_>, interpolated: &mut [f64], coefficients:
 /// `[p1, c1, c2, c3]` of [`catmull_rom`]) and its fractions `t` and `0.5 × t`.
 struct CubicRow<'a> {
     cell: &'a [u32],
+    /// [`ColumnTable::groups`] (read by the AVX2 loop only).
+    groups: &'a [u8],
     t: &'a [f64],
     half_t: &'a [f64],
     coefficients: &'a [[f64; 4]],
@@ -759,22 +796,49 @@ mod avx2 {
     /// [`units_to_height`] of eight values (`low` the first four), one check for the eight: the
     /// same bits, since each group of four gets the quotient's f32 either way.
     ///
+    /// The check is [`unsure`]'s, done on the eight at once in 32-bit lanes (a superset of its
+    /// lanes, so the fast path is taken only where [`unsure`] would take it too): the low 29 bits
+    /// of each product lie in its low 32-bit half (the low halves of the eight gathered into one
+    /// vector), and `|q| < 2^−100` implies `|f32(q)| <= 2^−100` (rounding is monotone and 2^−100
+    /// is an f32), which is tested on the eight converted values.
+    ///
     /// # Safety
     /// The machine must support AVX2.
     #[inline]
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn units_to_height8(low: __m256d, high: __m256d) -> __m256 {
+        const MIDPOINT: i32 = 1 << 28;
         let inverse = _mm256_set1_pd(1.0 / HEIGHT_UNITS);
         let (q_low, q_high) = (_mm256_mul_pd(low, inverse), _mm256_mul_pd(high, inverse));
-        let unsure = _mm256_or_si256(unsure(q_low), unsure(q_high));
-        let (low, high) = if _mm256_testz_si256(unsure, unsure) != 0 {
-            (_mm256_cvtpd_ps(q_low), _mm256_cvtpd_ps(q_high))
+        let converted =
+            _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(_mm256_cvtpd_ps(q_low)), _mm256_cvtpd_ps(q_high));
+        // Dword 2j: the low half of q_low's lane j; dword 2j + 1: the low half of q_high's.
+        let halves = _mm256_blend_epi32::<0b1010_1010>(
+            _mm256_castpd_si256(q_low),
+            _mm256_slli_epi64::<32>(_mm256_castpd_si256(q_high)),
+        );
+        let below = _mm256_and_si256(
+            _mm256_add_epi32(halves, _mm256_set1_epi32(MARGIN as i32 - MIDPOINT)),
+            _mm256_set1_epi32((1 << 29) - 1),
+        );
+        let near = _mm256_cmpgt_epi32(_mm256_set1_epi32(2 * MARGIN as i32), below);
+        let magnitude = _mm256_and_si256(_mm256_castps_si256(converted), _mm256_set1_epi32(i32::MAX));
+        let tiny = _mm256_cmpgt_epi32(_mm256_set1_epi32(TINY_BITS_F32 + 1), magnitude);
+        let unsure = _mm256_or_si256(near, tiny);
+        if _mm256_testz_si256(unsure, unsure) != 0 {
+            converted
         } else {
             let units = _mm256_set1_pd(HEIGHT_UNITS);
-            (_mm256_cvtpd_ps(_mm256_div_pd(low, units)), _mm256_cvtpd_ps(_mm256_div_pd(high, units)))
-        };
-        _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(low), high)
+            let (low, high) = (_mm256_cvtpd_ps(_mm256_div_pd(low, units)), _mm256_cvtpd_ps(_mm256_div_pd(high, units)));
+            _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(low), high)
+        }
     }
+
+    /// How close to an f32 rounding midpoint (in f64 ulps) [`unsure`] counts as unsure.
+    const MARGIN: i64 = 8;
+
+    /// The bits of 2^−100 as an f32 (see [`units_to_height8`]).
+    const TINY_BITS_F32: i32 = (127 - 100) << 23;
 
     /// The lanes of the products `q` whose f32 rounding might differ from the quotient's (see
     /// [`units_to_height`]): all ones where the low 29 bits lie within `MARGIN` of 2^28 or `|q|`
@@ -783,7 +847,6 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     unsafe fn unsure(q: __m256d) -> __m256i {
         const MIDPOINT: i64 = 1 << 28;
-        const MARGIN: i64 = 8;
         let bits = _mm256_castpd_si256(q);
         // (low 29 bits − (2^28 − MARGIN)) mod 2^29 < 2 × MARGIN: within MARGIN of the midpoint.
         let below = _mm256_and_si256(
@@ -842,9 +905,40 @@ mod avx2 {
                 _mm256_unpackhi_pd(y02, y13),
             )
         };
+        polynomial4(job, i, [p1, c1, c2, c3])
+    }
+
+    /// The cubic of the four pixels from `i` on whose cells are `k, k, k + 1, k + 1` (a group of
+    /// kind [`super::GROUP_PAIRS`]): the two cells' `[p1, c1]` and `[c2, c3]` side by side, each
+    /// duplicated within its lane by the unpacks (the numbers `cubic4`'s gather reads).
+    ///
+    /// # Safety
+    /// The machine must support AVX2; `coefficients` has at least `4k + 8` elements, `job.t` and
+    /// `job.half_t` at least `i + 4`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn pairs4(job: &CubicRow<'_>, i: usize, coefficients: *const f64, k: usize) -> __m256d {
+        let (a, b) = (coefficients.add(4 * k), coefficients.add(4 * k + 4));
+        let pair = |a: *const f64, b: *const f64| {
+            _mm256_insertf128_pd::<1>(_mm256_castpd128_pd256(_mm_loadu_pd(a)), _mm_loadu_pd(b))
+        };
+        let x = pair(a, b); // p1ₖ c1ₖ p1ₖ₊₁ c1ₖ₊₁
+        let y = pair(a.add(2), b.add(2)); // c2ₖ c3ₖ c2ₖ₊₁ c3ₖ₊₁
+        let coefficients =
+            [_mm256_unpacklo_pd(x, x), _mm256_unpackhi_pd(x, x), _mm256_unpacklo_pd(y, y), _mm256_unpackhi_pd(y, y)];
+        polynomial4(job, i, coefficients)
+    }
+
+    /// `p1 + half_t × (c1 + t × (c2 + t × c3))` for the four pixels from `i` on, given their
+    /// coefficients.
+    ///
+    /// # Safety
+    /// The machine must support AVX2; `job.t` and `job.half_t` have at least `i + 4` elements.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn polynomial4(job: &CubicRow<'_>, i: usize, [p1, c1, c2, c3]: [__m256d; 4]) -> __m256d {
         let t = _mm256_loadu_pd(job.t.as_ptr().add(i));
         let half_t = _mm256_loadu_pd(job.half_t.as_ptr().add(i));
-        // p1 + half_t * (c1 + t * (c2 + t * c3))
         let inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
         let middle = _mm256_add_pd(c1, _mm256_mul_pd(t, inner));
         _mm256_add_pd(p1, _mm256_mul_pd(half_t, middle))
@@ -860,14 +954,42 @@ mod avx2 {
         if job.coefficients.is_empty() {
             return;
         }
-        // Eight pixels at a time: two cubics of four, one conversion check and one 256-bit
-        // add and saturation; then at most one group of four, then single pixels.
+        // Eight pixels at a time: two cubics of four (their coefficients read as the group's kind
+        // in the column table says), one conversion check and one 256-bit add and saturation;
+        // then at most one group of four, then single pixels.
         let eights = n / 8;
-        for j in 0..eights {
+        let last = job.coefficients.len() - 1;
+        let coefficients = job.coefficients.as_ptr().cast::<f64>();
+        let groups = &job.groups[..eights.min(job.groups.len())];
+        for (j, &kind) in groups.iter().enumerate() {
             let i = 8 * j;
-            add8::<RIDGED>(row.as_mut_ptr().add(i), cubic4(job, i), cubic4(job, i + 4));
+            let first = *job.cell.get_unchecked(i) as usize;
+            let (low, high) = if kind == super::GROUP_SHARED {
+                // The eight pixels share one lattice cell: its coefficients broadcast once for both
+                // groups of four, the same numbers as `cubic4` reads for each.
+                let k = coefficients.add(4 * first.min(last));
+                let shared = [
+                    _mm256_broadcast_sd(&*k),
+                    _mm256_broadcast_sd(&*k.add(1)),
+                    _mm256_broadcast_sd(&*k.add(2)),
+                    _mm256_broadcast_sd(&*k.add(3)),
+                ];
+                (polynomial4(job, i, shared), polynomial4(job, i + 4, shared))
+            } else if kind == super::GROUP_PAIRS && last >= 1 {
+                // Cells k, k, k + 1, k + 1 in each half: the two cells' coefficients side by side
+                // (one 128-bit half of each), duplicated within each lane by the unpacks. The
+                // same numbers as `cubic4`'s gather.
+                let fifth = *job.cell.get_unchecked(i + 4) as usize;
+                (
+                    pairs4(job, i, coefficients, first.min(last - 1)),
+                    pairs4(job, i + 4, coefficients, fifth.min(last - 1)),
+                )
+            } else {
+                (cubic4(job, i), cubic4(job, i + 4))
+            };
+            add8::<RIDGED>(row.as_mut_ptr().add(i), low, high);
         }
-        let mut i = 8 * eights;
+        let mut i = 8 * groups.len();
         if i + 4 <= n {
             add4::<RIDGED>(row.as_mut_ptr().add(i), cubic4(job, i));
             i += 4;
@@ -1128,6 +1250,36 @@ mod tests {
             }
             assert_eq!(&banded[..], expected.data(), "scale {scale}");
         }
+    }
+
+    /// The AVX2 cubic reads a group of eight pixels' coefficients three ways (one shared cell,
+    /// pairs of cells at a wavelength of two pixels, any other arrangement): rows where each kind
+    /// occurs, at both alignments of the pairs, equal the direct evaluation on every instruction
+    /// set.
+    #[test]
+    fn every_kind_of_pixel_group_equals_the_direct_evaluation() {
+        let mut seen = [false; 3];
+        for (wavelength, scale) in [(2u32, 1.0), (2, 1.5), (16, 1.0), (4, 1.0), (3, 1.0), (5, 0.7)] {
+            for x in [-41i64, -40, 0, 1, 7] {
+                let rect = Rect::new(x, -3, 203, 5);
+                let mut table = ColumnTable::default();
+                table.prepare(rect.x, rect.width as usize, scale, i64::from(wavelength));
+                for &kind in &table.groups {
+                    seen[kind as usize] = true;
+                }
+                let field = LayerField { wavelength, amplitude: 20000, current: 77 };
+                for ridged in [false, true] {
+                    let mut expected = noisy_map(rect, 3);
+                    add_noise_layer_reference(&mut expected, scale, field, ridged);
+                    for isa in [Isa::Scalar, Isa::Avx2] {
+                        let mut on = noisy_map(rect, 3);
+                        add_noise_layer_on(isa, &mut on, scale, field, ridged);
+                        assert_eq!(on.data(), expected.data(), "{isa:?} w={wavelength} scale={scale} x={x}");
+                    }
+                }
+            }
+        }
+        assert_eq!(seen, [true; 3], "every kind of group occurs");
     }
 
     fn noisy_map(rect: Rect, seed: u32) -> HeightMap {
