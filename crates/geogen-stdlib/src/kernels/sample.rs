@@ -124,6 +124,22 @@ pub fn resample_on(
     rect: Rect,
     position: impl Fn(i64, i64) -> (f64, f64) + Sync + Send,
 ) -> Result<HeightMap, RenderError> {
+    resample_rows(isa, source, rect, |px0, py, xs: &mut [f64], ys: &mut [f64]| {
+        for (i, (x, y)) in xs.iter_mut().zip(ys.iter_mut()).enumerate() {
+            (*x, *y) = position(px0 + i as i64, py);
+        }
+    })
+}
+
+/// [`resample_on`] with the positions given a row piece at a time: `positions(px0, py, xs, ys)`
+/// writes the source positions of pixels `(px0 + i, py)` into `xs[i]`, `ys[i]`; each must be a
+/// pure function of its pixel's absolute coordinates.
+pub fn resample_rows(
+    isa: Isa,
+    source: &HeightMap,
+    rect: Rect,
+    positions: impl Fn(i64, i64, &mut [f64], &mut [f64]) + Sync + Send,
+) -> Result<HeightMap, RenderError> {
     let mut out = HeightMap::try_zeroed(rect)?;
     // Blocks of BLOCK_COLUMNS columns by a band's rows: a rotation's source positions for a row
     // run across many source rows, so row by row nearly every pixel would load a cache line of
@@ -148,9 +164,7 @@ pub fn resample_on(
             let n = (bx + BLOCK_COLUMNS).min(width) - bx;
             let py = py0 + r as i64;
             let (xs, ys) = (&mut xs[r * BLOCK_COLUMNS..][..n], &mut ys[r * BLOCK_COLUMNS..][..n]);
-            for (i, (x, y)) in xs.iter_mut().zip(ys.iter_mut()).enumerate() {
-                (*x, *y) = position(x0 + (bx + i) as i64, py);
-            }
+            positions(x0 + bx as i64, py, xs, ys);
             prefetch_sources(source, xs, ys);
         };
         for r in 0..rows {
@@ -175,6 +189,58 @@ pub fn resample_on(
     Ok(out)
 }
 
+/// The source positions of a linear map's pixels `(px0 + i, py)`: `x = i11 × px + i12 × py` and
+/// `y = i21 × px + i22 × py` in `f64`, with `px` and `py` converted exactly as `as f64` does, each
+/// a plain product and sum (no FMA), so the same bits whatever the path. On AVX2 (when every
+/// `px` is below 2^52 in magnitude, where stepping by 1.0 is exact), four pixels at a time.
+pub fn linear_positions(isa: Isa, inverse: [f64; 4], px0: i64, py: i64, xs: &mut [f64], ys: &mut [f64]) {
+    let n = xs.len().min(ys.len());
+    let (xs, ys) = (&mut xs[..n], &mut ys[..n]);
+    #[cfg(target_arch = "x86_64")]
+    if isa == Isa::Avx2 && px0.unsigned_abs() < 1 << 52 && (n as u64) < 1 << 52 && Isa::Avx2.is_available() {
+        // SAFETY: the processor has AVX2 (checked just above).
+        unsafe { avx2::linear_positions(inverse, px0, py, xs, ys) };
+        return;
+    }
+    let _ = isa;
+    let [i11, i12, i21, i22] = inverse;
+    let y = py as f64;
+    for (i, (xo, yo)) in xs.iter_mut().zip(ys.iter_mut()).enumerate() {
+        let x = (px0 + i as i64) as f64;
+        (*xo, *yo) = (i11 * x + i12 * y, i21 * x + i22 * y);
+    }
+}
+
+/// The source positions of pixels `(px0 + i, py)` displaced by `(nxs[i], nys[i]) × d`:
+/// `x = px + nx × d`, `y = py + ny × d` in `f64` (`Distort`'s arithmetic), four pixels at a time
+/// on AVX2 when every `px` is below 2^52 in magnitude (stepping by 1.0 is then exact).
+#[allow(clippy::too_many_arguments)]
+pub fn displaced_positions(
+    isa: Isa,
+    px0: i64,
+    py: i64,
+    d: f64,
+    nxs: &[f32],
+    nys: &[f32],
+    xs: &mut [f64],
+    ys: &mut [f64],
+) {
+    let n = xs.len().min(ys.len()).min(nxs.len()).min(nys.len());
+    let (nxs, nys, xs, ys) = (&nxs[..n], &nys[..n], &mut xs[..n], &mut ys[..n]);
+    #[cfg(target_arch = "x86_64")]
+    if isa == Isa::Avx2 && px0.unsigned_abs() < 1 << 52 && (n as u64) < 1 << 52 && Isa::Avx2.is_available() {
+        // SAFETY: the processor has AVX2 (checked just above); the slices have the same length.
+        unsafe { avx2::displaced_positions(px0, py, d, nxs, nys, xs, ys) };
+        return;
+    }
+    let _ = isa;
+    let fy = py as f64;
+    for (k, (x, y)) in xs.iter_mut().zip(ys.iter_mut()).enumerate() {
+        *x = (px0 + k as i64) as f64 + f64::from(nxs[k]) * d;
+        *y = fy + f64::from(nys[k]) * d;
+    }
+}
+
 /// Starts loading the lines a bilinear sample at each of these positions will read (every second
 /// position, rows floor(y) and floor(y) + 1 at column floor(x): consecutive positions of a
 /// resampling move less than two pixels, so these cover nearly all). A hint only: it changes no
@@ -182,6 +248,12 @@ pub fn resample_on(
 #[inline]
 pub fn prefetch_sources(map: &HeightMap, xs: &[f64], ys: &[f64]) {
     let Some(lines) = Lines::of(map) else { return };
+    #[cfg(target_arch = "x86_64")]
+    if avx2::fits(map) && Isa::Avx2.is_available() {
+        // SAFETY: the processor has AVX2 (checked just above) and the map fits the vector path.
+        unsafe { avx2::prefetch_sources(map, xs, ys) };
+        return;
+    }
     for (&x, &y) in xs.iter().zip(ys).step_by(2) {
         lines.prefetch(x, y, 0);
         lines.prefetch(x, y, 1);
@@ -495,6 +567,122 @@ mod avx2 {
         i
     }
 
+    /// [`super::prefetch_sources`] with the line indexes of four positions computed at once (the
+    /// same hints: positions 0, 2, 4, ..., rows floor(y) and floor(y) + 1 at column floor(x), all
+    /// clamped into the map; NaN clamps to the first row or column).
+    ///
+    /// # Safety
+    /// AVX2; `fits(map)`.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn prefetch_sources(map: &HeightMap, xs: &[f64], ys: &[f64]) {
+        let r = map.rect();
+        let (data, width) = (map.data(), map.width());
+        let zero = _mm256_setzero_pd();
+        let (start_x, start_y) = (_mm256_set1_pd(r.x as f64), _mm256_set1_pd(r.y as f64));
+        let (last_x, last_y) = (_mm256_set1_pd((r.width - 1) as f64), _mm256_set1_pd((r.height - 1) as f64));
+        let (w, one) = (_mm256_set1_pd(width as f64), _mm256_set1_pd(1.0));
+        // `max(v, 0)` gives 0 for a NaN `v` (the second operand), and `min` keeps the index in the
+        // map: every index is a pixel of the data, below 2^31 (`fits`).
+        let clamp = |v: __m256d, last: __m256d| _mm256_min_pd(_mm256_max_pd(v, zero), last);
+        let n = xs.len().min(ys.len());
+        let mut i = 0;
+        let mut lines = [0i32; 4];
+        while i + 4 <= n {
+            // SAFETY: i + 4 ≤ n, the length of both slices.
+            let (x, y) = unsafe { (_mm256_loadu_pd(xs.as_ptr().add(i)), _mm256_loadu_pd(ys.as_ptr().add(i))) };
+            let column = clamp(_mm256_sub_pd(_mm256_floor_pd(x), start_x), last_x);
+            let row = clamp(_mm256_sub_pd(_mm256_floor_pd(y), start_y), last_y);
+            let below = _mm256_min_pd(_mm256_add_pd(row, one), last_y);
+            let top = _mm256_cvttpd_epi32(_mm256_add_pd(_mm256_mul_pd(row, w), column));
+            let bottom = _mm256_cvttpd_epi32(_mm256_add_pd(_mm256_mul_pd(below, w), column));
+            // Lanes 0 and 2 of each: every second position.
+            let pair = _mm_unpacklo_epi64(_mm_shuffle_epi32::<0b1000>(top), _mm_shuffle_epi32::<0b1000>(bottom));
+            // SAFETY: `lines` has room for four i32.
+            unsafe { _mm_storeu_si128(lines.as_mut_ptr().cast(), pair) };
+            for &line in &lines {
+                // SAFETY: each index is a pixel of the data (clamped above); a prefetch reads
+                // nothing the program sees.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(data.as_ptr().add(line as usize).cast()) };
+            }
+            i += 4;
+        }
+        let tail = super::Lines::of(map);
+        for k in (i..n).step_by(2) {
+            if let Some(lines) = &tail {
+                lines.prefetch(xs[k], ys[k], 0);
+                lines.prefetch(xs[k], ys[k], 1);
+            }
+        }
+    }
+
+    /// [`super::displaced_positions`] four pixels per step (the field values widened exactly).
+    ///
+    /// # Safety
+    /// AVX2; `|px0|` and the length below 2^52; the four slices have the same length.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn displaced_positions(
+        px0: i64,
+        py: i64,
+        d: f64,
+        nxs: &[f32],
+        nys: &[f32],
+        xs: &mut [f64],
+        ys: &mut [f64],
+    ) {
+        let fy = py as f64;
+        let (dd, fy4, four) = (_mm256_set1_pd(d), _mm256_set1_pd(fy), _mm256_set1_pd(4.0));
+        let mut x = _mm256_add_pd(_mm256_set1_pd(px0 as f64), _mm256_set_pd(3.0, 2.0, 1.0, 0.0));
+        let n = xs.len();
+        let mut i = 0;
+        while i + 4 <= n {
+            // SAFETY: i + 4 ≤ n, the length of all four slices.
+            unsafe {
+                let nx = _mm256_cvtps_pd(_mm_loadu_ps(nxs.as_ptr().add(i)));
+                let ny = _mm256_cvtps_pd(_mm_loadu_ps(nys.as_ptr().add(i)));
+                _mm256_storeu_pd(xs.as_mut_ptr().add(i), _mm256_add_pd(x, _mm256_mul_pd(nx, dd)));
+                _mm256_storeu_pd(ys.as_mut_ptr().add(i), _mm256_add_pd(fy4, _mm256_mul_pd(ny, dd)));
+            }
+            x = _mm256_add_pd(x, four);
+            i += 4;
+        }
+        for k in i..n {
+            xs[k] = (px0 + k as i64) as f64 + f64::from(nxs[k]) * d;
+            ys[k] = fy + f64::from(nys[k]) * d;
+        }
+    }
+
+    /// [`super::linear_positions`] four pixels per step: the pixel coordinates as exact `f64`
+    /// integers stepping by 4, `i12 × py` and `i22 × py` once (the same product every pixel).
+    ///
+    /// # Safety
+    /// AVX2; `|px0|` and `xs.len()` below 2^52 (every `px0 + i` is then exact in `f64`, and so is
+    /// every step of 4.0); the slices have the same length.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn linear_positions(inverse: [f64; 4], px0: i64, py: i64, xs: &mut [f64], ys: &mut [f64]) {
+        let [i11, i12, i21, i22] = inverse;
+        let y = py as f64;
+        let (a11, a21) = (_mm256_set1_pd(i11), _mm256_set1_pd(i21));
+        let (b1, b2) = (_mm256_set1_pd(i12 * y), _mm256_set1_pd(i22 * y));
+        let x0 = px0 as f64;
+        let mut x = _mm256_add_pd(_mm256_set1_pd(x0), _mm256_set_pd(3.0, 2.0, 1.0, 0.0));
+        let four = _mm256_set1_pd(4.0);
+        let n = xs.len().min(ys.len());
+        let mut i = 0;
+        while i + 4 <= n {
+            // SAFETY: i + 4 ≤ n, the length of both slices.
+            unsafe {
+                _mm256_storeu_pd(xs.as_mut_ptr().add(i), _mm256_add_pd(_mm256_mul_pd(a11, x), b1));
+                _mm256_storeu_pd(ys.as_mut_ptr().add(i), _mm256_add_pd(_mm256_mul_pd(a21, x), b2));
+            }
+            x = _mm256_add_pd(x, four);
+            i += 4;
+        }
+        for k in i..n {
+            let x = (px0 + k as i64) as f64;
+            (xs[k], ys[k]) = (i11 * x + i12 * y, i21 * x + i22 * y);
+        }
+    }
+
     /// # Safety
     /// The processor has AVX2, `fits(map)` holds, and the three slices have the same length.
     #[target_feature(enable = "avx2")]
@@ -714,6 +902,59 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The linear positions on every instruction set have the bits of the per-pixel arithmetic
+    /// (`Transform::source`'s), at every length, near the origin, far out and past 2^52 (where
+    /// the vector path gives way to the scalar one), for ordinary and extreme matrices.
+    #[test]
+    fn linear_positions_equal_the_per_pixel_arithmetic_on_every_isa() {
+        let (sin, cos) = (libm::sin(1.3), libm::cos(1.3));
+        let matrices = [[cos, sin, -sin, cos], [0.5, -0.0, 1e-300, 3.0], [1e300, -1e300, f64::MIN_POSITIVE, -7.25]];
+        let starts = [0i64, -37, 1_999_999, -(1 << 52) + 3, (1 << 52) - 10, i64::MIN, i64::MAX - 70];
+        for inverse in matrices {
+            let [i11, i12, i21, i22] = inverse;
+            for &px0 in &starts {
+                for py in [0i64, -5, 123_456_789, i64::MIN] {
+                    for isa in Isa::available() {
+                        for len in [0usize, 1, 3, 4, 5, 8, 63, 64, 67] {
+                            let (mut xs, mut ys) = (vec![f64::NAN; len], vec![f64::NAN; len]);
+                            linear_positions(isa, inverse, px0, py, &mut xs, &mut ys);
+                            for i in 0..len {
+                                let (x, y) = (px0.wrapping_add(i as i64) as f64, py as f64);
+                                let want = (i11 * x + i12 * y, i21 * x + i22 * y);
+                                assert_eq!(
+                                    xs[i].to_bits(),
+                                    want.0.to_bits(),
+                                    "{isa:?} {inverse:?} ({px0} + {i}, {py})"
+                                );
+                                assert_eq!(
+                                    ys[i].to_bits(),
+                                    want.1.to_bits(),
+                                    "{isa:?} {inverse:?} ({px0} + {i}, {py})"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The prefetch hints read nothing outside the map (NaN, infinite and far positions, maps of
+    /// one pixel) and change no pixel.
+    #[test]
+    fn prefetch_hints_stay_inside_the_map() {
+        for rect in [Rect::new(-5, 7, 9, 6), Rect::new(0, 0, 1, 1), Rect::new(3, -4, 1, 7)] {
+            let map = HeightMap::from_data(rect, vec![0.5; (rect.width * rect.height) as usize]).unwrap();
+            let xs = [f64::NAN, 1e300, -1e300, f64::INFINITY, -3.5, 2.0, 4.9, 1e9, -0.0];
+            let ys = [0.0, f64::NEG_INFINITY, 1e300, f64::NAN, 7.5, 12.9, -1e9, 3.0, 20.0];
+            for len in 0..=xs.len() {
+                prefetch_sources(&map, &xs[..len], &ys[..len]);
+                prefetch_rows_ahead(&map, &xs[..len], &ys[..len], 8, 1);
+            }
+            assert!(map.data().iter().all(|&v| v == 0.5));
         }
     }
 

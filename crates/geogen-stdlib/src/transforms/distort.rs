@@ -9,7 +9,7 @@ use geogen_vm::{RuntimeError, Value};
 
 use crate::generators::{Flat, NoiseLayer};
 use crate::kernels::coherent::Isa;
-use crate::kernels::sample::{bilinear_many, prefetch_rows_ahead, BATCH};
+use crate::kernels::sample::{bilinear_many, displaced_positions, prefetch_rows_ahead, BATCH};
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 /// Amplitude of the two displacement fields: the full height range (±1 is ±maximumDistance).
@@ -172,9 +172,8 @@ impl Distort {
                     ys[k] = fy + f64::from(ny) * d;
                 };
                 if let Some((nxs, nys)) = spans {
-                    for (k, (&nx, &ny)) in nxs[first..first + n].iter().zip(&nys[first..first + n]).enumerate() {
-                        put(k, nx, ny);
-                    }
+                    let (nxs, nys) = (&nxs[first..first + n], &nys[first..first + n]);
+                    displaced_positions(isa, x0 + first as i64, py, d, nxs, nys, &mut xs[..n], &mut ys[..n]);
                 } else {
                     for k in 0..n {
                         let px = x0 + (first + k) as i64;

@@ -11,7 +11,8 @@ use geogen_diag::codes;
 use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::sample::{covering_rect, resample};
+use crate::kernels::coherent::Isa;
+use crate::kernels::sample::{covering_rect, linear_positions, resample_rows};
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 use crate::util::n;
 
@@ -136,10 +137,63 @@ impl Operation for Transform {
         true
     }
     fn render_replacing(&self, ctx: &KernelContext, source: &Object, _: &[&Object]) -> Result<Object, RenderError> {
-        Ok(Object::Map(resample(source.as_map()?, ctx.bounds.rect(), |px, py| self.source(px, py))?))
+        self.render_from(Isa::best(), ctx, source)
     }
     fn render(&self, ctx: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         *target = self.render_replacing(ctx, target, inputs)?;
         Ok(())
+    }
+}
+
+impl Transform {
+    /// The transformed map of `source` over the step's bounds, on `isa` (the tests force each):
+    /// each pixel's position is [`Transform::source`]'s arithmetic, a row piece at a time.
+    pub fn render_from(&self, isa: Isa, ctx: &KernelContext, source: &Object) -> Result<Object, RenderError> {
+        let inverse = self.inverse;
+        let positions = |px0, py, xs: &mut [f64], ys: &mut [f64]| linear_positions(isa, inverse, px0, py, xs, ys);
+        Ok(Object::Map(resample_rows(isa, source.as_map()?, ctx.bounds.rect(), positions)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::sample::bilinear;
+    use geogen_render::{HeightMap, Rect};
+
+    /// The kernel on every instruction set gives each pixel the bits of the bilinear sample at
+    /// `Transform::source` of its own coordinates: rotations (steep and shallow), a shear and a
+    /// flip, over rectangles narrower than a block, not whole blocks or bands, and far from the
+    /// origin, with the source over the step's required bounds.
+    #[test]
+    fn kernel_equals_the_per_pixel_definition_on_every_isa() {
+        let rotation = |a: f64| [libm::cos(a), -libm::sin(a), libm::sin(a), libm::cos(a)];
+        let matrices = [rotation(0.5), rotation(1.3), rotation(2.5), [1.0, 0.7, 0.0, 1.0], [-1.0, 0.0, 0.0, 1.0]];
+        let rects = [Rect::new(-3, 2, 1, 1), Rect::new(-40, -33, 131, 70), Rect::new(100_003, -70_001, 67, 35)];
+        for matrix in matrices {
+            let op = Transform::new("HeightMap.Transform", matrix).unwrap();
+            for rect in rects {
+                let source_rect = op.required_bounds(Bounds::Map(rect), &OpContext { scale: 1.0 })[0].rect();
+                let len = (source_rect.width * source_rect.height) as u32;
+                let data = (0..len).map(|k| geogen_random::hash1(k) as f32 / u32::MAX as f32 - 0.5).collect();
+                let source = Object::Map(HeightMap::from_data(source_rect, data).unwrap());
+                let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
+                for isa in Isa::available() {
+                    let got = op.render_from(isa, &ctx, &source).unwrap();
+                    let got = got.as_map().unwrap();
+                    for py in rect.y..rect.y + rect.height as i64 {
+                        for px in rect.x..rect.x + rect.width as i64 {
+                            let (x, y) = op.source(px, py);
+                            let want = bilinear(source.as_map().unwrap(), x, y).to_bits();
+                            assert_eq!(
+                                got.get(px, py).unwrap().to_bits(),
+                                want,
+                                "{isa:?} {matrix:?} {rect} ({px}, {py})"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 }
