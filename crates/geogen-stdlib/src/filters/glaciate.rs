@@ -1,7 +1,8 @@
 //! `map.Glaciate(strength = 0.2, includeNegative = false)`: deepens valleys and sharpens peaks with
 //! the original's fixed height curve.
 
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use geogen_diag::codes;
 use geogen_render::raster::{saturate, HEIGHT_UNITS};
@@ -23,21 +24,22 @@ pub struct Glaciate {
     pub include_negative: bool,
 }
 
-/// The original's profile in height units: P(0) = 0 and
+/// Sample `i` of the original's profile in height units: P(0) = 0 and
 /// P(i) = 1 + (1 − sin((N − 1 − i) / N × π/2))^(0.7 + 2 × strength) × 32766 for 0 < i < N.
-fn profile(strength: f64) -> Vec<f64> {
+fn sample(strength: f64, i: usize) -> f64 {
+    if i == 0 {
+        return 0.0;
+    }
     let n = SAMPLES as f64;
     let exponent = 0.7 + 2.0 * strength;
-    (0..SAMPLES)
-        .map(|i| {
-            if i == 0 {
-                0.0
-            } else {
-                let angle = (n - 1.0 - i as f64) / n * std::f64::consts::FRAC_PI_2;
-                1.0 + libm::pow(1.0 - libm::sin(angle), exponent) * 32766.0
-            }
-        })
-        .collect()
+    let angle = (n - 1.0 - i as f64) / n * std::f64::consts::FRAC_PI_2;
+    1.0 + libm::pow(1.0 - libm::sin(angle), exponent) * 32766.0
+}
+
+/// The original's profile in height units, all N samples.
+#[cfg(test)]
+fn profile(strength: f64) -> Vec<f64> {
+    (0..SAMPLES).map(|i| sample(strength, i)).collect()
 }
 
 /// `table` (height units) at the real index `index`, linearly interpolated, as a height: the
@@ -82,31 +84,103 @@ impl Segments {
     }
 }
 
+/// Samples of the profile computed per claim by [`Filling::help`].
+const CHUNK: usize = 512;
+const CHUNKS: usize = SAMPLES.div_ceil(CHUNK);
+
+/// The profile of one `strength` being computed by whoever needs it: callers claim chunks of
+/// samples in turn, so bands asking at the same time share the work instead of each computing the
+/// whole table, and a lone caller spreads it over the thread pool. Every sample depends on its
+/// index only, so who computes it does not change a bit.
+struct Filling {
+    strength: f64,
+    include_negative: bool,
+    /// The bits of each sample, written once by the caller that claimed its chunk.
+    samples: Vec<AtomicU64>,
+    /// The next chunk to claim.
+    next: AtomicUsize,
+    /// Chunks finished.
+    done: AtomicUsize,
+    segments: OnceLock<Arc<Segments>>,
+}
+
+impl Filling {
+    fn new(strength: f64, include_negative: bool) -> Filling {
+        Filling {
+            strength,
+            include_negative,
+            samples: (0..SAMPLES).map(|_| AtomicU64::new(0)).collect(),
+            next: AtomicUsize::new(0),
+            done: AtomicUsize::new(0),
+            segments: OnceLock::new(),
+        }
+    }
+
+    /// Computes unclaimed chunks until none is left. Straight-line work between claims (no
+    /// waiting, no nested parallelism), so every claimed chunk is finished.
+    fn help(&self) {
+        loop {
+            let c = self.next.fetch_add(1, Ordering::Relaxed);
+            if c >= CHUNKS {
+                return;
+            }
+            for i in c * CHUNK..((c + 1) * CHUNK).min(SAMPLES) {
+                self.samples[i].store(sample(self.strength, i).to_bits(), Ordering::Relaxed);
+            }
+            self.done.fetch_add(1, Ordering::Release);
+        }
+    }
+
+    /// The segments, once every chunk is computed (by this caller, the pool, or other callers).
+    fn segments(&self) -> Arc<Segments> {
+        if let Some(made) = self.segments.get() {
+            return Arc::clone(made);
+        }
+        if self.next.load(Ordering::Relaxed) < CHUNKS {
+            use rayon::prelude::*;
+            (0..rayon::current_num_threads().min(CHUNKS)).into_par_iter().for_each(|_| self.help());
+        }
+        // The chunks others claimed are being finished (a chunk is a few tens of microseconds).
+        while self.done.load(Ordering::Acquire) < CHUNKS {
+            std::hint::spin_loop();
+            std::thread::yield_now();
+        }
+        // Building the segments is straight-line too, so waiting on the cell cannot deadlock.
+        Arc::clone(self.segments.get_or_init(|| {
+            let p: Vec<f64> = self.samples.iter().map(|v| f64::from_bits(v.load(Ordering::Relaxed))).collect();
+            Arc::new(if self.include_negative {
+                // The odd mirror image of P over [−32767, 32767]: 2N − 1 samples, P(0) = 0 in the middle.
+                let mirrored: Vec<f64> = p.iter().rev().map(|v| 0.0 - v).chain(p.iter().skip(1).copied()).collect();
+                Segments::new(&mirrored)
+            } else {
+                Segments::new(&p)
+            })
+        }))
+    }
+}
+
 /// The segments of the curve for `strength` (mirrored for `include_negative`), made once per
 /// pair and shared: a render asks for them once per band of rows (Glaciate is row-local), and
-/// computing the 32767 samples takes a few milliseconds. A handful of pairs are kept.
+/// computing the 32767 samples takes a few milliseconds of one core. A handful of pairs are kept.
 fn segments(strength: f64, include_negative: bool) -> Arc<Segments> {
-    type Cache = Vec<((u64, bool), Arc<Segments>)>;
+    type Cache = Vec<((u64, bool), Arc<Filling>)>;
     static CACHE: Mutex<Cache> = Mutex::new(Vec::new());
     let key = (strength.to_bits(), include_negative);
-    let lock = || CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((_, found)) = lock().iter().find(|(k, _)| *k == key) {
-        return Arc::clone(found);
-    }
-    let p = profile(strength);
-    let made = Arc::new(if include_negative {
-        // The odd mirror image of P over [−32767, 32767]: 2N − 1 samples, P(0) = 0 in the middle.
-        let mirrored: Vec<f64> = p.iter().rev().map(|v| 0.0 - v).chain(p.iter().skip(1).copied()).collect();
-        Segments::new(&mirrored)
-    } else {
-        Segments::new(&p)
-    });
-    let mut cache = lock();
-    if cache.len() >= 8 {
-        cache.remove(0);
-    }
-    cache.push((key, Arc::clone(&made)));
-    made
+    let filling = {
+        let mut cache = CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match cache.iter().find(|(k, _)| *k == key) {
+            Some((_, found)) => Arc::clone(found),
+            None => {
+                if cache.len() >= 8 {
+                    cache.remove(0);
+                }
+                let made = Arc::new(Filling::new(strength, include_negative));
+                cache.push((key, Arc::clone(&made)));
+                made
+            }
+        }
+    };
+    filling.segments()
 }
 
 impl Declared for Glaciate {

@@ -432,14 +432,17 @@ mod fast {
         }
     }
 
-    /// One output row of the vertical pass from the running column sums, then the row leaving
-    /// the window taken out of them: `sums −= sub`.
+    /// One output row of the vertical pass from the running column sums, then the window slid
+    /// one row: `sums = (sums − sub) + add`, exact (integers below 2^50).
     #[inline(always)]
-    fn emit_row_of(out: &mut [f32], sums: &mut [f64], sub: &[f64], n: f64) {
+    fn emit_slide_of(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], n: f64) {
         let inv = 1.0 / n;
-        for ((o, s), &b) in out.iter_mut().zip(sums.iter_mut()).zip(sub) {
-            *o = (divide(*s, n, inv) * INV_FIXED_ONE) as f32;
-            *s -= b;
+        let len = out.len();
+        let (sums, sub, add) = (&mut sums[..len], &sub[..len], &add[..len]);
+        for x in 0..len {
+            let s = sums[x];
+            out[x] = (divide(s, n, inv) * INV_FIXED_ONE) as f32;
+            sums[x] = (s - sub[x]) + add[x];
         }
     }
 
@@ -483,13 +486,13 @@ mod fast {
         rows(src, out, width, window, n)
     }
 
-    pub fn emit_row(out: &mut [f32], sums: &mut [f64], sub: &[f64], n: f64) {
+    pub fn emit_slide(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], n: f64) {
         #[cfg(target_arch = "x86_64")]
         if super::use_avx2() {
             // SAFETY: the processor supports AVX2 (checked at run time).
-            return unsafe { emit_row_avx2(out, sums, sub, n) };
+            return unsafe { emit_slide_avx2(out, sums, sub, add, n) };
         }
-        emit_row_of(out, sums, sub, n)
+        emit_slide_of(out, sums, sub, add, n)
     }
 
     pub fn add_row(sums: &mut [f64], add: &[f64]) {
@@ -509,8 +512,8 @@ mod fast {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn emit_row_avx2(out: &mut [f32], sums: &mut [f64], sub: &[f64], n: f64) {
-        emit_row_of(out, sums, sub, n)
+    unsafe fn emit_slide_avx2(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], n: f64) {
+        emit_slide_of(out, sums, sub, add, n)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -526,8 +529,8 @@ mod fast {
     }
 
     #[cfg(test)]
-    pub fn emit_row_baseline(out: &mut [f32], sums: &mut [f64], sub: &[f64], n: f64) {
-        emit_row_of(out, sums, sub, n)
+    pub fn emit_slide_baseline(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], n: f64) {
+        emit_slide_of(out, sums, sub, add, n)
     }
 
     #[cfg(test)]
@@ -576,7 +579,15 @@ fn box_blur_fast(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rend
             let y0 = b * layout.band_rows;
             let y1 = y0 + out.len() / w;
             let (first, _) = layout.reads(b, h, window);
-            let m = layout.ring;
+            // One slot more than the window's distinct rows, so the row entering the window
+            // never takes the slot of the row leaving it and each output row is one fused pass
+            // (the `i64` path's row of fixed-point values, counted in the scratch, is not used
+            // here, so the counted scratch still covers this ring).
+            let m = (layout.ring + 1).min(h);
+            // Filled with zeros although every slot is written by the horizontal pass before it
+            // is read (see below): asking the allocator for zeroed memory instead (calloc) made
+            // glibc map and unmap the large rings afresh on every call, and the page faults
+            // cost more system time than the fill saves (measured at r = 50, 4000²).
             let mut ring = try_vec(m * w, 0.0f64)?;
             let mut sums = try_vec(w, 0.0f64)?;
             let horizontal = |y: usize, out: &[f32], ring: &mut [f64]| {
@@ -592,30 +603,36 @@ fn box_blur_fast(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rend
                 horizontal(y, out, &mut ring);
                 fast::add_row(&mut sums, &ring[(y % m) * w..(y % m + 1) * w]);
             }
+            // Positions before row 0 (after the last row) repeat it; it is among the rows just
+            // computed exactly when it is counted (`below > 0` means `lo = 0`, `above > 0` means
+            // `hi = last`), and a count of 0 adds nothing (the sums are never −0).
             for (i, count) in [(0, below), (last, above)] {
-                for (s, &v) in sums.iter_mut().zip(&ring[(i % m) * w..(i % m + 1) * w]) {
-                    *s += v * count;
+                if count > 0.0 {
+                    for (s, &v) in sums.iter_mut().zip(&ring[(i % m) * w..(i % m + 1) * w]) {
+                        *s += v * count;
+                    }
                 }
             }
             for y in y0..y1 {
-                // The output row, and the row leaving the window out of the sums first (its slot
-                // may be the one the entering row takes).
+                // The row leaving the window after this output and the row entering it: the
+                // entering row is computed first if it is new (it is below `y`, so not yet
+                // overwritten, and its slot is not the leaving row's: they are at most n apart
+                // and the ring has n + 1 slots, or every row has its own).
                 let sub = y.saturating_sub(low).min(last);
-                fast::emit_row(
-                    &mut out[(y - y0) * w..(y - y0 + 1) * w],
-                    &mut sums,
-                    &ring[(sub % m) * w..(sub % m + 1) * w],
-                    nf,
-                );
-                if y + 1 == y1 {
-                    break;
-                }
-                let add = (y + high + 1).min(last);
+                let add = if y + 1 == y1 { sub } else { (y + high + 1).min(last) };
                 if add > hi {
                     horizontal(add, out, &mut ring);
                     hi = add;
                 }
-                fast::add_row(&mut sums, &ring[(add % m) * w..(add % m + 1) * w]);
+                // The output row, then `sums − sub + add` (on the last row the sums are not
+                // needed any more).
+                fast::emit_slide(
+                    &mut out[(y - y0) * w..(y - y0 + 1) * w],
+                    &mut sums,
+                    &ring[(sub % m) * w..(sub % m + 1) * w],
+                    &ring[(add % m) * w..(add % m + 1) * w],
+                    nf,
+                );
             }
             Ok(())
         },
@@ -792,7 +809,17 @@ mod tests {
     #[test]
     fn fast_path_equals_the_i64_path() {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-        let cases = [(37u64, 23u64, 1u64), (64, 90, 4), (5, 300, 30), (129, 17, 9), (1, 40, 3), (300, 2, 100)];
+        let cases = [
+            (37u64, 23u64, 1u64),
+            (64, 90, 4),
+            (5, 300, 30),
+            (129, 17, 9),
+            (1, 40, 3),
+            (300, 2, 100),
+            (7, 61, 30),
+            (7, 62, 30),
+            (7, 60, 30),
+        ];
         for (i, &(width, height, r)) in cases.iter().enumerate() {
             let window = Window::of_radius(r);
             let n = window.len();
@@ -843,13 +870,13 @@ mod tests {
             let add: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i, k)) * 4096.0).collect();
             let sub: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i + 7, k)) * 4096.0).collect();
             let sums: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i + 3, k)) * 4096.0 * n).collect();
-            let step = |emit: EmitRow, add_row: AddRow| {
+            let step = |slide: EmitSlide, add_row: AddRow| {
                 let (mut out, mut s) = (vec![0.0f32; width], sums.clone());
-                emit(&mut out, &mut s, &sub, n);
-                add_row(&mut s, &add);
+                slide(&mut out, &mut s, &sub, &add, n);
+                add_row(&mut s, &sub);
                 (out.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), s.iter().map(|v| v.to_bits()).collect::<Vec<_>>())
             };
-            assert_eq!(step(fast::emit_row, fast::add_row), step(fast::emit_row_baseline, fast::add_row_baseline));
+            assert_eq!(step(fast::emit_slide, fast::add_row), step(fast::emit_slide_baseline, fast::add_row_baseline));
         }
     }
 
@@ -884,7 +911,7 @@ mod tests {
     }
 
     type Horizontal = fn(&[f32], &mut [f64], usize, Window, f64);
-    type EmitRow = fn(&mut [f32], &mut [f64], &[f64], f64);
+    type EmitSlide = fn(&mut [f32], &mut [f64], &[f64], &[f64], f64);
     type AddRow = fn(&mut [f64], &[f64]);
 
     fn hash_i32(i: usize, k: usize) -> i32 {
