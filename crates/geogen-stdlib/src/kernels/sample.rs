@@ -140,7 +140,6 @@ pub fn resample_rows(
     rect: Rect,
     positions: impl Fn(i64, i64, &mut [f64], &mut [f64]) + Sync + Send,
 ) -> Result<HeightMap, RenderError> {
-    let mut out = HeightMap::try_zeroed(rect)?;
     // Blocks of BLOCK_COLUMNS columns by a band's rows: a rotation's source positions for a row
     // run across many source rows, so row by row nearly every pixel would load a cache line of
     // its own; a block's sources lie in a small patch that stays in cache while the block is
@@ -185,8 +184,7 @@ pub fn resample_rows(
             std::mem::swap(&mut now_y, &mut next_y);
         }
     };
-    for_each_band_of(&mut out, BLOCK_ROWS, block);
-    Ok(out)
+    map_by_bands(rect, BLOCK_ROWS, block)
 }
 
 /// The source positions of a linear map's pixels `(px0 + i, py)`: `x = i11 × px + i12 × py` and
@@ -319,7 +317,6 @@ pub fn resample_separable(
     column: &[f64],
     row: impl Fn(i64) -> f64 + Sync + Send,
 ) -> Result<HeightMap, RenderError> {
-    let mut out = HeightMap::try_zeroed(rect)?;
     let width = rect.width as usize;
     if column.len() != width {
         return Err(RenderError::Internal("resample_separable: a column table of the wrong length".into()));
@@ -340,8 +337,7 @@ pub fn resample_separable(
             }
         }
     };
-    for_each_band_of(&mut out, BLOCK_ROWS, band);
-    Ok(out)
+    map_by_bands(rect, BLOCK_ROWS, band)
 }
 
 /// Whether [`bilinear`] takes its `axis_near` path for this map (its extent within ±2^60).
@@ -419,6 +415,28 @@ impl ColumnTable {
 /// Columns and rows of the blocks [`resample`] fills one at a time.
 const BLOCK_COLUMNS: usize = 64;
 const BLOCK_ROWS: usize = 32;
+
+/// A new map over `rect` whose bands of `rows` whole rows `f(absolute_y, absolute_x, band)` fills
+/// (every pixel of each band), in parallel. Each band is computed into a small zeroed scratch and
+/// copied once into the new map, which is never zero-filled first: a whole-map zeroing pass costs
+/// a write of every pixel and brings the lines back for the kernel's writes. In the engine's
+/// serial mode the bands run one after the other on a zeroed map.
+pub(crate) fn map_by_bands(
+    rect: Rect,
+    rows: usize,
+    f: impl Fn(i64, i64, &mut [f32]) + Sync + Send,
+) -> Result<HeightMap, RenderError> {
+    if geogen_render::kernels::in_serial_mode() || rect.is_empty() {
+        let mut out = HeightMap::try_zeroed(rect)?;
+        for_each_band_of(&mut out, rows, f);
+        return Ok(out);
+    }
+    HeightMap::try_from_bands(rect, rows, None, |band| {
+        let y = band.rect().y;
+        f(y, rect.x, band.data_mut());
+        Ok(())
+    })
+}
 
 /// Calls `f(absolute_y, absolute_x, band)` for bands of `rows` whole rows, in parallel (serially,
 /// one band per call, in the engine's serial mode).
