@@ -348,8 +348,9 @@ unsafe fn vertical_distances_of<C: Counter>(
     }
 }
 
-/// How many rows ahead the vertical scans ask for their source (a strip's stretch of a row is a
-/// few hundred bytes, too short for the hardware's prefetcher to see a stream).
+/// How many rows ahead the vertical scans ask for their source: a strip reads 1–4 KiB of each
+/// source row and the next such stretch a whole row further on, a stride the hardware's prefetcher
+/// does not follow.
 const AHEAD: i64 = 4;
 
 /// Asks for the cache lines of row `y`'s stretch `xs` of the source (nothing outside the source).
