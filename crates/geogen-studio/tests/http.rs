@@ -5,7 +5,7 @@
 mod common;
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -22,6 +22,14 @@ fn options(script: Option<PathBuf>) -> StudioOptions {
 fn example() -> &'static Server {
     static SERVER: OnceLock<Server> = OnceLock::new();
     SERVER.get_or_init(|| start(options(None)))
+}
+
+/// The shared server, for a test that renders on it. A studio serves one editor, so a render
+/// request supersedes the one still running (409): tests that render on the shared server take
+/// turns, or one test's render would stop another's.
+fn example_to_render() -> (MutexGuard<'static, ()>, &'static Server) {
+    static TURN: Mutex<()> = Mutex::new(());
+    (TURN.lock().unwrap_or_else(|e| e.into_inner()), example())
 }
 
 impl Server {
@@ -110,7 +118,8 @@ fn check_gives_the_compilers_diagnostics_at_their_spans() {
 #[test]
 fn render_answers_previews_heights_and_messages_for_every_map() {
     let source = "Print(\"hello {0}\", 7);\nyield HeightMap.Flat(0.5);\nyield HeightMap.Flat(-0.25) as \"sea\";";
-    let answer = example().post(
+    let (_turn, server) = example_to_render();
+    let answer = server.post(
         "/api/render",
         &json!({ "source": source, "width": 40, "height": 30, "seed": "7", "map_width": 40, "map_height": 30 }),
     );
@@ -139,7 +148,8 @@ fn render_answers_previews_heights_and_messages_for_every_map() {
 fn render_uses_parameters_and_seed_like_the_cli() {
     let request = json!({ "source": island(), "width": 64, "height": 64, "scale": 0.064, "map_width": 1000, "map_height": 1000,
                           "seed": "3", "parameters": { "Size": 0.2, "Roughness": "0.6" } });
-    let answer = example().post("/api/render", &request).json();
+    let (_turn, server) = example_to_render();
+    let answer = server.post("/api/render", &request).json();
     let heights =
         base64::engine::general_purpose::STANDARD.decode(answer["maps"][0]["heights"].as_str().unwrap()).unwrap();
     let settings = RunSettings {
@@ -160,7 +170,7 @@ fn render_uses_parameters_and_seed_like_the_cli() {
 
 #[test]
 fn hostile_render_requests_get_coded_refusals_and_the_server_goes_on() {
-    let server = example();
+    let (_turn, server) = example_to_render();
     let huge = server.post("/api/render", &json!({ "source": island(), "width": 100_000, "height": 100_000 }));
     assert_eq!((huge.status, huge.code().as_str()), (400, "GGE4003"));
     assert!(huge.json()["diagnostics"][0]["hint"].as_str().unwrap().contains("geogen render"));
@@ -201,7 +211,7 @@ fn hostile_render_requests_get_coded_refusals_and_the_server_goes_on() {
 
 #[test]
 fn a_newer_render_stops_the_older_one() {
-    let server = example();
+    let (_turn, server) = example_to_render();
     let endless =
         json!({ "source": "var i = 0; while (true) { i = i + 1; } yield HeightMap.Flat(0);", "width": 8, "height": 8 });
     let quick = json!({ "source": "yield HeightMap.Flat(0.1);", "width": 8, "height": 8 });
