@@ -23,6 +23,7 @@ use geogen_render::{
 use geogen_vm::{RuntimeError, Value};
 use rayon::prelude::*;
 
+use crate::kernels::coherent::Isa;
 use crate::kernels::noise::floor_i64;
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
@@ -163,22 +164,21 @@ pub fn gullies(map: &mut HeightMap, own: Rect, p: &Gullies, scale: f64) -> Resul
     let depth = p.depth as f32;
     let (unit, slope_scale) = (1.0 / scale, (scale * 0.5) as f32);
     let data = map.data();
+    let isa = Isa::best();
     out.par_chunks_mut(rw).with_min_len(MIN_ROWS_PER_TASK).enumerate().for_each(|(row, line)| {
         let y = y0 + row;
         let (up, down) = (if y > 0 { y - 1 } else { y }, if y + 1 < h { y + 1 } else { y });
-        let py = (rect.y + y as i64) as f64 * unit;
-        for (col, v) in line.iter_mut().enumerate() {
-            let x = x0 + col;
-            let (left, right) = (if x > 0 { x - 1 } else { x }, if x + 1 < w { x + 1 } else { x });
-            let centre = data[y * w + x];
-            // The slope per map unit. At the map's edge the neighbour outside is the pixel itself,
-            // which halves the slope there, the same in every tile: the buffer ends there in every
-            // render.
-            let gx = (data[y * w + right] - data[y * w + left]) * slope_scale;
-            let gy = (data[down * w + x] - data[up * w + x]) * slope_scale;
-            let px = (rect.x + x as i64) as f64 * unit;
-            *v = saturate(centre + carve(px, py, gx, gy, &octaves, depth));
-        }
+        let row = Row {
+            above: &data[up * w..(up + 1) * w],
+            here: &data[y * w..(y + 1) * w],
+            below: &data[down * w..(down + 1) * w],
+            x0,
+            map_x: rect.x,
+            py: (rect.y + y as i64) as f64 * unit,
+            unit,
+            slope_scale,
+        };
+        carve_row(isa, &row, &octaves, depth, line);
     });
     // Back into the map on every core (nothing serial scales with the pixels).
     map.data_mut()[y0 * w..(y0 + rh) * w]
@@ -187,6 +187,60 @@ pub fn gullies(map: &mut HeightMap, own: Rect, p: &Gullies, scale: f64) -> Resul
         .with_min_len(MIN_ROWS_PER_TASK)
         .for_each(|(row, line)| row[x0..x0 + rw].copy_from_slice(line));
     Ok(())
+}
+
+/// What one output row reads: three rows of the buffer (the row above and below are the row itself
+/// at the buffer's edge) and where the row lies on the map.
+struct Row<'a> {
+    above: &'a [f32],
+    here: &'a [f32],
+    below: &'a [f32],
+    /// The buffer column of the output row's first pixel.
+    x0: usize,
+    /// The buffer's first column on the map, in pixels.
+    map_x: i64,
+    /// The row's position on the map, in map units.
+    py: f64,
+    /// Map units per pixel.
+    unit: f64,
+    /// Half a pixel per map unit: central differences to a slope per map unit.
+    slope_scale: f32,
+}
+
+impl Row<'_> {
+    /// The input height at output column `col` and its slope per map unit. At the map's edge the
+    /// neighbour outside is the pixel itself, which halves the slope there, the same in every
+    /// tile: the buffer ends there in every render.
+    #[inline(always)]
+    fn sample(&self, col: usize) -> (f32, f32, f32) {
+        let x = self.x0 + col;
+        let w = self.here.len();
+        let (left, right) = (if x > 0 { x - 1 } else { x }, if x + 1 < w { x + 1 } else { x });
+        let gx = (self.here[right] - self.here[left]) * self.slope_scale;
+        let gy = (self.below[x] - self.above[x]) * self.slope_scale;
+        (self.here[x], gx, gy)
+    }
+
+    /// The map position of output column `col`, in map units.
+    #[inline(always)]
+    fn px(&self, col: usize) -> f64 {
+        (self.map_x + (self.x0 + col) as i64) as f64 * self.unit
+    }
+}
+
+/// One output row carved on `isa` (the tests force each): [`carve`] for every pixel.
+fn carve_row(isa: Isa, row: &Row<'_>, octaves: &[Octave], depth: f32, line: &mut [f32]) {
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if isa == Isa::Avx2 && isa.is_available() {
+        // SAFETY: AVX2 is available (checked just above).
+        done = unsafe { avx2::carve_row(row, octaves, depth, line) };
+    }
+    let _ = isa;
+    for (col, v) in line.iter_mut().enumerate().skip(done) {
+        let (centre, gx, gy) = row.sample(col);
+        *v = saturate(centre + carve(row.px(col), row.py, gx, gy, octaves, depth));
+    }
 }
 
 /// The (negative) height the gullies add at map position (px, py) where the input's slope is
@@ -259,6 +313,199 @@ fn carve(px: f64, py: f64, gx: f32, gy: f32, octaves: &[Octave], depth: f32) -> 
     sum
 }
 
+/// [`carve`] eight pixels at a time in `f32` lanes: the same operations in the same order, so
+/// the same bits. The octave's early exits become lane masks: a lane whose direction vanished
+/// (`break`) stays inactive, one without weight (`continue`) keeps its sum and direction. A group
+/// with a slope too large or not finite is left to the scalar code, so no lane meets an overflow,
+/// NaN or out-of-range conversion that the lanes would handle differently.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    use super::{carve, saturate, Octave, Row, GULLIES_PER_CELL, JITTER, REACH, SLOPE_REF};
+    use crate::kernels::noise::floor_i64;
+
+    /// Slopes up to this size keep every intermediate of [`carve`] finite: the squares stay below
+    /// 10^31, and each octave turns the direction by at most 8 × 2^15 per map unit.
+    const LARGEST_SLOPE: f32 = 1e15;
+    /// Octaves are at most 16 (GGE2741).
+    const MOST_OCTAVES: usize = 16;
+
+    #[inline(always)]
+    unsafe fn hash1(x: __m256i) -> __m256i {
+        let x = _mm256_mullo_epi32(_mm256_xor_si256(_mm256_srli_epi32(x, 16), x), _mm256_set1_epi32(4256233));
+        let x = _mm256_mullo_epi32(_mm256_xor_si256(_mm256_srli_epi32(x, 16), x), _mm256_set1_epi32(4256249));
+        _mm256_xor_si256(_mm256_srli_epi32(x, 16), x)
+    }
+
+    /// `geogen_random::hash2` in eight lanes (wrapping `u32` arithmetic, as `mullo` gives).
+    #[inline(always)]
+    unsafe fn hash2(a: __m256i, b: __m256i) -> __m256i {
+        let mixed = _mm256_add_epi32(
+            _mm256_add_epi32(
+                _mm256_mullo_epi32(a, _mm256_set1_epi32(1028385129)),
+                _mm256_mullo_epi32(b, _mm256_set1_epi32(945191568)),
+            ),
+            _mm256_set1_epi32(2015177),
+        );
+        hash1(_mm256_xor_si256(mixed, _mm256_set1_epi32(1028385129)))
+    }
+
+    /// Carves the longest prefix of `line` that is a multiple of eight pixels; returns its length.
+    ///
+    /// # Safety
+    /// AVX2 must be available.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn carve_row(row: &Row<'_>, octaves: &[Octave], depth: f32, line: &mut [f32]) -> usize {
+        if octaves.len() > MOST_OCTAVES {
+            return 0;
+        }
+        // The row's cell and position in it, per octave: the same for all its pixels.
+        let mut rows = [(0u32, 0.0f32); MOST_OCTAVES];
+        for (cell, o) in rows.iter_mut().zip(octaves) {
+            let cy = row.py * o.inverse;
+            let iy = floor_i64(cy);
+            *cell = (iy as u32, (cy - iy as f64) as f32);
+        }
+        let n = line.len() / 8 * 8;
+        for start in (0..n).step_by(8) {
+            let (mut centre, mut gx, mut gy, mut px) = ([0.0f32; 8], [0.0f32; 8], [0.0f32; 8], [0.0f64; 8]);
+            let mut tame = true;
+            for lane in 0..8 {
+                (centre[lane], gx[lane], gy[lane]) = row.sample(start + lane);
+                px[lane] = row.px(start + lane);
+                tame &= gx[lane].abs() <= LARGEST_SLOPE && gy[lane].abs() <= LARGEST_SLOPE;
+            }
+            let out = &mut line[start..start + 8];
+            if !tame {
+                for lane in 0..8 {
+                    out[lane] = saturate(centre[lane] + carve(px[lane], row.py, gx[lane], gy[lane], octaves, depth));
+                }
+                continue;
+            }
+            // SAFETY: eight lanes in each array and in `out`; AVX2 is available (the caller's).
+            unsafe {
+                let sum = carve8(&gx, &gy, &px, &rows[..octaves.len()], octaves, depth);
+                let h = _mm256_add_ps(_mm256_loadu_ps(centre.as_ptr()), sum);
+                // saturate: NaN to 0, then the clamp to [-1, 1] by comparisons (signed zeros kept).
+                let one = _mm256_set1_ps(1.0);
+                let minus_one = _mm256_set1_ps(-1.0);
+                let low = _mm256_blendv_ps(h, minus_one, _mm256_cmp_ps::<_CMP_LT_OQ>(h, minus_one));
+                let high = _mm256_blendv_ps(low, one, _mm256_cmp_ps::<_CMP_GT_OQ>(low, one));
+                let clean = _mm256_blendv_ps(high, _mm256_setzero_ps(), _mm256_cmp_ps::<_CMP_UNORD_Q>(h, h));
+                _mm256_storeu_ps(out.as_mut_ptr(), clean);
+            }
+        }
+        n
+    }
+
+    /// [`carve`] of eight pixels whose slopes are at most [`LARGEST_SLOPE`].
+    #[inline(always)]
+    unsafe fn carve8(
+        gx: &[f32; 8],
+        gy: &[f32; 8],
+        px: &[f64; 8],
+        rows: &[(u32, f32)],
+        octaves: &[Octave],
+        depth: f32,
+    ) -> __m256 {
+        let zero = _mm256_setzero_ps();
+        let one = _mm256_set1_ps(1.0);
+        let half = _mm256_set1_ps(0.5);
+        let two = _mm256_set1_ps(2.0);
+        let sign = _mm256_set1_ps(-0.0);
+        let magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
+        let jitter = _mm256_set1_ps(JITTER);
+        let per_reach2 = _mm256_set1_ps(1.0 / (REACH * REACH));
+        let per_unit = _mm256_set1_ps(1.0 / 65536.0);
+        let gullies = _mm256_set1_ps(GULLIES_PER_CELL);
+        let low16 = _mm256_set1_epi32(0xffff);
+        // SAFETY: eight values in each array.
+        let (gx, gy) = unsafe { (_mm256_loadu_ps(gx.as_ptr()), _mm256_loadu_ps(gy.as_ptr())) };
+        let slope2 = _mm256_add_ps(_mm256_mul_ps(gx, gx), _mm256_mul_ps(gy, gy));
+        // `<= 0` returns early in the scalar code; its negation keeps the lanes going.
+        let mut active = _mm256_cmp_ps::<_CMP_NLE_UQ>(slope2, zero);
+        let slope = _mm256_sqrt_ps(slope2);
+        let strength =
+            _mm256_mul_ps(_mm256_set1_ps(depth), _mm256_div_ps(slope, _mm256_add_ps(slope, _mm256_set1_ps(SLOPE_REF))));
+        let (mut dx, mut dy) = (gx, gy);
+        let mut sum = zero;
+        for (o, &(iy, fy)) in octaves.iter().zip(rows) {
+            let length2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
+            active = _mm256_and_ps(active, _mm256_cmp_ps::<_CMP_NLE_UQ>(length2, zero));
+            if _mm256_movemask_ps(active) == 0 {
+                break;
+            }
+            let length = _mm256_sqrt_ps(length2);
+            let ax = _mm256_div_ps(_mm256_xor_ps(dy, sign), length);
+            let ay = _mm256_div_ps(dx, length);
+            let (mut ix, mut fx) = ([0u32; 8], [0.0f32; 8]);
+            for lane in 0..8 {
+                let cx = px[lane] * o.inverse;
+                let cell = floor_i64(cx);
+                (ix[lane], fx[lane]) = (cell as u32, (cx - cell as f64) as f32);
+            }
+            // SAFETY: eight values in each array.
+            let (ix, fx) = unsafe { (_mm256_loadu_si256(ix.as_ptr().cast()), _mm256_loadu_ps(fx.as_ptr())) };
+            let fy = _mm256_set1_ps(fy);
+            let seed = _mm256_set1_epi32(o.seed as i32);
+            // Not `[-1, 0, 1].map(..)`: a closure is compiled apart, without AVX2.
+            let columns = [
+                hash2(seed, _mm256_add_epi32(ix, _mm256_set1_epi32(-1))),
+                hash2(seed, ix),
+                hash2(seed, _mm256_add_epi32(ix, _mm256_set1_epi32(1))),
+            ];
+            let (mut weights, mut profile, mut derivative) = (zero, zero, zero);
+            for j in -1i32..=1 {
+                let cell_row = _mm256_set1_epi32(iy.wrapping_add(j as u32) as i32);
+                for (i, &column) in (-1i32..=1).zip(&columns) {
+                    let hash = hash2(column, cell_row);
+                    let jx = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_and_si256(hash, low16)), per_unit);
+                    let jy = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(hash, 16)), per_unit);
+                    let vx = _mm256_sub_ps(
+                        fx,
+                        _mm256_add_ps(_mm256_set1_ps(i as f32 + 0.5), _mm256_mul_ps(jitter, _mm256_sub_ps(jx, half))),
+                    );
+                    let vy = _mm256_sub_ps(
+                        fy,
+                        _mm256_add_ps(_mm256_set1_ps(j as f32 + 0.5), _mm256_mul_ps(jitter, _mm256_sub_ps(jy, half))),
+                    );
+                    let d2 = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(vx, vx), _mm256_mul_ps(vy, vy)), per_reach2);
+                    // `max` gives its second operand for a NaN, as `f32::max` gives the non-NaN one.
+                    let fall = _mm256_max_ps(_mm256_sub_ps(one, d2), zero);
+                    let weight = _mm256_mul_ps(fall, fall);
+                    let t = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(vx, ax), _mm256_mul_ps(vy, ay)), gullies);
+                    let u = _mm256_add_ps(t, half);
+                    let whole = _mm256_cvtepi32_ps(_mm256_cvttps_epi32(u));
+                    let nearest =
+                        _mm256_blendv_ps(whole, _mm256_sub_ps(whole, one), _mm256_cmp_ps::<_CMP_GT_OQ>(whole, u));
+                    let off = _mm256_sub_ps(t, nearest);
+                    let tri = _mm256_mul_ps(_mm256_and_ps(off, magnitude), two);
+                    profile =
+                        _mm256_add_ps(profile, _mm256_mul_ps(weight, _mm256_mul_ps(tri, _mm256_sub_ps(two, tri))));
+                    let slope_s = _mm256_mul_ps(_mm256_sub_ps(two, _mm256_mul_ps(two, tri)), two);
+                    let signed =
+                        _mm256_blendv_ps(slope_s, _mm256_xor_ps(slope_s, sign), _mm256_cmp_ps::<_CMP_LT_OQ>(off, zero));
+                    derivative = _mm256_add_ps(derivative, _mm256_mul_ps(weight, signed));
+                    weights = _mm256_add_ps(weights, weight);
+                }
+            }
+            // `weights <= 0` skips the octave in the scalar code.
+            let update = _mm256_and_ps(active, _mm256_cmp_ps::<_CMP_NLE_UQ>(weights, zero));
+            let amount = _mm256_mul_ps(strength, _mm256_set1_ps(o.amplitude));
+            let carved = _mm256_add_ps(sum, _mm256_mul_ps(amount, _mm256_sub_ps(_mm256_div_ps(profile, weights), one)));
+            sum = _mm256_blendv_ps(sum, carved, update);
+            let g = _mm256_mul_ps(
+                _mm256_mul_ps(_mm256_mul_ps(amount, _mm256_div_ps(derivative, weights)), gullies),
+                _mm256_set1_ps(o.inverse as f32),
+            );
+            dx = _mm256_blendv_ps(dx, _mm256_add_ps(dx, _mm256_mul_ps(g, ax)), update);
+            dy = _mm256_blendv_ps(dy, _mm256_add_ps(dy, _mm256_mul_ps(g, ay)), update);
+        }
+        sum
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,6 +523,77 @@ mod tests {
 
     fn op() -> Gullies {
         Gullies { wavelength: 24.0, depth: 0.1, octaves: 3, seed: 5 }
+    }
+
+    /// A height of a test row: smooth slopes of every steepness, flats, signed zeros, tiny, huge
+    /// and non-finite values, so that lanes of one group take different exits.
+    fn odd_height(i: usize, k: usize) -> f32 {
+        let hash = geogen_random::hash2(i as u32, k as u32);
+        // Values that send their group to the scalar code are rare, so most groups take the lanes.
+        match hash % 400 {
+            0 => f32::NAN,
+            1 => f32::INFINITY,
+            2 => 3e18,
+            3..=12 => -0.0,
+            13..=22 => 1e-40,
+            23..=32 => 2e9,
+            33..=80 => 0.25,
+            _ => ((i as f32) * 0.013 * (1 + k % 5) as f32).sin() * 0.8 + (hash >> 20) as f32 * 1e-6,
+        }
+    }
+
+    #[test]
+    fn avx2_rows_equal_the_scalar_rows() {
+        if !Isa::Avx2.is_available() {
+            return;
+        }
+        let w = 1501;
+        for (k, (wavelength, octaves, scale, map_x, py)) in [
+            (64.0, 3, 1.0, 0, 17.0),
+            (48.0, 4, 0.37, -1_000_003, -52.5),
+            (1.0, 16, 1.0, 5, 3.25),
+            (3.7, 8, 3.0, -40, 1e6),
+            (1e6, 2, 1.0, 1 << 40, -7.0),
+            (24.0, 16, 0.01, 123, 0.0),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let rows: Vec<Vec<f32>> = (0..3).map(|r| (0..w).map(|i| odd_height(i + 97 * r, k)).collect()).collect();
+            for depth in [0.0, 0.05, 1.0] {
+                let p = Gullies { wavelength, depth, octaves, seed: 9 + k as u32 };
+                let mut cell = p.wavelength;
+                let (mut amplitude, mut octave_list) = (1.0f32, Vec::new());
+                for o in 0..p.octaves {
+                    octave_list.push(Octave { inverse: 1.0 / cell, amplitude, seed: combine_seeds(&[p.seed, o]) });
+                    cell *= 0.5;
+                    amplitude *= 0.5;
+                }
+                for x0 in [0, 1, 3] {
+                    let row = Row {
+                        above: &rows[0],
+                        here: &rows[1],
+                        below: &rows[2],
+                        x0,
+                        map_x,
+                        py,
+                        unit: 1.0 / scale,
+                        slope_scale: (scale * 0.5) as f32,
+                    };
+                    let mut scalar = vec![0.0f32; w - x0];
+                    let mut vector = vec![0.0f32; w - x0];
+                    carve_row(Isa::Scalar, &row, &octave_list, depth as f32, &mut scalar);
+                    carve_row(Isa::Avx2, &row, &octave_list, depth as f32, &mut vector);
+                    for (col, (a, b)) in scalar.iter().zip(&vector).enumerate() {
+                        assert_eq!(
+                            a.to_bits(),
+                            b.to_bits(),
+                            "case {k}, depth {depth}, x0 {x0}, column {col}: {a} vs {b}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
