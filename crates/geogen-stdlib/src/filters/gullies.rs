@@ -324,6 +324,7 @@ mod avx2 {
 
     use super::{carve, saturate, Octave, Row, GULLIES_PER_CELL, JITTER, REACH, SLOPE_REF};
     use crate::kernels::noise::floor_i64;
+    use geogen_random::hash2 as hash2_scalar;
 
     /// Slopes up to this size keep every intermediate of [`carve`] finite: the squares stay below
     /// 10^31, and each octave turns the direction by at most 8 × 2^15 per map unit.
@@ -367,6 +368,7 @@ mod avx2 {
             let iy = floor_i64(cy);
             *cell = (iy as u32, (cy - iy as f64) as f32);
         }
+        let mut shared = [SharedCell::NONE; MOST_OCTAVES];
         let n = line.len() / 8 * 8;
         for start in (0..n).step_by(8) {
             let (mut centre, mut gx, mut gy, mut px) = ([0.0f32; 8], [0.0f32; 8], [0.0f32; 8], [0.0f64; 8]);
@@ -385,7 +387,7 @@ mod avx2 {
             }
             // SAFETY: eight lanes in each array and in `out`; AVX2 is available (the caller's).
             unsafe {
-                let sum = carve8(&gx, &gy, &px, &rows[..octaves.len()], octaves, depth);
+                let sum = carve8(&gx, &gy, &px, &rows[..octaves.len()], &mut shared, octaves, depth);
                 let h = _mm256_add_ps(_mm256_loadu_ps(centre.as_ptr()), sum);
                 // saturate: NaN to 0, then the clamp to [-1, 1] by comparisons (signed zeros kept).
                 let one = _mm256_set1_ps(1.0);
@@ -399,6 +401,39 @@ mod avx2 {
         n
     }
 
+    /// The feature points around one cell of an octave, as offsets from the pixel's cell in cell
+    /// sides (`i + 0.5 + JITTER × (jitter − 0.5)` of [`carve`]), kept while the eight pixels of
+    /// group after group of a row lie in that cell: the coarse octaves then hash nine points
+    /// once per cell and row instead of once per pixel.
+    #[derive(Clone, Copy)]
+    struct SharedCell {
+        cell: Option<i64>,
+        x: [f32; 9],
+        y: [f32; 9],
+    }
+
+    impl SharedCell {
+        const NONE: SharedCell = SharedCell { cell: None, x: [0.0; 9], y: [0.0; 9] };
+
+        /// The offsets of [`carve`]'s nine points around cell (`cell`, `row`), in its order.
+        fn of(seed: u32, cell: i64, row: u32) -> SharedCell {
+            let mut shared = SharedCell { cell: Some(cell), ..SharedCell::NONE };
+            let columns = [-1i64, 0, 1].map(|i| hash2_scalar(seed, (cell + i) as u32));
+            let mut k = 0;
+            for j in -1i32..=1 {
+                for (i, &column) in (-1i64..=1).zip(&columns) {
+                    let hash = hash2_scalar(column, row.wrapping_add(j as u32));
+                    let jx = (hash & 0xffff) as f32 * (1.0 / 65536.0);
+                    let jy = (hash >> 16) as f32 * (1.0 / 65536.0);
+                    shared.x[k] = i as f32 + 0.5 + JITTER * (jx - 0.5);
+                    shared.y[k] = j as f32 + 0.5 + JITTER * (jy - 0.5);
+                    k += 1;
+                }
+            }
+            shared
+        }
+    }
+
     /// [`carve`] of eight pixels whose slopes are at most [`LARGEST_SLOPE`].
     #[inline(always)]
     unsafe fn carve8(
@@ -406,6 +441,7 @@ mod avx2 {
         gy: &[f32; 8],
         px: &[f64; 8],
         rows: &[(u32, f32)],
+        shared: &mut [SharedCell; MOST_OCTAVES],
         octaves: &[Octave],
         depth: f32,
     ) -> __m256 {
@@ -430,7 +466,7 @@ mod avx2 {
             _mm256_mul_ps(_mm256_set1_ps(depth), _mm256_div_ps(slope, _mm256_add_ps(slope, _mm256_set1_ps(SLOPE_REF))));
         let (mut dx, mut dy) = (gx, gy);
         let mut sum = zero;
-        for (o, &(iy, fy)) in octaves.iter().zip(rows) {
+        for ((o, &(iy, fy)), shared) in octaves.iter().zip(rows).zip(shared.iter_mut()) {
             let length2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
             active = _mm256_and_ps(active, _mm256_cmp_ps::<_CMP_NLE_UQ>(length2, zero));
             if _mm256_movemask_ps(active) == 0 {
@@ -439,56 +475,83 @@ mod avx2 {
             let length = _mm256_sqrt_ps(length2);
             let ax = _mm256_div_ps(_mm256_xor_ps(dy, sign), length);
             let ay = _mm256_div_ps(dx, length);
-            let (mut ix, mut fx) = ([0u32; 8], [0.0f32; 8]);
+            let (mut cells, mut fx) = ([0i64; 8], [0.0f32; 8]);
             for lane in 0..8 {
                 let cx = px[lane] * o.inverse;
-                let cell = floor_i64(cx);
-                (ix[lane], fx[lane]) = (cell as u32, (cx - cell as f64) as f32);
+                cells[lane] = floor_i64(cx);
+                fx[lane] = (cx - cells[lane] as f64) as f32;
             }
-            // SAFETY: eight values in each array.
-            let (ix, fx) = unsafe { (_mm256_loadu_si256(ix.as_ptr().cast()), _mm256_loadu_ps(fx.as_ptr())) };
+            // SAFETY: eight values in the array.
+            let fx = unsafe { _mm256_loadu_ps(fx.as_ptr()) };
             let fy = _mm256_set1_ps(fy);
-            let seed = _mm256_set1_epi32(o.seed as i32);
-            // Not `[-1, 0, 1].map(..)`: a closure is compiled apart, without AVX2.
-            let columns = [
-                hash2(seed, _mm256_add_epi32(ix, _mm256_set1_epi32(-1))),
-                hash2(seed, ix),
-                hash2(seed, _mm256_add_epi32(ix, _mm256_set1_epi32(1))),
-            ];
-            let (mut weights, mut profile, mut derivative) = (zero, zero, zero);
-            for j in -1i32..=1 {
-                let cell_row = _mm256_set1_epi32(iy.wrapping_add(j as u32) as i32);
-                for (i, &column) in (-1i32..=1).zip(&columns) {
-                    let hash = hash2(column, cell_row);
-                    let jx = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_and_si256(hash, low16)), per_unit);
-                    let jy = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(hash, 16)), per_unit);
-                    let vx = _mm256_sub_ps(
-                        fx,
-                        _mm256_add_ps(_mm256_set1_ps(i as f32 + 0.5), _mm256_mul_ps(jitter, _mm256_sub_ps(jx, half))),
-                    );
-                    let vy = _mm256_sub_ps(
-                        fy,
-                        _mm256_add_ps(_mm256_set1_ps(j as f32 + 0.5), _mm256_mul_ps(jitter, _mm256_sub_ps(jy, half))),
-                    );
-                    let d2 = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(vx, vx), _mm256_mul_ps(vy, vy)), per_reach2);
-                    // `max` gives its second operand for a NaN, as `f32::max` gives the non-NaN one.
-                    let fall = _mm256_max_ps(_mm256_sub_ps(one, d2), zero);
-                    let weight = _mm256_mul_ps(fall, fall);
-                    let t = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(vx, ax), _mm256_mul_ps(vy, ay)), gullies);
-                    let u = _mm256_add_ps(t, half);
-                    let whole = _mm256_cvtepi32_ps(_mm256_cvttps_epi32(u));
-                    let nearest =
-                        _mm256_blendv_ps(whole, _mm256_sub_ps(whole, one), _mm256_cmp_ps::<_CMP_GT_OQ>(whole, u));
-                    let off = _mm256_sub_ps(t, nearest);
-                    let tri = _mm256_mul_ps(_mm256_and_ps(off, magnitude), two);
-                    profile =
-                        _mm256_add_ps(profile, _mm256_mul_ps(weight, _mm256_mul_ps(tri, _mm256_sub_ps(two, tri))));
-                    let slope_s = _mm256_mul_ps(_mm256_sub_ps(two, _mm256_mul_ps(two, tri)), two);
-                    let signed =
-                        _mm256_blendv_ps(slope_s, _mm256_xor_ps(slope_s, sign), _mm256_cmp_ps::<_CMP_LT_OQ>(off, zero));
-                    derivative = _mm256_add_ps(derivative, _mm256_mul_ps(weight, signed));
-                    weights = _mm256_add_ps(weights, weight);
+            // The nine points' offsets from each lane's cell: from the row's kept cell when all
+            // eight pixels share one, else hashed in the lanes.
+            let (mut offset_x, mut offset_y) = ([zero; 9], [zero; 9]);
+            if cells.iter().all(|&c| c == cells[0]) {
+                if shared.cell != Some(cells[0]) {
+                    *shared = SharedCell::of(o.seed, cells[0], iy);
                 }
+                for k in 0..9 {
+                    offset_x[k] = _mm256_set1_ps(shared.x[k]);
+                    offset_y[k] = _mm256_set1_ps(shared.y[k]);
+                }
+            } else {
+                let ix = _mm256_setr_epi32(
+                    cells[0] as i32,
+                    cells[1] as i32,
+                    cells[2] as i32,
+                    cells[3] as i32,
+                    cells[4] as i32,
+                    cells[5] as i32,
+                    cells[6] as i32,
+                    cells[7] as i32,
+                );
+                let seed = _mm256_set1_epi32(o.seed as i32);
+                // Not `[-1, 0, 1].map(..)`: a closure is compiled apart, without AVX2.
+                let columns = [
+                    hash2(seed, _mm256_add_epi32(ix, _mm256_set1_epi32(-1))),
+                    hash2(seed, ix),
+                    hash2(seed, _mm256_add_epi32(ix, _mm256_set1_epi32(1))),
+                ];
+                let mut k = 0;
+                for j in -1i32..=1 {
+                    let cell_row = _mm256_set1_epi32(iy.wrapping_add(j as u32) as i32);
+                    for (i, &column) in (-1i32..=1).zip(&columns) {
+                        let hash = hash2(column, cell_row);
+                        let jx = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_and_si256(hash, low16)), per_unit);
+                        let jy = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(hash, 16)), per_unit);
+                        offset_x[k] = _mm256_add_ps(
+                            _mm256_set1_ps(i as f32 + 0.5),
+                            _mm256_mul_ps(jitter, _mm256_sub_ps(jx, half)),
+                        );
+                        offset_y[k] = _mm256_add_ps(
+                            _mm256_set1_ps(j as f32 + 0.5),
+                            _mm256_mul_ps(jitter, _mm256_sub_ps(jy, half)),
+                        );
+                        k += 1;
+                    }
+                }
+            }
+            let (mut weights, mut profile, mut derivative) = (zero, zero, zero);
+            for k in 0..9 {
+                let vx = _mm256_sub_ps(fx, offset_x[k]);
+                let vy = _mm256_sub_ps(fy, offset_y[k]);
+                let d2 = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(vx, vx), _mm256_mul_ps(vy, vy)), per_reach2);
+                // `max` gives its second operand for a NaN, as `f32::max` gives the non-NaN one.
+                let fall = _mm256_max_ps(_mm256_sub_ps(one, d2), zero);
+                let weight = _mm256_mul_ps(fall, fall);
+                let t = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(vx, ax), _mm256_mul_ps(vy, ay)), gullies);
+                let u = _mm256_add_ps(t, half);
+                let whole = _mm256_cvtepi32_ps(_mm256_cvttps_epi32(u));
+                let nearest = _mm256_blendv_ps(whole, _mm256_sub_ps(whole, one), _mm256_cmp_ps::<_CMP_GT_OQ>(whole, u));
+                let off = _mm256_sub_ps(t, nearest);
+                let tri = _mm256_mul_ps(_mm256_and_ps(off, magnitude), two);
+                profile = _mm256_add_ps(profile, _mm256_mul_ps(weight, _mm256_mul_ps(tri, _mm256_sub_ps(two, tri))));
+                let slope_s = _mm256_mul_ps(_mm256_sub_ps(two, _mm256_mul_ps(two, tri)), two);
+                let signed =
+                    _mm256_blendv_ps(slope_s, _mm256_xor_ps(slope_s, sign), _mm256_cmp_ps::<_CMP_LT_OQ>(off, zero));
+                derivative = _mm256_add_ps(derivative, _mm256_mul_ps(weight, signed));
+                weights = _mm256_add_ps(weights, weight);
             }
             // `weights <= 0` skips the octave in the scalar code.
             let update = _mm256_and_ps(active, _mm256_cmp_ps::<_CMP_NLE_UQ>(weights, zero));
