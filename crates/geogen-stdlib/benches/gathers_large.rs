@@ -77,6 +77,7 @@ fn main() {
         ("Rotate 1.3", rotate(1.3)),
         ("Rotate 2.5", rotate(2.5)),
         ("Distort 20", Arc::new(Distort { maximum_distance: 20.0 })),
+        ("Distort 100", Arc::new(Distort { maximum_distance: 100.0 })),
         ("Shift horizontal", Arc::new(Shift { distance: 150, direction: Axis::Horizontal })),
         ("Shift vertical", Arc::new(Shift { distance: 150, direction: Axis::Vertical })),
         ("Rescale 3, 1", Arc::new(Rescale { horizontal: 3.0, vertical: 1.0 })),

@@ -5,7 +5,7 @@
 //! * its **script side**: a [`Signature`] (name, parameters with kinds and defaults, cross checks,
 //!   family, summary, worked examples) and a `record` function that turns checked arguments
 //!   ([`Call`]) into rendering steps through a [`Recorder`] (most record one step; `Noise` or
-//!   `Distort` record several; `Add` chooses its step by the type of its first argument);
+//!   `Warp` record several; `Add` chooses its step by the type of its first argument);
 //! * its **pixel side**: a struct of constants implementing [`geogen_render::Operation`] (bounds
 //!   rule, result extent, memory need, kernel).
 //!

@@ -3,11 +3,14 @@
 
 use geogen_diag::codes;
 use geogen_render::scale::scaled_distance;
-use geogen_render::{Bounds, Effect, HeightMap, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
+use geogen_render::{
+    Bounds, Effect, HeightMap, KernelContext, Object, ObjectKind, OpContext, Operation, Rect, RenderError,
+};
 use geogen_vm::{RuntimeError, Value};
 
-use crate::generators::{Flat, NoiseLayer};
+use crate::generators::NoiseLayer;
 use crate::kernels::coherent::Isa;
+use crate::kernels::noise::{add_noise_layer_on, LayerField};
 use crate::kernels::sample::{bilinear_many, displaced_positions, map_by_bands, prefetch_rows_ahead, BATCH};
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
@@ -21,9 +24,10 @@ const PREFETCH_STEP: usize = 16;
 /// Rows per band of the result (each band is computed into a scratch of its own, then copied).
 const BAND_ROWS: usize = 8;
 
-/// The last of the five steps `Distort` records: pixel `p` of B becomes the bilinear sample of the
-/// map at `p + (nx(p), ny(p)) × D`, where `nx` and `ny` are the two noise maps (arguments 1 and 2)
-/// and `D = S(maximumDistance)`.
+/// The gather of a displacement by two field maps: pixel `p` of B becomes the bilinear sample of
+/// the map at `p + (nx(p), ny(p)) × D`, where `nx` and `ny` are the two field maps (arguments 1
+/// and 2) and `D = S(maximumDistance)`. `Warp` records it after its two coherent-noise fields;
+/// `Distort` records [`NoiseDistort`], which computes its noise fields itself.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Distort {
     /// Logical maximum displacement.
@@ -77,13 +81,11 @@ impl Declared for Distort {
             geogen_random::hash_str("HeightMap.Distort"),
         ]);
         let target = rec.this_slot()?;
-        let mut field = |layer_index: u32| -> Result<_, RuntimeError> {
-            let slot = rec.push_create(Flat::new(0.0), &[])?;
-            rec.push_modify(NoiseLayer::new(wavelength, FIELD_AMPLITUDE, seed, layer_index, false), slot, &[])?;
-            Ok(slot)
-        };
-        let (x_field, y_field) = (field(0)?, field(1)?);
-        rec.push_modify(Distort { maximum_distance: call.number(1)? }, target, &[x_field, y_field])?;
+        // The two fields (layers 0 and 1 of the seed) are computed band by band inside the step
+        // (see [`NoiseDistort`]): the same pixels as two maps `Flat(0)` + `NoiseLayer`, never held.
+        let field = |layer_index: u32| NoiseLayer::new(wavelength, FIELD_AMPLITUDE, seed, layer_index, false).field;
+        let op = NoiseDistort { maximum_distance: call.number(1)?, x_field: field(0), y_field: field(1) };
+        rec.push_modify(op, target, &[])?;
         Ok(rec.this())
     }
 }
@@ -157,42 +159,176 @@ impl Distort {
         let rect = ctx.bounds.rect();
         // The fields cover B when the bounds hold; otherwise a missing value moves nothing.
         let fields_cover = x_field.rect().contains_rect(&rect) && y_field.rect().contains_rect(&rect);
-        let width = rect.width as usize;
-        let fill_row = |py: i64, x0: i64, row: &mut [f32]| {
-            let (mut xs, mut ys) = ([0.0f64; BATCH], [0.0f64; BATCH]);
-            let fy = py as f64;
-            let spans = fields_cover
-                .then(|| (x_field.row_span(py, rect.x_interval()), y_field.row_span(py, rect.x_interval())));
-            for (c, out) in row.chunks_mut(BATCH).enumerate() {
-                let first = c * BATCH;
-                let n = out.len();
-                // Source position of the pixel at offset i: p + (nx, ny) × D.
-                let mut put = |k: usize, nx: f32, ny: f32| {
-                    let px = (x0 + (first + k) as i64) as f64;
-                    xs[k] = px + f64::from(nx) * d;
-                    ys[k] = fy + f64::from(ny) * d;
-                };
-                if let Some((nxs, nys)) = spans {
-                    let (nxs, nys) = (&nxs[first..first + n], &nys[first..first + n]);
-                    displaced_positions(isa, x0 + first as i64, py, d, nxs, nys, &mut xs[..n], &mut ys[..n]);
-                } else {
-                    for k in 0..n {
-                        let px = x0 + (first + k) as i64;
-                        let value = |field: &HeightMap| field.get(px, py).unwrap_or(0.0);
-                        put(k, value(x_field), value(y_field));
-                    }
-                }
-                // The rows below read about the source lines of this row moved down (the fields
-                // are smooth): start loading the ones PREFETCH_ROWS rows on (−8 % CPU at 4000²).
-                prefetch_rows_ahead(source, &xs[..n], &ys[..n], PREFETCH_ROWS, PREFETCH_STEP);
-                bilinear_many(source, &xs[..n], &ys[..n], out, isa);
-            }
-        };
+        let width = rect.width.max(1) as usize;
         let out = map_by_bands(rect, BAND_ROWS, |py0, x0, band| {
-            for (r, row) in band.chunks_mut(width.max(1)).enumerate() {
-                fill_row(py0 + r as i64, x0, row);
+            for (r, row) in band.chunks_mut(width).enumerate() {
+                let py = py0 + r as i64;
+                let spans = fields_cover
+                    .then(|| (x_field.row_span(py, rect.x_interval()), y_field.row_span(py, rect.x_interval())));
+                let missing = |px: i64| {
+                    let value = |field: &HeightMap| field.get(px, py).unwrap_or(0.0);
+                    (value(x_field), value(y_field))
+                };
+                fill_row(isa, source, d, py, x0, row, spans, missing);
             }
         })?;
+        Ok(Object::Map(out))
+    }
+}
+
+/// Fills `row`, the pixels `(x0 + i, py)`, with the bilinear samples of `source` at
+/// `p + (nx, ny) × d`: the field values from `spans` (the fields' values on this row), or where the
+/// fields do not cover the row from `missing(px)`.
+#[allow(clippy::too_many_arguments)]
+fn fill_row(
+    isa: Isa,
+    source: &HeightMap,
+    d: f64,
+    py: i64,
+    x0: i64,
+    row: &mut [f32],
+    spans: Option<(&[f32], &[f32])>,
+    missing: impl Fn(i64) -> (f32, f32),
+) {
+    let (mut xs, mut ys) = ([0.0f64; BATCH], [0.0f64; BATCH]);
+    let fy = py as f64;
+    for (c, out) in row.chunks_mut(BATCH).enumerate() {
+        let first = c * BATCH;
+        let n = out.len();
+        // Source position of the pixel at offset k: p + (nx, ny) × D.
+        if let Some((nxs, nys)) = spans {
+            let (nxs, nys) = (&nxs[first..first + n], &nys[first..first + n]);
+            displaced_positions(isa, x0 + first as i64, py, d, nxs, nys, &mut xs[..n], &mut ys[..n]);
+        } else {
+            for k in 0..n {
+                let px = x0 + (first + k) as i64;
+                let (nx, ny) = missing(px);
+                xs[k] = px as f64 + f64::from(nx) * d;
+                ys[k] = fy + f64::from(ny) * d;
+            }
+        }
+        // The rows below read about the source lines of this row moved down (the fields are
+        // smooth): start loading the ones PREFETCH_ROWS rows on (−8 % CPU at 4000²).
+        prefetch_rows_ahead(source, &xs[..n], &ys[..n], PREFETCH_ROWS, PREFETCH_STEP);
+        bilinear_many(source, &xs[..n], &ys[..n], out, isa);
+    }
+}
+
+/// The step `Distort` records: [`Distort`] with its two displacement fields, noise layers of
+/// amplitude 1 (`Flat(0)` plus `NoiseLayer` of layers 0 and 1), computed band by band into a
+/// scratch and gathered at once, instead of two whole maps made by steps of their own, written,
+/// held and read back. Each field band is a zeroed map to which the layer is added, exactly as
+/// the map steps do on those rows (the noise is row-local), so the bytes are the same.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NoiseDistort {
+    /// Logical maximum displacement.
+    pub maximum_distance: f64,
+    /// The noise layer displacing along X.
+    pub x_field: LayerField,
+    /// The noise layer displacing along Y.
+    pub y_field: LayerField,
+}
+
+impl Operation for NoiseDistort {
+    fn name(&self) -> &str {
+        "HeightMap.Distort"
+    }
+    fn arg_kinds(&self) -> &[ObjectKind] {
+        &[ObjectKind::Map]
+    }
+    fn effect(&self) -> Effect {
+        Effect::Modify
+    }
+    fn describe_params(&self) -> String {
+        format!(
+            "{}, fields of wavelength {} (layers {:08x}, {:08x})",
+            self.maximum_distance, self.x_field.wavelength, self.x_field.current, self.y_field.current
+        )
+    }
+    /// The map is read up to D pixels away from B.
+    fn required_bounds(&self, own: Bounds, ctx: &OpContext) -> Vec<Bounds> {
+        let d = scaled_distance(self.maximum_distance, ctx.scale);
+        vec![Bounds::Map(own.rect().expand(d))]
+    }
+    /// The result covers exactly B.
+    fn result_extent(&self, own: Bounds, _: &[Bounds], _: &OpContext) -> Bounds {
+        own
+    }
+    /// The two field bands of a band in flight (one per worker thread; counted for two).
+    fn extra_memory(&self, extent: Bounds, _: &OpContext) -> u64 {
+        FIELD_BANDS_IN_FLIGHT * 2 * BAND_ROWS as u64 * extent.rect().width.saturating_mul(4)
+    }
+    fn replaces_target(&self) -> bool {
+        true
+    }
+    fn render_replacing(
+        &self,
+        ctx: &KernelContext,
+        source: &Object,
+        inputs: &[&Object],
+    ) -> Result<Object, RenderError> {
+        self.render_from(Isa::best(), ctx, source, inputs)
+    }
+    fn render(&self, ctx: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
+        self.render_on(Isa::best(), ctx, target, inputs)
+    }
+}
+
+/// Field bands the memory plan counts for [`NoiseDistort`] (bands computed at once).
+const FIELD_BANDS_IN_FLIGHT: u64 = 2;
+
+impl NoiseDistort {
+    /// The kernel on `isa` (the tests force each).
+    pub fn render_on(
+        &self,
+        isa: Isa,
+        ctx: &KernelContext,
+        target: &mut Object,
+        inputs: &[&Object],
+    ) -> Result<(), RenderError> {
+        *target = self.render_from(isa, ctx, target, inputs)?;
+        Ok(())
+    }
+
+    /// The distorted map of `source`, over the step's bounds.
+    fn render_from(
+        &self,
+        isa: Isa,
+        ctx: &KernelContext,
+        source: &Object,
+        _: &[&Object],
+    ) -> Result<Object, RenderError> {
+        let d = scaled_distance(self.maximum_distance, ctx.scale) as f64;
+        let source = source.as_map()?;
+        let rect = ctx.bounds.rect();
+        let width = rect.width.max(1) as usize;
+        let failed = std::sync::Mutex::new(None);
+        let out = map_by_bands(rect, BAND_ROWS, |py0, x0, band| {
+            let rows = (band.len() / width) as u64;
+            let band_rect = Rect::new(x0, py0, rect.width, rows);
+            // Each field over the band's rows: 0, plus the layer (what `Flat(0)` and `NoiseLayer`
+            // give on these rows).
+            let field = |layer: LayerField| -> Result<HeightMap, RenderError> {
+                let mut map = HeightMap::try_zeroed(band_rect)?;
+                add_noise_layer_on(isa, &mut map, ctx.scale, layer, false);
+                Ok(map)
+            };
+            let (x_field, y_field) = match (field(self.x_field), field(self.y_field)) {
+                (Ok(x), Ok(y)) => (x, y),
+                (Err(e), _) | (_, Err(e)) => {
+                    *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                    return;
+                }
+            };
+            for (r, row) in band.chunks_mut(width).enumerate() {
+                let py = py0 + r as i64;
+                let spans = Some((x_field.row_span(py, rect.x_interval()), y_field.row_span(py, rect.x_interval())));
+                fill_row(isa, source, d, py, x0, row, spans, |_| (0.0, 0.0));
+            }
+        })?;
+        if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            return Err(e);
+        }
         Ok(Object::Map(out))
     }
 }
@@ -202,6 +338,46 @@ mod tests {
     use super::*;
     use crate::kernels::sample::bilinear;
     use geogen_render::Rect;
+
+    /// The step `Distort` records gives, on every instruction set, the bits of its definition: the
+    /// two fields as maps (`Flat(0)` plus the noise layer over B) and the gather by them, at
+    /// scales 1 and 0.7, bands cut short, D = 0, and positions off the origin.
+    #[test]
+    fn noise_distort_equals_the_fields_as_maps_then_the_gather_on_every_isa() {
+        let source = HeightMap::from_data(
+            Rect::new(-70, -60, 240, 190),
+            (0..240u32 * 190).map(|k| geogen_random::hash1(k ^ 7) as f32 / u32::MAX as f32 * 2.0 - 1.0).collect(),
+        )
+        .unwrap();
+        let cases = [
+            (Rect::new(-13, -9, 97, 61), 1.0, 16, 7.0, 3),
+            (Rect::new(5, -20, 70, 33), 0.7, 40, 12.0, 11),
+            (Rect::new(-13, -9, 97, 61), 1.0, 3, 0.0, 5),
+            (Rect::new(40, 30, 1, 17), 1.0, 9, 20.0, 8),
+        ];
+        for (rect, scale, wavelength, d, seed) in cases {
+            let layer = |k| NoiseLayer::new(wavelength, FIELD_AMPLITUDE, seed, k, false);
+            let ctx = KernelContext { scale, bounds: Bounds::Map(rect) };
+            let field = |layer: NoiseLayer| {
+                let mut map = Object::Map(HeightMap::try_zeroed(rect).unwrap());
+                layer.render(&ctx, &mut map, &[]).unwrap();
+                map
+            };
+            let (nx, ny) = (field(layer(0)), field(layer(1)));
+            let mut want = Object::Map(source.clone());
+            Distort { maximum_distance: d }.render_on(Isa::Scalar, &ctx, &mut want, &[&nx, &ny]).unwrap();
+            let want = want.as_map().unwrap();
+            let op = NoiseDistort { maximum_distance: d, x_field: layer(0).field, y_field: layer(1).field };
+            for isa in Isa::available() {
+                let mut got = Object::Map(source.clone());
+                op.render_on(isa, &ctx, &mut got, &[]).unwrap();
+                let got = got.as_map().unwrap();
+                assert_eq!(got.rect(), want.rect());
+                let same = got.data().iter().zip(want.data()).all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same, "{isa:?} {rect} scale {scale} D {d}");
+            }
+        }
+    }
 
     /// The kernel on every instruction set gives the bits of the per-pixel definition, with the
     /// fields covering B and without (a missing field value moves nothing).
