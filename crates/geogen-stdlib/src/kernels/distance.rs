@@ -637,22 +637,27 @@ impl<T: Exact> Envelope<T> {
 }
 
 /// The largest D for which the row pass prunes its columns first ([`Candidates`]): squares up to
-/// D² ≤ 2^30, plus at most 9, compare exactly as `u32` (and as `i32` in the AVX2 lanes).
+/// D² ≤ 2^30, plus at most `REACH²`, compare exactly as `u32` (and as `i32` in the AVX2 lanes).
 const PRUNE_MAX_D: u32 = 1 << 15;
 
-/// Padding (in columns) on each side of a row's squares: the window's reach (3), rounded up so
-/// that the last block of eight columns reads inside the buffer.
-const PAD: usize = 16;
+/// How far from a column [`Candidates`] looks for columns that beat it (each step further costs
+/// two loads, adds and minimums per eight columns).
+const REACH: usize = 5;
 
-/// A square larger than any real one (≤ 2^30) even after subtracting nothing, that stays below
-/// 2^31 after adding 9: the squares of the columns beyond the row's ends.
+/// Padding (in columns) on each side of a row's squares: at least the window's reach, and enough
+/// that the last block of eight columns (up to seven past the row) reads inside the buffer.
+const PAD: usize = 16;
+const _: () = assert!(REACH >= 1 && REACH <= PAD - 8);
+
+/// A square larger than any real one (≤ 2^30) that stays below 2^31 after adding `REACH²`: the
+/// squares of the columns beyond the row's ends.
 const FAR: u32 = (1 << 30) + (1 << 20);
 
 /// The columns of a row that may be on the lower envelope, found before the envelope is built
 /// (eight at a time where the processor has AVX2).
 ///
 /// A column `l` is left out when (besides `g(l) ≥ D` and a feature between two features, which
-/// the envelope has always left out) a column `l'` within three on each side beats it on that
+/// the envelope has always left out) a column `l'` within [`REACH`] on each side beats it on that
 /// side: `g(l')² + (l − l')² ≤ g(l)²` for some `l' < l` and for some `l' > l`. The parabolas
 /// `f_l(p) = g(l)² + (p − l)²` of two columns differ by a line, so `f_l'(l) ≤ f_l(l)` with
 /// `l' < l` means `f_l' ≤ f_l` at every `p ≤ l`, and symmetrically on the right: `l` is never
@@ -712,8 +717,8 @@ impl Candidates {
     fn keeps(squares: &[u32], q: usize, cap: u32) -> bool {
         let at = PAD + q;
         let s = squares[at];
-        let left = (squares[at - 1] + 1).min(squares[at - 2] + 4).min(squares[at - 3] + 9);
-        let right = (squares[at + 1] + 1).min(squares[at + 2] + 4).min(squares[at + 3] + 9);
+        let left = (1..=REACH).map(|k| squares[at - k] + (k * k) as u32).min().unwrap_or(FAR);
+        let right = (1..=REACH).map(|k| squares[at + k] + (k * k) as u32).min().unwrap_or(FAR);
         let dominated = left <= s && right <= s;
         let inner_feature = s == 0 && squares[at - 1] == 0 && squares[at + 1] == 0;
         s < cap && !dominated && !inner_feature
@@ -746,12 +751,12 @@ impl Candidates {
         let squares = self.squares.as_ptr();
         let kept = self.kept.as_mut_ptr();
         let mut count = 0usize;
-        // SAFETY: every load reads 8 squares from `PAD + q - 3` to `PAD + q + 10` for q < n
-        // rounded up to 8 (≤ n + 7), inside the n + 2 PAD squares; every store writes 8 indices
-        // at `count ≤ q`, inside the n + 8 of `kept`.
+        // SAFETY: for a block at q < n, the loads read the squares from `PAD + q - REACH` ≥ 0 to
+        // `PAD + q + 7 + REACH` < n + 2 PAD (REACH ≤ PAD − 8), inside the buffer; every store writes
+        // 8 indices at `count ≤ q < n`, inside the n + 8 of `kept`.
         unsafe {
             let load = |at: usize| _mm256_loadu_si256(squares.add(at).cast());
-            let (one, four, nine) = (_mm256_set1_epi32(1), _mm256_set1_epi32(4), _mm256_set1_epi32(9));
+            let one = _mm256_set1_epi32(1);
             let zero = _mm256_setzero_si256();
             let limit = _mm256_set1_epi32(cap);
             let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -760,14 +765,12 @@ impl Candidates {
                 let at = PAD + q;
                 let s = load(at);
                 let (l1, r1) = (load(at - 1), load(at + 1));
-                let left = _mm256_min_epi32(
-                    _mm256_add_epi32(l1, one),
-                    _mm256_min_epi32(_mm256_add_epi32(load(at - 2), four), _mm256_add_epi32(load(at - 3), nine)),
-                );
-                let right = _mm256_min_epi32(
-                    _mm256_add_epi32(r1, one),
-                    _mm256_min_epi32(_mm256_add_epi32(load(at + 2), four), _mm256_add_epi32(load(at + 3), nine)),
-                );
+                let (mut left, mut right) = (_mm256_add_epi32(l1, one), _mm256_add_epi32(r1, one));
+                for k in 2..=REACH {
+                    let kk = _mm256_set1_epi32((k * k) as i32);
+                    left = _mm256_min_epi32(left, _mm256_add_epi32(load(at - k), kk));
+                    right = _mm256_min_epi32(right, _mm256_add_epi32(load(at + k), kk));
+                }
                 // left ≤ s and right ≤ s: neither is greater.
                 let beaten = _mm256_andnot_si256(
                     _mm256_cmpgt_epi32(left, s),
