@@ -135,6 +135,8 @@ trait Counter: Copy + Ord + Send + Sync + 'static {
     fn get(self) -> u32;
     /// `self + 1` (never beyond the cap, which is below the type's maximum).
     fn next(self) -> Self;
+    /// The counters as `u16` when they are.
+    fn as_u16(counters: &[Self]) -> Option<&[u16]>;
 }
 
 impl Counter for u16 {
@@ -151,6 +153,10 @@ impl Counter for u16 {
     fn next(self) -> u16 {
         self.wrapping_add(1)
     }
+    #[inline(always)]
+    fn as_u16(counters: &[u16]) -> Option<&[u16]> {
+        Some(counters)
+    }
 }
 
 impl Counter for u32 {
@@ -166,6 +172,10 @@ impl Counter for u32 {
     #[inline(always)]
     fn next(self) -> u32 {
         self.wrapping_add(1)
+    }
+    #[inline(always)]
+    fn as_u16(_: &[u32]) -> Option<&[u16]> {
+        None
     }
 }
 
@@ -399,7 +409,12 @@ impl<C: Counter> Rows<'_, C> {
     /// Row `i` of B.
     fn row<T: Exact>(&self, i: usize, out: &mut [f32], envelope: &mut Envelope<T>) {
         let g = &self.g[i * self.ncols..(i + 1) * self.ncols];
-        envelope.build(g, self.d);
+        if let Some(g16) = C::as_u16(g).filter(|_| self.d <= PRUNE_MAX_D) {
+            envelope.candidates.select(g16, self.d);
+            envelope.build_from_candidates();
+        } else {
+            envelope.build(g, self.d);
+        }
         let offset = self.offset;
         let (normalise, cap) = (self.normalise, self.cap);
         envelope.evaluate(offset, out.len(), cap, |j, sq| out[j] = normalise.at(sq));
@@ -511,6 +526,8 @@ struct Envelope<T> {
     /// The parabolas on the envelope, left to right (one array: each step reads all of a
     /// parabola's fields together).
     parabolas: Vec<Parabola<T>>,
+    /// The row's columns that may be on the envelope (when D ≤ [`PRUNE_MAX_D`]).
+    candidates: Candidates,
 }
 
 /// A parabola of the envelope.
@@ -528,7 +545,36 @@ struct Parabola<T> {
 
 impl<T: Exact> Envelope<T> {
     fn with_capacity(n: usize) -> Envelope<T> {
-        Envelope { parabolas: Vec::with_capacity(n) }
+        Envelope { parabolas: Vec::with_capacity(n), candidates: Candidates::default() }
+    }
+
+    /// [`Envelope::build`] over the columns [`Candidates::select`] kept: the same envelope
+    /// (the columns it leaves out are never the only lowest parabola anywhere), with fewer
+    /// columns and no test per column.
+    fn build_from_candidates(&mut self) {
+        let parabolas = &mut self.parabolas;
+        parabolas.clear();
+        let two = T::of(2);
+        let squares = &self.candidates.squares;
+        for &q in self.candidates.kept() {
+            let fq = T::of(i64::from(squares[PAD + q as usize]));
+            let q = T::of(i64::from(q));
+            let level = fq + q * q;
+            loop {
+                let Some(top) = parabolas.last() else {
+                    let start = Fraction { numerator: T::of(0), denominator: T::of(1) };
+                    parabolas.push(Parabola { centre: q, height: fq, level, start });
+                    break;
+                };
+                let s = Fraction { numerator: level - top.level, denominator: two * (q - top.centre) };
+                if parabolas.len() > 1 && s.at_most(top.start) {
+                    parabolas.pop();
+                    continue;
+                }
+                parabolas.push(Parabola { centre: q, height: fq, level, start: s });
+                break;
+            }
+        }
     }
 
     fn build<C: Counter>(&mut self, g: &[C], d: u32) {
@@ -589,6 +635,184 @@ impl<T: Exact> Envelope<T> {
         }
     }
 }
+
+/// The largest D for which the row pass prunes its columns first ([`Candidates`]): squares up to
+/// D² ≤ 2^30, plus at most `REACH²`, compare exactly as `u32` (and as `i32` in the AVX2 lanes).
+const PRUNE_MAX_D: u32 = 1 << 15;
+
+/// How far from a column [`Candidates`] looks for columns that beat it (each step further costs
+/// two loads, adds and minimums per eight columns).
+const REACH: usize = 5;
+
+/// Padding (in columns) on each side of a row's squares: at least the window's reach, and enough
+/// that the last block of eight columns (up to seven past the row) reads inside the buffer.
+const PAD: usize = 16;
+const _: () = assert!(REACH >= 1 && REACH <= PAD - 8);
+
+/// A square larger than any real one (≤ 2^30) that stays below 2^31 after adding `REACH²`: the
+/// squares of the columns beyond the row's ends.
+const FAR: u32 = (1 << 30) + (1 << 20);
+
+/// The columns of a row that may be on the lower envelope, found before the envelope is built
+/// (eight at a time where the processor has AVX2).
+///
+/// A column `l` is left out when (besides `g(l) ≥ D` and a feature between two features, which
+/// the envelope has always left out) a column `l'` within [`REACH`] on each side beats it on that
+/// side: `g(l')² + (l − l')² ≤ g(l)²` for some `l' < l` and for some `l' > l`. The parabolas
+/// `f_l(p) = g(l)² + (p − l)²` of two columns differ by a line, so `f_l'(l) ≤ f_l(l)` with
+/// `l' < l` means `f_l' ≤ f_l` at every `p ≤ l`, and symmetrically on the right: `l` is never
+/// lower than the pruned-to envelope anywhere. Every such `l'` has a smaller `g` than `l`, so
+/// among the lowest parabolas at any `p` the one with the smallest `g` is never left out (a
+/// feature between features loses only at its own pixel, which the row pass sets to 0), and
+/// the envelope of the kept columns takes the same minimum at every pixel: the same bytes.
+/// All values are integers below 2^31, exact in `u32`.
+#[derive(Default)]
+struct Candidates {
+    /// `g²` of the row's columns, with [`PAD`] columns of [`FAR`] on each side.
+    squares: Vec<u32>,
+    /// The kept columns, left to right, are its first `count` (it has room for a block of eight
+    /// past the last column).
+    kept: Vec<u32>,
+    count: usize,
+}
+
+impl Candidates {
+    /// The kept columns, left to right.
+    fn kept(&self) -> &[u32] {
+        &self.kept[..self.count]
+    }
+}
+
+impl Candidates {
+    /// Fills `kept` with the columns of the row `g` (all `≤ d ≤ PRUNE_MAX_D`) that may be on the
+    /// envelope.
+    fn select(&mut self, g: &[u16], d: u32) {
+        #[cfg(target_arch = "x86_64")]
+        if use_avx2() {
+            // SAFETY: the processor supports AVX2 (checked at run time).
+            return unsafe { self.select_avx2(g, d) };
+        }
+        self.select_scalar(g, d);
+    }
+
+    /// Fills `squares` and sizes `kept` (each written once: the rows of a pass have one length,
+    /// so after the first row only the squares are written).
+    #[inline(always)]
+    fn prepare(&mut self, g: &[u16]) {
+        let n = g.len();
+        if self.squares.len() != n + 2 * PAD {
+            self.squares.clear();
+            self.squares.resize(n + 2 * PAD, FAR);
+        }
+        for (s, &gq) in self.squares[PAD..PAD + n].iter_mut().zip(g) {
+            *s = u32::from(gq) * u32::from(gq);
+        }
+        if self.kept.len() < n + 8 {
+            self.kept.resize(n + 8, 0);
+        }
+    }
+
+    /// Whether column `q` (its square at `PAD + q`) is kept.
+    #[inline(always)]
+    fn keeps(squares: &[u32], q: usize, cap: u32) -> bool {
+        let at = PAD + q;
+        let s = squares[at];
+        let left = (1..=REACH).map(|k| squares[at - k] + (k * k) as u32).min().unwrap_or(FAR);
+        let right = (1..=REACH).map(|k| squares[at + k] + (k * k) as u32).min().unwrap_or(FAR);
+        let dominated = left <= s && right <= s;
+        let inner_feature = s == 0 && squares[at - 1] == 0 && squares[at + 1] == 0;
+        s < cap && !dominated && !inner_feature
+    }
+
+    /// The definition, one column at a time (also the build without AVX2).
+    fn select_scalar(&mut self, g: &[u16], d: u32) {
+        self.prepare(g);
+        let cap = d * d;
+        let mut n = 0;
+        for q in 0..g.len() {
+            self.kept[n] = q as u32;
+            n += usize::from(Self::keeps(&self.squares, q, cap));
+        }
+        self.count = n;
+    }
+
+    /// The same selection, eight columns at a time: the kept lanes' columns are packed to the
+    /// front by a permutation from a table indexed by the lanes' mask, written eight at a time.
+    ///
+    /// # Safety
+    /// AVX2 must be available.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn select_avx2(&mut self, g: &[u16], d: u32) {
+        use std::arch::x86_64::*;
+        self.prepare(g);
+        let n = g.len();
+        let cap = (d * d) as i32;
+        let squares = self.squares.as_ptr();
+        let kept = self.kept.as_mut_ptr();
+        let mut count = 0usize;
+        // SAFETY: for a block at q < n, the loads read the squares from `PAD + q - REACH` ≥ 0 to
+        // `PAD + q + 7 + REACH` < n + 2 PAD (REACH ≤ PAD − 8), inside the buffer; every store writes
+        // 8 indices at `count ≤ q < n`, inside the n + 8 of `kept`.
+        unsafe {
+            let load = |at: usize| _mm256_loadu_si256(squares.add(at).cast());
+            let one = _mm256_set1_epi32(1);
+            let zero = _mm256_setzero_si256();
+            let limit = _mm256_set1_epi32(cap);
+            let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            let mut q = 0;
+            while q < n {
+                let at = PAD + q;
+                let s = load(at);
+                let (l1, r1) = (load(at - 1), load(at + 1));
+                let (mut left, mut right) = (_mm256_add_epi32(l1, one), _mm256_add_epi32(r1, one));
+                for k in 2..=REACH {
+                    let kk = _mm256_set1_epi32((k * k) as i32);
+                    left = _mm256_min_epi32(left, _mm256_add_epi32(load(at - k), kk));
+                    right = _mm256_min_epi32(right, _mm256_add_epi32(load(at + k), kk));
+                }
+                // left ≤ s and right ≤ s: neither is greater.
+                let beaten = _mm256_andnot_si256(
+                    _mm256_cmpgt_epi32(left, s),
+                    _mm256_xor_si256(_mm256_cmpgt_epi32(right, s), _mm256_set1_epi32(-1)),
+                );
+                let inner = _mm256_and_si256(
+                    _mm256_cmpeq_epi32(s, zero),
+                    _mm256_and_si256(_mm256_cmpeq_epi32(l1, zero), _mm256_cmpeq_epi32(r1, zero)),
+                );
+                let within = _mm256_cmpgt_epi32(limit, s);
+                let keep = _mm256_andnot_si256(_mm256_or_si256(beaten, inner), within);
+                let mask = _mm256_movemask_ps(_mm256_castsi256_ps(keep)) as usize;
+                let order = _mm256_cvtepu8_epi32(_mm_loadl_epi64(PACK[mask].as_ptr().cast()));
+                let columns = _mm256_add_epi32(_mm256_set1_epi32(q as i32), lanes);
+                _mm256_storeu_si256(kept.add(count).cast(), _mm256_permutevar8x32_epi32(columns, order));
+                count += mask.count_ones() as usize;
+                q += 8;
+            }
+        }
+        self.count = count;
+    }
+}
+
+/// For each mask of eight lanes, the kept lanes in order (then anything): the permutation that
+/// packs them to the front.
+#[cfg(target_arch = "x86_64")]
+static PACK: [[u8; 8]; 256] = {
+    let mut table = [[0u8; 8]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut lane, mut n) = (0, 0);
+        while lane < 8 {
+            if mask & (1 << lane) != 0 {
+                table[mask][n] = lane as u8;
+                n += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
@@ -741,6 +965,56 @@ mod tests {
             FORCE_BASELINE.with(|f| f.set(false));
             assert_eq!(dispatched.data(), expected.as_slice(), "{b:?}, d {d}");
             assert_eq!(baseline.data(), expected.as_slice(), "{b:?}, d {d}, baseline");
+        }
+    }
+
+    /// A row of vertical distances: runs of features, short and long gaps, values at the cap.
+    fn pseudo_random_row(n: usize, d: u32, seed: u32) -> Vec<u16> {
+        (0..n as u32)
+            .map(|i| {
+                let h = geogen_random::hash2(seed, i);
+                match h % 4 {
+                    0 => 0,
+                    1 => ((h >> 8) % 4).min(d) as u16,
+                    2 => ((h >> 8) % (d + 1)) as u16,
+                    _ => ((h >> 8) % 3 + d.saturating_sub(2)).min(d) as u16,
+                }
+            })
+            .collect()
+    }
+
+    /// The pruned envelope equals the full one at every pixel (the evaluation, and the select of
+    /// features inside runs that the row pass applies after it), and the AVX2 selection of the
+    /// columns equals the scalar one, for every length up to a few blocks of eight and distances
+    /// up to [`PRUNE_MAX_D`].
+    #[test]
+    fn pruned_envelope_equals_the_full_one() {
+        for (k, d) in [1u32, 2, 3, 5, 12, 250, 4000, PRUNE_MAX_D].into_iter().enumerate() {
+            for n in (1..40).chain([100, 517]) {
+                let g = pseudo_random_row(n, d, 1000 * k as u32 + n as u32);
+                let cap = u64::from(d) * u64::from(d);
+                let mut full = Envelope::<i64>::with_capacity(n);
+                full.build(&g, d);
+                let mut pruned = Envelope::<i64>::with_capacity(n);
+                pruned.candidates.select_scalar(&g, d);
+                let scalar = pruned.candidates.kept().to_vec();
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: checked just above.
+                    unsafe { pruned.candidates.select_avx2(&g, d) };
+                    assert_eq!(pruned.candidates.kept(), scalar.as_slice(), "d {d}, n {n}");
+                }
+                pruned.build_from_candidates();
+                let offset = -3;
+                let width = n + 6;
+                let values = |e: &Envelope<i64>| {
+                    let mut v = vec![0u64; width];
+                    e.evaluate(offset, width, cap, |j, sq| v[j] = sq);
+                    let inner = |p: i64| (0..n as i64).contains(&p) && g[p as usize] == 0;
+                    (0..width).map(|j| if inner(offset + j as i64) { 0 } else { v[j] }).collect::<Vec<_>>()
+                };
+                assert_eq!(values(&pruned), values(&full), "d {d}, n {n}");
+            }
         }
     }
 
