@@ -348,8 +348,6 @@ mod fast {
 
     /// 1.5 × 2^52: adding it rounds an `f64` below 2^51 in magnitude to an integer.
     const MAGIC: f64 = 6_755_399_441_055_744.0;
-    /// The bits of `MAGIC`; `MAGIC + i` has the bits `MAGIC_BITS + i` for |i| < 2^51.
-    const MAGIC_BITS: i64 = 0x4338_0000_0000_0000;
     const FIXED_ONE: f64 = 4_294_967_296.0;
     const INV_FIXED_ONE: f64 = 1.0 / 4_294_967_296.0;
 
@@ -380,56 +378,252 @@ mod fast {
         trunc(s / n)
     }
 
+    /// The fixed-point value of a height, `trunc(h × 2^32)`, as an integer-valued `f64` (+0.0
+    /// for zero); exact, the product being exact and below 2^51 in magnitude on the fast path.
     #[inline(always)]
-    fn to_i64(integer: f64) -> i64 {
-        ((integer + MAGIC).to_bits() as i64).wrapping_sub(MAGIC_BITS)
+    fn fixed(h: f32) -> f64 {
+        trunc(f64::from(h) * FIXED_ONE)
     }
 
+    /// One row of the horizontal pass, in place: `out[x]` = the truncated window average at x
+    /// of the row's fixed-point values, as an integer-valued `f64`. No row of scratch: the
+    /// fixed-point values are first written into `out` itself, value `k` at `k + low`; the
+    /// last `min(low, len)` of them, which do not fit, go to `scratch`, and so do the values
+    /// entering the window of the last `min(span, len)` outputs (`ext`) and the value leaving
+    /// it before output `low` (value 0). Output `x` is written over position `x` only after the
+    /// two values step `x` reads (value `x − low` at position `x`, or value 0 copied aside;
+    /// value `x + high + 1` at position `x + span` or in `ext`), and later steps read only
+    /// positions beyond `x`. The window sums are exact integers below 2^49 in magnitude and
+    /// their partial sums below 2^51 (see the module docs), so any order of additions gives the
+    /// same sums: the AVX2 build (`SIMD`) and the scalar one give the same bits. `scratch`
+    /// holds at least `min(low, len) + min(span, len)` values.
     #[inline(always)]
-    fn to_f64(i: i64) -> f64 {
-        f64::from_bits(i.wrapping_add(MAGIC_BITS) as u64) - MAGIC
-    }
-
-    /// One row of the horizontal pass: `out[x]` = the truncated window average at x of the
-    /// row's fixed-point values, as an integer-valued `f64`. `ext` and `sums` are scratch.
-    #[inline(always)]
-    fn row(src: &[f32], out: &mut [f64], window: Window, n: f64, ext: &mut Vec<i64>, sums: &mut Vec<i64>) {
+    fn row_of<const SIMD: bool>(src: &[f32], out: &mut [f64], scratch: &mut [f64], window: Window, n: f64) {
         let len = src.len();
+        if len == 0 {
+            return;
+        }
+        let out = &mut out[..len];
         let (low, high) = (window.low as usize, window.high as usize);
-        // The row padded with its edge values: output x averages ext[x + 1 ..= x + low + high + 1].
-        ext.clear();
-        ext.resize(len + low + high + 2, 0);
-        let (head, rest) = ext.split_at_mut(low + 1);
-        let (body, tail) = rest.split_at_mut(len);
-        for (e, &h) in body.iter_mut().zip(src) {
-            *e = to_i64(trunc(f64::from(h) * FIXED_ONE));
-        }
-        let (first, last) = (body[0], body[len - 1]);
-        head.fill(first);
-        tail.fill(last);
         let span = low + high + 1;
-        let mut sum: i64 = ext[1..=span].iter().sum();
-        sums.clear();
-        sums.resize(len, 0);
-        // One addition per pixel on the running sum's dependency chain (the difference does not
-        // depend on it); exact, all values being below 2^50 in magnitude.
-        for ((out, &add), &sub) in sums.iter_mut().zip(&ext[span + 1..]).zip(&ext[1..]) {
-            *out = sum;
-            sum += add - sub;
+        let last = len - 1;
+        // Values k < split are at out[k + low], the others at tail[k − split].
+        let split = len.saturating_sub(low);
+        let (tail, rest) = scratch.split_at_mut(len - split);
+        let at = low.min(len); // = low whenever split > 0
+        convert::<SIMD>(&src[..split], &mut out[at..at + split]);
+        convert::<SIMD>(&src[split..], tail);
+        let value = |k: usize| if k < split { out[k + low] } else { tail[k - split] };
+        // From output e0 on, the entering values are not at out[x + span]: copied to `ext`.
+        let e0 = len.saturating_sub(span);
+        let ext = &mut rest[..len - e0];
+        for (i, e) in ext.iter_mut().enumerate() {
+            *e = value((e0 + i + high + 1).min(last));
         }
+        let first = [value(0); 4];
+        // The window of output 0, [−low, high] clamped into the row: exact integer products
+        // and sums (all below 2^49 in magnitude).
+        let direct = high.min(last);
+        let inner = direct.min(split.saturating_sub(1));
+        let mut s = (low + 1) as f64 * first[0] + sum::<SIMD>(&out[(1 + low).min(len)..(inner + 1 + low).min(len)]);
+        for k in inner + 1..=direct {
+            s += value(k);
+        }
+        s += (high - direct) as f64 * value(last);
         let inv = 1.0 / n;
-        for (o, &s) in out.iter_mut().zip(sums.iter()) {
-            *o = divide(to_f64(s), n, inv);
+        let head = low.min(len);
+        let o = out.as_mut_ptr();
+        // Entering values at out[x + span] before e0, at ext[x − e0] from e0 on (offset pointers
+        // are only dereferenced at x in their segment).
+        let by_out = o.wrapping_add(span) as *const f64;
+        let by_ext = ext.as_ptr().wrapping_sub(e0);
+        // SAFETY: every segment reads `out` at x and x + span only for x + span < len, `ext`
+        // at x − e0 < len − e0, and writes `out` at x < len.
+        unsafe {
+            s = segment::<SIMD>(o, by_out, first.as_ptr(), 0, 0, head.min(e0), s, n, inv);
+            s = segment::<SIMD>(o, by_ext, first.as_ptr(), 0, head.min(e0), head, s, n, inv);
+            s = segment::<SIMD>(o, by_out, o, 1, head, head.max(e0), s, n, inv);
+            segment::<SIMD>(o, by_ext, o, 1, head.max(e0), len, s, n, inv);
         }
     }
 
-    /// The horizontal pass over `rows` (whole rows of `width`) into `out`.
+    /// An exact sum of integer-valued `f64` below 2^49 in magnitude (in any order).
     #[inline(always)]
-    fn rows(src: &[f32], out: &mut [f64], width: usize, window: Window, n: f64) {
-        let (mut ext, mut sums) = (Vec::new(), Vec::new());
-        for (s, o) in src.chunks(width).zip(out.chunks_mut(width)) {
-            row(s, o, window, n, &mut ext, &mut sums);
+    fn sum<const SIMD: bool>(values: &[f64]) -> f64 {
+        let mut k = 0;
+        let mut s = 0.0;
+        #[cfg(target_arch = "x86_64")]
+        if SIMD {
+            // SAFETY: `SIMD` is set only by the AVX2 build.
+            (k, s) = unsafe { sum_avx2(values) };
         }
+        for &v in &values[k..] {
+            s += v;
+        }
+        s
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn sum_avx2(values: &[f64]) -> (usize, f64) {
+        use std::arch::x86_64::*;
+        let mut acc = _mm256_setzero_pd();
+        let mut k = 0;
+        while k + 4 <= values.len() {
+            acc = _mm256_add_pd(acc, _mm256_loadu_pd(values.as_ptr().add(k)));
+            k += 4;
+        }
+        let mut lanes = [0.0f64; 4];
+        _mm256_storeu_pd(lanes.as_mut_ptr(), acc);
+        (k, (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
+    }
+
+    /// Outputs `x` in `[x0, x1)`: `out[x] = divide(s)`, then `s += add[x] − sub[x · step]`
+    /// (step 0: a constant, `sub` pointing at four copies), both read before the write.
+    /// Returns the sum after `x1 − 1`.
+    ///
+    /// # Safety
+    /// The pointers are valid at those indices (`add` and `sub` for reading before `out` is
+    /// written at x).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn segment<const SIMD: bool>(
+        out: *mut f64,
+        add: *const f64,
+        sub: *const f64,
+        step: usize,
+        x0: usize,
+        x1: usize,
+        mut s: f64,
+        n: f64,
+        inv: f64,
+    ) -> f64 {
+        let mut x = x0;
+        #[cfg(target_arch = "x86_64")]
+        if SIMD && x + 4 <= x1 {
+            (x, s) = interior_avx2(out, add, sub, step, x, x1, s, n, inv);
+        }
+        while x < x1 {
+            let (a, b) = (*add.wrapping_add(x), *sub.wrapping_add(x * step));
+            *out.add(x) = divide(s, n, inv);
+            s += a - b;
+            x += 1;
+        }
+        s
+    }
+
+    /// `out[k] = fixed(src[k])`.
+    #[inline(always)]
+    fn convert<const SIMD: bool>(src: &[f32], out: &mut [f64]) {
+        let mut k = 0;
+        #[cfg(target_arch = "x86_64")]
+        if SIMD {
+            // SAFETY: `SIMD` is set only by the AVX2 build.
+            k = unsafe { convert_avx2(src, out) };
+        }
+        for (o, &h) in out[k..].iter_mut().zip(&src[k..]) {
+            *o = fixed(h);
+        }
+    }
+
+    /// [`fixed`] four at a time, with the rounding instruction's truncation (an exact IEEE
+    /// operation, the same integer as [`trunc`]); returns how many were converted.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn convert_avx2(src: &[f32], out: &mut [f64]) -> usize {
+        use std::arch::x86_64::*;
+        let len = src.len().min(out.len());
+        let (s, o) = (src.as_ptr(), out.as_mut_ptr());
+        let one = _mm256_set1_pd(FIXED_ONE);
+        let zero = _mm256_setzero_pd();
+        let mut k = 0;
+        while k + 4 <= len {
+            let h = _mm256_cvtps_pd(_mm_loadu_ps(s.add(k)));
+            let t = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(_mm256_mul_pd(h, one));
+            _mm256_storeu_pd(o.add(k), _mm256_add_pd(t, zero));
+            k += 4;
+        }
+        k
+    }
+
+    /// [`divide`] on four lanes: the same operations (the rounding by [`MAGIC`], the
+    /// remainder's sign, the sign of `s`, + 0.0).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn divide_avx2(
+        s: std::arch::x86_64::__m256d,
+        n: std::arch::x86_64::__m256d,
+        inv: std::arch::x86_64::__m256d,
+    ) -> std::arch::x86_64::__m256d {
+        use std::arch::x86_64::*;
+        let sign = _mm256_set1_pd(-0.0);
+        let magic = _mm256_set1_pd(MAGIC);
+        let a = _mm256_andnot_pd(sign, s);
+        let nearest = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(a, inv), magic), magic);
+        // nearest − 1 where the remainder is negative (1.0 masked by the comparison).
+        let r = _mm256_sub_pd(a, _mm256_mul_pd(nearest, n));
+        let below = _mm256_cmp_pd::<_CMP_LT_OQ>(r, _mm256_setzero_pd());
+        let q = _mm256_sub_pd(nearest, _mm256_and_pd(below, _mm256_set1_pd(1.0)));
+        // q ≥ 0, so copysign is an or of the sign bit.
+        _mm256_add_pd(_mm256_or_pd(q, _mm256_and_pd(s, sign)), _mm256_setzero_pd())
+    }
+
+    /// Inclusive prefix sums of the four lanes (exact here: integers below 2^51).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn prefix_avx2(d: std::arch::x86_64::__m256d) -> std::arch::x86_64::__m256d {
+        use std::arch::x86_64::*;
+        let shifted = _mm256_blend_pd::<0b0001>(_mm256_permute4x64_pd::<0b10_01_00_00>(d), _mm256_setzero_pd());
+        let p = _mm256_add_pd(d, shifted);
+        _mm256_add_pd(p, _mm256_permute2f128_pd::<0x08>(p, p))
+    }
+
+    /// [`segment`] four or eight outputs a step: the sums `s[x + j] = s[x] + Σ_{k<j} d[x + k]`
+    /// with `d[k] = add[k] − sub[k · step]` come from in-register prefix sums, so the only
+    /// dependency from step to step is one addition. Every load of a step comes before its
+    /// stores. Returns where it stopped (fewer than four before `x1`) and the sum there.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn interior_avx2(
+        out: *mut f64,
+        add: *const f64,
+        sub: *const f64,
+        step: usize,
+        x0: usize,
+        x1: usize,
+        s: f64,
+        n: f64,
+        inv: f64,
+    ) -> (usize, f64) {
+        use std::arch::x86_64::*;
+        let (nv, invv) = (_mm256_set1_pd(n), _mm256_set1_pd(inv));
+        let load =
+            |x: usize| _mm256_sub_pd(_mm256_loadu_pd(add.wrapping_add(x)), _mm256_loadu_pd(sub.wrapping_add(x * step)));
+        let mut carry = _mm256_set1_pd(s);
+        let mut x = x0;
+        while x + 8 <= x1 {
+            let (da, db) = (load(x), load(x + 4));
+            let (pa, pb) = (prefix_avx2(da), prefix_avx2(db));
+            let (ta, tb) = (_mm256_permute4x64_pd::<0xff>(pa), _mm256_permute4x64_pd::<0xff>(pb));
+            let sa = _mm256_add_pd(carry, _mm256_sub_pd(pa, da));
+            let sb = _mm256_add_pd(_mm256_add_pd(carry, ta), _mm256_sub_pd(pb, db));
+            carry = _mm256_add_pd(carry, _mm256_add_pd(ta, tb));
+            _mm256_storeu_pd(out.add(x), divide_avx2(sa, nv, invv));
+            _mm256_storeu_pd(out.add(x + 4), divide_avx2(sb, nv, invv));
+            x += 8;
+        }
+        if x + 4 <= x1 {
+            let d = load(x);
+            let p = prefix_avx2(d);
+            let sv = _mm256_add_pd(carry, _mm256_sub_pd(p, d));
+            carry = _mm256_add_pd(carry, _mm256_permute4x64_pd::<0xff>(p));
+            _mm256_storeu_pd(out.add(x), divide_avx2(sv, nv, invv));
+            x += 4;
+        }
+        (x, _mm256_cvtsd_f64(carry))
     }
 
     /// One output row of the vertical pass from the running column sums, then the window slid
@@ -475,15 +669,16 @@ mod fast {
         largest_abs_bits_of(data)
     }
 
-    /// Dispatches to an AVX2 build of the same code where the processor has it (IEEE basic
-    /// operations only, no FMA: the same bits, four lanes at a time).
-    pub fn horizontal(src: &[f32], out: &mut [f64], width: usize, window: Window, n: f64) {
+    /// One row of the horizontal pass, in place ([`row_of`]); `tail` holds at least
+    /// `min(low, len) + min(span, len)` values. Dispatches to an AVX2 build (IEEE basic operations only, no
+    /// FMA: the same bits) where the processor has it.
+    pub fn horizontal(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, n: f64) {
         #[cfg(target_arch = "x86_64")]
         if super::use_avx2() {
             // SAFETY: the processor supports AVX2 (checked at run time).
-            return unsafe { horizontal_avx2(src, out, width, window, n) };
+            return unsafe { horizontal_avx2(src, out, tail, window, n) };
         }
-        rows(src, out, width, window, n)
+        row_of::<false>(src, out, tail, window, n)
     }
 
     pub fn emit_slide(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], n: f64) {
@@ -506,14 +701,32 @@ mod fast {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn horizontal_avx2(src: &[f32], out: &mut [f64], width: usize, window: Window, n: f64) {
-        rows(src, out, width, window, n)
+    unsafe fn horizontal_avx2(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, n: f64) {
+        row_of::<true>(src, out, tail, window, n)
     }
 
+    /// [`emit_slide_of`] four lanes at a time with [`divide_avx2`] (the same operations), the
+    /// rest by [`emit_slide_of`].
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn emit_slide_avx2(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], n: f64) {
-        emit_slide_of(out, sums, sub, add, n)
+        use std::arch::x86_64::*;
+        let len = out.len();
+        let (sums, sub, add) = (&mut sums[..len], &sub[..len], &add[..len]);
+        let (nv, invv, unit) = (_mm256_set1_pd(n), _mm256_set1_pd(1.0 / n), _mm256_set1_pd(INV_FIXED_ONE));
+        let mut x = 0;
+        while x + 4 <= len {
+            let s = _mm256_loadu_pd(sums.as_ptr().add(x));
+            let q = divide_avx2(s, nv, invv);
+            _mm_storeu_ps(out.as_mut_ptr().add(x), _mm256_cvtpd_ps(_mm256_mul_pd(q, unit)));
+            let next = _mm256_add_pd(
+                _mm256_sub_pd(s, _mm256_loadu_pd(sub.as_ptr().add(x))),
+                _mm256_loadu_pd(add.as_ptr().add(x)),
+            );
+            _mm256_storeu_pd(sums.as_mut_ptr().add(x), next);
+            x += 4;
+        }
+        emit_slide_of(&mut out[x..], &mut sums[x..], &sub[x..], &add[x..], n)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -524,8 +737,8 @@ mod fast {
 
     /// The baseline build only, for the tests that compare it with the dispatched one.
     #[cfg(test)]
-    pub fn horizontal_baseline(src: &[f32], out: &mut [f64], width: usize, window: Window, n: f64) {
-        rows(src, out, width, window, n)
+    pub fn horizontal_baseline(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, n: f64) {
+        row_of::<false>(src, out, tail, window, n)
     }
 
     #[cfg(test)]
@@ -590,9 +803,13 @@ fn box_blur_fast(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rend
             // cost more system time than the fill saves (measured at r = 50, 4000²).
             let mut ring = try_vec(m * w, 0.0f64)?;
             let mut sums = try_vec(w, 0.0f64)?;
-            let horizontal = |y: usize, out: &[f32], ring: &mut [f64]| {
+            // The horizontal pass works in its ring slot; only the last `low` fixed-point
+            // values of a row and the last `span` entering ones go aside (a few values, not a
+            // row, for usual radii).
+            let mut tail = try_vec(low.min(w) + (n as usize).min(w), 0.0f64)?;
+            let mut horizontal = |y: usize, out: &[f32], ring: &mut [f64]| {
                 let src = band_source_row(y, (y0, y1, first), w, out, &halo);
-                fast::horizontal(src, &mut ring[(y % m) * w..(y % m + 1) * w], w, window, nf);
+                fast::horizontal(src, &mut ring[(y % m) * w..(y % m + 1) * w], &mut tail, window, nf);
             };
             let last = h - 1;
             let (top, bottom) = (y0 as i64 - low as i64, (y0 + high) as i64);
@@ -857,16 +1074,46 @@ mod tests {
     /// baseline build.
     #[test]
     fn dispatched_fast_kernels_equal_the_baseline_build() {
-        for (i, &(width, r)) in [(1usize, 1u64), (7, 2), (33, 5), (250, 17), (1000, 60)].iter().enumerate() {
+        let cases = [
+            (1usize, 1u64),
+            (7, 2),
+            (33, 5),
+            (250, 17),
+            (1000, 60),
+            (3, 1),
+            (4, 1),
+            (11, 1),
+            (64, 1),
+            (67, 8),
+            (18, 8),
+            (19, 8),
+            (100, 50),
+            (300, 3),
+            (13, 400),
+        ];
+        for (i, &(width, r)) in cases.iter().enumerate() {
             let window = Window::of_radius(r);
             let n = window.len() as f64;
             let src: Vec<f32> = (0..width * 3).map(|k| sample(i as u32 + 90, k as u32, 1)).collect();
             let run = |f: Horizontal| {
                 let mut out = vec![0.0f64; src.len()];
-                f(&src, &mut out, width, window, n);
+                let mut tail = vec![0.0f64; window.low as usize + window.len() as usize];
+                for (s, o) in src.chunks(width).zip(out.chunks_mut(width)) {
+                    f(s, o, &mut tail, window, n);
+                }
                 out.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()
             };
-            assert_eq!(run(fast::horizontal), run(fast::horizontal_baseline));
+            let expected = run(fast::horizontal_baseline);
+            assert_eq!(run(fast::horizontal), expected, "{width} r={r}");
+            // And the definition (the i64 path's line blur), as the fast path's integers.
+            let divisor = Divisor::new(window.len());
+            for (y, s) in src.chunks(width).enumerate() {
+                let fixed: Vec<i64> = s.iter().map(|&v| to_fixed(v)).collect();
+                let mut line = vec![0i64; width];
+                blur_line(&fixed, window, divisor, |x, v| line[x] = v);
+                let line: Vec<u64> = line.iter().map(|&v| (v as f64 + 0.0).to_bits()).collect();
+                assert_eq!(&expected[y * width..(y + 1) * width], &line[..], "{width} r={r} row {y}");
+            }
             let add: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i, k)) * 4096.0).collect();
             let sub: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i + 7, k)) * 4096.0).collect();
             let sums: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i + 3, k)) * 4096.0 * n).collect();
@@ -910,7 +1157,7 @@ mod tests {
         }
     }
 
-    type Horizontal = fn(&[f32], &mut [f64], usize, Window, f64);
+    type Horizontal = fn(&[f32], &mut [f64], &mut [f64], Window, f64);
     type EmitSlide = fn(&mut [f32], &mut [f64], &[f64], &[f64], f64);
     type AddRow = fn(&mut [f64], &[f64]);
 
