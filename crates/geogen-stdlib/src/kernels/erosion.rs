@@ -95,6 +95,14 @@ pub(crate) fn scratch(len: usize) -> Result<Vec<f32>, RenderError> {
     Ok(v)
 }
 
+/// An empty buffer with room for `len` values (for one written whole before it is read), or the
+/// allocation error the memory plan should have prevented.
+fn unfilled(len: usize) -> Result<Vec<f32>, RenderError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| RenderError::Allocation { bytes: (len as u64).saturating_mul(4) })?;
+    Ok(v)
+}
+
 /// Thermal erosion parameters, in physical pixels.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Thermal {
@@ -870,9 +878,11 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
     }
     let (w, h) = (map.width(), map.height());
     let len = w * h;
-    let mut terrain = [scratch(len)?, scratch(len)?];
-    terrain[0].copy_from_slice(map.data());
-    let mut water = [scratch(len)?, scratch(len)?];
+    // The first state's terrain and water are written whole before anything reads them: their
+    // buffers are not zeroed first (two fills of the map's size less per call).
+    let mut terrain = [unfilled(len)?, scratch(len)?];
+    terrain[0].extend_from_slice(map.data());
+    let mut water = [unfilled(len)?, scratch(len)?];
     let mut sediment = [scratch(len)?, scratch(len)?];
     let mut flow = scratch(len)?;
     let n = u64::from(p.iterations);
@@ -894,13 +904,16 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
         .collect::<Result<Vec<_>, RenderError>>()?;
     let iteration_seed = |k: u64| hash2(p.seed, k as u32);
 
-    // The first rain.
+    // The first rain, into the first water buffer's capacity.
     let columns0 = rain_columns(iteration_seed(0), rect.x, w);
-    water[0].par_chunks_mut(w).enumerate().for_each(|(r, row)| {
+    water[0].spare_capacity_mut()[..len].par_chunks_mut(w).enumerate().for_each(|(r, row)| {
         for (x, v) in row.iter_mut().enumerate() {
-            *v = p.rain * rain_factor(columns0[x], rect.y + r as i64);
+            v.write(p.rain * rain_factor(columns0[x], rect.y + r as i64));
         }
     });
+    // SAFETY: the capacity is at least `len` (`unfilled`), and the loop above wrote each of its
+    // first `len` elements (the rows of `w` cover `len = w × h`).
+    unsafe { water[0].set_len(len) };
 
     // Per-iteration constants, hoisted out of the pixel loops (the same values).
     let keep = 1.0 - p.evaporation;
@@ -1070,12 +1083,10 @@ fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
                 flow: if own_row { &mut sw.out.flow[o..o + w] } else { &mut flow[..] },
             }
         };
-        // Pass B updates the state in place: start from the state the iteration read.
-        let (x0, x1) = (sw.steps[l].b.x0, sw.steps[l].b.x1);
-        row.terrain[x0..x1].copy_from_slice(&src.terrain.row(y)[x0..x1]);
-        row.water[x0..x1].copy_from_slice(&src.water.row(y)[x0..x1]);
-        row.sediment[x0..x1].copy_from_slice(&src.sediment.row(y)[x0..x1]);
-        pass_b_line(&sw.steps[l], y, pass_a, row);
+        // Pass B reads the row's state where the iteration read it and writes the new state
+        // (no copy of the old state into the row first).
+        let state = [src.terrain.row(y), src.water.row(y), src.sediment.row(y)];
+        pass_b_line(&sw.steps[l], y, pass_a, state, row);
         sw.next_b[l] += 1;
     }
 }
@@ -1128,8 +1139,9 @@ fn pass_a_line(st: &HydraulicStep, src: State, y: usize, ring: &mut PassARing) {
     );
 }
 
-/// Pass B on row `y` of its span, from the ring, updating `out` (the row's state) in place.
-fn pass_b_line(st: &HydraulicStep, y: usize, ring: &PassARing, out: PassBRow) {
+/// Pass B on row `y` of its span, from the ring and the row's old `state` (terrain, water, load,
+/// full rows), into `out` (the row's new state; its flow total is updated in place).
+fn pass_b_line(st: &HydraulicStep, y: usize, ring: &PassARing, state: [&[f32]; 3], out: PassBRow) {
     let (w, h, b, p) = (st.w, st.h, st.b, st.p);
     let (keep, fan_edge, fan_corner, last) = (st.keep, st.fan_edge, st.fan_corner, st.last);
     let (surface, factor, concentration, steepest) = (&ring.surface, &ring.factor, &ring.concentration, &ring.steepest);
@@ -1137,6 +1149,7 @@ fn pass_b_line(st: &HydraulicStep, y: usize, ring: &PassARing, out: PassBRow) {
     let ay = st.y0 + y as i64;
     let columns = st.columns;
     let PassBRow { terrain: terrain_row, water: water_row, sediment: sediment_row, flow: flow_row } = out;
+    let [terrain_old, water_old, sediment_old] = state;
     // A neighbour's index in the buffer as its index in the ring.
     let ring_index = |j: usize| slot(j / w, w) + j % w;
     let mut cell = |x: usize| {
@@ -1164,7 +1177,7 @@ fn pass_b_line(st: &HydraulicStep, y: usize, ring: &PassARing, out: PassBRow) {
             neighbours(x, y, w, h, |j, _| rim = rim.max(surface[ring_index(j)]));
         }
         let cell = Cell { inflow, sediment_in, around, count, settle, rim, steep: steepest[i] };
-        let state = (terrain_row[x], water_row[x], sediment_row[x]);
+        let state = (terrain_old[x], water_old[x], sediment_old[x]);
         let rain = p.rain * rain_factor(columns[x], ay);
         let (tc, wc, sc, discharge) = if last {
             pass_b_update::<true>(p, keep, cell, state, rain)
@@ -1197,6 +1210,9 @@ fn pass_b_line(st: &HydraulicStep, y: usize, ring: &PassARing, out: PassBRow) {
         steepest: &steepest[slot(y, w) + xa..slot(y, w) + xb],
         columns: &columns[xa..xb],
         y: ay,
+        terrain: &terrain_old[xa..xb],
+        water: &water_old[xa..xb],
+        sediment: &sediment_old[xa..xb],
     };
     let out = PassBRow {
         terrain: &mut terrain_row[xa..xb],
@@ -1378,8 +1394,8 @@ fn pass_b_update<const LAST: bool>(
 }
 
 /// Pass B's inputs for a run of interior cells: pass A's fields on the rows above, of and below
-/// them (one cell wider on each side), the cells' steepest drops and rain column hashes, and the
-/// absolute row.
+/// them (one cell wider on each side), the cells' steepest drops and rain column hashes, the
+/// absolute row, and the cells' state before the iteration.
 struct PassBInput<'a> {
     surface: [&'a [f32]; 3],
     factor: [&'a [f32]; 3],
@@ -1387,9 +1403,14 @@ struct PassBInput<'a> {
     steepest: &'a [f32],
     columns: &'a [u32],
     y: i64,
+    /// The cells' state before the iteration.
+    terrain: &'a [f32],
+    water: &'a [f32],
+    sediment: &'a [f32],
 }
 
-/// The state pass B updates in place for a run of interior cells.
+/// Where pass B writes the new state of a run of interior cells (the flow total is updated in
+/// place).
 struct PassBRow<'a> {
     terrain: &'a mut [f32],
     water: &'a mut [f32],
@@ -1408,6 +1429,7 @@ fn pass_b_row<const LAST: bool>(p: &Hydraulic, keep: f32, input: PassBInput, out
     let [fu, fm, fd] = input.factor.map(|r| &r[..n + 2]);
     let [cu, cm, cd] = input.concentration.map(|r| &r[..n + 2]);
     let (steepest, columns) = (&input.steepest[..n], &input.columns[..n]);
+    let (terrain_old, water_old, sediment_old) = (&input.terrain[..n], &input.water[..n], &input.sediment[..n]);
     let (terrain, water, sediment, flow) =
         (&mut out.terrain[..n], &mut out.water[..n], &mut out.sediment[..n], &mut out.flow[..n]);
     for i in 0..n {
@@ -1448,7 +1470,8 @@ fn pass_b_row<const LAST: bool>(p: &Hydraulic, keep: f32, input: PassBInput, out
         let rain = if LAST { 0.0 } else { p.rain * rain_factor(columns[i], input.y) };
         // An interior cell has 8 neighbours: `count` sums eight 1.0s, exactly 8.
         let c = Cell { inflow, sediment_in, around, count: 8.0, settle, rim, steep: steepest[i] };
-        let (tc, wc, sc, discharge) = pass_b_update::<LAST>(p, keep, c, (terrain[i], water[i], sediment[i]), rain);
+        let (tc, wc, sc, discharge) =
+            pass_b_update::<LAST>(p, keep, c, (terrain_old[i], water_old[i], sediment_old[i]), rain);
         terrain[i] = tc;
         water[i] = wc;
         sediment[i] = sc;
