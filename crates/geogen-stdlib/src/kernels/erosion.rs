@@ -271,7 +271,9 @@ fn thermal_band(sw: &ThermalSweep, r0: usize, out: &mut [f32], first: &mut [f32]
     let len = (g1 - g0) * w;
     let (first, second) = (&mut first[..len], &mut second[..len]);
     first.copy_from_slice(&sw.src[g0 * w..g1 * w]);
-    second.copy_from_slice(first);
+    // `second` is not filled first: each iteration reads only cells the one before wrote (its rows
+    // and its span grown by one cell, within the buffer; the spans and the rows a band computes
+    // shrink by one per iteration), so what `second` held before is never read.
     for k in sw.a..sw.b {
         let Some(s) = sw.spans[k] else {
             break;
@@ -878,10 +880,11 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
     }
     let (w, h) = (map.width(), map.height());
     let len = w * h;
-    // The first state's terrain and water are written whole before anything reads them: their
-    // buffers are not zeroed first (two fills of the map's size less per call).
-    let mut terrain = [unfilled(len)?, scratch(len)?];
-    terrain[0].extend_from_slice(map.data());
+    // The first sweep reads the map's terrain where it is (the map is not written before the
+    // output): the second terrain buffer is needed only from the second sweep on, as its
+    // destination, and made then. The first water is written whole before anything reads it:
+    // not zeroed first.
+    let mut terrain = [Vec::new(), scratch(len)?];
     let mut water = [unfilled(len)?, scratch(len)?];
     let mut sediment = [scratch(len)?, scratch(len)?];
     let mut flow = scratch(len)?;
@@ -938,7 +941,11 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
                 y0: rect.y,
             })
             .collect();
-        let (terrain_src, terrain_dst) = pair(&mut terrain, cur);
+        if k0 > 0 && terrain[0].is_empty() {
+            terrain[0] = scratch(len)?;
+        }
+        let (terrain_src, terrain_dst) =
+            if k0 == 0 { (map.data(), &mut terrain[1][..]) } else { pair(&mut terrain, cur) };
         let (water_src, water_dst) = pair(&mut water, cur);
         let (sediment_src, sediment_dst) = pair(&mut sediment, cur);
         let whole = |data| Rows { data, ring: h, w };
@@ -958,6 +965,11 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
             });
         cur = 1 - cur;
         k0 = k1;
+    }
+    if terrain[cur].is_empty() {
+        // No sweep ran: the terrain is the map's.
+        terrain[cur] = unfilled(len)?;
+        terrain[cur].extend_from_slice(map.data());
     }
     let terrain = &terrain[cur];
 
@@ -1418,20 +1430,104 @@ struct PassBRow<'a> {
     flow: &'a mut [f32],
 }
 
+/// Cells per chunk of [`pass_b_row`]: what the chunk's neighbour loop gathers stays in L1 for its
+/// update loop.
+const PASS_B_CHUNK: usize = 128;
+
 /// Pass B on a run of interior cells: the neighbours at fixed offsets in the order of
-/// [`OFFSETS`], the same operations as the checked walk.
+/// [`OFFSETS`], the same operations as the checked walk. In chunks of [`PASS_B_CHUNK`] cells, two
+/// loops each: the first gathers every cell's sums over its neighbours into small arrays, the
+/// second updates the cells from them (the same operations on the same values as one loop doing
+/// both; two loops keep the vectorised code's values in registers instead of spilled to the stack).
 #[inline(always)]
 fn pass_b_row<const LAST: bool>(p: &Hydraulic, keep: f32, input: PassBInput, out: PassBRow) {
     let n = out.terrain.len();
-    let (fan_edge, fan_corner) = fan_drops(p);
+    let fan = fan_drops(p);
+    let mut gathered = Gathered {
+        inflow: [0.0; PASS_B_CHUNK],
+        sediment_in: [0.0; PASS_B_CHUNK],
+        around: [0.0; PASS_B_CHUNK],
+        settle: [0.0; PASS_B_CHUNK],
+        rim: [0.0; PASS_B_CHUNK],
+    };
+    let g = &mut gathered;
+    let mut c0 = 0;
+    while c0 < n {
+        let c1 = (c0 + PASS_B_CHUNK).min(n);
+        let m = c1 - c0;
+        fn wide(r: [&[f32]; 3], c0: usize, c1: usize) -> [&[f32]; 3] {
+            r.map(|r| &r[c0..c1 + 2])
+        }
+        let s = wide(input.surface, c0, c1);
+        pass_b_gather::<LAST>(
+            fan,
+            s,
+            wide(input.factor, c0, c1),
+            wide(input.concentration, c0, c1),
+            &mut g.inflow[..m],
+            &mut g.sediment_in[..m],
+            &mut g.around[..m],
+            &mut g.settle[..m],
+            &mut g.rim[..m],
+        );
+        pass_b_apply::<LAST>(
+            p,
+            keep,
+            input.y,
+            &s[1][1..m + 1],
+            &input.steepest[c0..c1],
+            &input.columns[c0..c1],
+            &input.terrain[c0..c1],
+            &input.water[c0..c1],
+            &input.sediment[c0..c1],
+            &g.inflow[..m],
+            &g.sediment_in[..m],
+            &g.around[..m],
+            &g.settle[..m],
+            &g.rim[..m],
+            &mut out.terrain[c0..c1],
+            &mut out.water[c0..c1],
+            &mut out.sediment[c0..c1],
+            &mut out.flow[c0..c1],
+        );
+        c0 = c1;
+    }
+}
+
+/// What [`pass_b_gather`] gathers for each cell of a chunk (see [`Cell`]).
+struct Gathered {
+    inflow: [f32; PASS_B_CHUNK],
+    sediment_in: [f32; PASS_B_CHUNK],
+    around: [f32; PASS_B_CHUNK],
+    settle: [f32; PASS_B_CHUNK],
+    rim: [f32; PASS_B_CHUNK],
+}
+
+/// The neighbour sums of pass B for a chunk of interior cells: `s`, `f` and `c` are pass A's
+/// surface, factor and concentration on the rows above, of and below the cells, one cell wider
+/// on each side. /// Every slice is an argument of its own (and the function inlined): the compiler then knows
+/// they do not overlap and vectorises the loop without run-time overlap checks.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn pass_b_gather<const LAST: bool>(
+    fan: (f32, f32),
+    [su, sm, sd]: [&[f32]; 3],
+    [fu, fm, fd]: [&[f32]; 3],
+    [cu, cm, cd]: [&[f32]; 3],
+    inflow_out: &mut [f32],
+    sediment_out: &mut [f32],
+    around_out: &mut [f32],
+    settle_out: &mut [f32],
+    rim_out: &mut [f32],
+) {
+    let n = inflow_out.len();
+    let (fan_edge, fan_corner) = fan;
     // Exact lengths: the compiler drops every bounds check below.
-    let [su, sm, sd] = input.surface.map(|r| &r[..n + 2]);
-    let [fu, fm, fd] = input.factor.map(|r| &r[..n + 2]);
-    let [cu, cm, cd] = input.concentration.map(|r| &r[..n + 2]);
-    let (steepest, columns) = (&input.steepest[..n], &input.columns[..n]);
-    let (terrain_old, water_old, sediment_old) = (&input.terrain[..n], &input.water[..n], &input.sediment[..n]);
-    let (terrain, water, sediment, flow) =
-        (&mut out.terrain[..n], &mut out.water[..n], &mut out.sediment[..n], &mut out.flow[..n]);
+    let (su, sm, sd) = (&su[..n + 2], &sm[..n + 2], &sd[..n + 2]);
+    let (fu, fm, fd) = (&fu[..n + 2], &fm[..n + 2], &fd[..n + 2]);
+    let (cu, cm, cd) = (&cu[..n + 2], &cm[..n + 2], &cd[..n + 2]);
+    let (sediment_out, around_out, settle_out) = (&mut sediment_out[..n], &mut around_out[..n], &mut settle_out[..n]);
+    let rim_out = &mut rim_out[..n];
     for i in 0..n {
         let hc = sm[i + 1];
         let mut inflow = 0.0f32;
@@ -1455,21 +1551,68 @@ fn pass_b_row<const LAST: bool>(p: &Hydraulic, keep: f32, input: PassBInput, out
         visit(sd[i], fd[i], cd[i], DIAGONAL, fan_corner);
         visit(sd[i + 1], fd[i + 1], cd[i + 1], 1.0, fan_edge);
         visit(sd[i + 2], fd[i + 2], cd[i + 2], DIAGONAL, fan_corner);
-        let rim = if LAST {
-            hc.max(su[i])
+        inflow_out[i] = inflow;
+        sediment_out[i] = sediment_in;
+        around_out[i] = around;
+        settle_out[i] = settle;
+        if LAST {
+            rim_out[i] = hc
+                .max(su[i])
                 .max(su[i + 1])
                 .max(su[i + 2])
                 .max(sm[i])
                 .max(sm[i + 2])
                 .max(sd[i])
                 .max(sd[i + 1])
-                .max(sd[i + 2])
-        } else {
-            hc
-        };
-        let rain = if LAST { 0.0 } else { p.rain * rain_factor(columns[i], input.y) };
+                .max(sd[i + 2]);
+        }
+    }
+}
+
+/// Pass B's update of a chunk of interior cells from what [`pass_b_gather`] gathered.
+/// Each slice an argument of its own, as in [`pass_b_gather`]: `hc` the cells' surfaces, then their
+/// steepest drops, rain column hashes, old state, gathered sums, and the new state.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn pass_b_apply<const LAST: bool>(
+    p: &Hydraulic,
+    keep: f32,
+    y: i64,
+    hc: &[f32],
+    steepest: &[f32],
+    columns: &[u32],
+    terrain_old: &[f32],
+    water_old: &[f32],
+    sediment_old: &[f32],
+    inflow: &[f32],
+    sediment_in: &[f32],
+    around: &[f32],
+    settle: &[f32],
+    rim: &[f32],
+    terrain: &mut [f32],
+    water: &mut [f32],
+    sediment: &mut [f32],
+    flow: &mut [f32],
+) {
+    let n = terrain.len();
+    let (hc, steepest, columns) = (&hc[..n], &steepest[..n], &columns[..n]);
+    let (terrain_old, water_old, sediment_old) = (&terrain_old[..n], &water_old[..n], &sediment_old[..n]);
+    let (inflow, sediment_in, around) = (&inflow[..n], &sediment_in[..n], &around[..n]);
+    let (settle, rim) = (&settle[..n], &rim[..n]);
+    let (water, sediment, flow) = (&mut water[..n], &mut sediment[..n], &mut flow[..n]);
+    for i in 0..n {
+        let rim = if LAST { rim[i] } else { hc[i] };
+        let rain = if LAST { 0.0 } else { p.rain * rain_factor(columns[i], y) };
         // An interior cell has 8 neighbours: `count` sums eight 1.0s, exactly 8.
-        let c = Cell { inflow, sediment_in, around, count: 8.0, settle, rim, steep: steepest[i] };
+        let c = Cell {
+            inflow: inflow[i],
+            sediment_in: sediment_in[i],
+            around: around[i],
+            count: 8.0,
+            settle: settle[i],
+            rim,
+            steep: steepest[i],
+        };
         let (tc, wc, sc, discharge) =
             pass_b_update::<LAST>(p, keep, c, (terrain_old[i], water_old[i], sediment_old[i]), rain);
         terrain[i] = tc;
