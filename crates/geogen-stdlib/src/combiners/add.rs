@@ -171,7 +171,7 @@ impl Operation for AddMasked {
     fn render(&self, _: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         let target = target.as_map_mut()?;
         match self.number {
-            Some(n) => zip1(target, input(inputs, 0)?, |h, m| saturate(h + n * m.max(0.0))),
+            Some(n) => zip1(target, input(inputs, 0)?, move |h, m| saturate(h + n * m.max(0.0))),
             None => zip2(target, input(inputs, 0)?, input(inputs, 1)?, |h, a, m| saturate(h + a * m.max(0.0))),
         }
         Ok(())

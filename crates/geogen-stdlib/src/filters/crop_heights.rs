@@ -45,5 +45,13 @@ crate::pointwise_operation!(
     "HeightMap.CropHeights",
     Map,
     |d| format!("{}, {}, {}", d.min, d.max, d.replace),
-    |s, h| if h < s.min || h > s.max { s.replace } else { h }
+    |s, h| {
+        // All three read before the choice, so the loop vectorises to a select.
+        let (min, max, replace) = (s.min, s.max, s.replace);
+        if (h < min) | (h > max) {
+            replace
+        } else {
+            h
+        }
+    }
 );
