@@ -270,10 +270,10 @@ fn carve(px: f64, py: f64, gx: f32, gy: f32, octaves: &[Octave], depth: f32) -> 
         let (fx, fy) = ((cx - ix as f64) as f32, (cy - iy as f64) as f32);
         let (mut weights, mut profile, mut derivative) = (0.0f32, 0.0f32, 0.0f32);
         // hash3(seed, x, y) = hash2(hash2(seed, x), y): the column halves once per column.
-        let columns = [-1i64, 0, 1].map(|i| hash2(o.seed, (ix + i) as u32));
+        let columns = [-1i64, 0, 1].map(|i| hash2(o.seed, ix.wrapping_add(i) as u32));
         for j in -1i64..=1 {
             for (i, &column) in (-1i64..=1).zip(&columns) {
-                let hash = hash2(column, (iy + j) as u32);
+                let hash = hash2(column, iy.wrapping_add(j) as u32);
                 let jx = (hash & 0xffff) as f32 * (1.0 / 65536.0);
                 let jy = (hash >> 16) as f32 * (1.0 / 65536.0);
                 // From the feature point to the pixel, in cell sides.
@@ -418,7 +418,7 @@ mod avx2 {
         /// The offsets of [`carve`]'s nine points around cell (`cell`, `row`), in its order.
         fn of(seed: u32, cell: i64, row: u32) -> SharedCell {
             let mut shared = SharedCell { cell: Some(cell), ..SharedCell::NONE };
-            let columns = [-1i64, 0, 1].map(|i| hash2_scalar(seed, (cell + i) as u32));
+            let columns = [-1i64, 0, 1].map(|i| hash2_scalar(seed, cell.wrapping_add(i) as u32));
             let mut k = 0;
             for j in -1i32..=1 {
                 for (i, &column) in (-1i64..=1).zip(&columns) {

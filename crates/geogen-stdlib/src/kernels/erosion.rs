@@ -1506,7 +1506,7 @@ struct Gathered {
 
 /// The neighbour sums of pass B for a chunk of interior cells: `s`, `f` and `c` are pass A's
 /// surface, factor and concentration on the rows above, of and below the cells, one cell wider
-/// on each side. /// Every slice is an argument of its own (and the function inlined): the compiler then knows
+/// on each side. Every slice is an argument of its own (and the function inlined): the compiler then knows
 /// they do not overlap and vectorises the loop without run-time overlap checks.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
@@ -1923,10 +1923,6 @@ mod tests {
         }
     }
 
-    /// The shared-pair thermal block against the plain per-cell sum of eight exchanges, bit for
-    /// bit, scalar and AVX2 build each (forced), on values chosen to hit the sign-of-zero and
-    /// non-finite cases the proof in [`thermal_block`] covers: equal neighbours, ±0, talus 0,
-    /// rate 0, differences that overflow to infinity, infinities and NaN; widths across chunks.
     /// The hydraulic row functions built for AVX2 against the same functions built for the base
     /// ISA, bit for bit (but for the sign of a NaN in pass B), on every chunk and vector tail
     /// length of pass B's two loops, with signed zeros, infinities, NaN, huge values and many
@@ -2035,6 +2031,10 @@ mod tests {
         }
     }
 
+    /// The shared-pair thermal block against the plain per-cell sum of eight exchanges, bit for
+    /// bit, scalar and AVX2 build each (forced), on values chosen to hit the sign-of-zero and
+    /// non-finite cases the proof in [`thermal_block`] covers: equal neighbours, ±0, talus 0,
+    /// rate 0, differences that overflow to infinity, infinities and NaN; widths across chunks.
     #[test]
     fn thermal_block_equals_the_plain_sum_on_every_isa() {
         let pool =

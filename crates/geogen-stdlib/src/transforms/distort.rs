@@ -2,6 +2,7 @@
 //! fields.
 
 use geogen_diag::codes;
+use geogen_render::kernels::serially;
 use geogen_render::scale::scaled_distance;
 use geogen_render::{
     Bounds, Effect, HeightMap, KernelContext, Object, ObjectKind, OpContext, Operation, Rect, RenderError,
@@ -254,7 +255,8 @@ impl Operation for NoiseDistort {
     fn result_extent(&self, own: Bounds, _: &[Bounds], _: &OpContext) -> Bounds {
         own
     }
-    /// The two field bands of a band in flight (one per worker thread; counted for two).
+    /// The two field bands of the band each worker thread gathers: per-thread band scratch,
+    /// O(width), which the plan leaves out (plan.rs), counted here for two threads all the same.
     fn extra_memory(&self, extent: Bounds, _: &OpContext) -> u64 {
         FIELD_BANDS_IN_FLIGHT * 2 * BAND_ROWS as u64 * extent.rect().width.saturating_mul(4)
     }
@@ -308,9 +310,11 @@ impl NoiseDistort {
             let band_rect = Rect::new(x0, py0, rect.width, rows);
             // Each field over the band's rows: 0, plus the layer (what `Flat(0)` and `NoiseLayer`
             // give on these rows).
+            // On this thread only: a layer split into parallel parts would let a waiting thread
+            // start another band, holding two bands' fields at once.
             let field = |layer: LayerField| -> Result<HeightMap, RenderError> {
                 let mut map = HeightMap::try_zeroed(band_rect)?;
-                add_noise_layer_on(isa, &mut map, ctx.scale, layer, false);
+                serially(|| add_noise_layer_on(isa, &mut map, ctx.scale, layer, false));
                 Ok(map)
             };
             let (x_field, y_field) = match (field(self.x_field), field(self.y_field)) {
