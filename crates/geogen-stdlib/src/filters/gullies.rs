@@ -243,6 +243,28 @@ fn carve_row(isa: Isa, row: &Row<'_>, octaves: &[Octave], depth: f32, line: &mut
     }
 }
 
+/// The nine feature points around cell (`cell_x`, `cell_y`) of an octave, as offsets from the
+/// cell's corner in cell sides, rows of cells (j) outer and columns (i) inner: one jittered point
+/// per cell, hashed from the absolute cell and the octave's seed. (`cell_y` is the row's low 32
+/// bits: all the hash takes.)
+fn feature_offsets(seed: u32, cell_x: i64, cell_y: u32) -> ([f32; 9], [f32; 9]) {
+    // hash3(seed, x, y) = hash2(hash2(seed, x), y): the column halves once per column.
+    let columns = [-1i64, 0, 1].map(|i| hash2(seed, cell_x.wrapping_add(i) as u32));
+    let (mut x, mut y) = ([0.0f32; 9], [0.0f32; 9]);
+    let mut k = 0;
+    for j in -1i32..=1 {
+        for (i, &column) in (-1i32..=1).zip(&columns) {
+            let hash = hash2(column, cell_y.wrapping_add(j as u32));
+            let jx = (hash & 0xffff) as f32 * (1.0 / 65536.0);
+            let jy = (hash >> 16) as f32 * (1.0 / 65536.0);
+            x[k] = i as f32 + 0.5 + JITTER * (jx - 0.5);
+            y[k] = j as f32 + 0.5 + JITTER * (jy - 0.5);
+            k += 1;
+        }
+    }
+    (x, y)
+}
+
 /// The (negative) height the gullies add at map position (px, py) where the input's slope is
 /// (gx, gy).
 #[inline]
@@ -269,36 +291,30 @@ fn carve(px: f64, py: f64, gx: f32, gy: f32, octaves: &[Octave], depth: f32) -> 
         // The position within the cell, in cell sides.
         let (fx, fy) = ((cx - ix as f64) as f32, (cy - iy as f64) as f32);
         let (mut weights, mut profile, mut derivative) = (0.0f32, 0.0f32, 0.0f32);
-        // hash3(seed, x, y) = hash2(hash2(seed, x), y): the column halves once per column.
-        let columns = [-1i64, 0, 1].map(|i| hash2(o.seed, ix.wrapping_add(i) as u32));
-        for j in -1i64..=1 {
-            for (i, &column) in (-1i64..=1).zip(&columns) {
-                let hash = hash2(column, iy.wrapping_add(j) as u32);
-                let jx = (hash & 0xffff) as f32 * (1.0 / 65536.0);
-                let jy = (hash >> 16) as f32 * (1.0 / 65536.0);
-                // From the feature point to the pixel, in cell sides.
-                let vx = fx - (i as f32 + 0.5 + JITTER * (jx - 0.5));
-                let vy = fy - (j as f32 + 0.5 + JITTER * (jy - 0.5));
-                let d2 = (vx * vx + vy * vy) * (1.0 / (REACH * REACH));
-                // Branch-free: a point out of reach weighs 0 and adds exactly nothing.
-                let fall = (1.0 - d2).max(0.0);
-                let weight = fall * fall;
-                // Across the slope, in gully spacings: a triangle wave, 0 on a gully's floor, 1 on
-                // the ridge between two.
-                let t = (vx * ax + vy * ay) * GULLIES_PER_CELL;
-                // |t| ≤ REACH × GULLIES_PER_CELL, so the truncation is exact and the nearest whole
-                // number is found without a floor call.
-                let u = t + 0.5;
-                let whole = u as i32 as f32;
-                let nearest = if whole > u { whole - 1.0 } else { whole };
-                let off = t - nearest;
-                let tri = off.abs() * 2.0;
-                // A V with rounded ridges: s = tri × (2 − tri); ds/dt = (2 − 2 tri) × 2 × sign.
-                profile += weight * (tri * (2.0 - tri));
-                let slope_s = (2.0 - 2.0 * tri) * 2.0;
-                derivative += weight * if off < 0.0 { -slope_s } else { slope_s };
-                weights += weight;
-            }
+        let (offset_x, offset_y) = feature_offsets(o.seed, ix, iy as u32);
+        for (&offset_x, &offset_y) in offset_x.iter().zip(&offset_y) {
+            // From the feature point to the pixel, in cell sides.
+            let vx = fx - offset_x;
+            let vy = fy - offset_y;
+            let d2 = (vx * vx + vy * vy) * (1.0 / (REACH * REACH));
+            // Branch-free: a point out of reach weighs 0 and adds exactly nothing.
+            let fall = (1.0 - d2).max(0.0);
+            let weight = fall * fall;
+            // Across the slope, in gully spacings: a triangle wave, 0 on a gully's floor, 1 on
+            // the ridge between two.
+            let t = (vx * ax + vy * ay) * GULLIES_PER_CELL;
+            // |t| ≤ REACH × GULLIES_PER_CELL, so the truncation is exact and the nearest whole
+            // number is found without a floor call.
+            let u = t + 0.5;
+            let whole = u as i32 as f32;
+            let nearest = if whole > u { whole - 1.0 } else { whole };
+            let off = t - nearest;
+            let tri = off.abs() * 2.0;
+            // A V with rounded ridges: s = tri × (2 − tri); ds/dt = (2 − 2 tri) × 2 × sign.
+            profile += weight * (tri * (2.0 - tri));
+            let slope_s = (2.0 - 2.0 * tri) * 2.0;
+            derivative += weight * if off < 0.0 { -slope_s } else { slope_s };
+            weights += weight;
         }
         if weights <= 0.0 {
             continue;
@@ -322,9 +338,8 @@ fn carve(px: f64, py: f64, gx: f32, gy: f32, octaves: &[Octave], depth: f32) -> 
 mod avx2 {
     use std::arch::x86_64::*;
 
-    use super::{carve, saturate, Octave, Row, GULLIES_PER_CELL, JITTER, REACH, SLOPE_REF};
+    use super::{carve, feature_offsets, saturate, Octave, Row, GULLIES_PER_CELL, JITTER, REACH, SLOPE_REF};
     use crate::kernels::noise::floor_i64;
-    use geogen_random::hash2 as hash2_scalar;
 
     /// Slopes up to this size keep every intermediate of [`carve`] finite: the squares stay below
     /// 10^31, and each octave turns the direction by at most 8 × 2^15 per map unit.
@@ -417,20 +432,8 @@ mod avx2 {
 
         /// The offsets of [`carve`]'s nine points around cell (`cell`, `row`), in its order.
         fn of(seed: u32, cell: i64, row: u32) -> SharedCell {
-            let mut shared = SharedCell { cell: Some(cell), ..SharedCell::NONE };
-            let columns = [-1i64, 0, 1].map(|i| hash2_scalar(seed, cell.wrapping_add(i) as u32));
-            let mut k = 0;
-            for j in -1i32..=1 {
-                for (i, &column) in (-1i64..=1).zip(&columns) {
-                    let hash = hash2_scalar(column, row.wrapping_add(j as u32));
-                    let jx = (hash & 0xffff) as f32 * (1.0 / 65536.0);
-                    let jy = (hash >> 16) as f32 * (1.0 / 65536.0);
-                    shared.x[k] = i as f32 + 0.5 + JITTER * (jx - 0.5);
-                    shared.y[k] = j as f32 + 0.5 + JITTER * (jy - 0.5);
-                    k += 1;
-                }
-            }
-            shared
+            let (x, y) = feature_offsets(seed, cell, row);
+            SharedCell { cell: Some(cell), x, y }
         }
     }
 

@@ -530,6 +530,28 @@ struct Envelope<T> {
     candidates: Candidates,
 }
 
+/// Adds the parabola of column `q` with height `fq = g(q)²` to the lower envelope of the columns
+/// before it, first dropping the parabolas it hides.
+#[inline(always)]
+fn push_parabola<T: Exact>(parabolas: &mut Vec<Parabola<T>>, q: T, fq: T) {
+    let level = fq + q * q;
+    while let Some(top) = parabolas.last() {
+        // Where the new parabola becomes lower than the top one (the same integers as
+        // `(fq + q²) − (fv + v²)` over `2 (q − v)`).
+        let start = Fraction { numerator: level - top.level, denominator: T::of(2) * (q - top.centre) };
+        // The top one starts at its `start` (−∞ for the first one); if the new one is already
+        // lower there, the top one is never the lowest and goes.
+        if parabolas.len() > 1 && start.at_most(top.start) {
+            parabolas.pop();
+            continue;
+        }
+        parabolas.push(Parabola { centre: q, height: fq, level, start });
+        return;
+    }
+    let start = Fraction { numerator: T::of(0), denominator: T::of(1) };
+    parabolas.push(Parabola { centre: q, height: fq, level, start });
+}
+
 /// A parabola of the envelope.
 #[derive(Copy, Clone, Debug)]
 struct Parabola<T> {
@@ -554,26 +576,9 @@ impl<T: Exact> Envelope<T> {
     fn build_from_candidates(&mut self) {
         let parabolas = &mut self.parabolas;
         parabolas.clear();
-        let two = T::of(2);
         let squares = &self.candidates.squares;
         for &q in self.candidates.kept() {
-            let fq = T::of(i64::from(squares[PAD + q as usize]));
-            let q = T::of(i64::from(q));
-            let level = fq + q * q;
-            loop {
-                let Some(top) = parabolas.last() else {
-                    let start = Fraction { numerator: T::of(0), denominator: T::of(1) };
-                    parabolas.push(Parabola { centre: q, height: fq, level, start });
-                    break;
-                };
-                let s = Fraction { numerator: level - top.level, denominator: two * (q - top.centre) };
-                if parabolas.len() > 1 && s.at_most(top.start) {
-                    parabolas.pop();
-                    continue;
-                }
-                parabolas.push(Parabola { centre: q, height: fq, level, start: s });
-                break;
-            }
+            push_parabola(parabolas, T::of(i64::from(q)), T::of(i64::from(squares[PAD + q as usize])));
         }
     }
 
@@ -581,33 +586,13 @@ impl<T: Exact> Envelope<T> {
         let parabolas = &mut self.parabolas;
         parabolas.clear();
         let n = g.len();
-        let two = T::of(2);
         for (q, &gq) in g.iter().enumerate() {
             let gq = gq.get();
             if gq >= d || (gq == 0 && q > 0 && q + 1 < n && g[q - 1] == C::ZERO && g[q + 1] == C::ZERO) {
                 continue;
             }
             // Both fit: q < the column count and g² < d² ≤ 2^62.
-            let (q, fq) = (T::of(q as i64), T::of(i64::from(gq) * i64::from(gq)));
-            let level = fq + q * q;
-            loop {
-                let Some(top) = parabolas.last() else {
-                    let start = Fraction { numerator: T::of(0), denominator: T::of(1) };
-                    parabolas.push(Parabola { centre: q, height: fq, level, start });
-                    break;
-                };
-                // Where the new parabola becomes lower than the top one (the same integers as
-                // `(fq + q²) − (fv + v²)` over `2 (q − v)`).
-                let s = Fraction { numerator: level - top.level, denominator: two * (q - top.centre) };
-                // The top one starts at its `start` (−∞ for the first one); if the new one is
-                // already lower there, the top one is never the lowest and goes.
-                if parabolas.len() > 1 && s.at_most(top.start) {
-                    parabolas.pop();
-                    continue;
-                }
-                parabolas.push(Parabola { centre: q, height: fq, level, start: s });
-                break;
-            }
+            push_parabola(parabolas, T::of(q as i64), T::of(i64::from(gq) * i64::from(gq)));
         }
     }
 
