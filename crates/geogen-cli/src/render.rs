@@ -71,7 +71,7 @@ pub fn default_memory_limit() -> u64 {
 
 pub fn render_config(output: &OutputArgs) -> RenderConfig {
     let memory_limit = output.memory_limit.map(|mib| mib.saturating_mul(1 << 20)).unwrap_or_else(default_memory_limit);
-    RenderConfig { memory_limit }
+    RenderConfig { memory_limit, ..RenderConfig::default() }
 }
 
 /// The formats, read before any work starts: a bad name is a usage error and nothing is written.

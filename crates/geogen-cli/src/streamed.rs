@@ -167,7 +167,8 @@ pub fn render_streamed(
                 continue;
             }
             planned_peak = planned_peak.max(peak.saturating_add(in_flight));
-            let strip_config = RenderConfig { memory_limit: limit.saturating_sub(in_flight) };
+            let strip_config =
+                RenderConfig { memory_limit: limit.saturating_sub(in_flight), ..RenderConfig::default() };
             let rendered = script.render(&strip, &strip_config, None)?;
             for map in maps {
                 match rendered.maps.get(map) {

@@ -6,15 +6,64 @@
 //! argument's producer. When a step is visited, all its consumers (which come later) have already
 //! been visited, so its bounds are final: exactly the union of what anybody downstream needs.
 //! Steps that lead to no yield keep empty bounds and are skipped by the renderer.
+//!
+//! With the support pass (`support.rs`), an in-place step that changes its target only inside a
+//! region computes only its bounds within that region (its *narrowed* bounds `C = B ∩ region`):
+//! its other arguments need what `C` reads, and its target needs `B` itself besides, since the
+//! pixels of `B` outside `C` are the target's own, unchanged.
 
 use crate::error::RenderError;
+use crate::geometry::Rect;
 use crate::graph::RenderingGraph;
 use crate::operation::{Bounds, Effect, OpContext};
 use crate::sequence::RenderingSequence;
+use crate::support::Supports;
 
-/// The rendering bounds of every step, in physical pixels.
+/// The part of its bounds an in-place step computes when the support pass narrows it; the rest
+/// keeps the target's pixels, or is set to `fill`.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Narrowed {
+    pub part: Rect,
+    pub fill: Option<f32>,
+}
+
+/// The rendering bounds of every step, in physical pixels, without the support pass.
 pub fn calculate_bounds(seq: &RenderingSequence, graph: &RenderingGraph) -> Result<Vec<Bounds>, RenderError> {
+    Ok(calculate_narrowed_bounds(seq, graph, &Supports::unknown(seq.len()))?.0)
+}
+
+/// How the support pass narrows step `i` with bounds `own`, if it does: an operation that changes
+/// its target only within a region computes only its bounds there; a pointwise one reading other
+/// maps, whose result is constant outside its support, computes only its bounds within the support
+/// and fills the rest.
+///
+/// Only when that saves at least half the step: a narrowed step runs alone, outside the fused
+/// passes (`fusion.rs`), which would cost more than a small saving brings. A pointwise step on its
+/// target alone saves nothing but its own arithmetic, so it is never narrowed.
+fn narrowing(seq: &RenderingSequence, supports: &Supports, i: usize, own: Bounds) -> Option<Narrowed> {
+    let step = &seq.steps()[i];
+    let (Bounds::Map(rect), Effect::Modify) = (own, step.op.effect()) else { return None };
+    let narrow = if let Some(region) = supports.changed.get(i).copied().flatten() {
+        Narrowed { part: rect.intersect(&region), fill: None }
+    } else {
+        let support = supports.of_step.get(i).and_then(|f| f.support)?;
+        if !step.op.is_pointwise() || step.args.len() < 2 {
+            return None;
+        }
+        Narrowed { part: rect.intersect(&support.rect), fill: Some(support.background) }
+    };
+    (narrow.part.area() <= rect.area() / 2).then_some(narrow)
+}
+
+/// The rendering bounds of every step and, for each in-place step the support pass lets compute
+/// less than its bounds, what it computes.
+pub fn calculate_narrowed_bounds(
+    seq: &RenderingSequence,
+    graph: &RenderingGraph,
+    supports: &Supports,
+) -> Result<(Vec<Bounds>, Vec<Option<Narrowed>>), RenderError> {
     let ctx = OpContext { scale: seq.scale() };
+    let mut narrowed: Vec<Option<Narrowed>> = vec![None; seq.len()];
     let steps = seq.steps();
     let mut bounds: Vec<Bounds> = steps
         .iter()
@@ -37,7 +86,24 @@ pub fn calculate_bounds(seq: &RenderingSequence, graph: &RenderingGraph) -> Resu
         if own.is_empty() {
             continue;
         }
-        let required = step.op.required_bounds(own, &ctx);
+        let required = match narrowing(seq, supports, i, own) {
+            None => step.op.required_bounds(own, &ctx),
+            Some(narrow) => {
+                narrowed[i] = Some(narrow);
+                let part = narrow.part;
+                let mut required = if part.is_empty() {
+                    step.op.arg_kinds().iter().map(|k| Bounds::empty(*k)).collect()
+                } else {
+                    step.op.required_bounds(Bounds::Map(part), &ctx)
+                };
+                // The target keeps its own pixels on the rest of B (or is filled there: its
+                // buffer must cover B all the same).
+                if let Some(target) = required.first_mut() {
+                    *target = target.combine(&own).unwrap_or(own);
+                }
+                required
+            }
+        };
         if required.len() != step.args.len() {
             return Err(RenderError::Internal(format!(
                 "step #{i} `{}`: its bounds rule returned {} bounds for {} arguments",
@@ -56,5 +122,5 @@ pub fn calculate_bounds(seq: &RenderingSequence, graph: &RenderingGraph) -> Resu
             })?;
         }
     }
-    Ok(bounds)
+    Ok((bounds, narrowed))
 }

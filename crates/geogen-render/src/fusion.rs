@@ -53,6 +53,7 @@ use crate::sequence::{RenderingSequence, Slot};
 pub(crate) fn elided_copies(
     seq: &RenderingSequence,
     bounds: &[Bounds],
+    narrowed: &[Option<crate::bounds::Narrowed>],
     streamed: &[Option<usize>],
     fused: &[usize],
 ) -> Vec<bool> {
@@ -71,6 +72,7 @@ pub(crate) fn elided_copies(
                 && next.op.replaces_target()
                 && next.op.effect() == Effect::Modify
                 && !bounds[i + 1].is_empty()
+                && narrowed[i + 1].is_none()
                 && next.args.first() == Some(&copy.ret)
                 && next.ret == copy.ret
                 && !next.args[1..].contains(&copy.ret)
@@ -84,6 +86,7 @@ pub(crate) fn elided_copies(
 pub(crate) fn streamed_passes(
     seq: &RenderingSequence,
     bounds: &[Bounds],
+    narrowed: &[Option<crate::bounds::Narrowed>],
     lifetimes: &Lifetimes,
     extents: &[Bounds],
 ) -> Vec<Option<usize>> {
@@ -92,7 +95,8 @@ pub(crate) fn streamed_passes(
     let mut passes = vec![None; steps.len()];
     // The extent of each slot before the step looked at.
     let mut slot_extent: Vec<Option<Bounds>> = vec![None; seq.slot_count()];
-    let live = |j: usize| !bounds[j].is_empty() && steps[j].op.as_yield().is_none();
+    // A narrowed step (`bounds.rs`) runs alone: it is never part of a pass.
+    let live = |j: usize| !bounds[j].is_empty() && steps[j].op.as_yield().is_none() && narrowed[j].is_none();
     let mut i = 0;
     while i < steps.len() {
         let mut end = i + 1;
@@ -179,6 +183,7 @@ fn chain_consumer(
 pub(crate) fn fused_passes(
     seq: &RenderingSequence,
     bounds: &[Bounds],
+    narrowed: &[Option<crate::bounds::Narrowed>],
     lifetimes: &Lifetimes,
     extents: &[Bounds],
     streamed: &[Option<usize>],
@@ -193,6 +198,7 @@ pub(crate) fn fused_passes(
         let step = &steps[j];
         step.op.as_yield().is_none()
             && !bounds[j].is_empty()
+            && narrowed[j].is_none()
             && step.op.is_row_local()
             && step.op.effect() == Effect::Modify
             && !step.args[1..].contains(&step.ret)
@@ -205,6 +211,7 @@ pub(crate) fn fused_passes(
         let extent = extents[i];
         let head = step.op.as_yield().is_none()
             && !bounds[i].is_empty()
+            && narrowed[i].is_none()
             && step.op.is_row_local()
             && matches!(extent, Bounds::Map(r) if !r.is_empty())
             && match step.op.effect() {

@@ -2,12 +2,14 @@
 //!
 //! The VM records a linear [`RenderingSequence`] of map operations. This crate then
 //! 1. builds the [`RenderingGraph`] (def-use edges),
-//! 2. propagates **rendering bounds** backwards from the yields ([`calculate_bounds`]), so each step
+//! 2. finds where maps are constant (the **support pass**, [`Supports`]), so an in-place step that
+//!    changes only part of its target computes only that part,
+//! 3. propagates **rendering bounds** backwards from the yields ([`calculate_bounds`]), so each step
 //!    computes exactly the rectangle somebody downstream needs (plus the margins its consumers
 //!    declare),
-//! 3. computes **object lifetimes** ([`Lifetimes`]) and a **memory plan** ([`MemoryPlan`]) whose
+//! 4. computes **object lifetimes** ([`Lifetimes`]) and a **memory plan** ([`MemoryPlan`]) whose
 //!    peak is checked against a limit before any pixel is touched (GGE3001),
-//! 4. executes the steps with data-parallel kernels ([`Renderer`]).
+//! 5. executes the steps with data-parallel kernels ([`Renderer`]).
 //!
 //! It knows nothing of scripts: operations ([`Operation`]) are structs of constants, declared with
 //! their script side in the standard library (`geogen-stdlib`); this crate is the engine that plans
@@ -30,8 +32,9 @@ pub mod renderer;
 pub mod scale;
 mod schedule;
 pub mod sequence;
+pub mod support;
 
-pub use bounds::calculate_bounds;
+pub use bounds::{calculate_bounds, calculate_narrowed_bounds};
 pub use error::{Location, RenderError};
 pub use geometry::{Interval, Rect};
 pub use graph::RenderingGraph;
@@ -43,3 +46,4 @@ pub use plan::MemoryPlan;
 pub use raster::{HeightMap, HeightProfile, Object};
 pub use renderer::{render, Progress, RenderConfig, RenderMetadata, Renderer, DEFAULT_MEMORY_LIMIT};
 pub use sequence::{RenderingSequence, Slot, Step, Yield, DEFAULT_MAX_STEPS};
+pub use support::{background_of, monotone_range, pointwise_support, Facts, Range, Support, Supports};

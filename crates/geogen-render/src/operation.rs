@@ -157,6 +157,43 @@ pub trait Operation: Send + Sync + fmt::Debug {
         }
     }
 
+    /// The **support rule** (`support.rs`): given the supports of the arguments (`None` where
+    /// unknown), where the result may differ from one constant height and which height that is.
+    /// Default `None` (anything, anywhere), which is always right. A rule must be exact: every
+    /// pixel outside the rectangle must get exactly the bits of the background, at every scale;
+    /// `tile_contract` compares random renders with and without the support pass bit for bit.
+    fn support(&self, args: &[crate::support::Facts], ctx: &OpContext) -> Option<crate::support::Support> {
+        let _ = (args, ctx);
+        None
+    }
+
+    /// The **range rule**: given what is known of the arguments, bounds of every height of the
+    /// result. Default [`Range::FULL`](crate::support::Range::FULL), which every map satisfies.
+    /// A rule must hold for the bits the kernel computes, rounding included.
+    fn range(&self, args: &[crate::support::Facts], ctx: &OpContext) -> crate::support::Range {
+        let _ = (args, ctx);
+        crate::support::Range::FULL
+    }
+
+    /// Whether the operation is **pointwise** in place: each pixel of the result depends only on
+    /// the same pixel of the target and of the other map arguments, the same way everywhere. The
+    /// support pass may then let it compute only where its result's support lies, and fill the
+    /// rest of its bounds with the background. Default `false`.
+    fn is_pointwise(&self) -> bool {
+        false
+    }
+
+    /// For an in-place operation: given the supports of the arguments, the region outside which the
+    /// kernel leaves every pixel of its target with exactly the bits it had (`Unify` with a map
+    /// that is −1 outside a rectangle changes nothing outside it). Default `None`: any pixel may
+    /// change. The renderer then computes only the step's bounds within the region and reads the
+    /// other arguments there only, so the kernel must also leave the target alone wherever the
+    /// other arguments' extents do not reach (the combiners work on the intersection of extents).
+    fn changes_only(&self, args: &[crate::support::Facts], ctx: &OpContext) -> Option<Rect> {
+        let _ = (args, ctx);
+        None
+    }
+
     /// Bytes of scratch memory the kernel needs beyond the live objects, given the extent of the
     /// object it writes.
     fn extra_memory(&self, extent: Bounds, ctx: &OpContext) -> u64 {

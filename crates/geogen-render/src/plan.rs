@@ -94,11 +94,18 @@ pub struct MemoryPlan {
 }
 
 impl MemoryPlan {
-    pub fn calculate(seq: &RenderingSequence, bounds: &[Bounds], lifetimes: &Lifetimes) -> MemoryPlan {
+    /// The plan for these bounds; `narrowed` are the parts the support pass lets steps compute
+    /// (`bounds.rs`): such a step runs alone, and may copy that part of its target out and back.
+    pub fn calculate(
+        seq: &RenderingSequence,
+        bounds: &[Bounds],
+        narrowed: &[Option<crate::bounds::Narrowed>],
+        lifetimes: &Lifetimes,
+    ) -> MemoryPlan {
         let extents = result_extents(seq, bounds, lifetimes);
-        let streamed = crate::fusion::streamed_passes(seq, bounds, lifetimes, &extents);
-        let mut fused = crate::fusion::fused_passes(seq, bounds, lifetimes, &extents, &streamed);
-        let elided = crate::fusion::elided_copies(seq, bounds, &streamed, &fused);
+        let streamed = crate::fusion::streamed_passes(seq, bounds, narrowed, lifetimes, &extents);
+        let mut fused = crate::fusion::fused_passes(seq, bounds, narrowed, lifetimes, &extents, &streamed);
+        let elided = crate::fusion::elided_copies(seq, bounds, narrowed, &streamed, &fused);
         for (i, _) in elided.iter().enumerate().filter(|(_, e)| **e) {
             fused[i] = 0;
         }
@@ -155,6 +162,9 @@ impl MemoryPlan {
                     need = need.saturating_add(exact_bytes(&extent));
                 }
                 need = need.saturating_add(u128::from(step.op.extra_memory(extent, &ctx)));
+                if let Some(narrow) = narrowed.get(i).copied().flatten() {
+                    need = need.saturating_add(exact_bytes(&Bounds::Map(narrow.part)));
+                }
                 if step.op.effect() == Effect::Modify && step.args[1..].contains(&step.ret) {
                     need = need.saturating_add(exact_bytes(&arg_extent(0)));
                 }

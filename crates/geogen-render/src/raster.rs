@@ -316,6 +316,40 @@ pub fn copy_overlap(src: &HeightMap, dst: &mut HeightMap) {
     }
 }
 
+/// Sets every pixel of `dst` inside `area` but outside `keep` to `height`, on every thread for
+/// large areas; the pixels of `keep` and those outside `area` are left alone.
+pub fn fill_outside(dst: &mut HeightMap, area: Rect, keep: Rect, height: f32) {
+    let area = area.intersect(&dst.rect);
+    if area.is_empty() {
+        return;
+    }
+    let keep = keep.intersect(&area);
+    let dw = dst.width();
+    let (ax0, ax1) = ((area.x - dst.rect.x) as usize, (area.x - dst.rect.x) as usize + area.width as usize);
+    let (kx0, kx1) = if keep.is_empty() {
+        (ax0, ax0)
+    } else {
+        ((keep.x - dst.rect.x) as usize, (keep.x - dst.rect.x) as usize + keep.width as usize)
+    };
+    let keep_rows = keep.y_interval();
+    let dy0 = (area.y - dst.rect.y) as usize;
+    let rows = &mut dst.data[dy0 * dw..(dy0 + area.height as usize) * dw];
+    let fill_row = |(row, out): (usize, &mut [f32])| {
+        if keep_rows.contains(area.y + row as i64) {
+            out[ax0..kx0].fill(height);
+            out[kx1..ax1].fill(height);
+        } else {
+            out[ax0..ax1].fill(height);
+        }
+    };
+    if area.area() < PARALLEL_ZEROING_MIN as u64 || crate::kernels::in_serial_mode() {
+        rows.chunks_mut(dw).enumerate().for_each(fill_row);
+    } else {
+        use rayon::prelude::*;
+        rows.par_chunks_mut(dw).enumerate().for_each(fill_row);
+    }
+}
+
 /// A 1-D run of heights over a physical interval.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HeightProfile {

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::bounds::calculate_bounds;
+use crate::bounds::{calculate_narrowed_bounds, Narrowed};
 use crate::error::RenderError;
 use crate::geometry::Rect;
 use crate::graph::RenderingGraph;
@@ -21,6 +21,7 @@ use crate::operation::{Bounds, Effect, KernelContext, ObjectKind};
 use crate::plan::MemoryPlan;
 use crate::raster::{HeightMap, HeightProfile, Object};
 use crate::sequence::RenderingSequence;
+use crate::support::Supports;
 
 /// Default memory limit: 1 GiB. Hosts set their own (the CLI uses a quarter of the machine's memory).
 pub const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
@@ -29,11 +30,14 @@ pub const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
 pub struct RenderConfig {
     /// Maximum bytes the plan may need (GGE3001 beyond).
     pub memory_limit: u64,
+    /// Whether the support pass (`support.rs`) may narrow in-place steps. On by default; off only
+    /// to check that it changes no bit.
+    pub support_pass: bool,
 }
 
 impl Default for RenderConfig {
     fn default() -> RenderConfig {
-        RenderConfig { memory_limit: DEFAULT_MEMORY_LIMIT }
+        RenderConfig { memory_limit: DEFAULT_MEMORY_LIMIT, support_pass: true }
     }
 }
 
@@ -61,19 +65,29 @@ type ProgressCallback = Box<dyn FnMut(Progress) + Send>;
 #[derive(Clone, Debug)]
 pub struct RenderMetadata {
     pub graph: RenderingGraph,
+    /// The support pass's results (all unknown when it is off).
+    pub supports: Supports,
     pub bounds: Vec<Bounds>,
+    /// For each step the support pass narrowed, the part of its bounds it computes (`bounds.rs`).
+    pub narrowed: Vec<Option<Narrowed>>,
     pub lifetimes: Lifetimes,
     pub plan: MemoryPlan,
 }
 
 impl RenderMetadata {
-    /// Runs the graph, bounds, lifetime and memory passes.
+    /// Runs the graph, support, bounds, lifetime and memory passes.
     pub fn calculate(seq: &RenderingSequence) -> Result<RenderMetadata, RenderError> {
+        RenderMetadata::calculate_with(seq, true)
+    }
+
+    /// [`RenderMetadata::calculate`], with the support pass on or off.
+    pub fn calculate_with(seq: &RenderingSequence, support_pass: bool) -> Result<RenderMetadata, RenderError> {
         let graph = RenderingGraph::build(seq)?;
-        let bounds = calculate_bounds(seq, &graph)?;
+        let supports = if support_pass { Supports::calculate(seq, &graph) } else { Supports::unknown(seq.len()) };
+        let (bounds, narrowed) = calculate_narrowed_bounds(seq, &graph, &supports)?;
         let lifetimes = Lifetimes::calculate(seq);
-        let plan = MemoryPlan::calculate(seq, &bounds, &lifetimes);
-        Ok(RenderMetadata { graph, bounds, lifetimes, plan })
+        let plan = MemoryPlan::calculate(seq, &bounds, &narrowed, &lifetimes);
+        Ok(RenderMetadata { graph, supports, bounds, narrowed, lifetimes, plan })
     }
 
     /// The sequence listing annotated with bounds, memory and releases, one step per line.
@@ -81,8 +95,13 @@ impl RenderMetadata {
         let mut out = String::new();
         for (i, step) in seq.steps().iter().enumerate() {
             let released: Vec<String> = self.lifetimes.released_after(i).iter().map(|s| s.to_string()).collect();
+            let computed = match self.narrowed[i] {
+                Some(Narrowed { part, fill: None }) => format!(" (computes {part})"),
+                Some(Narrowed { part, fill: Some(h) }) => format!(" (computes {part}, fills the rest with {h})"),
+                None => String::new(),
+            };
             out.push_str(&format!(
-                "#{} {}    bounds {}, {} bytes{}\n",
+                "#{} {}    bounds {}{computed}, {} bytes{}\n",
                 i + 1,
                 step,
                 self.bounds[i],
@@ -129,7 +148,7 @@ fn allocate(extent: Bounds) -> Result<Object, RenderError> {
 impl Renderer {
     /// Runs the passes and checks the memory plan against `config.memory_limit` (GGE3001).
     pub fn new(seq: RenderingSequence, config: &RenderConfig) -> Result<Renderer, RenderError> {
-        let meta = RenderMetadata::calculate(&seq)?;
+        let meta = RenderMetadata::calculate_with(&seq, config.support_pass)?;
         meta.plan.check_limit(config.memory_limit)?;
         let slots = vec![None; seq.slot_count()];
         let fused = (0..seq.len()).map(|i| meta.plan.fused_pass(i)).collect();
@@ -256,6 +275,10 @@ impl Renderer {
                     step.op.render(&ctx, &mut target, &inputs).map_err(|e| e.at_step(step.location))?;
                     self.slots[step.ret.index()] = Some(target);
                 }
+                Effect::Modify if self.meta.narrowed[i].is_some() => {
+                    let narrow = self.meta.narrowed[i].unwrap_or(Narrowed { part: Rect::EMPTY, fill: None });
+                    self.run_narrowed(i, narrow)?;
+                }
                 Effect::Modify => {
                     let mut target = self.slots[step.ret.index()].take().ok_or_else(|| missing(step.ret))?;
                     let self_copy = step.args[1..].contains(&step.ret).then(|| target.clone());
@@ -284,6 +307,61 @@ impl Renderer {
             cb(progress);
         }
         Ok(true)
+    }
+
+    /// An in-place step the support pass narrowed to a part of its bounds (`bounds.rs`): its
+    /// other arguments are exact on what the part reads only, and the rest of the bounds either
+    /// keeps the target's pixels (the operation leaves them unchanged there) or is filled with
+    /// the result's background. The kernel runs on the target directly when no other argument
+    /// reaches the rest of the bounds (a combiner works on the intersection of extents, so it
+    /// touches nothing there); otherwise on a copy of the part, written back after, so that
+    /// arguments' pixels outside their bounds never reach a pixel anybody needs.
+    fn run_narrowed(&mut self, i: usize, narrow: Narrowed) -> Result<(), RenderError> {
+        let step = &self.seq.steps()[i];
+        let own = self.meta.bounds[i].rect();
+        let part = narrow.part;
+        let missing = |slot: crate::Slot| RenderError::Internal(format!("step #{}: slot {slot} is empty", i + 1));
+        let ctx = KernelContext { scale: self.seq.scale(), bounds: Bounds::Map(part) };
+        let mut target = self.slots[step.ret.index()].take().ok_or_else(|| missing(step.ret))?;
+        let result = (|| {
+            if part.is_empty() {
+                return Ok(());
+            }
+            let self_copy = step.args[1..].contains(&step.ret).then(|| target.clone());
+            let inputs = step.args[1..]
+                .iter()
+                .map(|s| {
+                    if *s == step.ret {
+                        self_copy.as_ref().ok_or_else(|| missing(*s))
+                    } else {
+                        self.slots[s.index()].as_ref().ok_or_else(|| missing(*s))
+                    }
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let reach = target.as_map()?.rect().intersect(&own);
+            // A kernel without map inputs would run over the whole target: it runs on the part.
+            let contained = inputs.iter().any(|input| matches!(input, Object::Map(_)))
+                && inputs.iter().all(|input| match input {
+                    Object::Map(map) => part.contains_rect(&map.rect().intersect(&reach)),
+                    Object::Profile(_) => true,
+                });
+            if contained {
+                step.op.render(&ctx, &mut target, &inputs)
+            } else {
+                let map = target.as_map_mut()?;
+                let mut piece = Object::Map(map.cut_out(part)?);
+                step.op.render(&ctx, &mut piece, &inputs)?;
+                crate::raster::copy_overlap(piece.as_map()?, map);
+                Ok(())
+            }
+        })();
+        // After the kernel, which never touches the rest of the bounds.
+        let result = result.and_then(|()| match narrow.fill {
+            Some(height) => target.as_map_mut().map(|map| crate::raster::fill_outside(map, own, part, height)),
+            None => Ok(()),
+        });
+        self.slots[step.ret.index()] = Some(target);
+        result.map_err(|e| e.at_step(step.location))
     }
 
     /// Executes the next step, or the next fused pass: a run of row-local steps on one map (see

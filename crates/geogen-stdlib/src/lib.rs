@@ -27,6 +27,7 @@ pub mod operation;
 pub mod operators;
 pub mod profiles;
 pub mod random;
+pub mod support;
 pub mod testlib;
 pub mod transforms;
 mod util;

@@ -154,7 +154,8 @@ fn figure_19_lifetimes() {
 #[test]
 fn figure_19_memory_plan() {
     let s = figure_19(100);
-    let meta = RenderMetadata::calculate(&s).unwrap();
+    // The thesis' plan: without the support pass, which narrows these Unify steps (below).
+    let meta = RenderMetadata::calculate_with(&s, false).unwrap();
     let map = 100 * 100 * 4;
     let bytes: Vec<u64> = (0..s.len()).map(|i| meta.plan.step_bytes(i)).collect();
     // One map at a time: each gradient is read once, by the Unify right after it, so it is
@@ -168,6 +169,27 @@ fn figure_19_memory_plan() {
     assert_eq!(meta.plan.peak(), 40_000);
     assert_eq!(meta.plan.peak_step(), Some(0));
     assert!(meta.plan.check(40_000).is_ok());
+}
+
+/// Figure 19's cones are 1 pixel wide with a rim height of 1, so each Unify with the flat map at 0
+/// is 1 everywhere beyond its cone: the support pass has each compute only the cone's square of the
+/// map and fill the rest with 1. The cones need nothing more, and the render is the same.
+#[test]
+fn the_support_pass_narrows_figure_19s_unify_steps_to_their_cones() {
+    let s = figure_19(100);
+    let meta = RenderMetadata::calculate(&s).unwrap();
+    for i in 0..5 {
+        let unify = 2 + 2 * i;
+        let cone = Rect::new(i as i64 * 200 - 2, 198, 5, 5).intersect(&Rect::new(0, 0, 100, 100));
+        let expected = geogen_render::bounds::Narrowed { part: cone, fill: Some(1.0) };
+        assert_eq!(meta.narrowed[unify], Some(expected), "Unify {i}");
+        assert_eq!(meta.bounds[unify - 1], Bounds::Map(cone), "cone {i} is needed on its square only");
+    }
+    let render = |support_pass| {
+        let config = RenderConfig { support_pass, ..RenderConfig::default() };
+        geogen_render::render(figure_19(100), &config).unwrap()
+    };
+    assert_eq!(render(true), render(false));
 }
 
 #[test]
@@ -279,7 +301,7 @@ fn memory_limit_is_gge3001_naming_need_limit_and_step() {
     assert!(d.message.contains("40000"), "{}", d.message);
     assert!(d.message.contains("39999"), "{}", d.message);
     assert!(d.message.contains("#1 `HeightMap.Flat` (line 1, column 1)"), "{}", d.message);
-    let err = Renderer::new(s, &RenderConfig { memory_limit: 1000 }).unwrap_err();
+    let err = Renderer::new(s, &RenderConfig { memory_limit: 1000, ..RenderConfig::default() }).unwrap_err();
     assert!(matches!(err, RenderError::MemoryLimit { need: 40_000, limit: 1000, .. }));
 }
 
@@ -315,7 +337,7 @@ fn the_peak_step_is_found_beyond_what_u64_bytes_can_count() {
 fn renderer_steps_one_at_a_time_with_progress() {
     let s = figure_19(50);
     let total = s.len();
-    let mut r = Renderer::new(s, &RenderConfig::default()).unwrap();
+    let mut r = Renderer::new(s, &RenderConfig { support_pass: false, ..RenderConfig::default() }).unwrap();
     let calls = Arc::new(AtomicUsize::new(0));
     let last = Arc::new(AtomicUsize::new(0));
     let (seen, done) = (calls.clone(), last.clone());
@@ -346,10 +368,18 @@ fn renderer_steps_one_at_a_time_with_progress() {
 #[test]
 fn annotated_listing_mentions_bounds_and_releases() {
     let s = figure_19(10);
-    let meta = RenderMetadata::calculate(&s).unwrap();
+    let meta = RenderMetadata::calculate_with(&s, false).unwrap();
     let text = meta.annotated_listing(&s);
     assert!(
         text.contains("#3 {0} <- HeightMap.Unify({0}, {1})    bounds [0, 0, 10×10], 400 bytes, release {1}"),
+        "{text}"
+    );
+    let meta = RenderMetadata::calculate(&s).unwrap();
+    let text = meta.annotated_listing(&s);
+    assert!(
+        text.contains(
+            "#5 {0} <- HeightMap.Unify({0}, {2})    bounds [0, 0, 10×10] (computes [empty], fills the rest with 1)"
+        ),
         "{text}"
     );
 }

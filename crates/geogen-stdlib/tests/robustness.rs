@@ -87,7 +87,7 @@ fn extreme_case(
         // Yield rectangles past the coordinate range are rejected by push, not rendered.
         if s.push_yield(a, "main", Rect::new(x, y, w, h), None).is_ok() {
             s.push_yield(b, "b", Rect::new(x, y, w, h), None).unwrap();
-            if let Ok(out) = render(s, &RenderConfig { memory_limit: 64 << 20 }) {
+            if let Ok(out) = render(s, &RenderConfig { memory_limit: 64 << 20, ..RenderConfig::default() }) {
                 RENDERED.fetch_add(1, Ordering::Relaxed);
                 for m in out.values() {
                     prop_assert!(m.data().iter().all(|v| (-1.0..=1.0).contains(v)), "heights stay in [-1, 1]");

@@ -64,7 +64,7 @@ fn render_case(
         return Ok(false);
     }
     s.push_yield(b, "b", Rect::new(x, y, w, h), None).unwrap();
-    match render(s, &RenderConfig { memory_limit: 64 << 20 }) {
+    match render(s, &RenderConfig { memory_limit: 64 << 20, ..RenderConfig::default() }) {
         Ok(out) => {
             for m in out.values() {
                 prop_assert!(m.data().iter().all(|v| (-1.0..=1.0).contains(v)), "heights stay in [-1, 1]");

@@ -336,7 +336,7 @@ fn export_blocking(
         refusal.body["existing"] = json!(existing);
         return Err(refusal);
     }
-    let config = RenderConfig { memory_limit: state.options.memory_limit };
+    let config = RenderConfig { memory_limit: state.options.memory_limit, ..RenderConfig::default() };
     *state.export_progress.lock().unwrap_or_else(|e| e.into_inner()) =
         ExportProgress { running: true, done: 0, total: 0 };
     let progress_state = Arc::clone(state);

@@ -222,7 +222,9 @@ pub fn render_tile(
         maps: Some(vec![request.map.clone()]),
         ..RunSettings::default()
     };
-    let rendered = script.render(&settings, &RenderConfig { memory_limit }, None).map_err(|f| ApiError::failure(&f))?;
+    let rendered = script
+        .render(&settings, &RenderConfig { memory_limit, ..RenderConfig::default() }, None)
+        .map_err(|f| ApiError::failure(&f))?;
     let Some(map) = rendered.maps.get(&request.map) else {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,

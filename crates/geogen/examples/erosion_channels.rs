@@ -39,8 +39,9 @@ fn main() {
         Script::compile("erosion_channels.ggs", &source, &CompileOptions::default()).unwrap_or_else(|f| panic!("{f}"));
     let settings = RunSettings { map_width: Some(side), map_height: Some(side), ..RunSettings::default() };
     let started = std::time::Instant::now();
-    let rendered =
-        script.render(&settings, &RenderConfig { memory_limit: 2 << 30 }, None).unwrap_or_else(|f| panic!("{f}"));
+    let rendered = script
+        .render(&settings, &RenderConfig { memory_limit: 2 << 30, ..RenderConfig::default() }, None)
+        .unwrap_or_else(|f| panic!("{f}"));
     let elapsed = started.elapsed();
     let get = |name: &str| rendered.maps.get(name).unwrap_or_else(|| panic!("no map {name}"));
     println!("HydraulicErosion({hydraulic}, fanSlope {fan}) on the {side}² island, {:.2} s:", elapsed.as_secs_f64());

@@ -36,7 +36,11 @@ fn script() -> Script {
 
 fn render(script: &Script, origin: (i64, i64), size: (u32, u32), scale: f64) -> Vec<(String, HeightMap)> {
     let rendered = script
-        .render(&settings(origin, size, scale), &RenderConfig { memory_limit: 256 << 20 }, None)
+        .render(
+            &settings(origin, size, scale),
+            &RenderConfig { memory_limit: 256 << 20, ..RenderConfig::default() },
+            None,
+        )
         .unwrap_or_else(|f| panic!("{f}"));
     rendered.maps.into_iter().collect()
 }

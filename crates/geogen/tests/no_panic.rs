@@ -80,7 +80,7 @@ fn pipeline(source: &str, render: bool) -> Result<Option<Failure>, TestCaseError
         return Ok(None);
     }
     if render {
-        let config = RenderConfig { memory_limit: 8 << 20 };
+        let config = RenderConfig { memory_limit: 8 << 20, ..RenderConfig::default() };
         if let Err(failure) = script.render(&settings, &config, None) {
             // A renderer error may concern the whole plan (GGE3001) rather than one line.
             check_failure(&failure, source, false)?;
@@ -398,7 +398,7 @@ fn every_operation_never_panics(mode: common::ops::Arguments) {
                 check_failure(&failure, &source, true)?;
                 return Ok(());
             }
-            match script.render(&settings, &RenderConfig { memory_limit: 8 << 20 }, None) {
+            match script.render(&settings, &RenderConfig { memory_limit: 8 << 20, ..RenderConfig::default() }, None) {
                 Err(failure) => check_failure(&failure, &source, false)?,
                 Ok(rendered) => {
                     for map in rendered.maps.values() {

@@ -220,7 +220,7 @@ fn memory_limit_fails_before_rendering() {
     let script = compile("yield HeightMap.Noise();");
     let limit = 64 * 1024;
     let err = script
-        .render(&sized(512, 512), &RenderConfig { memory_limit: limit }, Some(progress))
+        .render(&sized(512, 512), &RenderConfig { memory_limit: limit, ..RenderConfig::default() }, Some(progress))
         .expect_err("512×512 does not fit in 64 KiB");
     let d = err.first();
     assert_eq!(d.code, codes::GGE3001, "{err}");

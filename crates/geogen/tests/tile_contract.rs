@@ -19,6 +19,7 @@ use common::ops::{self, Vars};
 use geogen::{CompileOptions, HeightMap, RenderConfig, Rendered, RunSettings, Script};
 use geogen_render::Renderer;
 use geogen_stdlib::operation::{self, Entry, Kind, Owner};
+use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::test_runner::{Config, TestRunner};
@@ -189,7 +190,7 @@ fn compile(case: &Case) -> Script {
 /// Generated operations may ask for absurd extents (a transform with tiny coefficients); such a
 /// case is refused quickly by the memory plan (GGE3001) and counted as not rendered.
 fn config() -> RenderConfig {
-    RenderConfig { memory_limit: 256 << 20 }
+    RenderConfig { memory_limit: 256 << 20, ..RenderConfig::default() }
 }
 
 fn render(script: &Script, case: &Case, settings: &RunSettings) -> Result<Rendered, TestCaseError> {
@@ -270,12 +271,13 @@ fn bits(rendered: &Rendered) -> Bits {
         .collect()
 }
 
-/// The maps of a render executed one step at a time ([`Renderer::step`], never fused), by name.
+/// The maps of a render executed one step at a time ([`Renderer::step`], never fused) and without
+/// the support pass (no step narrowed to where its maps are not constant), by name.
 fn render_unfused(script: &Script, case: &Case, settings: &RunSettings) -> Result<Bits, TestCaseError> {
     let fail = |what: String| TestCaseError::fail(format!("{what}\n{case:?}"));
     let simulation = script.simulate(settings).map_err(|f| fail(format!("simulation failed:\n{f}")))?;
-    let mut renderer =
-        Renderer::new(simulation.sequence, &config()).map_err(|e| fail(format!("planning failed: {e}")))?;
+    let plain = RenderConfig { support_pass: false, ..config() };
+    let mut renderer = Renderer::new(simulation.sequence, &plain).map_err(|e| fail(format!("planning failed: {e}")))?;
     while renderer.step().map_err(|e| fail(format!("step failed: {e}")))? {}
     Ok(renderer
         .into_outputs()
@@ -287,9 +289,10 @@ fn render_unfused(script: &Script, case: &Case, settings: &RunSettings) -> Resul
         .collect())
 }
 
-/// A tile equals the larger render (`check_tile`), and the render fused into band passes (what
-/// `Script::render` does) has the bits of the same render one step at a time: an operation that
-/// declares itself row-local wrongly fails here.
+/// A tile equals the larger render (`check_tile`), and the render fused into band passes with the
+/// support pass (what `Script::render` does) has the bits of the same render one step at a time
+/// without it: an operation that declares itself row-local wrongly, or a wrong support, range or
+/// unchanged-region rule, fails here.
 fn check_tile_and_fusion(case: &Case) -> Result<bool, TestCaseError> {
     if !check_tile(case)? {
         return Ok(false);
@@ -298,7 +301,11 @@ fn check_tile_and_fusion(case: &Case) -> Result<bool, TestCaseError> {
     let settings = settings(case, case.big);
     let fused = bits(&render(&script, case, &settings)?);
     let unfused = render_unfused(&script, case, &settings)?;
-    prop_assert!(fused == unfused, "the fused render differs from the step-by-step one\n{:?}", case);
+    prop_assert!(
+        fused == unfused,
+        "the fused render with the support pass differs from the step-by-step one without it\n{:?}",
+        case
+    );
     Ok(true)
 }
 
@@ -381,6 +388,95 @@ fn every_operation_is_tile_exact() {
             check_tile_and_fusion,
         );
     }
+}
+
+/// A script placing local features on a constant map, the shape the support pass narrows
+/// (`geogen_render::support`): cones on a flat background, transformed and blurred, combined into
+/// the base in every way the rules know, some through masks or with noise that is never constant.
+fn feature_script(_finite: bool) -> BoxedStrategy<String> {
+    let height = || select(vec!["-1", "-0.4", "0", "0.3", "1"]);
+    let transform = select(vec![
+        ".Multiply(3)",
+        ".Multiply(0.4)",
+        ".Multiply(-1)",
+        ".Multiply(0)",
+        ".Add(0.2)",
+        ".Add(-0.5)",
+        ".Rescale(3, 1)",
+        ".Rescale(0.5, 2)",
+        ".Rotate(0.3)",
+        ".Rotate(2.5)",
+        ".Move([17, -9])",
+        ".Move([-30, 4])",
+        ".Blur(1)",
+        ".Blur(3)",
+        ".Blur(8)",
+        ".Invert()",
+        ".Abs()",
+        ".ClampHeights(-0.5, 0.5)",
+    ]);
+    let feature = (-40i64..100, -40i64..100, select(vec![0u32, 3, 10, 25]), height(), height(), vec(transform, 0..4))
+        .prop_map(|(x, y, r, a, b, chain)| {
+            format!("HeightMap.RadialGradient([{x}, {y}], {r}, {a}, {b}){}", chain.concat())
+        });
+    let combiner = select(vec![
+        "base.Unify(f{k});",
+        "base.Intersect(f{k});",
+        "base.Add(f{k});",
+        "base.Add(f{k}, g{k});",
+        "base.Add(0.3, g{k});",
+        "base.Multiply(f{k});",
+        "base.Combine(f{k}, g{k});",
+        "base.Add(HeightMap.Noise(CreateNoiseLayers(8)), g{k});",
+        "f{k}.Unify(base); base = f{k};",
+    ]);
+    let step = (feature.clone(), feature, combiner);
+    (height(), vec(step, 1..=4))
+        .prop_map(|(base, steps)| {
+            let mut s = format!("var base = HeightMap.Flat({base});\n");
+            for (k, (f, g, combine)) in steps.iter().enumerate() {
+                s.push_str(&format!("var f{k} = {f};\nvar g{k} = {g};\n{}\n", combine.replace("{k}", &k.to_string())));
+            }
+            s.push_str("yield base;\n");
+            s
+        })
+        .boxed()
+}
+
+/// Local features on constant maps, narrowed by the support pass: the render with it has the bits
+/// of the render without it, step by step (`check_tile_and_fusion`), and tiles are exact. The
+/// pass must actually narrow some steps in at least a fifth of the cases.
+#[test]
+fn local_features_keep_their_bits_when_the_support_pass_narrows_steps() {
+    let (narrowed, rendered) = (std::cell::Cell::new(0u32), std::cell::Cell::new(0u32));
+    let tried = std::cell::Cell::new(0u32);
+    let config = Config { cases: cases(40), failure_persistence: None, ..Config::default() };
+    let mut runner = TestRunner::new(config);
+    let result = runner.run(&case_from(feature_script), |case| {
+        tried.set(tried.get() + 1);
+        let script = compile(&case);
+        if let Ok(simulation) = script.simulate(&settings(&case, case.big)) {
+            let meta = geogen::RenderMetadata::calculate(&simulation.sequence);
+            if meta.is_ok_and(|m| m.narrowed.iter().any(Option::is_some)) {
+                narrowed.set(narrowed.get() + 1);
+            }
+        }
+        if check_tile_and_fusion(&case)? {
+            rendered.set(rendered.get() + 1);
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("local features: {e}");
+    }
+    eprintln!(
+        "local features: {} of {} cases rendered, steps narrowed in {}",
+        rendered.get(),
+        tried.get(),
+        narrowed.get()
+    );
+    assert!(rendered.get() * 5 >= tried.get() * 4, "too few cases rendered");
+    assert!(narrowed.get() * 5 >= tried.get(), "the support pass narrowed steps in too few cases");
 }
 
 /// Fixed cases that exercise the contract at known-tricky places, whatever proptest draws.

@@ -2,12 +2,16 @@
 //! first argument chooses the mode, as in the original, so it records one of three steps.
 
 use geogen_render::raster::saturate;
-use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
+use geogen_render::{
+    monotone_range, pointwise_support, Effect, Facts, KernelContext, Object, ObjectKind, OpContext, Operation, Range,
+    Rect, RenderError, Support,
+};
 use geogen_vm::{RuntimeError, Value};
 
 use super::input;
 use crate::kernels::{map_pixels, zip1, zip2};
 use crate::operation::{Arg, Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use crate::support::{range_of, unchanged_adding_zero, unchanged_where_background};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Add;
@@ -96,6 +100,15 @@ impl Operation for AddNumber {
     fn is_row_local(&self) -> bool {
         true
     }
+    fn support(&self, args: &[Facts], ctx: &OpContext) -> Option<Support> {
+        pointwise_support(self, args, ctx)
+    }
+    fn range(&self, args: &[Facts], ctx: &OpContext) -> Range {
+        monotone_range(self, args, ctx)
+    }
+    fn is_pointwise(&self) -> bool {
+        true
+    }
     fn render(&self, _: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         let a = self.addend;
         map_pixels(target.as_map_mut()?, |h| saturate(h + a));
@@ -122,6 +135,21 @@ impl Operation for AddMap {
     }
     fn reads_inputs_on_its_rows(&self) -> bool {
         true
+    }
+    fn support(&self, args: &[Facts], ctx: &OpContext) -> Option<Support> {
+        pointwise_support(self, args, ctx)
+    }
+    fn range(&self, args: &[Facts], ctx: &OpContext) -> Range {
+        monotone_range(self, args, ctx)
+    }
+    fn is_pointwise(&self) -> bool {
+        true
+    }
+    /// Adding −0 keeps every height; adding +0 keeps every height but −0.
+    fn changes_only(&self, args: &[Facts], _: &OpContext) -> Option<Rect> {
+        let (target, other) = (crate::support::support_of(args, 0), crate::support::support_of(args, 1));
+        unchanged_where_background(other, |b| b.to_bits() == (-0.0f32).to_bits())
+            .or_else(|| unchanged_adding_zero(target, other, other.is_some_and(|o| o.background == 0.0)))
     }
     fn render(&self, _: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         zip1(target.as_map_mut()?, input(inputs, 0)?, |h, o| saturate(h + o));
@@ -167,6 +195,32 @@ impl Operation for AddMasked {
     }
     fn reads_inputs_on_its_rows(&self) -> bool {
         true
+    }
+    fn support(&self, args: &[Facts], ctx: &OpContext) -> Option<Support> {
+        pointwise_support(self, args, ctx)
+    }
+    /// `h + a × max(m, 0)`: the product's bounds are among its corners (each rounding is
+    /// monotonic in each factor, and the mask's factor is never negative), the sum's at its ends.
+    fn range(&self, args: &[Facts], _: &OpContext) -> Range {
+        let target = range_of(args, 0);
+        let addend = match self.number {
+            Some(n) => (n, n),
+            None => (range_of(args, 1).low, range_of(args, 1).high),
+        };
+        let mask = range_of(args, args.len().saturating_sub(1));
+        let factor = (mask.low.max(0.0), mask.high.max(0.0));
+        let corners = [addend.0 * factor.0, addend.0 * factor.1, addend.1 * factor.0, addend.1 * factor.1];
+        let low = corners.iter().copied().fold(f32::INFINITY, f32::min);
+        let high = corners.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        Range::between(saturate(target.low + low), saturate(target.high + high))
+    }
+    fn is_pointwise(&self) -> bool {
+        true
+    }
+    /// Where the mask is at most 0 the addend is scaled by a signed zero.
+    fn changes_only(&self, args: &[Facts], _: &OpContext) -> Option<Rect> {
+        let (target, mask) = (crate::support::support_of(args, 0), args.last().and_then(|a| a.support));
+        unchanged_adding_zero(target, mask, mask.is_some_and(|m| m.background <= 0.0))
     }
     fn render(&self, _: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         let target = target.as_map_mut()?;

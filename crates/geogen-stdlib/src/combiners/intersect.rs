@@ -28,4 +28,6 @@ impl Declared for Intersect {
     }
 }
 
-super::binary_map_operation!(Intersect, "HeightMap.Intersect", |h, o| h.min(o));
+super::binary_map_operation!(Intersect, "HeightMap.Intersect", |h, o| h.min(o), unchanged where |b, range| {
+    crate::support::at_least_all(b, range)
+});

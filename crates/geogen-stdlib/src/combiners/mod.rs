@@ -28,7 +28,7 @@ pub(crate) fn input<'a>(inputs: &[&'a Object], i: usize) -> Result<&'a HeightMap
 
 /// Implements [`geogen_render::Operation`] for an in-place combiner `h = f(h, other)` of two maps.
 macro_rules! binary_map_operation {
-    ($ty:ident, $name:literal, |$h:ident, $o:ident| $kernel:expr) => {
+    ($ty:ident, $name:literal, |$h:ident, $o:ident| $kernel:expr, unchanged where |$b:ident, $r:ident| $keeps:expr) => {
         impl geogen_render::Operation for $ty {
             fn name(&self) -> &str {
                 $name
@@ -44,6 +44,30 @@ macro_rules! binary_map_operation {
             }
             fn reads_inputs_on_its_rows(&self) -> bool {
                 true
+            }
+            fn support(
+                &self,
+                args: &[geogen_render::Facts],
+                ctx: &geogen_render::OpContext,
+            ) -> Option<geogen_render::Support> {
+                geogen_render::pointwise_support(self, args, ctx)
+            }
+            /// Monotonic in both maps.
+            fn range(&self, args: &[geogen_render::Facts], ctx: &geogen_render::OpContext) -> geogen_render::Range {
+                geogen_render::monotone_range(self, args, ctx)
+            }
+            fn is_pointwise(&self) -> bool {
+                true
+            }
+            /// The target is left alone where the other map's background `b` and the target's
+            /// range `r` make the kernel the identity.
+            fn changes_only(
+                &self,
+                args: &[geogen_render::Facts],
+                _: &geogen_render::OpContext,
+            ) -> Option<geogen_render::Rect> {
+                let $r = $crate::support::range_of(args, 0);
+                $crate::support::unchanged_where_background($crate::support::support_of(args, 1), |$b: f32| $keeps)
             }
             fn render(
                 &self,

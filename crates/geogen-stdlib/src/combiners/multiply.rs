@@ -1,7 +1,10 @@
 //! `map.Multiply(factor)`: multiply by a number or, pixel by pixel, by another map.
 
 use geogen_render::raster::saturate;
-use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
+use geogen_render::{
+    monotone_range, pointwise_support, Effect, Facts, KernelContext, Object, ObjectKind, OpContext, Operation, Range,
+    Rect, RenderError, Support,
+};
 use geogen_vm::{RuntimeError, Value};
 
 use super::input;
@@ -67,6 +70,16 @@ impl Operation for MultiplyNumber {
     fn is_row_local(&self) -> bool {
         true
     }
+    fn support(&self, args: &[Facts], ctx: &OpContext) -> Option<Support> {
+        pointwise_support(self, args, ctx)
+    }
+    /// Monotonic either way, by the factor's sign.
+    fn range(&self, args: &[Facts], ctx: &OpContext) -> Range {
+        monotone_range(self, args, ctx)
+    }
+    fn is_pointwise(&self) -> bool {
+        true
+    }
     fn render(&self, _: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         let f = self.factor;
         map_pixels(target.as_map_mut()?, |h| saturate(h * f));
@@ -93,6 +106,16 @@ impl Operation for MultiplyMap {
     }
     fn reads_inputs_on_its_rows(&self) -> bool {
         true
+    }
+    fn support(&self, args: &[Facts], ctx: &OpContext) -> Option<Support> {
+        pointwise_support(self, args, ctx)
+    }
+    fn is_pointwise(&self) -> bool {
+        true
+    }
+    /// Multiplying by 1 keeps every height.
+    fn changes_only(&self, args: &[Facts], _: &OpContext) -> Option<Rect> {
+        crate::support::unchanged_where_background(crate::support::support_of(args, 1), |b| b == 1.0)
     }
     fn render(&self, _: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         zip1(target.as_map_mut()?, input(inputs, 0)?, |h, o| saturate(h * o));

@@ -28,4 +28,6 @@ impl Declared for Unify {
     }
 }
 
-super::binary_map_operation!(Unify, "HeightMap.Unify", |h, o| h.max(o));
+super::binary_map_operation!(Unify, "HeightMap.Unify", |h, o| h.max(o), unchanged where |b, range| {
+    crate::support::at_most_all(b, range)
+});

@@ -1,7 +1,10 @@
 //! `map.Blur(radius)`: box blur.
 
 use geogen_render::scale::scaled_distance;
-use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
+use geogen_render::{
+    background_of, monotone_range, Bounds, Effect, Facts, KernelContext, Object, ObjectKind, OpContext, Operation,
+    Range, RenderError, Support,
+};
 use geogen_vm::{RuntimeError, Value};
 
 use crate::kernels::blur::{box_blur, map_scratch_bytes, Window};
@@ -65,6 +68,21 @@ impl Operation for Blur {
     fn required_bounds(&self, own: Bounds, ctx: &OpContext) -> Vec<Bounds> {
         let w = self.window(ctx.scale);
         vec![Bounds::Map(own.rect().expand_sides(w.low, w.high))]
+    }
+    /// A pixel whose window lies where the map is constant gets the kernel's blur of that
+    /// constant; the window of pixel `p` reads `low` pixels before and `high` after it, so the
+    /// support grows by `high` before and `low` after (and a pixel for luck).
+    fn support(&self, args: &[Facts], ctx: &OpContext) -> Option<Support> {
+        let source = crate::support::support_of(args, 0)?;
+        let w = self.window(ctx.scale);
+        Some(Support {
+            rect: source.rect.expand_sides(w.high.saturating_add(1), w.low.saturating_add(1)),
+            background: background_of(self, &[source.background], ctx)?,
+        })
+    }
+    /// The box blur is monotonic: every conversion and division in it rounds the same way.
+    fn range(&self, args: &[Facts], ctx: &OpContext) -> Range {
+        monotone_range(self, args, ctx)
     }
     fn extra_memory(&self, extent: Bounds, ctx: &OpContext) -> u64 {
         let rect = extent.rect();

@@ -1,7 +1,9 @@
 //! `HeightMap.Clone(map)`: an independent copy.
 
 use geogen_render::raster::copy_overlap;
-use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
+use geogen_render::{
+    Effect, Facts, KernelContext, Object, ObjectKind, OpContext, Operation, Range, RenderError, Support,
+};
 use geogen_vm::{RuntimeError, Value};
 
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
@@ -45,6 +47,12 @@ impl Operation for Clone {
     }
     fn is_copy(&self) -> bool {
         true
+    }
+    fn support(&self, args: &[Facts], _: &OpContext) -> Option<Support> {
+        crate::support::support_of(args, 0)
+    }
+    fn range(&self, args: &[Facts], _: &OpContext) -> Range {
+        crate::support::range_of(args, 0)
     }
     fn render(&self, _: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
         let source = inputs.first().ok_or_else(|| RenderError::Internal("Clone without its source".into()))?;

@@ -1,7 +1,9 @@
 //! `HeightMap.Flat(height = 0)`: one height everywhere.
 
 use geogen_render::raster::height_from_f64;
-use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
+use geogen_render::{
+    Effect, Facts, KernelContext, Object, ObjectKind, OpContext, Operation, Range, RenderError, Support,
+};
 use geogen_vm::{RuntimeError, Value};
 
 use crate::kernels::map_pixels;
@@ -53,6 +55,12 @@ impl Operation for Flat {
     }
     fn is_row_local(&self) -> bool {
         true
+    }
+    fn support(&self, _: &[Facts], _: &OpContext) -> Option<Support> {
+        Some(Support::constant(self.height))
+    }
+    fn range(&self, _: &[Facts], _: &OpContext) -> Range {
+        Range::between(self.height, self.height)
     }
     fn render(&self, _: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         let h = self.height;

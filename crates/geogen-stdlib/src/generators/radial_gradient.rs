@@ -2,7 +2,9 @@
 
 use geogen_render::raster::{height_from_f64, saturate};
 use geogen_render::scale::{scaled_distance, to_physical};
-use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
+use geogen_render::{
+    Effect, Facts, KernelContext, Object, ObjectKind, OpContext, Operation, Range, Rect, RenderError, Support,
+};
 use geogen_vm::{RuntimeError, Value};
 
 use crate::kernels::for_each_row;
@@ -71,6 +73,28 @@ impl Operation for RadialGradient {
     }
     fn is_row_local(&self) -> bool {
         true
+    }
+    /// Beyond the radius every pixel is the rim height as the kernel writes it. A pixel more than
+    /// `ceil(r) + 1` from the centre along either axis has a computed distance above `r` (the
+    /// rounding of `sqrt(dx² + dy²)` is far below a pixel at these magnitudes).
+    fn support(&self, _: &[Facts], ctx: &OpContext) -> Option<Support> {
+        const FAR: i64 = 1 << 50;
+        let cx = to_physical(self.center.0, ctx.scale);
+        let cy = to_physical(self.center.1, ctx.scale);
+        let r = scaled_distance(self.radius, ctx.scale) as f64;
+        if !(0.0..FAR as f64).contains(&r) || cx.unsigned_abs() > FAR as u64 || cy.unsigned_abs() > FAR as u64 {
+            return None;
+        }
+        let reach = libm::ceil(r) as i64 + 1;
+        Some(Support {
+            rect: Rect::from_corners((cx - reach, cy - reach), (cx + reach, cy + reach)),
+            background: saturate(f64::from(self.rim_height) as f32),
+        })
+    }
+    /// Between the two heights: the interpolation `center + (rim − center) × d / r` with
+    /// `d ≤ r` (see `interpolated_range`).
+    fn range(&self, _: &[Facts], _: &OpContext) -> Range {
+        crate::support::interpolated_range(Range::between(self.center_height, self.rim_height))
     }
     fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         let cx = to_physical(self.center.0, ctx.scale) as f64;

@@ -1,7 +1,9 @@
 //! `map.Move(offset)`: translates the map.
 
 use geogen_render::scale::to_physical;
-use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
+use geogen_render::{
+    Bounds, Effect, Facts, KernelContext, Object, ObjectKind, OpContext, Operation, Range, RenderError, Support,
+};
 use geogen_vm::{RuntimeError, Value};
 
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
@@ -66,6 +68,15 @@ impl Operation for Move {
     fn result_extent(&self, own: Bounds, arg_extents: &[Bounds], ctx: &OpContext) -> Bounds {
         let (dx, dy) = self.physical(ctx.scale);
         Bounds::Map(arg_extents.first().copied().unwrap_or(own).rect().translate(dx, dy))
+    }
+    /// The pixels move unchanged, background and all.
+    fn support(&self, args: &[Facts], ctx: &OpContext) -> Option<Support> {
+        let (dx, dy) = self.physical(ctx.scale);
+        let source = crate::support::support_of(args, 0)?;
+        Some(Support { rect: source.rect.translate(dx, dy), ..source })
+    }
+    fn range(&self, args: &[Facts], _: &OpContext) -> Range {
+        crate::support::range_of(args, 0)
     }
     fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         let (dx, dy) = self.physical(ctx.scale);

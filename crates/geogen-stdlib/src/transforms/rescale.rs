@@ -1,7 +1,9 @@
 //! `map.Rescale(hScale, vScale = hScale)`: scales the map about the origin [0, 0].
 
 use geogen_diag::codes;
-use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
+use geogen_render::{
+    Bounds, Effect, Facts, KernelContext, Object, ObjectKind, OpContext, Operation, Range, RenderError, Support,
+};
 use geogen_vm::{RuntimeError, Value};
 
 use crate::kernels::coherent::Isa;
@@ -82,6 +84,13 @@ impl Operation for Rescale {
     /// The result covers exactly B.
     fn result_extent(&self, own: Bounds, _: &[Bounds], _: &OpContext) -> Bounds {
         own
+    }
+    fn support(&self, args: &[Facts], _: &OpContext) -> Option<Support> {
+        let (h, v) = (self.horizontal, self.vertical);
+        crate::support::resampled_support(crate::support::support_of(args, 0), |x, y| (x * h, y * v))
+    }
+    fn range(&self, args: &[Facts], _: &OpContext) -> Range {
+        crate::support::interpolated_range(crate::support::range_of(args, 0))
     }
     fn replaces_target(&self) -> bool {
         true

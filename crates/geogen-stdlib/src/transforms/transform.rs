@@ -8,7 +8,9 @@
 //! alone, so every tile samples the same positions.
 
 use geogen_diag::codes;
-use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
+use geogen_render::{
+    Bounds, Effect, Facts, KernelContext, Object, ObjectKind, OpContext, Operation, Range, RenderError, Support,
+};
 use geogen_vm::{RuntimeError, Value};
 
 use crate::kernels::coherent::Isa;
@@ -132,6 +134,15 @@ impl Operation for Transform {
     /// The result covers exactly B.
     fn result_extent(&self, own: Bounds, _: &[Bounds], _: &OpContext) -> Bounds {
         own
+    }
+    fn support(&self, args: &[Facts], _: &OpContext) -> Option<Support> {
+        let [a11, a12, a21, a22] = self.matrix;
+        crate::support::resampled_support(crate::support::support_of(args, 0), |x, y| {
+            (a11 * x + a12 * y, a21 * x + a22 * y)
+        })
+    }
+    fn range(&self, args: &[Facts], _: &OpContext) -> Range {
+        crate::support::interpolated_range(crate::support::range_of(args, 0))
     }
     fn replaces_target(&self) -> bool {
         true
