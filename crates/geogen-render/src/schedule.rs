@@ -11,6 +11,15 @@
 //! the bytes are the same; only lifetimes shrink. The chain then also sits right before its reader,
 //! where the renderer can fuse or stream it (`fusion.rs`). Slots are renumbered in the new order of
 //! creation, so the result is a valid sequence of its own.
+//!
+//! Before that, a generator chain read in two places far apart is **split**: the reads from its
+//! second use on get a copy of the chain of their own ([`split_chains`]). The bounds of one map
+//! are a single rectangle, the hull of what its readers need; in the original's `ouroboros` the
+//! noise is read by the island template around the origin and by the last step over the whole map,
+//! and a tile far from the origin needed the noise over the hull of both, most of the map. A copy
+//! computes the same pixels (a generator chain reads nothing but coordinates and constants, and
+//! every pixel is exact wherever it is computed), so the bytes are the same; a split is kept only
+//! when it lowers the pixels all steps compute by 1 % and does not raise the memory peak.
 
 use crate::operation::Effect;
 use crate::renderer::RenderMetadata;
@@ -20,35 +29,25 @@ impl RenderingSequence {
     /// This sequence with every generator chain moved to just before its first reader (see the
     /// module docs), or an unchanged copy when that would not lower the memory plan's peak.
     pub fn scheduled(&self) -> RenderingSequence {
-        let order = deferred_order(self);
+        let split = split_chains(self);
+        let order = deferred_order(&split);
         if order.iter().enumerate().all(|(i, &j)| i == j) {
-            return self.clone();
+            return split;
         }
-        let Some(moved) = reordered(self, &order) else { return self.clone() };
+        let Some(moved) = reordered(&split, &order) else { return split };
         let peak = |seq: &RenderingSequence| RenderMetadata::calculate(seq).ok().map(|m| m.plan.peak());
-        match (peak(self), peak(&moved)) {
+        match (peak(&split), peak(&moved)) {
             (Some(before), Some(after)) if after <= before => moved,
-            _ => self.clone(),
+            _ => split,
         }
     }
 }
 
-/// The order of the steps with each generator chain deferred to just before its first reader.
-fn deferred_order(seq: &RenderingSequence) -> Vec<usize> {
+/// The generator chains of a sequence, as `[start, end)`: a step creating an object from nothing,
+/// then every step right after it modifying that object in place and reading nothing else.
+fn generator_chains(seq: &RenderingSequence) -> Vec<(usize, usize)> {
     let steps = seq.steps();
     let n = steps.len();
-    // The steps that name each slot (as an argument or the result), in order.
-    let mut mentions: Vec<Vec<usize>> = vec![Vec::new(); seq.slot_count()];
-    for (i, step) in steps.iter().enumerate() {
-        for slot in step.args.iter().chain(std::iter::once(&step.ret)) {
-            if let Some(list) = mentions.get_mut(slot.index()) {
-                if list.last() != Some(&i) {
-                    list.push(i);
-                }
-            }
-        }
-    }
-    // The generator chains, as `[start, end)`.
     let mut chains = Vec::new();
     let mut i = 0;
     while i < n {
@@ -71,6 +70,91 @@ fn deferred_order(seq: &RenderingSequence) -> Vec<usize> {
         chains.push((i, end));
         i = end;
     }
+    chains
+}
+
+/// At most this many chains are tried for a split (each try plans the sequence once).
+const SPLIT_TRIES: usize = 16;
+
+/// `seq` with generator chains split where that pays (see the module docs): for a chain whose
+/// object is only read (not modified) by the first step after it that names it, the steps from
+/// the second one that names it on read a copy of the chain inserted right before that step.
+fn split_chains(seq: &RenderingSequence) -> RenderingSequence {
+    let steps = seq.steps();
+    let cost = |seq: &RenderingSequence| {
+        RenderMetadata::calculate(seq)
+            .ok()
+            .map(|m| (m.bounds.iter().map(|b| b.pixels()).fold(0u64, u64::saturating_add), m.plan.peak()))
+    };
+    let mut best: Option<(RenderingSequence, (u64, u64))> = None;
+    let mut tries = 0;
+    // Later chains first, so that the step indexes of earlier ones stay valid in `best`.
+    for (start, end) in generator_chains(seq).into_iter().rev() {
+        let made = steps[start].ret;
+        let mut names = (end..steps.len()).filter(|&j| steps[j].args.contains(&made) || steps[j].ret == made);
+        let (Some(first), Some(second)) = (names.next(), names.next()) else { continue };
+        if steps[first].ret == made || tries == SPLIT_TRIES {
+            continue;
+        }
+        tries += 1;
+        let current = best.as_ref().map_or(seq, |(s, _)| s);
+        let Some(before) = best.as_ref().map(|(_, c)| *c).or_else(|| cost(seq)) else { return seq.clone() };
+        let Some(split) = with_copy(current, start, end, second) else { continue };
+        match cost(&split) {
+            Some(after) if after.0 < before.0 - before.0 / 100 && after.1 <= before.1 => best = Some((split, after)),
+            _ => {}
+        }
+    }
+    best.map_or_else(|| seq.clone(), |(s, _)| s)
+}
+
+/// `seq` with a copy of the chain `[start, end)` inserted before step `at`, the steps from `at` on
+/// reading the copy instead of the chain's object.
+fn with_copy(seq: &RenderingSequence, start: usize, end: usize, at: usize) -> Option<RenderingSequence> {
+    let mut out = RenderingSequence::new(seq.scale()).ok()?.with_max_steps(seq.max_steps());
+    let mut renamed: Vec<Option<Slot>> = vec![None; seq.slot_count()];
+    let push = |out: &mut RenderingSequence, renamed: &mut Vec<Option<Slot>>, i: usize| -> Option<()> {
+        let step = &seq.steps()[i];
+        let args: Vec<Slot> =
+            step.args.iter().map(|s| renamed.get(s.index()).copied().flatten()).collect::<Option<_>>()?;
+        let ret = match step.op.effect() {
+            Effect::Create(_) => {
+                let new = out.next_slot();
+                *renamed.get_mut(step.ret.index())? = Some(new);
+                new
+            }
+            Effect::Modify => renamed.get(step.ret.index()).copied().flatten()?,
+        };
+        out.push(step.op.clone(), args, ret, step.location).ok()?;
+        Some(())
+    };
+    for i in 0..seq.len() {
+        if i == at {
+            for j in start..end {
+                push(&mut out, &mut renamed, j)?;
+            }
+        }
+        push(&mut out, &mut renamed, i)?;
+    }
+    Some(out)
+}
+
+/// The order of the steps with each generator chain deferred to just before its first reader.
+fn deferred_order(seq: &RenderingSequence) -> Vec<usize> {
+    let steps = seq.steps();
+    let n = steps.len();
+    // The steps that name each slot (as an argument or the result), in order.
+    let mut mentions: Vec<Vec<usize>> = vec![Vec::new(); seq.slot_count()];
+    for (i, step) in steps.iter().enumerate() {
+        for slot in step.args.iter().chain(std::iter::once(&step.ret)) {
+            if let Some(list) = mentions.get_mut(slot.index()) {
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
+    }
+    let chains = generator_chains(seq);
     // The chain ending right before each step, if any.
     let mut chain_ending_at: Vec<Option<usize>> = vec![None; n + 1];
     for &(start, end) in &chains {

@@ -439,3 +439,31 @@ fn a_copy_read_once_by_a_transform_is_never_made_and_the_bytes_are_the_same() {
         }
     }
 }
+
+/// Ouroboros' noise: one generator chain read near the origin by a small feature and, after being
+/// modified, over the whole map far from there. Scheduling gives the second use a copy of the
+/// chain, so neither is computed over the hull of both; the bytes are the same.
+#[test]
+fn a_generator_chain_read_far_apart_is_split_with_the_same_bytes() {
+    let mut s = RenderingSequence::new(1.0).unwrap();
+    let noise = s.push_create(Flat::new(0.0), &[], None).unwrap();
+    s.push_modify(NoiseLayer::new(8, amplitude_units(0.5), 3, 0, false), noise, &[], None).unwrap();
+    let feature = s.push_create(RadialGradient::new((-300.0, -300.0), 20.0, 1.0, 0.0), &[], None).unwrap();
+    s.push_modify(AddMap, feature, &[noise], None).unwrap();
+    s.push_yield(feature, "feature", Rect::new(-320, -320, 40, 40), None).unwrap();
+    s.push_modify(MultiplyNumber::new(0.5), noise, &[], None).unwrap();
+    s.push_yield(noise, "main", Rect::new(0, 0, 200, 200), None).unwrap();
+
+    let hull = RenderMetadata::calculate(&s).unwrap().bounds[0].pixels();
+    assert_eq!(hull, 520 * 520, "one chain: the hull of both uses");
+    let split = s.scheduled();
+    assert_eq!(split.len(), s.len() + 2, "a copy of the two-step chain");
+    let meta = RenderMetadata::calculate(&split).unwrap();
+    let flats: Vec<u64> = (0..split.len())
+        .filter(|&i| split.steps()[i].op.name() == "HeightMap.Flat")
+        .map(|i| meta.bounds[i].pixels())
+        .collect();
+    assert_eq!(flats, [40 * 40, 200 * 200]);
+    let render = |seq: RenderingSequence| geogen_render::render(seq, &RenderConfig::default()).unwrap();
+    assert_eq!(render(split), render(s));
+}
