@@ -7,9 +7,9 @@
 //!    backward scan over the rows carry one counter per column ("rows since the last feature"),
 //!    a whole strip of columns at a time: contiguous reads of the source (the backward scan reads
 //!    it only below B's rows: on them the forward counters, 0 exactly at the features, say where
-//!    the features are), vectorised (an AVX2
-//!    build where the processor has it), and the strips run in parallel, each writing its columns
-//!    of one row-major scratch that the row pass then reads in place. The counters are `u16`
+//!    the features are), vectorised (an AVX2 build where the processor has it), and the strips
+//!    run in parallel, each writing its columns of one row-major scratch that the row pass then
+//!    reads in place. The counters are `u16`
 //!    when D < 65535 (half the scratch, twice the lanes), `u32` otherwise (D ≤ 2^31).
 //! 2. **rows**: for every row of B, the lower envelope of the parabolas `g(x')² + (x − x')²` over
 //!    the columns within D (one row of the scratch), evaluated at the columns of B and written
