@@ -5,9 +5,11 @@
 //! 1. **columns** (vertical 1-D distances): for every row of B and every source column within D
 //!    of B, the distance to the nearest feature of that column, capped at D. A forward and a
 //!    backward scan over the rows carry one counter per column ("rows since the last feature"),
-//!    a whole strip of columns at a time: contiguous reads of the source, vectorised (an AVX2
-//!    build where the processor has it), and the strips run in parallel, each writing its columns
-//!    of one row-major scratch that the row pass then reads in place. The counters are `u16`
+//!    a whole strip of columns at a time: contiguous reads of the source (the backward scan reads
+//!    it only below B's rows: on them the forward counters, 0 exactly at the features, say where
+//!    the features are), vectorised (an AVX2 build where the processor has it), and the strips
+//!    run in parallel, each writing its columns of one row-major scratch that the row pass then
+//!    reads in place. The counters are `u16`
 //!    when D < 65535 (half the scratch, twice the lanes), `u32` otherwise (D ≤ 2^31).
 //! 2. **rows**: for every row of B, the lower envelope of the parabolas `g(x')² + (x − x')²` over
 //!    the columns within D (one row of the scratch), evaluated at the columns of B and written
@@ -345,17 +347,65 @@ unsafe fn vertical_distances_of<C: Counter>(
             unsafe { std::ptr::copy_nonoverlapping(counters.as_ptr(), scratch.0.add(at * ncols + x0), width) };
         }
     }
-    // Backward, from the last source row within d below ys (or ys' last row).
+    // Backward, from the last source row within d below ys (or ys' last row). Below ys the
+    // source is read as in the forward scan; on ys' rows the forward counters say which pixels
+    // are features (a counter is 0 exactly there: elsewhere it is at least 1, since d ≥ 1, also
+    // on rows without source, which count as non-features), so the scan reads the scratch row it
+    // updates (2 or 4 bytes a pixel) instead of the source row as well (4 more, the larger
+    // share of a pass that waits on memory): the same counters, the same minimum.
     counters.fill(cap);
     let last = source_rows.end().min(ys_end + margin).max(ys_end) as i64;
-    for y in (ys.start..last).rev() {
+    for y in (end..last).rev() {
         step(source, xs, cap, &mut counters, y, -AHEAD);
-        if y < end {
-            for (o, &c) in row((y - ys.start) as usize).iter_mut().zip(&counters) {
-                *o = (*o).min(c);
+    }
+    for y in (ys.start..end).rev() {
+        let i = (y - ys.start) as usize;
+        if let Some(ahead) = i.checked_sub(AHEAD as usize) {
+            prefetch_counters(row(ahead));
+        }
+        back(row(i), &mut counters, cap);
+    }
+    // One step of the backward scan on a row of ys, in pieces copied to the stack: a plain loop
+    // over the row and the counters stayed scalar (the compiler's overlap check, hoisted out of
+    // the loop over the rows, gave up on rows that go backwards); on arrays it vectorises.
+    #[inline(always)]
+    fn back<C: Counter>(row: &mut [C], counters: &mut [C], cap: C) {
+        #[inline(always)]
+        fn one<C: Counter>(o: &mut C, c: &mut C, cap: C) {
+            let up = c.next().min(cap);
+            *c = if *o == C::ZERO { C::ZERO } else { up };
+            *o = (*o).min(*c);
+        }
+        const PIECE: usize = 32;
+        let mut rows = row.chunks_exact_mut(PIECE);
+        let mut counts = counters.chunks_exact_mut(PIECE);
+        for (o, c) in (&mut rows).zip(&mut counts) {
+            let (mut oo, mut cc) = ([C::ZERO; PIECE], [C::ZERO; PIECE]);
+            oo.copy_from_slice(o);
+            cc.copy_from_slice(c);
+            for k in 0..PIECE {
+                one(&mut oo[k], &mut cc[k], cap);
             }
+            o.copy_from_slice(&oo);
+            c.copy_from_slice(&cc);
+        }
+        for (o, c) in rows.into_remainder().iter_mut().zip(counts.into_remainder()) {
+            one(o, c, cap);
         }
     }
+}
+
+/// Asks for the cache lines of a scratch row's stretch (rows a strip's width apart: a stride the
+/// hardware's prefetcher does not follow, as for the source in [`prefetch_span`]).
+#[inline(always)]
+fn prefetch_counters<C>(counters: &[C]) {
+    #[cfg(target_arch = "x86_64")]
+    for line in counters.chunks((64 / std::mem::size_of::<C>().max(1)).max(1)) {
+        // SAFETY: a prefetch is a hint; the address is inside the slice.
+        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(line.as_ptr().cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = counters;
 }
 
 /// How many rows ahead the vertical scans ask for their source: a strip reads 1–4 KiB of each
