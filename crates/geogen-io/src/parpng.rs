@@ -20,9 +20,9 @@ use crate::deflate::{adler32_combine, Compressor};
 /// Filtered bytes per piece (about): small enough that a 1000² PNG16 already spreads over 8 cores,
 /// large enough that a piece's Huffman table header (about 100 bytes) costs nothing.
 pub(crate) const PIECE_BYTES: usize = 256 * 1024;
-/// Pieces held at once, at least: the raw rows buffered are this many pieces (more with more cores),
-/// plus their filtered and compressed bytes while the batch is compressed: about 5 MiB with 8,
-/// which still gives each of 2 cores 4 pieces per batch.
+/// Pieces of a batch, at least (more with more cores): the rows that wait for a batch are fewer than
+/// this many pieces, and two batches' filtered and compressed bytes are held (one compressed while
+/// the other is written): about 10 MiB with 8, which still gives each of 2 cores 4 pieces per batch.
 const BATCH_PIECES: usize = 8;
 /// The PNG filter of every row: Up (rows of terrain predict each other well).
 const FILTER_UP: u8 = 2;
@@ -53,12 +53,39 @@ pub(crate) struct ParallelPng {
     above: Vec<u8>,
     /// Rows received (in `pending` or compressed).
     rows_received: u64,
-    /// Adler-32 of the filtered bytes compressed so far.
-    adler: u32,
-    wrote_zlib_header: bool,
+    /// What was written of the zlib stream.
+    stream: ZlibStream,
     /// One per piece of a batch, kept from batch to batch: touching fresh memory costs more than
     /// filtering it.
     slots: Vec<Slot>,
+    /// The last batch compressed, its first `ready_pieces` slots, written while the next one is
+    /// compressed (then the two swap).
+    ready: Vec<Slot>,
+    ready_pieces: usize,
+}
+
+/// The state of the zlib stream the IDAT chunks carry.
+struct ZlibStream {
+    /// Adler-32 of the filtered bytes written so far.
+    adler: u32,
+    wrote_header: bool,
+}
+
+impl ZlibStream {
+    /// Writes the pieces of `slots` as IDAT chunks, in order; with `last`, the last one carries the
+    /// zlib trailer.
+    fn write(&mut self, out: &mut impl Write, slots: &[Slot], last: bool) -> io::Result<()> {
+        for (i, slot) in slots.iter().enumerate() {
+            // CM 8 (deflate), 32 KiB window, FLEVEL 0 (fastest), FCHECK making it a multiple of 31.
+            let header: &[u8] = if self.wrote_header { &[] } else { &[0x78, 0x01] };
+            self.wrote_header = true;
+            self.adler = adler32_combine(self.adler, slot.adler, slot.filtered.len() as u64);
+            let checksum = self.adler.to_be_bytes();
+            let trailer: &[u8] = if last && i + 1 == slots.len() { &checksum } else { &[] };
+            write_chunk_parts(out, b"IDAT", &[header, slot.compressor.output(), trailer])?;
+        }
+        Ok(())
+    }
 }
 
 /// A piece's raw rows (two at a time), filtered bytes, compressed bytes and checksum.
@@ -100,9 +127,10 @@ impl ParallelPng {
             pending_len: 0,
             above: vec![0; row_bytes],
             rows_received: 0,
-            adler: 1,
-            wrote_zlib_header: false,
+            stream: ZlibStream { adler: 1, wrote_header: false },
             slots: Vec::new(),
+            ready: Vec::new(),
+            ready_pieces: 0,
         })
     }
 
@@ -164,7 +192,8 @@ impl ParallelPng {
     }
 
     /// Compresses rows `start..start + rows` of `source` (whole pieces, but for the image's last) in
-    /// parallel, a piece per task, and writes them in order.
+    /// parallel, a piece per task, while this thread writes the batch compressed before (if any); the
+    /// image's last batch is written at once.
     fn compress_batch<T: Sync, F: Fn(&[T], &mut [u8]) + Sync>(
         &mut self,
         out: &mut impl Write,
@@ -179,29 +208,37 @@ impl ParallelPng {
         if self.slots.len() < pieces {
             self.slots.resize_with(pieces, Slot::default);
         }
-        let above = &self.above;
-        self.slots[..pieces].par_iter_mut().enumerate().for_each(|(i, slot)| {
-            let first = start + i * piece_rows;
-            let end = (first + piece_rows).min(start + rows);
-            slot.filter_rows(source, row_bytes, first, end, (i == 0).then_some(&above[..]));
-            slot.compressor.compress(&slot.filtered, bpp, last_batch && i == last);
-            slot.adler = adler2::adler32_slice(&slot.filtered);
+        let ParallelPng { slots, ready, ready_pieces, above, stream, .. } = self;
+        let mut written = Ok(());
+        rayon::in_place_scope(|scope| {
+            for (i, slot) in slots[..pieces].iter_mut().enumerate() {
+                let above = &above[..];
+                scope.spawn(move |_| {
+                    let first = start + i * piece_rows;
+                    let end = (first + piece_rows).min(start + rows);
+                    slot.filter_rows(source, row_bytes, first, end, (i == 0).then_some(above));
+                    slot.compressor.compress(&slot.filtered, bpp, last_batch && i == last);
+                    slot.adler = adler2::adler32_slice(&slot.filtered);
+                });
+            }
+            // Meanwhile the previous batch goes out: the chunks' CRCs and the copies into the file
+            // overlap the compression instead of leaving the other cores idle.
+            written = stream.write(out, &ready[..*ready_pieces], false);
         });
-        for (i, slot) in self.slots[..pieces].iter().enumerate() {
-            // CM 8 (deflate), 32 KiB window, FLEVEL 0 (fastest), FCHECK making it a multiple of 31.
-            let header: &[u8] = if self.wrote_zlib_header { &[] } else { &[0x78, 0x01] };
-            self.wrote_zlib_header = true;
-            self.adler = adler32_combine(self.adler, slot.adler, slot.filtered.len() as u64);
-            let checksum = self.adler.to_be_bytes();
-            let trailer: &[u8] = if last_batch && i == last { &checksum } else { &[] };
-            write_chunk_parts(out, b"IDAT", &[header, slot.compressor.output(), trailer])?;
+        written?;
+        std::mem::swap(slots, ready);
+        *ready_pieces = pieces;
+        if last_batch {
+            stream.write(out, &ready[..pieces], true)?;
+            *ready_pieces = 0;
         }
-        source.fill_row(start + rows - 1, &mut self.above);
+        source.fill_row(start + rows - 1, above);
         Ok(())
     }
 
     /// Writes IEND (the caller checked that every row arrived).
     pub(crate) fn finish(self, out: &mut impl Write) -> io::Result<()> {
+        debug_assert_eq!(self.ready_pieces, 0, "the last batch is written at once");
         write_chunk(out, b"IEND", &[])
     }
 }
