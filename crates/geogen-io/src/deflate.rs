@@ -391,7 +391,8 @@ struct Match {
 pub(crate) enum Isa {
     /// Eight bytes at a time in a `u64`: every target.
     Scalar,
-    /// 32 bytes at a time (x86-64 with AVX2, detected at run time).
+    /// 32 bytes at a time, and the codes written with BMI2's shifts (x86-64 with AVX2 and BMI2,
+    /// detected at run time).
     Avx2,
 }
 
@@ -399,7 +400,7 @@ impl Isa {
     /// The fastest one this machine runs.
     pub(crate) fn best() -> Isa {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("bmi2") {
             return Isa::Avx2;
         }
         Isa::Scalar
@@ -577,6 +578,61 @@ impl Bits<'_> {
     }
 }
 
+/// The block's symbols: the literals between the matches and the matches, in order (everything but
+/// the header and the end of block).
+#[inline(always)]
+fn code_symbols<'a>(mut bits: Bits<'a>, data: &[u8], matches: &[Match], codes: &Codes) -> Bits<'a> {
+    let literal = &codes.literal;
+    let mut i = 0;
+    for m in matches.iter().chain(std::iter::once(&Match { at: data.len() as u32, len: 0, which: 0 })) {
+        let at = m.at as usize;
+        // The literals before the match, three at a time (at most 45 bits, plus 7 buffered). The three
+        // codes are joined first, so only one shift and add per three wait on the bit count.
+        // The state is kept in locals here: through `bits` it went to memory at every store.
+        let mut run = data[i..at].chunks_exact(3);
+        let (mut at_byte, mut buffer, mut count) = (bits.at, bits.buffer, bits.count);
+        for three in &mut run {
+            let (e0, e1, e2) =
+                (literal[usize::from(three[0])], literal[usize::from(three[1])], literal[usize::from(three[2])]);
+            let (n0, n1) = (e0 >> 16, e1 >> 16);
+            let joined = u64::from(e0 & 0xffff) | u64::from(e1 & 0xffff) << n0 | u64::from(e2 & 0xffff) << (n0 + n1);
+            buffer |= joined << count;
+            count += n0 + n1 + (e2 >> 16);
+            bits.out[at_byte..at_byte + 8].copy_from_slice(&buffer.to_le_bytes());
+            let whole = count / 8;
+            at_byte += whole as usize;
+            // `whole` <= 7: the shift is below 64.
+            buffer >>= whole * 8;
+            count -= whole * 8;
+        }
+        (bits.at, bits.buffer, bits.count) = (at_byte, buffer, count);
+        for &b in run.remainder() {
+            let e = literal[usize::from(b)];
+            bits.add(e & 0xffff, e >> 16);
+        }
+        bits.flush();
+        if m.len > 0 {
+            let (c, l) = codes.length[usize::from(m.len)];
+            bits.add(c, l);
+            let (c, l) = codes.dist[usize::from(m.which)];
+            bits.add(c, l);
+            bits.flush();
+        }
+        i = at + usize::from(m.len);
+    }
+    bits
+}
+
+/// [`code_symbols`] compiled with BMI2's shifts (a shift by a variable count in one instruction).
+///
+/// # Safety
+/// The CPU must support BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn code_symbols_bmi2<'a>(bits: Bits<'a>, data: &[u8], matches: &[Match], codes: &Codes) -> Bits<'a> {
+    code_symbols(bits, data, matches, codes)
+}
+
 /// Compresses pieces, keeping its buffers from one piece to the next (fresh memory is slow to touch).
 #[derive(Default)]
 pub(crate) struct Compressor {
@@ -628,32 +684,16 @@ impl Compressor {
             bits.add(value, n);
             bits.flush();
         });
-        let literal = &codes.literal;
-        let mut i = 0;
-        for m in self.matches.iter().chain(std::iter::once(&Match { at: data.len() as u32, len: 0, which: 0 })) {
-            let at = m.at as usize;
-            // The literals before the match, three at a time (at most 45 bits, plus 7 buffered).
-            let mut run = data[i..at].chunks_exact(3);
-            for three in &mut run {
-                for &b in three {
-                    let e = literal[usize::from(b)];
-                    bits.add(e & 0xffff, e >> 16);
-                }
-                bits.flush();
-            }
-            for &b in run.remainder() {
-                let e = literal[usize::from(b)];
-                bits.add(e & 0xffff, e >> 16);
-            }
-            bits.flush();
-            if m.len > 0 {
-                let (c, l) = codes.length[usize::from(m.len)];
-                bits.add(c, l);
-                let (c, l) = codes.dist[usize::from(m.which)];
-                bits.add(c, l);
-                bits.flush();
-            }
-            i = at + usize::from(m.len);
+        #[cfg(target_arch = "x86_64")]
+        if isa == Isa::Avx2 {
+            // SAFETY: `Isa::Avx2` is only used where AVX2 and BMI2 were detected (`Isa::best`).
+            bits = unsafe { code_symbols_bmi2(bits, data, &self.matches, &codes) };
+        } else {
+            bits = code_symbols(bits, data, &self.matches, &codes);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            bits = code_symbols(bits, data, &self.matches, &codes);
         }
         bits.add(codes.end.0, codes.end.1);
         bits.flush();

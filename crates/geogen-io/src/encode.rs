@@ -5,8 +5,6 @@
 use std::borrow::Cow;
 use std::io::{self, Seek, Write};
 
-use rayon::prelude::*;
-
 use crate::hillshade::{hillshade, HillshadeOptions};
 use crate::parpng::{is_pieced, ParallelPng};
 use crate::sink::Shared;
@@ -109,18 +107,15 @@ impl<W: Write + 'static> RowEncoder<W> {
     pub(crate) fn write_rows(&mut self, heights: &[f32]) -> Result<(), Failure> {
         self.check_rows(heights.len())?;
         if self.pieced.is_some() {
-            // Converted on every core, a batch at a time, then compressed on every core.
+            // Converted by the pieces that compress them, on every core (see `ParallelPng::push_rows`).
             let convert: fn(&[f32], &mut [u8]) = match self.format {
                 Format::Png16 => quantize::u16_be,
                 Format::Png8 => quantize::u8s,
                 Format::Colored => palette::colors,
                 _ => return Err(Failure::Encode(format!("{} rows are not heights", self.format).into())),
             };
-            let (width, row_bytes) = (self.width, self.row.len());
-            return self.emit_pieced(heights.len() / width, |dst, first, rows| {
-                let src = &heights[first * width..(first + rows) * width];
-                dst.par_chunks_mut(row_bytes).zip(src.par_chunks(width)).for_each(|(out, line)| convert(line, out));
-            });
+            let width = self.width;
+            return self.push_pieced(heights, width, &convert);
         }
         for line in heights.chunks_exact(self.width) {
             match self.format {
@@ -143,9 +138,7 @@ impl<W: Write + 'static> RowEncoder<W> {
         self.check_rows(bytes.len())?;
         if self.pieced.is_some() {
             let width = self.width;
-            return self.emit_pieced(bytes.len() / width, |dst, first, rows| {
-                dst.copy_from_slice(&bytes[first * width..(first + rows) * width]);
-            });
+            return self.push_pieced(bytes, width, &|line: &[u8], row: &mut [u8]| row.copy_from_slice(line));
         }
         for line in bytes.chunks_exact(self.width) {
             self.row.copy_from_slice(line);
@@ -168,25 +161,23 @@ impl<W: Write + 'static> RowEncoder<W> {
         Ok(())
     }
 
-    /// Hands `rows` rows to the pieced encoder a batch at a time: `fill(dst, first, n)` writes rows
-    /// `first..first + n` (counted from the start of this call) into `dst`.
-    fn emit_pieced(&mut self, rows: usize, fill: impl Fn(&mut [u8], usize, usize)) -> Result<(), Failure> {
+    /// Hands whole rows of `per_row` samples each to the pieced encoder, which converts them with
+    /// `convert` as its pieces need them.
+    fn push_pieced<T: Sync>(
+        &mut self,
+        src: &[T],
+        per_row: usize,
+        convert: &(impl Fn(&[T], &mut [u8]) + Sync),
+    ) -> Result<(), Failure> {
         let Some(pieced) = self.pieced.as_mut() else {
             return Err(Failure::Encode("not a pieced image".into()));
         };
-        let batch = pieced.batch_rows();
         let mut sink = self.out.clone();
-        let mut first = 0;
-        while first < rows {
-            let n = batch.min(rows - first);
-            fill(pieced.append_rows(n), first, n);
-            if let Err(e) = pieced.flush(&mut sink) {
-                self.poisoned = true;
-                return Err(io_failure(&self.out, e));
-            }
-            self.rows_done += n as u64;
-            first += n;
+        if let Err(e) = pieced.push_rows(&mut sink, src, per_row, convert) {
+            self.poisoned = true;
+            return Err(io_failure(&self.out, e));
         }
+        self.rows_done += (src.len() / per_row) as u64;
         Ok(())
     }
 

@@ -20,9 +20,9 @@ use crate::deflate::{adler32_combine, Compressor};
 /// Filtered bytes per piece (about): small enough that a 1000² PNG16 already spreads over 8 cores,
 /// large enough that a piece's Huffman table header (about 100 bytes) costs nothing.
 pub(crate) const PIECE_BYTES: usize = 256 * 1024;
-/// Pieces held at once, at least: the raw rows buffered are this many pieces (more with more cores),
-/// plus their filtered and compressed bytes while the batch is compressed: about 5 MiB with 8,
-/// which still gives each of 2 cores 4 pieces per batch.
+/// Pieces of a batch, at least (more with more cores): the rows that wait for a batch are fewer than
+/// this many pieces, and two batches' filtered and compressed bytes are held (one compressed while
+/// the other is written): about 10 MiB with 8, which still gives each of 2 cores 4 pieces per batch.
 const BATCH_PIECES: usize = 8;
 /// The PNG filter of every row: Up (rows of terrain predict each other well).
 const FILTER_UP: u8 = 2;
@@ -44,26 +44,57 @@ pub(crate) struct ParallelPng {
     bpp: usize,
     height: u32,
     piece_rows: usize,
-    /// Raw rows received but not yet compressed (its first `pending_len` bytes); always starts at a
-    /// piece boundary. The buffer never shrinks, so refilling it writes no zeros first.
+    /// Rows received, converted, but not yet compressed (its first `pending_len` bytes; fewer than a
+    /// batch); always starts at a piece boundary. The buffer never shrinks, so refilling it writes no
+    /// zeros first.
     pending: Vec<u8>,
     pending_len: usize,
     /// The last raw row compressed (the Up filter's row above), zeros before the first row.
     above: Vec<u8>,
     /// Rows received (in `pending` or compressed).
     rows_received: u64,
-    /// Adler-32 of the filtered bytes compressed so far.
-    adler: u32,
-    wrote_zlib_header: bool,
+    /// What was written of the zlib stream.
+    stream: ZlibStream,
     /// One per piece of a batch, kept from batch to batch: touching fresh memory costs more than
     /// filtering it.
     slots: Vec<Slot>,
+    /// The last batch compressed, its first `ready_pieces` slots, written while the next one is
+    /// compressed (then the two swap).
+    ready: Vec<Slot>,
+    ready_pieces: usize,
 }
 
-/// A piece's filtered bytes, compressed bytes and checksum.
+/// The state of the zlib stream the IDAT chunks carry.
+struct ZlibStream {
+    /// Adler-32 of the filtered bytes written so far.
+    adler: u32,
+    wrote_header: bool,
+}
+
+impl ZlibStream {
+    /// Writes the pieces of `slots` as IDAT chunks, in order; with `last`, the last one carries the
+    /// zlib trailer.
+    fn write(&mut self, out: &mut impl Write, slots: &[Slot], last: bool) -> io::Result<()> {
+        for (i, slot) in slots.iter().enumerate() {
+            // CM 8 (deflate), 32 KiB window, FLEVEL 0 (fastest), FCHECK making it a multiple of 31.
+            let header: &[u8] = if self.wrote_header { &[] } else { &[0x78, 0x01] };
+            self.wrote_header = true;
+            self.adler = adler32_combine(self.adler, slot.adler, slot.filtered.len() as u64);
+            let checksum = self.adler.to_be_bytes();
+            let trailer: &[u8] = if last && i + 1 == slots.len() { &checksum } else { &[] };
+            write_chunk_parts(out, b"IDAT", &[header, slot.compressor.output(), trailer])?;
+        }
+        Ok(())
+    }
+}
+
+/// A piece's raw rows (two at a time), filtered bytes, compressed bytes and checksum.
 #[derive(Default)]
 struct Slot {
     filtered: Vec<u8>,
+    /// A raw row and the one above it, converted from the samples.
+    row: Vec<u8>,
+    prior: Vec<u8>,
     compressor: Compressor,
     adler: u32,
 }
@@ -96,93 +127,170 @@ impl ParallelPng {
             pending_len: 0,
             above: vec![0; row_bytes],
             rows_received: 0,
-            adler: 1,
-            wrote_zlib_header: false,
+            stream: ZlibStream { adler: 1, wrote_header: false },
             slots: Vec::new(),
+            ready: Vec::new(),
+            ready_pieces: 0,
         })
     }
 
-    /// Raw rows a caller should convert and hand over at once, to keep memory bounded and every core
-    /// busy.
-    pub(crate) fn batch_rows(&self) -> usize {
+    /// Rows a batch holds: its pieces are compressed at once, on every core, while memory stays
+    /// bounded.
+    fn batch_rows(&self) -> usize {
         self.piece_rows * BATCH_PIECES.max(4 * rayon::current_num_threads())
     }
 
-    /// Room for `rows` more raw rows (the caller checked they fit the image), to be filled by the caller
-    /// and then handed over with [`flush`](Self::flush).
-    pub(crate) fn append_rows(&mut self, rows: usize) -> &mut [u8] {
-        let (start, end) = (self.pending_len, self.pending_len + rows * self.row_bytes);
+    /// Hands over the next rows, `src.len() / per_row` of them (the caller checked they fit the image),
+    /// each `per_row` samples that `convert` turns into the row's `row_bytes` raw bytes. Compresses and
+    /// writes every complete batch, and everything once the last row is in; the rest waits, converted,
+    /// for the next call.
+    ///
+    /// The pieces convert their own rows (and the row above their first): the raw rows of a batch never
+    /// exist as one buffer, only a row or two per piece at a time, next to the filtered bytes.
+    pub(crate) fn push_rows<T: Sync>(
+        &mut self,
+        out: &mut impl Write,
+        src: &[T],
+        per_row: usize,
+        convert: &(impl Fn(&[T], &mut [u8]) + Sync),
+    ) -> io::Result<()> {
+        let src_rows = src.len() / per_row;
+        let row_bytes = self.row_bytes;
+        self.rows_received += src_rows as u64;
+        let complete = self.rows_received == u64::from(self.height);
+        let batch = self.batch_rows();
+        let pending_rows = self.pending_len / row_bytes;
+        let mut start = 0; // rows of `pending` then `src` compressed so far in this call
+        let available = pending_rows + src_rows;
+        // Out of `self` while the batches borrow it, and put back (with its capacity) after.
+        let pending = std::mem::take(&mut self.pending);
+        let source = Source { pending: &pending[..self.pending_len], pending_rows, src, per_row, convert };
+        let mut result = Ok(());
+        while result.is_ok() && (available - start >= batch || (complete && start < available)) {
+            let rows = (available - start).min(batch);
+            result = self.compress_batch(out, &source, start, rows, complete && start + rows == available);
+            start += rows;
+        }
+        self.pending = pending;
+        result?;
+        if start > 0 {
+            // A batch is more rows than `pending` holds, and every batch begins with them: used up.
+            self.pending_len = 0;
+        }
+        // The rest (fewer than a batch) waits in `pending`, converted: the rows of `src` after `skip`.
+        let skip = start.saturating_sub(pending_rows);
+        let end = self.pending_len + (src_rows - skip) * row_bytes;
         if self.pending.len() < end {
             self.pending.resize(end, 0);
         }
+        self.pending[self.pending_len..end]
+            .par_chunks_mut(row_bytes)
+            .zip(src[skip * per_row..].par_chunks(per_row))
+            .for_each(|(row, samples)| convert(samples, row));
         self.pending_len = end;
-        self.rows_received += rows as u64;
-        &mut self.pending[start..end]
-    }
-
-    /// Compresses and writes the complete pieces received once a batch is full, and everything once the
-    /// last row is in.
-    pub(crate) fn flush(&mut self, out: &mut impl Write) -> io::Result<()> {
-        let complete = self.rows_received == u64::from(self.height);
-        if complete || self.pending_len >= self.batch_rows() * self.row_bytes {
-            self.compress_pending(out, complete)?;
-        }
         Ok(())
     }
 
-    /// Compresses the whole pieces in `pending` (all of it when the image is complete) in parallel and
-    /// writes them in order.
-    fn compress_pending(&mut self, out: &mut impl Write, complete: bool) -> io::Result<()> {
-        let piece_bytes = self.piece_rows * self.row_bytes;
-        let usable = if complete { self.pending_len } else { self.pending_len / piece_bytes * piece_bytes };
-        if usable == 0 {
-            return Ok(());
+    /// Compresses rows `start..start + rows` of `source` (whole pieces, but for the image's last) in
+    /// parallel, a piece per task, while this thread writes the batch compressed before (if any); the
+    /// image's last batch is written at once.
+    fn compress_batch<T: Sync, F: Fn(&[T], &mut [u8]) + Sync>(
+        &mut self,
+        out: &mut impl Write,
+        source: &Source<'_, T, F>,
+        start: usize,
+        rows: usize,
+        last_batch: bool,
+    ) -> io::Result<()> {
+        let (row_bytes, bpp, piece_rows) = (self.row_bytes, self.bpp, self.piece_rows);
+        let pieces = rows.div_ceil(piece_rows);
+        let last = pieces - 1;
+        if self.slots.len() < pieces {
+            self.slots.resize_with(pieces, Slot::default);
         }
-        let pieces: Vec<&[u8]> = self.pending[..usable].chunks(piece_bytes).collect();
-        let last = pieces.len() - 1;
-        let (row_bytes, bpp) = (self.row_bytes, self.bpp);
-        let above = &self.above;
-        if self.slots.len() < pieces.len() {
-            self.slots.resize_with(pieces.len(), Slot::default);
-        }
-        self.slots[..pieces.len()].par_iter_mut().enumerate().for_each(|(i, slot)| {
-            let above = if i == 0 { &above[..] } else { &pieces[i - 1][piece_bytes - row_bytes..] };
-            filter_up(above, pieces[i], row_bytes, &mut slot.filtered);
-            slot.compressor.compress(&slot.filtered, bpp, complete && i == last);
-            slot.adler = adler2::adler32_slice(&slot.filtered);
+        let ParallelPng { slots, ready, ready_pieces, above, stream, .. } = self;
+        let mut written = Ok(());
+        rayon::in_place_scope(|scope| {
+            for (i, slot) in slots[..pieces].iter_mut().enumerate() {
+                let above = &above[..];
+                scope.spawn(move |_| {
+                    let first = start + i * piece_rows;
+                    let end = (first + piece_rows).min(start + rows);
+                    slot.filter_rows(source, row_bytes, first, end, (i == 0).then_some(above));
+                    slot.compressor.compress(&slot.filtered, bpp, last_batch && i == last);
+                    slot.adler = adler2::adler32_slice(&slot.filtered);
+                });
+            }
+            // Meanwhile the previous batch goes out: the chunks' CRCs and the copies into the file
+            // overlap the compression instead of leaving the other cores idle.
+            written = stream.write(out, &ready[..*ready_pieces], false);
         });
-        for (i, slot) in self.slots[..pieces.len()].iter().enumerate() {
-            // CM 8 (deflate), 32 KiB window, FLEVEL 0 (fastest), FCHECK making it a multiple of 31.
-            let header: &[u8] = if self.wrote_zlib_header { &[] } else { &[0x78, 0x01] };
-            self.wrote_zlib_header = true;
-            self.adler = adler32_combine(self.adler, slot.adler, slot.filtered.len() as u64);
-            let checksum = self.adler.to_be_bytes();
-            let trailer: &[u8] = if complete && i == last { &checksum } else { &[] };
-            write_chunk_parts(out, b"IDAT", &[header, slot.compressor.output(), trailer])?;
+        written?;
+        std::mem::swap(slots, ready);
+        *ready_pieces = pieces;
+        if last_batch {
+            stream.write(out, &ready[..pieces], true)?;
+            *ready_pieces = 0;
         }
-        self.above.copy_from_slice(&self.pending[usable - row_bytes..usable]);
-        self.pending.copy_within(usable..self.pending_len, 0);
-        self.pending_len -= usable;
+        source.fill_row(start + rows - 1, above);
         Ok(())
     }
 
     /// Writes IEND (the caller checked that every row arrived).
     pub(crate) fn finish(self, out: &mut impl Write) -> io::Result<()> {
+        debug_assert_eq!(self.ready_pieces, 0, "the last batch is written at once");
         write_chunk(out, b"IEND", &[])
     }
 }
 
-/// `rows` with each row preceded by the Up filter byte and replaced by its difference from the row
-/// above (`above` for the first), into `filtered` (resized to fit).
-fn filter_up(above: &[u8], rows: &[u8], row_bytes: usize, filtered: &mut Vec<u8>) {
-    filtered.resize(rows.len() / row_bytes * (row_bytes + 1), 0);
-    let mut prior = above;
-    for (row, dst) in rows.chunks_exact(row_bytes).zip(filtered.chunks_exact_mut(row_bytes + 1)) {
-        dst[0] = FILTER_UP;
-        for ((d, &x), &b) in dst[1..].iter_mut().zip(row).zip(prior) {
-            *d = x.wrapping_sub(b);
+/// The rows of the current call: first the converted rows `pending` held, then the samples of `src`,
+/// converted when a piece wants them.
+struct Source<'a, T, F> {
+    pending: &'a [u8],
+    pending_rows: usize,
+    src: &'a [T],
+    per_row: usize,
+    convert: &'a F,
+}
+
+impl<T, F: Fn(&[T], &mut [u8])> Source<'_, T, F> {
+    /// Row `k`'s raw bytes into `row`.
+    fn fill_row(&self, k: usize, row: &mut [u8]) {
+        if k < self.pending_rows {
+            row.copy_from_slice(&self.pending[k * row.len()..(k + 1) * row.len()]);
+        } else {
+            let k = k - self.pending_rows;
+            (self.convert)(&self.src[k * self.per_row..(k + 1) * self.per_row], row);
         }
-        prior = row;
+    }
+}
+
+impl Slot {
+    /// Rows `first..end` of `source`, each preceded by the Up filter byte and replaced by its
+    /// difference from the row above (`above` if given, else row `first - 1`), into `filtered`.
+    fn filter_rows<T, F: Fn(&[T], &mut [u8])>(
+        &mut self,
+        source: &Source<'_, T, F>,
+        row_bytes: usize,
+        first: usize,
+        end: usize,
+        above: Option<&[u8]>,
+    ) {
+        self.filtered.resize((end - first) * (row_bytes + 1), 0);
+        self.row.resize(row_bytes, 0);
+        self.prior.resize(row_bytes, 0);
+        match above {
+            Some(above) => self.prior.copy_from_slice(above),
+            None => source.fill_row(first - 1, &mut self.prior),
+        }
+        for (k, dst) in (first..end).zip(self.filtered.chunks_exact_mut(row_bytes + 1)) {
+            source.fill_row(k, &mut self.row);
+            dst[0] = FILTER_UP;
+            for ((d, &x), &b) in dst[1..].iter_mut().zip(&self.row).zip(&self.prior) {
+                *d = x.wrapping_sub(b);
+            }
+            std::mem::swap(&mut self.row, &mut self.prior);
+        }
     }
 }
 
