@@ -122,7 +122,7 @@ pub const THERMAL_RADIUS: u64 = 1;
 pub const HYDRAULIC_RADIUS: u64 = 2;
 
 /// Bytes of scratch thermal erosion of a `pixels`-pixel map needs (the second buffer; each
-/// thread's two band buffers, at most [`THERMAL_BAND_BYTES`], are per-thread scratch the memory
+/// thread's level rows, at most [`THERMAL_LEVEL_BYTES`], are per-thread scratch the memory
 /// plan's slack covers).
 pub fn thermal_scratch_bytes(pixels: u64) -> u64 {
     pixels.saturating_mul(4)
@@ -145,24 +145,41 @@ pub(crate) fn exchange(d: f32, t: f32, rate: f32) -> f32 {
     rate * ((d - t).max(0.0) - (-d - t).max(0.0))
 }
 
-/// Bytes the two band buffers of one thermal band take at most (one pair per thread; the cores of
-/// the machine the figures come from have 2 MB of L2 each): a band and its halos stay in cache
-/// through the iterations of a sweep. 1.5 MB gives 8 iterations per sweep up to 6144 columns
-/// (640 KB gave 4 at 4096: twice the sweeps through memory).
-const THERMAL_BAND_BYTES: usize = 1536 << 10;
+/// Bytes of one thread's level rows for a thermal sweep at most (the cores of the machine the
+/// figures come from have 2 MB of L2 each): the rows every level of a sweep keeps stay in cache.
+const THERMAL_LEVEL_BYTES: usize = 1536 << 10;
 /// The most iterations one sweep runs (even: see [`thermal`]).
 const THERMAL_MAX_DEPTH: usize = 8;
+/// The most rows a level keeps (more only adds cache footprint).
+const THERMAL_MAX_KEPT: usize = 40;
+/// The fewest rows a level keeps for a sweep as deep as [`THERMAL_MAX_DEPTH`] (each call of
+/// [`thermal_block`] recomputes its first row's upper pairs: short blocks pay that often).
+const THERMAL_MIN_KEPT: usize = 10;
 
-/// (iterations per sweep, rows per band) of thermal erosion on a map `w` pixels wide: as many
-/// iterations as keep the band at least twice as tall as its two halos, within
-/// `bytes` ([`THERMAL_BAND_BYTES`]). The depth is even.
-fn thermal_blocking(w: usize, bytes: usize) -> (usize, usize) {
-    let rows = bytes / (2 * 4 * w.max(1));
+/// How thermal erosion cuts its work: iterations per sweep (`depth`, even), rows each level of a
+/// sweep keeps (`kept`, at least 3: a row and its two neighbours) and rows per band (`band`, the
+/// unit of work of a thread).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct ThermalPlan {
+    depth: usize,
+    kept: usize,
+    band: usize,
+}
+
+/// The plan for a `w × h` map on `threads` threads within `bytes` of level rows per thread
+/// ([`THERMAL_LEVEL_BYTES`]): as deep as keeps at least [`THERMAL_MIN_KEPT`] rows per level
+/// (`depth − 1` levels keep rows, the last writes the output), and bands of `h / (2 × threads)`
+/// rows, at least 64 (each band recomputes `depth − 1 − j` rows on each side at level `j`: tall
+/// bands keep that small).
+fn thermal_plan(w: usize, h: usize, threads: usize, bytes: usize) -> ThermalPlan {
+    let row = 4 * w.max(1);
     let mut depth = THERMAL_MAX_DEPTH;
-    while depth > 2 && rows < 4 * depth {
+    while depth > 2 && bytes / (row * (depth - 1)) < THERMAL_MIN_KEPT {
         depth -= 2;
     }
-    (depth, rows.saturating_sub(2 * depth).max(2 * depth))
+    let kept = (bytes / (row * (depth - 1))).clamp(3, THERMAL_MAX_KEPT);
+    let band = h.div_ceil(2 * threads.max(1)).max(64).min(h.max(1));
+    ThermalPlan { depth, kept, band }
 }
 
 /// What every band of one thermal sweep shares: the state at the start of the sweep (`src`, never
@@ -174,9 +191,7 @@ struct ThermalSweep<'a> {
     a: usize,
     b: usize,
     n: usize,
-    depth: usize,
     spans: &'a [Option<Span>],
-    own: Option<Span>,
     t_edge: f32,
     t_corner: f32,
     rate: f32,
@@ -186,45 +201,48 @@ struct ThermalSweep<'a> {
 /// difference exceeds the talus (× √2 for corners) exchanges `rate` × the excess, all pairs at once.
 /// Exact on `own` when `map` covers `own` grown by `iterations × THERMAL_RADIUS`.
 ///
-/// Schedule (temporal blocking): the map goes through memory once per *sweep* of up to
-/// [`THERMAL_MAX_DEPTH`] iterations, not once per iteration. A sweep reads one full buffer (the
-/// state at its start) and writes the other; it is cut into bands of rows, each band copies its
-/// rows and `depth` rows of halo on each side into two small buffers of its own (they fit in L2),
-/// runs the sweep's iterations there (iteration `k` of the sweep on the band grown by the
-/// iterations still to come, within the iteration's span), and writes its own rows back once.
-/// Bands never read what another band writes, so the split and the threads do not matter.
+/// Schedule (temporal blocking, pipelined): the map goes through memory once per *sweep* of up
+/// to [`THERMAL_MAX_DEPTH`] iterations, not once per iteration. A sweep reads one full buffer
+/// (the state at its start) and writes the other, in bands of rows (one per task). Within a
+/// band the sweep's iterations run as *levels* one behind the other, top to bottom: level 1
+/// (the sweep's first iteration) reads the full buffer, level `j` reads the last few rows level
+/// `j − 1` computed (a row and its two neighbours are all it needs) and keeps its own last rows
+/// (at most `kept`, in cache) for level `j + 1`; the last level writes the output rows. Nothing
+/// is copied in or out: each output cell is written once, by the level that holds its final
+/// value (see [`thermal_band`]). Level `j` computes the band's rows and `depth − j` rows more on
+/// each side (what the later levels read), within its iteration's span. Bands never read what
+/// another band writes, so the split and the threads do not matter.
 ///
 /// Same bits as the plain kernel ([`super::erosion_reference::thermal`]), the whole buffer
 /// included: each cell adds the same terms in the same order (each neighbour pair's exchange is
-/// computed once for both cells: see [`thermal_block`] for why the bits stay), and the
-/// two band buffers replay the plain kernel's ping-pong (a sweep starts on an even iteration, so
-/// the first band buffer plays the map and the second the scratch; a cell outside an iteration's
-/// span keeps what its buffer held, as there). The interior rows go through [`thermal_block`]
-/// (row slices of exact length, no branch: LLVM vectorises it, with AVX2 where the processor has
-/// it); only the buffer's border pixels take the bounds-checked neighbour walk.
+/// computed once for both cells: see [`thermal_block`] for why the bits stay), and each cell of
+/// the output gets the value the plain kernel's ping-pong leaves in its buffer (see
+/// [`thermal_band`]). The interior rows go through [`thermal_block`] (row slices of exact
+/// length, no branch: LLVM vectorises it, with AVX2 where the processor has it); only the
+/// buffer's border pixels take the bounds-checked neighbour walk.
 pub fn thermal(map: &mut HeightMap, own: Rect, p: Thermal) -> Result<(), RenderError> {
-    thermal_with(map, own, p, THERMAL_BAND_BYTES)
+    let plan = thermal_plan(map.width(), map.height(), rayon::current_num_threads(), THERMAL_LEVEL_BYTES);
+    thermal_with(map, own, p, plan)
 }
 
-/// [`thermal`] with band buffers of at most `band_bytes` (the tests use small ones, for many
-/// bands and sweeps on small maps).
-fn thermal_with(map: &mut HeightMap, own: Rect, p: Thermal, band_bytes: usize) -> Result<(), RenderError> {
+/// [`thermal`] with the given cut (the tests use many: shallow and deep sweeps, few kept rows,
+/// bands of one row and more).
+fn thermal_with(map: &mut HeightMap, own: Rect, p: Thermal, plan: ThermalPlan) -> Result<(), RenderError> {
     let rect = map.rect();
     if rect.is_empty() || p.iterations == 0 {
         return Ok(());
     }
     let (w, h) = (map.width(), map.height());
     let n = p.iterations as usize;
-    let (depth, band) = thermal_blocking(w, band_bytes);
-    let band = band.min(h);
-    let band_len = (band + 2 * depth).min(h) * w;
+    let ThermalPlan { depth, kept, band } = plan;
+    debug_assert!(depth >= 2 && depth.is_multiple_of(2) && kept >= 3 && band >= 1);
+    let kept = kept.max(3);
+    let band = band.clamp(1, h);
     let mut other = scratch(w * h)?;
     let slots = rayon::current_num_threads().clamp(1, h.div_ceil(band));
-    let buffers = (0..slots)
-        .map(|_| Ok(Mutex::new((scratch(band_len)?, scratch(band_len)?))))
-        .collect::<Result<Vec<_>, RenderError>>()?;
+    let level_len = (depth - 1) * kept * w;
+    let buffers = (0..slots).map(|_| Ok(Mutex::new(scratch(level_len)?))).collect::<Result<Vec<_>, RenderError>>()?;
     let spans: Vec<Option<Span>> = (0..n).map(|k| span(rect, own, (n - 1 - k) as u64 * THERMAL_RADIUS)).collect();
-    let own_span = span(rect, own, 0);
     let mut in_data = true;
     let mut a = 0;
     while a < n && spans[a].is_some() {
@@ -238,18 +256,15 @@ fn thermal_with(map: &mut HeightMap, own: Rect, p: Thermal, band_bytes: usize) -
             a,
             b,
             n,
-            depth,
             spans: &spans,
-            own: own_span,
             t_edge: p.talus,
             t_corner: p.talus * std::f32::consts::SQRT_2,
             rate: p.rate,
         };
         dst.par_chunks_mut(band * w).enumerate().for_each(|(i, out)| {
             let slot = rayon::current_thread_index().unwrap_or(0) % buffers.len();
-            let mut pair = buffers[slot].lock().unwrap_or_else(|e| e.into_inner());
-            let (first, second) = &mut *pair;
-            thermal_band(&sweep, i * band, out, first, second);
+            let mut levels = buffers[slot].lock().unwrap_or_else(|e| e.into_inner());
+            thermal_band(&sweep, i * band, out, &mut levels, kept);
         });
         in_data = !in_data;
         a = b;
@@ -261,52 +276,132 @@ fn thermal_with(map: &mut HeightMap, own: Rect, p: Thermal, band_bytes: usize) -
 }
 
 /// One band of a thermal sweep: rows `r0..` (as many as `out` holds) of the sweep's result into
-/// `out`, computed in `first` and `second` (the plain kernel's map and scratch, for the band and
-/// its halos).
-fn thermal_band(sw: &ThermalSweep, r0: usize, out: &mut [f32], first: &mut [f32], second: &mut [f32]) {
-    let w = sw.w;
+/// `out`, the levels' rows in `store` (`kept` rows of the map's width per level but the last).
+///
+/// Which value each output cell gets: the plain kernel's ping-pong writes the scratch on even
+/// iterations and the map on odd ones, and a cell outside an iteration's span keeps what its
+/// buffer held; so after the sweep's iterations `a..b` (`a` even) the map holds, for each cell,
+/// the value of the last odd iteration whose span holds it (the sweep's input if none), and the
+/// plain kernel copies the last iteration's own span back when the count is odd (that span is
+/// `own`). The spans shrink by one pixel per iteration, so a writing level `k` (odd, or the last
+/// of an odd count) gives the cells of its span that the next writing level's span does not
+/// hold, the input gives the cells outside the first writer's span, and every output cell is
+/// written exactly once. (At a span that is `None` the plain kernel stops, its map as it is:
+/// the sweep ends there, and an even last iteration is not computed at all.)
+fn thermal_band(sw: &ThermalSweep, r0: usize, out: &mut [f32], store: &mut [f32], kept: usize) {
+    let (w, h, a) = (sw.w, sw.h, sw.a);
     let r1 = r0 + out.len() / w;
-    let g0 = r0.saturating_sub(sw.depth);
-    let g1 = (r1 + sw.depth).min(sw.h);
-    let len = (g1 - g0) * w;
-    let (first, second) = (&mut first[..len], &mut second[..len]);
-    first.copy_from_slice(&sw.src[g0 * w..g1 * w]);
-    // (Each iteration reads only cells the one before wrote, so this copy is not needed for the
-    // bits; without it the 1024² bench measured 5-10 % slower, not faster: the copy brings
-    // `second`'s lines into the cache before the first iteration writes them.)
-    second.copy_from_slice(first);
-    for k in sw.a..sw.b {
-        let Some(s) = sw.spans[k] else {
-            break;
-        };
-        // The rows later iterations of this sweep still read, within the span.
-        let grow = sw.b - 1 - k;
-        let (y0, y1) = (s.y0.max(r0.saturating_sub(grow)), s.y1.min(r1 + grow));
-        let (from, to): (&[f32], &mut [f32]) =
-            if (k - sw.a).is_multiple_of(2) { (first, second) } else { (second, first) };
-        thermal_lines(sw, from, to, y0, y1, g0, s);
-    }
-    out.copy_from_slice(&first[(r0 - g0) * w..(r1 - g0) * w]);
-    if sw.b == sw.n && !(sw.b - sw.a).is_multiple_of(2) {
-        // An odd count: the last iteration wrote the scratch, whose final span the plain kernel
-        // copies back.
-        if let Some(o) = sw.own {
-            for y in o.y0.max(r0)..o.y1.min(r1) {
-                out[(y - r0) * w + o.x0..(y - r0) * w + o.x1]
-                    .copy_from_slice(&second[(y - g0) * w + o.x0..(y - g0) * w + o.x1]);
+    let b = (a..sw.b).find(|&k| sw.spans[k].is_none()).unwrap_or(sw.b);
+    let writes = |k: usize| k % 2 == 1 || k + 1 == sw.n;
+    // The last level computed: the last writer (at most one even iteration is dropped).
+    let last = if b > a && !writes(b - 1) { b - 1 } else { b };
+    let levels = last - a;
+    let span_of = |j: usize| sw.spans[a + j - 1].expect("a span before the sweep's end");
+    // The writing level after level j (0: the input), if any.
+    let next_writer = |j: usize| (j + 1..=levels).find(|&i| writes(a + i - 1));
+    // The cells of rows y0..y1 in `outer` but not in `inner` (each `None`: all / none), from
+    // `row(y)` (the row y of the source, whole width), into `out` (its first row is row r0).
+    fn region<'s>(
+        (out, r0): (&mut [f32], usize),
+        w: usize,
+        (y0, y1): (usize, usize),
+        outer: Option<Span>,
+        inner: Option<Span>,
+        row: impl Fn(usize) -> &'s [f32],
+    ) {
+        let o = outer.unwrap_or(Span { x0: 0, x1: w, y0, y1 });
+        for y in o.y0.max(y0)..o.y1.min(y1) {
+            let (src, dst) = (row(y), &mut out[(y - r0) * w..(y - r0 + 1) * w]);
+            match inner {
+                Some(i) if (i.y0..i.y1).contains(&y) && i.x0 < i.x1 => {
+                    dst[o.x0..i.x0.max(o.x0)].copy_from_slice(&src[o.x0..i.x0.max(o.x0)]);
+                    dst[i.x1.min(o.x1)..o.x1].copy_from_slice(&src[i.x1.min(o.x1)..o.x1]);
+                }
+                _ => dst[o.x0..o.x1].copy_from_slice(&src[o.x0..o.x1]),
             }
+        }
+    }
+    // The input's cells.
+    let first = next_writer(0).map(span_of);
+    region((out, r0), w, (r0, r1), None, first, |y| &sw.src[y * w..(y + 1) * w]);
+    if levels == 0 {
+        return;
+    }
+    // Level j's rows lo[j]..hi[j]; e[j]: computed up to; base[j]: the first row its store holds.
+    let mut lo = [0usize; THERMAL_MAX_DEPTH + 1];
+    let mut hi = [0usize; THERMAL_MAX_DEPTH + 1];
+    for j in 1..=levels {
+        let s = span_of(j);
+        let grow = levels - j;
+        (lo[j], hi[j]) = (s.y0.max(r0.saturating_sub(grow)), s.y1.min(r1 + grow));
+    }
+    let mut e = lo;
+    let mut base = lo;
+    hi[0] = h;
+    e[0] = h;
+    let level_len = kept * w;
+    loop {
+        let mut done = true;
+        for j in 1..=levels {
+            let s = span_of(j);
+            // Level j computes row y once level j − 1 holds rows y − 1 ..= y + 1 (those inside
+            // the map): all of them once it is done.
+            let avail = if e[j - 1] == hi[j - 1] { hi[j] } else { e[j - 1].saturating_sub(1) };
+            let mut upto = hi[j].min(avail);
+            if j < levels {
+                // Forget the rows level j + 1 no longer reads, then room for `kept` rows.
+                let keep = e[j + 1].saturating_sub(1).max(base[j]).min(e[j]);
+                if keep > base[j] {
+                    let at = (j - 1) * level_len;
+                    store.copy_within(at + (keep - base[j]) * w..at + (e[j] - base[j]) * w, at);
+                    base[j] = keep;
+                }
+                upto = upto.min(base[j] + kept);
+            }
+            if upto > e[j] {
+                let (lower, upper) = store.split_at_mut((j - 1) * level_len);
+                let (from, from_row) = if j == 1 { (sw.src, 0) } else { (&lower[(j - 2) * level_len..], base[j - 1]) };
+                if j == levels {
+                    thermal_lines(sw, (from, from_row), (&mut *out, r0), e[j], upto, s);
+                } else {
+                    let to = &mut upper[..level_len];
+                    thermal_lines(sw, (from, from_row), (&mut *to, base[j]), e[j], upto, s);
+                    if writes(a + j - 1) {
+                        let inner = next_writer(j).map(span_of);
+                        let (to, bj) = (&*to, base[j]);
+                        region((&mut *out, r0), w, (e[j].max(r0), upto.min(r1)), Some(s), inner, |y| {
+                            &to[(y - bj) * w..(y - bj + 1) * w]
+                        });
+                    }
+                }
+                e[j] = upto;
+            }
+            if e[j] < hi[j] {
+                done = false;
+            }
+        }
+        if done {
+            break;
         }
     }
 }
 
 /// One thermal iteration on rows `y0..y1` of the span `s`: `from` holds the buffer's rows from
-/// `g0` on (every row the cells read), `to` receives the rows (also from `g0` on). The buffer's
-/// border rows and columns take the bounds-checked neighbour walk; the interior goes through
-/// [`thermal_block`], which computes each neighbour pair's exchange once for both cells.
-fn thermal_lines(sw: &ThermalSweep, from: &[f32], to: &mut [f32], y0: usize, y1: usize, g0: usize, s: Span) {
+/// its row `fg0` on (every row the cells read), `to` receives the rows (its first row is the
+/// buffer's row `tg0`). The buffer's border rows and columns take the bounds-checked neighbour
+/// walk; the interior goes through [`thermal_block`], which computes each neighbour pair's
+/// exchange once for both cells.
+fn thermal_lines(
+    sw: &ThermalSweep,
+    (from, fg0): (&[f32], usize),
+    (to, tg0): (&mut [f32], usize),
+    y0: usize,
+    y1: usize,
+    s: Span,
+) {
     let (w, h) = (sw.w, sw.h);
     let (t_edge, t_corner, rate) = (sw.t_edge, sw.t_corner, sw.rate);
-    let base = g0 * w;
+    let base = fg0 * w;
     let cell = |x: usize, y: usize| {
         let hc = from[y * w + x - base];
         let mut delta = 0.0f32;
@@ -319,7 +414,7 @@ fn thermal_lines(sw: &ThermalSweep, from: &[f32], to: &mut [f32], y0: usize, y1:
     // The interior columns of the span (the border columns take the checked walk).
     let (xa, xb) = (s.x0.max(1), s.x1.min(w.saturating_sub(1)));
     for y in y0..y1 {
-        let row = &mut to[(y - g0) * w..(y - g0 + 1) * w];
+        let row = &mut to[(y - tg0) * w..(y - tg0 + 1) * w];
         if y == 0 || y + 1 == h || xa >= xb {
             for (x, out) in row.iter_mut().enumerate().take(s.x1).skip(s.x0) {
                 *out = cell(x, y);
@@ -336,8 +431,8 @@ fn thermal_lines(sw: &ThermalSweep, from: &[f32], to: &mut [f32], y0: usize, y1:
     // The interior rows.
     let (ya, yb) = (y0.max(1), y1.min(h.saturating_sub(1)));
     if ya < yb && xa < xb {
-        let from = &from[(ya - 1 - g0) * w..(yb + 1 - g0) * w];
-        let to = &mut to[(ya - g0) * w..(yb - g0) * w];
+        let from = &from[(ya - 1 - fg0) * w..(yb + 1 - fg0) * w];
+        let to = &mut to[(ya - tg0) * w..(yb - tg0) * w];
         thermal_block_dispatch(from, to, w, xa, xb, [t_edge, t_corner, rate]);
     }
 }
@@ -2099,28 +2194,42 @@ mod tests {
             ((x as f32 * 0.013 + r * 0.2) * 8.0).floor() / 8.0 * 0.5 + (y as f32 * 0.004) + r * 0.05 - 0.4
         };
         let bits = |m: &HeightMap| m.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-        // Thermal: 2048 wide with 640 KB band buffers gives bands of 24 rows and sweeps of 8
-        // iterations; the default budget, 80 rows.
-        let (w, h) = (2048u64, 90u64);
-        let buffer = Rect::new(-1000, -40, w, h);
-        let small = 640 << 10;
-        let (depth, band) = thermal_blocking(w as usize, small);
-        assert!(band < h as usize / 2 && depth < 17, "{depth} {band}");
+        // Thermal: sweeps of 2 to 8 iterations, levels keeping 3 to 40 rows, bands of 1 to 90
+        // rows (and the default plan), with `own` everywhere, inside, at an edge, past a corner
+        // (spans that end before the last iteration) and outside.
+        let (w, h) = (260u64, 90u64);
+        let buffer = Rect::new(-100, -40, w, h);
+        let plans = [(2, 3, 1), (2, 4, 7), (4, 3, 2), (4, 5, 13), (8, 3, 5), (8, 13, 64), (8, 40, 90), (6, 7, 3)];
         for threads in [1, 3] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            for own in [buffer.expand(1 << 20), Rect::new(-990, -20, 30, 40), Rect::new(1000, 30, 40, 40)] {
-                for iterations in [1, 2, 8, 9, 17] {
+            for own in [
+                buffer.expand(1 << 20),
+                Rect::new(-90, -20, 30, 40),
+                Rect::new(150, 30, 40, 40),
+                Rect::new(162, 52, 5, 5),
+                Rect::new(400, 0, 5, 5),
+            ] {
+                for iterations in [1, 2, 3, 8, 9, 17] {
                     let p = Thermal { iterations, talus: 0.002, rate: 0.0625 };
-                    let (mut a, mut b) = (map_over(buffer, f), map_over(buffer, f));
-                    pool.install(|| thermal_with(&mut a, own, p, small)).unwrap();
+                    let mut b = map_over(buffer, f);
                     reference::thermal(&mut b, own, p).unwrap();
-                    assert!(bits(&a) == bits(&b), "thermal {own:?} {iterations} on {threads} threads");
+                    for (depth, kept, band) in plans {
+                        let mut a = map_over(buffer, f);
+                        pool.install(|| thermal_with(&mut a, own, p, ThermalPlan { depth, kept, band })).unwrap();
+                        assert!(
+                            bits(&a) == bits(&b),
+                            "thermal {own:?} {iterations} on {threads} threads, plan {depth} {kept} {band}"
+                        );
+                    }
                     let mut c = map_over(buffer, f);
                     pool.install(|| thermal(&mut c, own, p)).unwrap();
-                    assert!(bits(&c) == bits(&b), "thermal {own:?} {iterations} on {threads} threads, default bands");
+                    assert!(bits(&c) == bits(&b), "thermal {own:?} {iterations} on {threads} threads, default plan");
                 }
             }
         }
+        // The default plans: 8 iterations per sweep at 4096 and 1024 columns.
+        assert_eq!(thermal_plan(4096, 4096, 2, THERMAL_LEVEL_BYTES), ThermalPlan { depth: 8, kept: 13, band: 1024 });
+        assert_eq!(thermal_plan(1024, 1024, 1, THERMAL_LEVEL_BYTES), ThermalPlan { depth: 8, kept: 40, band: 512 });
         // Hydraulic: sweeps of 1 to 8 iterations over bands of 1 to 150 rows (and the default).
         let buffer = Rect::new(-20, -70, 43, 150);
         let cuts = [(1, 32), (2, 5), (3, 17), (8, 3), (8, 64), (4, 150), (5, 1)];
