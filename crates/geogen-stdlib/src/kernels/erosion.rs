@@ -168,29 +168,28 @@ struct ThermalPlan {
 
 /// The plan for a `w × h` map on `threads` threads within `bytes` of level rows per thread
 /// ([`THERMAL_LEVEL_BYTES`]): as deep as keeps at least [`THERMAL_MIN_KEPT`] rows per level
-/// (`depth − 1` levels keep rows, the last writes the output), and bands of `h / (2 × threads)`
-/// rows, at least 64 (each band recomputes `depth − 1 − j` rows on each side at level `j`: tall
-/// bands keep that small).
+/// (levels 0 to `depth − 1` keep rows, the last writes the map), and bands of `h / (2 × threads)`
+/// rows, at least 64 (each band recomputes `depth − j` rows on each side at level `j` and saves
+/// `2 × depth` halo rows per sweep: tall bands keep that small).
 fn thermal_plan(w: usize, h: usize, threads: usize, bytes: usize) -> ThermalPlan {
     let row = 4 * w.max(1);
     let mut depth = THERMAL_MAX_DEPTH;
-    while depth > 2 && bytes / (row * (depth - 1)) < THERMAL_MIN_KEPT {
+    while depth > 2 && bytes / (row * depth) < THERMAL_MIN_KEPT {
         depth -= 2;
     }
-    let kept = (bytes / (row * (depth - 1))).clamp(3, THERMAL_MAX_KEPT);
+    let kept = (bytes / (row * depth)).clamp(3, THERMAL_MAX_KEPT);
     let band = h.div_ceil(2 * threads.max(1)).max(64).min(h.max(1));
     ThermalPlan { depth, kept, band }
 }
 
-/// What every band of one thermal sweep shares: the state at the start of the sweep (`src`, never
-/// written during it) and the iterations `a..b` to run.
+/// What every band of one thermal sweep shares: the iterations `a..b` to run.
 struct ThermalSweep<'a> {
-    src: &'a [f32],
     w: usize,
     h: usize,
     a: usize,
     b: usize,
     n: usize,
+    depth: usize,
     spans: &'a [Option<Span>],
     t_edge: f32,
     t_corner: f32,
@@ -201,22 +200,24 @@ struct ThermalSweep<'a> {
 /// difference exceeds the talus (× √2 for corners) exchanges `rate` × the excess, all pairs at once.
 /// Exact on `own` when `map` covers `own` grown by `iterations × THERMAL_RADIUS`.
 ///
-/// Schedule (temporal blocking, pipelined): the map goes through memory once per *sweep* of up
-/// to [`THERMAL_MAX_DEPTH`] iterations, not once per iteration. A sweep reads one full buffer
-/// (the state at its start) and writes the other, in bands of rows (one per task). Within a
-/// band the sweep's iterations run as *levels* one behind the other, top to bottom: level 1
-/// (the sweep's first iteration) reads the full buffer, level `j` reads the last few rows level
+/// Schedule (temporal blocking, pipelined, in place): the map goes through memory once per
+/// *sweep* of up to [`THERMAL_MAX_DEPTH`] iterations, not once per iteration. A sweep updates
+/// the map in place, in bands of rows (one per task); each band first gets a copy of the
+/// `depth` rows above and below it (taken before any band writes), so no band reads what
+/// another writes. Within a band the sweep's iterations run as *levels* one behind the other,
+/// top to bottom: level 0 copies the band's rows (and its saved halo rows) as they were at the
+/// start of the sweep, level `j` (the sweep's `j`-th iteration) reads the last rows level
 /// `j − 1` computed (a row and its two neighbours are all it needs) and keeps its own last rows
-/// (at most `kept`, in cache) for level `j + 1`; the last level writes the output rows. Nothing
-/// is copied in or out: each output cell is written once, by the level that holds its final
-/// value (see [`thermal_band`]). Level `j` computes the band's rows and `depth − j` rows more on
-/// each side (what the later levels read), within its iteration's span. Bands never read what
-/// another band writes, so the split and the threads do not matter.
+/// (at most `kept`, in cache) for level `j + 1`; the last level writes the map's rows, which
+/// level 0 has already read. Each cell of the map is written at most once per sweep, by the
+/// level that holds its final value (see [`thermal_band`]); no second map, no copy back.
+/// Level `j` computes the band's rows and `depth − j` rows more on each side (what the later
+/// levels read), within its iteration's span. The split and the threads do not matter.
 ///
 /// Same bits as the plain kernel ([`super::erosion_reference::thermal`]), the whole buffer
 /// included: each cell adds the same terms in the same order (each neighbour pair's exchange is
 /// computed once for both cells: see [`thermal_block`] for why the bits stay), and each cell of
-/// the output gets the value the plain kernel's ping-pong leaves in its buffer (see
+/// the map ends with the value the plain kernel's ping-pong leaves in it (see
 /// [`thermal_band`]). The interior rows go through [`thermal_block`] (row slices of exact
 /// length, no branch: LLVM vectorises it, with AVX2 where the processor has it); only the
 /// buffer's border pixels take the bounds-checked neighbour walk.
@@ -238,140 +239,161 @@ fn thermal_with(map: &mut HeightMap, own: Rect, p: Thermal, plan: ThermalPlan) -
     debug_assert!(depth >= 2 && depth.is_multiple_of(2) && kept >= 3 && band >= 1);
     let kept = kept.max(3);
     let band = band.clamp(1, h);
-    let mut other = scratch(w * h)?;
-    let slots = rayon::current_num_threads().clamp(1, h.div_ceil(band));
-    let level_len = (depth - 1) * kept * w;
+    let bands = h.div_ceil(band);
+    // Each band's halo rows as they were at the start of the sweep: `depth` above, `depth` below.
+    let halo_len = 2 * depth * w;
+    let mut halos = if bands > 1 { scratch(bands * halo_len)? } else { Vec::new() };
+    let slots = rayon::current_num_threads().clamp(1, bands);
+    let level_len = depth * kept * w;
     let buffers = (0..slots).map(|_| Ok(Mutex::new(scratch(level_len)?))).collect::<Result<Vec<_>, RenderError>>()?;
     let spans: Vec<Option<Span>> = (0..n).map(|k| span(rect, own, (n - 1 - k) as u64 * THERMAL_RADIUS)).collect();
-    let mut in_data = true;
     let mut a = 0;
     while a < n && spans[a].is_some() {
         let b = (a + depth).min(n);
         let data = map.data_mut();
-        let (src, dst): (&[f32], &mut [f32]) = if in_data { (data, &mut other) } else { (&other, data) };
+        for (i, halo) in halos.chunks_mut(halo_len).enumerate() {
+            let (r0, r1) = (i * band, ((i + 1) * band).min(h));
+            let (above, below) = halo.split_at_mut(depth * w);
+            let up = r0.min(depth);
+            above[(depth - up) * w..].copy_from_slice(&data[(r0 - up) * w..r0 * w]);
+            let down = (h - r1).min(depth);
+            below[..down * w].copy_from_slice(&data[r1 * w..(r1 + down) * w]);
+        }
         let sweep = ThermalSweep {
-            src,
             w,
             h,
             a,
             b,
             n,
+            depth,
             spans: &spans,
             t_edge: p.talus,
             t_corner: p.talus * std::f32::consts::SQRT_2,
             rate: p.rate,
         };
-        dst.par_chunks_mut(band * w).enumerate().for_each(|(i, out)| {
+        let halos = &halos;
+        data.par_chunks_mut(band * w).enumerate().for_each(|(i, out)| {
             let slot = rayon::current_thread_index().unwrap_or(0) % buffers.len();
             let mut levels = buffers[slot].lock().unwrap_or_else(|e| e.into_inner());
-            thermal_band(&sweep, i * band, out, &mut levels, kept);
+            let halo = halos.get(i * halo_len..(i + 1) * halo_len).unwrap_or(&[]);
+            thermal_band(&sweep, i * band, out, halo, &mut levels, kept);
         });
-        in_data = !in_data;
         a = b;
-    }
-    if !in_data {
-        map.data_mut().copy_from_slice(&other);
     }
     Ok(())
 }
 
-/// One band of a thermal sweep: rows `r0..` (as many as `out` holds) of the sweep's result into
-/// `out`, the levels' rows in `store` (`kept` rows of the map's width per level but the last).
+/// One band of a thermal sweep, in place: rows `r0..` (as many as `map` holds) of the map,
+/// with `halo` the `depth` rows above them and the `depth` rows below as they were at the start
+/// of the sweep (empty when the band is the whole map), the levels' rows in `store` (`kept` rows
+/// of the map's width per level but the last).
 ///
-/// Which value each output cell gets: the plain kernel's ping-pong writes the scratch on even
+/// Which value each cell ends with: the plain kernel's ping-pong writes the scratch on even
 /// iterations and the map on odd ones, and a cell outside an iteration's span keeps what its
 /// buffer held; so after the sweep's iterations `a..b` (`a` even) the map holds, for each cell,
-/// the value of the last odd iteration whose span holds it (the sweep's input if none), and the
+/// the value of the last odd iteration whose span holds it (what it held if none), and the
 /// plain kernel copies the last iteration's own span back when the count is odd (that span is
 /// `own`). The spans shrink by one pixel per iteration, so a writing level `k` (odd, or the last
 /// of an odd count) gives the cells of its span that the next writing level's span does not
-/// hold, the input gives the cells outside the first writer's span, and every output cell is
-/// written exactly once. (At a span that is `None` the plain kernel stops, its map as it is:
-/// the sweep ends there, and an even last iteration is not computed at all.)
-fn thermal_band(sw: &ThermalSweep, r0: usize, out: &mut [f32], store: &mut [f32], kept: usize) {
-    let (w, h, a) = (sw.w, sw.h, sw.a);
-    let r1 = r0 + out.len() / w;
+/// hold, the cells outside the first writer's span keep their value, and every cell is written
+/// at most once. (At a span that is `None` the plain kernel stops, its map as it is: the sweep
+/// ends there, and an even last iteration is not computed at all.)
+fn thermal_band(sw: &ThermalSweep, r0: usize, map: &mut [f32], halo: &[f32], store: &mut [f32], kept: usize) {
+    let (w, h, a, depth) = (sw.w, sw.h, sw.a, sw.depth);
+    let r1 = r0 + map.len() / w;
     let b = (a..sw.b).find(|&k| sw.spans[k].is_none()).unwrap_or(sw.b);
     let writes = |k: usize| k % 2 == 1 || k + 1 == sw.n;
     // The last level computed: the last writer (at most one even iteration is dropped).
     let last = if b > a && !writes(b - 1) { b - 1 } else { b };
     let levels = last - a;
-    let span_of = |j: usize| sw.spans[a + j - 1].expect("a span before the sweep's end");
-    // The writing level after level j (0: the input), if any.
-    let next_writer = |j: usize| (j + 1..=levels).find(|&i| writes(a + i - 1));
-    // The cells of rows y0..y1 in `outer` but not in `inner` (each `None`: all / none), from
-    // `row(y)` (the row y of the source, whole width), into `out` (its first row is row r0).
-    fn region<'s>(
-        (out, r0): (&mut [f32], usize),
-        w: usize,
-        (y0, y1): (usize, usize),
-        outer: Option<Span>,
-        inner: Option<Span>,
-        row: impl Fn(usize) -> &'s [f32],
-    ) {
-        let o = outer.unwrap_or(Span { x0: 0, x1: w, y0, y1 });
-        for y in o.y0.max(y0)..o.y1.min(y1) {
-            let (src, dst) = (row(y), &mut out[(y - r0) * w..(y - r0 + 1) * w]);
-            match inner {
-                Some(i) if (i.y0..i.y1).contains(&y) && i.x0 < i.x1 => {
-                    dst[o.x0..i.x0.max(o.x0)].copy_from_slice(&src[o.x0..i.x0.max(o.x0)]);
-                    dst[i.x1.min(o.x1)..o.x1].copy_from_slice(&src[i.x1.min(o.x1)..o.x1]);
-                }
-                _ => dst[o.x0..o.x1].copy_from_slice(&src[o.x0..o.x1]),
-            }
-        }
-    }
-    // The input's cells.
-    let first = next_writer(0).map(span_of);
-    region((out, r0), w, (r0, r1), None, first, |y| &sw.src[y * w..(y + 1) * w]);
     if levels == 0 {
         return;
     }
-    // Level j's rows lo[j]..hi[j]; e[j]: computed up to; base[j]: the first row its store holds.
+    let span_of = |j: usize| sw.spans[a + j - 1].expect("a span before the sweep's end");
+    // The writing level after level j, if any.
+    let next_writer = |j: usize| (j + 1..=levels).find(|&i| writes(a + i - 1));
+    // Level j's rows lo[j]..hi[j] (level 0: the rows level 1 reads); e[j]: computed up to;
+    // base[j]: the first row its store holds.
     let mut lo = [0usize; THERMAL_MAX_DEPTH + 1];
     let mut hi = [0usize; THERMAL_MAX_DEPTH + 1];
     for j in 1..=levels {
         let s = span_of(j);
         let grow = levels - j;
         (lo[j], hi[j]) = (s.y0.max(r0.saturating_sub(grow)), s.y1.min(r1 + grow));
+        hi[j] = hi[j].max(lo[j]);
     }
+    if lo[1] == hi[1] {
+        // No row of the band within reach of the first iteration's span: none of the later.
+        return;
+    }
+    (lo[0], hi[0]) = (lo[1].saturating_sub(1), (hi[1] + 1).min(h));
+    debug_assert!(lo[0] + depth >= r0 && hi[0] <= r1 + depth);
     let mut e = lo;
     let mut base = lo;
-    hi[0] = h;
-    e[0] = h;
     let level_len = kept * w;
     loop {
         let mut done = true;
-        for j in 1..=levels {
-            let s = span_of(j);
+        for j in 0..=levels {
             // Level j computes row y once level j − 1 holds rows y − 1 ..= y + 1 (those inside
             // the map): all of them once it is done.
-            let avail = if e[j - 1] == hi[j - 1] { hi[j] } else { e[j - 1].saturating_sub(1) };
-            let mut upto = hi[j].min(avail);
+            let mut upto = if j == 0 {
+                hi[0]
+            } else if e[j - 1] == hi[j - 1] {
+                hi[j]
+            } else {
+                hi[j].min(e[j - 1].saturating_sub(1))
+            };
             if j < levels {
                 // Forget the rows level j + 1 no longer reads, then room for `kept` rows.
                 let keep = e[j + 1].saturating_sub(1).max(base[j]).min(e[j]);
                 if keep > base[j] {
-                    let at = (j - 1) * level_len;
+                    let at = j * level_len;
                     store.copy_within(at + (keep - base[j]) * w..at + (e[j] - base[j]) * w, at);
                     base[j] = keep;
                 }
                 upto = upto.min(base[j] + kept);
             }
             if upto > e[j] {
-                let (lower, upper) = store.split_at_mut((j - 1) * level_len);
-                let (from, from_row) = if j == 1 { (sw.src, 0) } else { (&lower[(j - 2) * level_len..], base[j - 1]) };
-                if j == levels {
-                    thermal_lines(sw, (from, from_row), (&mut *out, r0), e[j], upto, s);
+                let (lower, upper) = store.split_at_mut(j * level_len);
+                if j == 0 {
+                    // The rows as they were at the start of the sweep: the halo's or the map's
+                    // (no level has written them yet).
+                    for y in e[0]..upto {
+                        let row = if y < r0 {
+                            let t = y + depth - r0;
+                            &halo[t * w..(t + 1) * w]
+                        } else if y >= r1 {
+                            let t = depth + y - r1;
+                            &halo[t * w..(t + 1) * w]
+                        } else {
+                            &map[(y - r0) * w..(y - r0 + 1) * w]
+                        };
+                        upper[(y - base[0]) * w..(y - base[0] + 1) * w].copy_from_slice(row);
+                    }
                 } else {
-                    let to = &mut upper[..level_len];
-                    thermal_lines(sw, (from, from_row), (&mut *to, base[j]), e[j], upto, s);
-                    if writes(a + j - 1) {
-                        let inner = next_writer(j).map(span_of);
-                        let (to, bj) = (&*to, base[j]);
-                        region((&mut *out, r0), w, (e[j].max(r0), upto.min(r1)), Some(s), inner, |y| {
-                            &to[(y - bj) * w..(y - bj + 1) * w]
-                        });
+                    let s = span_of(j);
+                    let from = (&lower[(j - 1) * level_len..], base[j - 1]);
+                    if j == levels {
+                        thermal_lines(sw, from, (&mut *map, r0), e[j], upto, s);
+                    } else {
+                        let to = &mut upper[..level_len];
+                        thermal_lines(sw, from, (&mut *to, base[j]), e[j], upto, s);
+                        if writes(a + j - 1) {
+                            // The cells of rows e[j]..upto of the band in this level's span
+                            // but not in the next writer's.
+                            let inner = next_writer(j).map(span_of);
+                            for y in e[j].max(r0).max(s.y0)..upto.min(r1).min(s.y1) {
+                                let src = &to[(y - base[j]) * w..(y - base[j] + 1) * w];
+                                let dst = &mut map[(y - r0) * w..(y - r0 + 1) * w];
+                                match inner {
+                                    Some(i) if (i.y0..i.y1).contains(&y) && i.x0 < i.x1 => {
+                                        dst[s.x0..i.x0].copy_from_slice(&src[s.x0..i.x0]);
+                                        dst[i.x1..s.x1].copy_from_slice(&src[i.x1..s.x1]);
+                                    }
+                                    _ => dst[s.x0..s.x1].copy_from_slice(&src[s.x0..s.x1]),
+                                }
+                            }
+                        }
                     }
                 }
                 e[j] = upto;
@@ -2228,7 +2250,7 @@ mod tests {
             }
         }
         // The default plans: 8 iterations per sweep at 4096 and 1024 columns.
-        assert_eq!(thermal_plan(4096, 4096, 2, THERMAL_LEVEL_BYTES), ThermalPlan { depth: 8, kept: 13, band: 1024 });
+        assert_eq!(thermal_plan(4096, 4096, 2, THERMAL_LEVEL_BYTES), ThermalPlan { depth: 8, kept: 12, band: 1024 });
         assert_eq!(thermal_plan(1024, 1024, 1, THERMAL_LEVEL_BYTES), ThermalPlan { depth: 8, kept: 40, band: 512 });
         // Hydraulic: sweeps of 1 to 8 iterations over bands of 1 to 150 rows (and the default).
         let buffer = Rect::new(-20, -70, 43, 150);
