@@ -462,23 +462,43 @@ fn thermal_lines(
 /// Columns per chunk of [`thermal_block`]: the pair terms of a chunk's row stay in L1.
 const THERMAL_CHUNK: usize = 256;
 
-/// [`thermal_block`], built for AVX2 where the processor has it (IEEE basic operations only, no
-/// FMA: the same bits, eight lanes at a time).
+/// [`thermal_block`] without explicit vectors (what LLVM makes of it for the baseline ISA).
+const SCALAR: u8 = 0;
+/// [`thermal_block`] with eight-lane AVX2 rows.
+const AVX2: u8 = 1;
+/// [`thermal_block`] with sixteen-lane AVX-512 rows.
+const AVX512: u8 = 2;
+
+/// [`thermal_block`], built for AVX-512 or AVX2 where the processor has it (IEEE basic
+/// operations only, no FMA: the same bits, sixteen or eight lanes at a time).
 fn thermal_block_dispatch(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t: [f32; 3]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the processor supports AVX-512F (checked at run time).
+        return unsafe { thermal_block_avx512(from, to, w, xa, xb, t) };
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the processor supports AVX2 (checked at run time).
         return unsafe { thermal_block_avx2(from, to, w, xa, xb, t) };
     }
-    thermal_block::<false>(from, to, w, xa, xb, t)
+    thermal_block::<SCALAR>(from, to, w, xa, xb, t)
 }
 
-/// [`thermal_block`] for AVX2: the compiler's build of the generic code for the carries and the
-/// row tails, and [`thermal_row_avx2`] for eight cells at a time.
+/// [`thermal_block`] for AVX2: [`thermal_carry_avx2`] and [`thermal_row_avx2`] for eight cells
+/// at a time, the compiler's build of the generic code for the row tails.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn thermal_block_avx2(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t: [f32; 3]) {
-    thermal_block::<true>(from, to, w, xa, xb, t)
+    thermal_block::<AVX2>(from, to, w, xa, xb, t)
+}
+
+/// [`thermal_block`] for AVX-512: [`thermal_carry_avx512`] and [`thermal_row_avx512`] for
+/// sixteen cells at a time, the compiler's build of the generic code for the row tails.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn thermal_block_avx512(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t: [f32; 3]) {
+    thermal_block::<AVX512>(from, to, w, xa, xb, t)
 }
 
 /// [`exchange`]'s value up to the sign of a zero result, in fewer operations (one difference,
@@ -516,10 +536,11 @@ fn excess(d: f32, t: f32, rate: f32) -> f32 {
 /// `−0` gives the same bits: the zero signs never show.
 ///
 /// Rows go top to bottom in chunks of [`THERMAL_CHUNK`] columns, the carried terms of a chunk in
-/// three small arrays (L1). With `AVX2` (only [`thermal_block_avx2`] sets it, where the processor
-/// has AVX2) the rows go through [`thermal_row_avx2`], which also shares the horizontal pairs.
+/// three small arrays (L1). With `ISA` [`AVX2`] (only [`thermal_block_avx2`] sets it, where the
+/// processor has AVX2) the rows go through [`thermal_row_avx2`], which also shares the horizontal
+/// pairs, and the first row's carry through [`thermal_carry_avx2`]; likewise with [`AVX512`].
 #[inline(always)]
-fn thermal_block<const AVX2: bool>(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t: [f32; 3]) {
+fn thermal_block<const ISA: u8>(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t: [f32; 3]) {
     const C: usize = THERMAL_CHUNK;
     let rows = to.len() / w;
     /// The pairs from a row down to the next, as their upper cells' terms (their lower cells
@@ -551,7 +572,16 @@ fn thermal_block<const AVX2: bool>(from: &[f32], to: &mut [f32], w: usize, xa: u
             // The first row's upper terms.
             let [_, first] = &mut carries;
             let Carry { dr, d, dl } = first;
-            thermal_block_row(line(0), line(1), &[], &[], &[], dr, d, dl, None, t);
+            match ISA {
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `ISA` is `AVX2` only in `thermal_block_avx2`, which runs where the
+                // processor has AVX2 (checked at run time by its callers).
+                AVX2 => unsafe { thermal_carry_avx2(line(0), line(1), dr, d, dl, t) },
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: likewise for `AVX512` (`thermal_block_avx512`, AVX-512F).
+                AVX512 => unsafe { thermal_carry_avx512(line(0), line(1), dr, d, dl, t) },
+                _ => thermal_block_row(line(0), line(1), &[], &[], &[], dr, d, dl, None, t),
+            }
             boundary(line(0), line(1), n, t, first);
         }
         for r in 0..rows {
@@ -560,15 +590,15 @@ fn thermal_block<const AVX2: bool>(from: &[f32], to: &mut [f32], w: usize, xa: u
             let [even, odd] = &mut carries;
             let (above, below) = if r % 2 == 0 { (&*odd, even) } else { (&*even, odd) };
             let Carry { dr, d, dl } = below;
-            if AVX2 {
+            match ISA {
                 #[cfg(target_arch = "x86_64")]
-                // SAFETY: `AVX2` is set only by `thermal_block_avx2`, which runs where the
+                // SAFETY: `ISA` is `AVX2` only in `thermal_block_avx2`, which runs where the
                 // processor has AVX2 (checked at run time by its callers).
-                unsafe {
-                    thermal_row_avx2(h0, h1, &above.dr, &above.d, &above.dl, dr, d, dl, out, t)
-                };
-            } else {
-                thermal_block_row(h0, h1, &above.dr, &above.d, &above.dl, dr, d, dl, Some(out), t);
+                AVX2 => unsafe { thermal_row_avx2(h0, h1, &above.dr, &above.d, &above.dl, dr, d, dl, out, t) },
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: likewise for `AVX512` (`thermal_block_avx512`, AVX-512F).
+                AVX512 => unsafe { thermal_row_avx512(h0, h1, &above.dr, &above.d, &above.dl, dr, d, dl, out, t) },
+                _ => thermal_block_row(h0, h1, &above.dr, &above.d, &above.dl, dr, d, dl, Some(out), t),
             }
             boundary(h0, h1, n, t, below);
         }
@@ -720,6 +750,162 @@ unsafe fn thermal_row_avx2(
             _mm256_storeu_ps(out.as_mut_ptr().add(k - 1), _mm256_add_ps(hc, delta));
         }
         k += 8;
+    }
+    // The last cells (k ..= m − 2), through the generic row on slices shifted by k − 1.
+    let j = k - 1;
+    thermal_block_row(
+        &h0[j..],
+        &h1[j..m],
+        &pdr[j..],
+        &pd[j..],
+        &pdl[j..],
+        &mut cdr[j..],
+        &mut cd[j..],
+        &mut cdl[j..],
+        Some(&mut out[j..]),
+        t,
+    );
+}
+
+/// [`thermal_block_row`] without an output (the first row's carry), eight cells at a time with
+/// AVX2 (the last few through `thermal_block_row` itself): the same operations per cell (LLVM
+/// left that loop scalar).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn thermal_carry_avx2(h0: &[f32], h1: &[f32], cdr: &mut [f32], cd: &mut [f32], cdl: &mut [f32], t: [f32; 3]) {
+    use std::arch::x86_64::*;
+    let [t_edge, t_corner, rate] = t;
+    let m = h0.len();
+    if m < 3 {
+        return;
+    }
+    // Every access below is within these lengths (the loop keeps k + 8 ≤ m − 1).
+    assert!(h1.len() >= m && cdr.len() >= m && cd.len() >= m && cdl.len() >= m);
+    let (te, tc, r8) = (_mm256_set1_ps(t_edge), _mm256_set1_ps(t_corner), _mm256_set1_ps(rate));
+    let mut k = 1;
+    while k + 8 < m {
+        // SAFETY: k − 1 ≥ 0 and k + 8 < m: every load and store is within the lengths asserted
+        // above (unaligned loads and stores).
+        unsafe {
+            let ld = |s: &[f32], i: usize| _mm256_loadu_ps(s.as_ptr().add(i));
+            let hc = ld(h0, k);
+            _mm256_storeu_ps(cdl.as_mut_ptr().add(k), excess8(_mm256_sub_ps(ld(h1, k - 1), hc), tc, r8));
+            _mm256_storeu_ps(cd.as_mut_ptr().add(k), excess8(_mm256_sub_ps(ld(h1, k), hc), te, r8));
+            _mm256_storeu_ps(cdr.as_mut_ptr().add(k), excess8(_mm256_sub_ps(ld(h1, k + 1), hc), tc, r8));
+        }
+        k += 8;
+    }
+    let j = k - 1;
+    thermal_block_row(&h0[j..], &h1[j..m], &[], &[], &[], &mut cdr[j..], &mut cd[j..], &mut cdl[j..], None, t);
+}
+
+/// [`excess`] on sixteen lanes: the same IEEE operations (`vmaxps`/`vminps` with `0` second give
+/// `0` for a NaN, as with AVX2).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn excess16(
+    d: std::arch::x86_64::__m512,
+    t: std::arch::x86_64::__m512,
+    rate: std::arch::x86_64::__m512,
+) -> std::arch::x86_64::__m512 {
+    use std::arch::x86_64::*;
+    let zero = _mm512_setzero_ps();
+    _mm512_mul_ps(
+        rate,
+        _mm512_add_ps(_mm512_max_ps(_mm512_sub_ps(d, t), zero), _mm512_min_ps(_mm512_add_ps(d, t), zero)),
+    )
+}
+
+/// [`thermal_carry_avx2`] with AVX-512, sixteen cells at a time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn thermal_carry_avx512(h0: &[f32], h1: &[f32], cdr: &mut [f32], cd: &mut [f32], cdl: &mut [f32], t: [f32; 3]) {
+    use std::arch::x86_64::*;
+    let [t_edge, t_corner, rate] = t;
+    let m = h0.len();
+    if m < 3 {
+        return;
+    }
+    // Every access below is within these lengths (the loop keeps k + 16 ≤ m − 1).
+    assert!(h1.len() >= m && cdr.len() >= m && cd.len() >= m && cdl.len() >= m);
+    let (te, tc, r16) = (_mm512_set1_ps(t_edge), _mm512_set1_ps(t_corner), _mm512_set1_ps(rate));
+    let mut k = 1;
+    while k + 16 < m {
+        // SAFETY: k − 1 ≥ 0 and k + 16 < m: every load and store is within the lengths asserted
+        // above (unaligned loads and stores).
+        unsafe {
+            let ld = |s: &[f32], i: usize| _mm512_loadu_ps(s.as_ptr().add(i));
+            let hc = ld(h0, k);
+            _mm512_storeu_ps(cdl.as_mut_ptr().add(k), excess16(_mm512_sub_ps(ld(h1, k - 1), hc), tc, r16));
+            _mm512_storeu_ps(cd.as_mut_ptr().add(k), excess16(_mm512_sub_ps(ld(h1, k), hc), te, r16));
+            _mm512_storeu_ps(cdr.as_mut_ptr().add(k), excess16(_mm512_sub_ps(ld(h1, k + 1), hc), tc, r16));
+        }
+        k += 16;
+    }
+    let j = k - 1;
+    thermal_block_row(&h0[j..], &h1[j..m], &[], &[], &[], &mut cdr[j..], &mut cd[j..], &mut cdl[j..], None, t);
+}
+
+/// [`thermal_row_avx2`] with AVX-512, sixteen cells at a time: the same operations in the same
+/// order per cell (the horizontal pairs rotated by one lane of sixteen), the same bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn thermal_row_avx512(
+    h0: &[f32],
+    h1: &[f32],
+    pdr: &[f32],
+    pd: &[f32],
+    pdl: &[f32],
+    cdr: &mut [f32],
+    cd: &mut [f32],
+    cdl: &mut [f32],
+    out: &mut [f32],
+    t: [f32; 3],
+) {
+    use std::arch::x86_64::*;
+    let [t_edge, t_corner, rate] = t;
+    let m = h0.len();
+    if m < 3 {
+        return;
+    }
+    // Every access below is within these lengths (the loop keeps k + 16 ≤ m − 1).
+    assert!(h1.len() >= m && pdr.len() >= m && pd.len() >= m && pdl.len() >= m);
+    assert!(cdr.len() >= m && cd.len() >= m && cdl.len() >= m && out.len() >= m - 2);
+    let (te, tc, r16) = (_mm512_set1_ps(t_edge), _mm512_set1_ps(t_corner), _mm512_set1_ps(rate));
+    let zero = _mm512_setzero_ps();
+    let rotate = _mm512_setr_epi32(15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14);
+    // Lane 0: the pair left of the first cell (cells 0 and 1).
+    let mut prev = _mm512_set1_ps(excess(h0[1] - h0[0], t_edge, rate));
+    let mut k = 1;
+    while k + 16 < m {
+        // SAFETY: k − 1 ≥ 0 and k + 16 < m: every load and store is within the lengths asserted
+        // above (unaligned loads and stores).
+        unsafe {
+            let ld = |s: &[f32], i: usize| _mm512_loadu_ps(s.as_ptr().add(i));
+            let hc = ld(h0, k);
+            let right = excess16(_mm512_sub_ps(ld(h0, k + 1), hc), te, r16);
+            let rotated = _mm512_permutexvar_ps(rotate, right);
+            let left = _mm512_mask_blend_ps(1, rotated, prev);
+            prev = rotated;
+            let dl = excess16(_mm512_sub_ps(ld(h1, k - 1), hc), tc, r16);
+            let d = excess16(_mm512_sub_ps(ld(h1, k), hc), te, r16);
+            let dr = excess16(_mm512_sub_ps(ld(h1, k + 1), hc), tc, r16);
+            _mm512_storeu_ps(cdl.as_mut_ptr().add(k), dl);
+            _mm512_storeu_ps(cd.as_mut_ptr().add(k), d);
+            _mm512_storeu_ps(cdr.as_mut_ptr().add(k), dr);
+            let mut delta = _mm512_sub_ps(zero, ld(pdr, k - 1));
+            delta = _mm512_sub_ps(delta, ld(pd, k));
+            delta = _mm512_sub_ps(delta, ld(pdl, k + 1));
+            delta = _mm512_sub_ps(delta, left);
+            delta = _mm512_add_ps(delta, right);
+            delta = _mm512_add_ps(delta, dl);
+            delta = _mm512_add_ps(delta, d);
+            delta = _mm512_add_ps(delta, dr);
+            _mm512_storeu_ps(out.as_mut_ptr().add(k - 1), _mm512_add_ps(hc, delta));
+        }
+        k += 16;
     }
     // The last cells (k ..= m − 2), through the generic row on slices shifted by k − 1.
     let j = k - 1;
@@ -2161,9 +2347,15 @@ mod tests {
             state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             state
         };
-        for (w, rows, special) in
-            [(7usize, 3usize, true), (17, 3, true), (26, 4, true), (300, 4, true), (600, 5, false), (1030, 2, true)]
-        {
+        for (w, rows, special) in [
+            (7usize, 3usize, true),
+            (17, 3, true),
+            (26, 4, true),
+            (41, 3, true),
+            (300, 4, true),
+            (600, 5, false),
+            (1030, 2, true),
+        ] {
             let from: Vec<f32> = (0..(rows + 2) * w)
                 .map(|_| {
                     let r = next();
@@ -2191,7 +2383,7 @@ mod tests {
                 }
                 let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 let mut scalar = vec![0.0f32; rows * w];
-                thermal_block::<false>(&from, &mut scalar, w, xa, xb, t);
+                thermal_block::<SCALAR>(&from, &mut scalar, w, xa, xb, t);
                 assert!(bits(&scalar) == bits(&plain), "scalar, width {w}, {t:?}");
                 #[cfg(target_arch = "x86_64")]
                 if std::arch::is_x86_feature_detected!("avx2") {
@@ -2199,6 +2391,13 @@ mod tests {
                     // SAFETY: the processor supports AVX2 (checked above).
                     unsafe { thermal_block_avx2(&from, &mut simd, w, xa, xb, t) };
                     assert!(bits(&simd) == bits(&plain), "AVX2, width {w}, {t:?}");
+                }
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    let mut simd = vec![0.0f32; rows * w];
+                    // SAFETY: the processor supports AVX-512F (checked above).
+                    unsafe { thermal_block_avx512(&from, &mut simd, w, xa, xb, t) };
+                    assert!(bits(&simd) == bits(&plain), "AVX-512, width {w}, {t:?}");
                 }
             }
         }
