@@ -121,9 +121,10 @@ pub const THERMAL_RADIUS: u64 = 1;
 /// pass A's results of the neighbours.
 pub const HYDRAULIC_RADIUS: u64 = 2;
 
-/// Bytes of scratch thermal erosion of a `pixels`-pixel map needs (the second buffer; each
-/// thread's level rows, at most [`THERMAL_LEVEL_BYTES`], are per-thread scratch the memory
-/// plan's slack covers).
+/// Bytes of scratch thermal erosion of a `pixels`-pixel map needs at most: one map's worth.
+/// The kernel works in place and needs less: each band's saved halo rows (`2 × depth` rows per
+/// band of 64 rows or more, so at most half the map); each thread's level rows, at most
+/// [`THERMAL_LEVEL_BYTES`], are per-thread scratch the memory plan's slack covers.
 pub fn thermal_scratch_bytes(pixels: u64) -> u64 {
     pixels.saturating_mul(4)
 }
