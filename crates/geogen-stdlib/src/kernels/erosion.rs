@@ -880,6 +880,56 @@ unsafe fn thermal_row_avx512(
     // Lane 0: the pair left of the first cell (cells 0 and 1).
     let mut prev = _mm512_set1_ps(excess(h0[1] - h0[0], t_edge, rate));
     let mut k = 1;
+    // Two vectors at a time (cells k.. and k + 16..), their operations interleaved so that the
+    // two ordered sums, each a chain of dependent additions, overlap; each lane's operations
+    // are those of the loop below, in the same order.
+    while k + 32 < m {
+        // SAFETY: k − 1 ≥ 0 and k + 32 < m: every load and store is within the lengths asserted
+        // above (unaligned loads and stores).
+        unsafe {
+            let ld = |s: &[f32], i: usize| _mm512_loadu_ps(s.as_ptr().add(i));
+            let (ka, kb) = (k, k + 16);
+            let (hca, hcb) = (ld(h0, ka), ld(h0, kb));
+            let right_a = excess16(_mm512_sub_ps(ld(h0, ka + 1), hca), te, r16);
+            let right_b = excess16(_mm512_sub_ps(ld(h0, kb + 1), hcb), te, r16);
+            let rotated_a = _mm512_permutexvar_ps(rotate, right_a);
+            let rotated_b = _mm512_permutexvar_ps(rotate, right_b);
+            let left_a = _mm512_mask_blend_ps(1, rotated_a, prev);
+            let left_b = _mm512_mask_blend_ps(1, rotated_b, rotated_a);
+            prev = rotated_b;
+            let dl_a = excess16(_mm512_sub_ps(ld(h1, ka - 1), hca), tc, r16);
+            let dl_b = excess16(_mm512_sub_ps(ld(h1, kb - 1), hcb), tc, r16);
+            let d_a = excess16(_mm512_sub_ps(ld(h1, ka), hca), te, r16);
+            let d_b = excess16(_mm512_sub_ps(ld(h1, kb), hcb), te, r16);
+            let dr_a = excess16(_mm512_sub_ps(ld(h1, ka + 1), hca), tc, r16);
+            let dr_b = excess16(_mm512_sub_ps(ld(h1, kb + 1), hcb), tc, r16);
+            _mm512_storeu_ps(cdl.as_mut_ptr().add(ka), dl_a);
+            _mm512_storeu_ps(cdl.as_mut_ptr().add(kb), dl_b);
+            _mm512_storeu_ps(cd.as_mut_ptr().add(ka), d_a);
+            _mm512_storeu_ps(cd.as_mut_ptr().add(kb), d_b);
+            _mm512_storeu_ps(cdr.as_mut_ptr().add(ka), dr_a);
+            _mm512_storeu_ps(cdr.as_mut_ptr().add(kb), dr_b);
+            let mut delta_a = _mm512_sub_ps(zero, ld(pdr, ka - 1));
+            let mut delta_b = _mm512_sub_ps(zero, ld(pdr, kb - 1));
+            delta_a = _mm512_sub_ps(delta_a, ld(pd, ka));
+            delta_b = _mm512_sub_ps(delta_b, ld(pd, kb));
+            delta_a = _mm512_sub_ps(delta_a, ld(pdl, ka + 1));
+            delta_b = _mm512_sub_ps(delta_b, ld(pdl, kb + 1));
+            delta_a = _mm512_sub_ps(delta_a, left_a);
+            delta_b = _mm512_sub_ps(delta_b, left_b);
+            delta_a = _mm512_add_ps(delta_a, right_a);
+            delta_b = _mm512_add_ps(delta_b, right_b);
+            delta_a = _mm512_add_ps(delta_a, dl_a);
+            delta_b = _mm512_add_ps(delta_b, dl_b);
+            delta_a = _mm512_add_ps(delta_a, d_a);
+            delta_b = _mm512_add_ps(delta_b, d_b);
+            delta_a = _mm512_add_ps(delta_a, dr_a);
+            delta_b = _mm512_add_ps(delta_b, dr_b);
+            _mm512_storeu_ps(out.as_mut_ptr().add(ka - 1), _mm512_add_ps(hca, delta_a));
+            _mm512_storeu_ps(out.as_mut_ptr().add(kb - 1), _mm512_add_ps(hcb, delta_b));
+        }
+        k += 32;
+    }
     while k + 16 < m {
         // SAFETY: k − 1 ≥ 0 and k + 16 < m: every load and store is within the lengths asserted
         // above (unaligned loads and stores).
@@ -2353,6 +2403,8 @@ mod tests {
             (17, 3, true),
             (26, 4, true),
             (41, 3, true),
+            (57, 3, true),
+            (90, 2, true),
             (300, 4, true),
             (600, 5, false),
             (1030, 2, true),
