@@ -121,9 +121,10 @@ pub const THERMAL_RADIUS: u64 = 1;
 /// pass A's results of the neighbours.
 pub const HYDRAULIC_RADIUS: u64 = 2;
 
-/// Bytes of scratch thermal erosion of a `pixels`-pixel map needs (the second buffer; each
-/// thread's two band buffers, at most [`THERMAL_BAND_BYTES`], are per-thread scratch the memory
-/// plan's slack covers).
+/// Bytes of scratch thermal erosion of a `pixels`-pixel map needs at most: one map's worth.
+/// The kernel works in place and needs less: each band's saved halo rows (`2 × depth` rows per
+/// band of 64 rows or more, so at most half the map); each thread's level rows, at most
+/// [`THERMAL_LEVEL_BYTES`], are per-thread scratch the memory plan's slack covers.
 pub fn thermal_scratch_bytes(pixels: u64) -> u64 {
     pixels.saturating_mul(4)
 }
@@ -145,30 +146,45 @@ pub(crate) fn exchange(d: f32, t: f32, rate: f32) -> f32 {
     rate * ((d - t).max(0.0) - (-d - t).max(0.0))
 }
 
-/// Bytes the two band buffers of one thermal band take at most (one pair per thread; the cores of
-/// the machine the figures come from have 2 MB of L2 each): a band and its halos stay in cache
-/// through the iterations of a sweep. 1.5 MB gives 8 iterations per sweep up to 6144 columns
-/// (640 KB gave 4 at 4096: twice the sweeps through memory).
-const THERMAL_BAND_BYTES: usize = 1536 << 10;
+/// Bytes of one thread's level rows for a thermal sweep at most (the cores of the machine the
+/// figures come from have 2 MB of L2 each): the rows every level of a sweep keeps stay in cache.
+const THERMAL_LEVEL_BYTES: usize = 1536 << 10;
 /// The most iterations one sweep runs (even: see [`thermal`]).
 const THERMAL_MAX_DEPTH: usize = 8;
+/// The most rows a level keeps (more only adds cache footprint).
+const THERMAL_MAX_KEPT: usize = 40;
+/// The fewest rows a level keeps for a sweep as deep as [`THERMAL_MAX_DEPTH`] (each call of
+/// [`thermal_block`] recomputes its first row's upper pairs: short blocks pay that often).
+const THERMAL_MIN_KEPT: usize = 10;
 
-/// (iterations per sweep, rows per band) of thermal erosion on a map `w` pixels wide: as many
-/// iterations as keep the band at least twice as tall as its two halos, within
-/// `bytes` ([`THERMAL_BAND_BYTES`]). The depth is even.
-fn thermal_blocking(w: usize, bytes: usize) -> (usize, usize) {
-    let rows = bytes / (2 * 4 * w.max(1));
-    let mut depth = THERMAL_MAX_DEPTH;
-    while depth > 2 && rows < 4 * depth {
-        depth -= 2;
-    }
-    (depth, rows.saturating_sub(2 * depth).max(2 * depth))
+/// How thermal erosion cuts its work: iterations per sweep (`depth`, even), rows each level of a
+/// sweep keeps (`kept`, at least 3: a row and its two neighbours) and rows per band (`band`, the
+/// unit of work of a thread).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct ThermalPlan {
+    depth: usize,
+    kept: usize,
+    band: usize,
 }
 
-/// What every band of one thermal sweep shares: the state at the start of the sweep (`src`, never
-/// written during it) and the iterations `a..b` to run.
+/// The plan for a `w × h` map on `threads` threads within `bytes` of level rows per thread
+/// ([`THERMAL_LEVEL_BYTES`]): as deep as keeps at least [`THERMAL_MIN_KEPT`] rows per level
+/// (levels 0 to `depth − 1` keep rows, the last writes the map), and bands of `h / (2 × threads)`
+/// rows, at least 64 (each band recomputes `depth − j` rows on each side at level `j` and saves
+/// `2 × depth` halo rows per sweep: tall bands keep that small).
+fn thermal_plan(w: usize, h: usize, threads: usize, bytes: usize) -> ThermalPlan {
+    let row = 4 * w.max(1);
+    let mut depth = THERMAL_MAX_DEPTH;
+    while depth > 2 && bytes / (row * depth) < THERMAL_MIN_KEPT {
+        depth -= 2;
+    }
+    let kept = (bytes / (row * depth)).clamp(3, THERMAL_MAX_KEPT);
+    let band = h.div_ceil(2 * threads.max(1)).max(64).min(h.max(1));
+    ThermalPlan { depth, kept, band }
+}
+
+/// What every band of one thermal sweep shares: the iterations `a..b` to run.
 struct ThermalSweep<'a> {
-    src: &'a [f32],
     w: usize,
     h: usize,
     a: usize,
@@ -176,7 +192,6 @@ struct ThermalSweep<'a> {
     n: usize,
     depth: usize,
     spans: &'a [Option<Span>],
-    own: Option<Span>,
     t_edge: f32,
     t_corner: f32,
     rate: f32,
@@ -186,53 +201,66 @@ struct ThermalSweep<'a> {
 /// difference exceeds the talus (× √2 for corners) exchanges `rate` × the excess, all pairs at once.
 /// Exact on `own` when `map` covers `own` grown by `iterations × THERMAL_RADIUS`.
 ///
-/// Schedule (temporal blocking): the map goes through memory once per *sweep* of up to
-/// [`THERMAL_MAX_DEPTH`] iterations, not once per iteration. A sweep reads one full buffer (the
-/// state at its start) and writes the other; it is cut into bands of rows, each band copies its
-/// rows and `depth` rows of halo on each side into two small buffers of its own (they fit in L2),
-/// runs the sweep's iterations there (iteration `k` of the sweep on the band grown by the
-/// iterations still to come, within the iteration's span), and writes its own rows back once.
-/// Bands never read what another band writes, so the split and the threads do not matter.
+/// Schedule (temporal blocking, pipelined, in place): the map goes through memory once per
+/// *sweep* of up to [`THERMAL_MAX_DEPTH`] iterations, not once per iteration. A sweep updates
+/// the map in place, in bands of rows (one per task); each band first gets a copy of the
+/// `depth` rows above and below it (taken before any band writes), so no band reads what
+/// another writes. Within a band the sweep's iterations run as *levels* one behind the other,
+/// top to bottom: level 0 copies the band's rows (and its saved halo rows) as they were at the
+/// start of the sweep, level `j` (the sweep's `j`-th iteration) reads the last rows level
+/// `j − 1` computed (a row and its two neighbours are all it needs) and keeps its own last rows
+/// (at most `kept`, in cache) for level `j + 1`; the last level writes the map's rows, which
+/// level 0 has already read. Each cell of the map is written at most once per sweep, by the
+/// level that holds its final value (see [`thermal_band`]); no second map, no copy back.
+/// Level `j` computes the band's rows and `depth − j` rows more on each side (what the later
+/// levels read), within its iteration's span. The split and the threads do not matter.
 ///
 /// Same bits as the plain kernel ([`super::erosion_reference::thermal`]), the whole buffer
 /// included: each cell adds the same terms in the same order (each neighbour pair's exchange is
-/// computed once for both cells: see [`thermal_block`] for why the bits stay), and the
-/// two band buffers replay the plain kernel's ping-pong (a sweep starts on an even iteration, so
-/// the first band buffer plays the map and the second the scratch; a cell outside an iteration's
-/// span keeps what its buffer held, as there). The interior rows go through [`thermal_block`]
-/// (row slices of exact length, no branch: LLVM vectorises it, with AVX2 where the processor has
-/// it); only the buffer's border pixels take the bounds-checked neighbour walk.
+/// computed once for both cells: see [`thermal_block`] for why the bits stay), and each cell of
+/// the map ends with the value the plain kernel's ping-pong leaves in it (see
+/// [`thermal_band`]). The interior rows go through [`thermal_block`] (row slices of exact
+/// length, no branch: LLVM vectorises it, with AVX2 where the processor has it); only the
+/// buffer's border pixels take the bounds-checked neighbour walk.
 pub fn thermal(map: &mut HeightMap, own: Rect, p: Thermal) -> Result<(), RenderError> {
-    thermal_with(map, own, p, THERMAL_BAND_BYTES)
+    let plan = thermal_plan(map.width(), map.height(), rayon::current_num_threads(), THERMAL_LEVEL_BYTES);
+    thermal_with(map, own, p, plan)
 }
 
-/// [`thermal`] with band buffers of at most `band_bytes` (the tests use small ones, for many
-/// bands and sweeps on small maps).
-fn thermal_with(map: &mut HeightMap, own: Rect, p: Thermal, band_bytes: usize) -> Result<(), RenderError> {
+/// [`thermal`] with the given cut (the tests use many: shallow and deep sweeps, few kept rows,
+/// bands of one row and more).
+fn thermal_with(map: &mut HeightMap, own: Rect, p: Thermal, plan: ThermalPlan) -> Result<(), RenderError> {
     let rect = map.rect();
     if rect.is_empty() || p.iterations == 0 {
         return Ok(());
     }
     let (w, h) = (map.width(), map.height());
     let n = p.iterations as usize;
-    let (depth, band) = thermal_blocking(w, band_bytes);
-    let band = band.min(h);
-    let band_len = (band + 2 * depth).min(h) * w;
-    let mut other = scratch(w * h)?;
-    let slots = rayon::current_num_threads().clamp(1, h.div_ceil(band));
-    let buffers = (0..slots)
-        .map(|_| Ok(Mutex::new((scratch(band_len)?, scratch(band_len)?))))
-        .collect::<Result<Vec<_>, RenderError>>()?;
+    let ThermalPlan { depth, kept, band } = plan;
+    debug_assert!(depth >= 2 && depth.is_multiple_of(2) && kept >= 3 && band >= 1);
+    let kept = kept.max(3);
+    let band = band.clamp(1, h);
+    let bands = h.div_ceil(band);
+    // Each band's halo rows as they were at the start of the sweep: `depth` above, `depth` below.
+    let halo_len = 2 * depth * w;
+    let mut halos = if bands > 1 { scratch(bands * halo_len)? } else { Vec::new() };
+    let slots = rayon::current_num_threads().clamp(1, bands);
+    let level_len = depth * kept * w;
+    let buffers = (0..slots).map(|_| Ok(Mutex::new(scratch(level_len)?))).collect::<Result<Vec<_>, RenderError>>()?;
     let spans: Vec<Option<Span>> = (0..n).map(|k| span(rect, own, (n - 1 - k) as u64 * THERMAL_RADIUS)).collect();
-    let own_span = span(rect, own, 0);
-    let mut in_data = true;
     let mut a = 0;
     while a < n && spans[a].is_some() {
         let b = (a + depth).min(n);
         let data = map.data_mut();
-        let (src, dst): (&[f32], &mut [f32]) = if in_data { (data, &mut other) } else { (&other, data) };
+        for (i, halo) in halos.chunks_mut(halo_len).enumerate() {
+            let (r0, r1) = (i * band, ((i + 1) * band).min(h));
+            let (above, below) = halo.split_at_mut(depth * w);
+            let up = r0.min(depth);
+            above[(depth - up) * w..].copy_from_slice(&data[(r0 - up) * w..r0 * w]);
+            let down = (h - r1).min(depth);
+            below[..down * w].copy_from_slice(&data[r1 * w..(r1 + down) * w]);
+        }
         let sweep = ThermalSweep {
-            src,
             w,
             h,
             a,
@@ -240,73 +268,163 @@ fn thermal_with(map: &mut HeightMap, own: Rect, p: Thermal, band_bytes: usize) -
             n,
             depth,
             spans: &spans,
-            own: own_span,
             t_edge: p.talus,
             t_corner: p.talus * std::f32::consts::SQRT_2,
             rate: p.rate,
         };
-        dst.par_chunks_mut(band * w).enumerate().for_each(|(i, out)| {
+        let halos = &halos;
+        data.par_chunks_mut(band * w).enumerate().for_each(|(i, out)| {
             let slot = rayon::current_thread_index().unwrap_or(0) % buffers.len();
-            let mut pair = buffers[slot].lock().unwrap_or_else(|e| e.into_inner());
-            let (first, second) = &mut *pair;
-            thermal_band(&sweep, i * band, out, first, second);
+            let mut levels = buffers[slot].lock().unwrap_or_else(|e| e.into_inner());
+            let halo = halos.get(i * halo_len..(i + 1) * halo_len).unwrap_or(&[]);
+            thermal_band(&sweep, i * band, out, halo, &mut levels, kept);
         });
-        in_data = !in_data;
         a = b;
-    }
-    if !in_data {
-        map.data_mut().copy_from_slice(&other);
     }
     Ok(())
 }
 
-/// One band of a thermal sweep: rows `r0..` (as many as `out` holds) of the sweep's result into
-/// `out`, computed in `first` and `second` (the plain kernel's map and scratch, for the band and
-/// its halos).
-fn thermal_band(sw: &ThermalSweep, r0: usize, out: &mut [f32], first: &mut [f32], second: &mut [f32]) {
-    let w = sw.w;
-    let r1 = r0 + out.len() / w;
-    let g0 = r0.saturating_sub(sw.depth);
-    let g1 = (r1 + sw.depth).min(sw.h);
-    let len = (g1 - g0) * w;
-    let (first, second) = (&mut first[..len], &mut second[..len]);
-    first.copy_from_slice(&sw.src[g0 * w..g1 * w]);
-    // (Each iteration reads only cells the one before wrote, so this copy is not needed for the
-    // bits; without it the 1024² bench measured 5-10 % slower, not faster: the copy brings
-    // `second`'s lines into the cache before the first iteration writes them.)
-    second.copy_from_slice(first);
-    for k in sw.a..sw.b {
-        let Some(s) = sw.spans[k] else {
-            break;
-        };
-        // The rows later iterations of this sweep still read, within the span.
-        let grow = sw.b - 1 - k;
-        let (y0, y1) = (s.y0.max(r0.saturating_sub(grow)), s.y1.min(r1 + grow));
-        let (from, to): (&[f32], &mut [f32]) =
-            if (k - sw.a).is_multiple_of(2) { (first, second) } else { (second, first) };
-        thermal_lines(sw, from, to, y0, y1, g0, s);
+/// One band of a thermal sweep, in place: rows `r0..` (as many as `map` holds) of the map,
+/// with `halo` the `depth` rows above them and the `depth` rows below as they were at the start
+/// of the sweep (empty when the band is the whole map), the levels' rows in `store` (`kept` rows
+/// of the map's width per level but the last).
+///
+/// Which value each cell ends with: the plain kernel's ping-pong writes the scratch on even
+/// iterations and the map on odd ones, and a cell outside an iteration's span keeps what its
+/// buffer held; so after the sweep's iterations `a..b` (`a` even) the map holds, for each cell,
+/// the value of the last odd iteration whose span holds it (what it held if none), and the
+/// plain kernel copies the last iteration's own span back when the count is odd (that span is
+/// `own`). The spans shrink by one pixel per iteration, so a writing level `k` (odd, or the last
+/// of an odd count) gives the cells of its span that the next writing level's span does not
+/// hold, the cells outside the first writer's span keep their value, and every cell is written
+/// at most once. (At a span that is `None` the plain kernel stops, its map as it is: the sweep
+/// ends there, and an even last iteration is not computed at all.)
+fn thermal_band(sw: &ThermalSweep, r0: usize, map: &mut [f32], halo: &[f32], store: &mut [f32], kept: usize) {
+    let (w, h, a, depth) = (sw.w, sw.h, sw.a, sw.depth);
+    let r1 = r0 + map.len() / w;
+    let b = (a..sw.b).find(|&k| sw.spans[k].is_none()).unwrap_or(sw.b);
+    let writes = |k: usize| k % 2 == 1 || k + 1 == sw.n;
+    // The last level computed: the last writer (at most one even iteration is dropped).
+    let last = if b > a && !writes(b - 1) { b - 1 } else { b };
+    let levels = last - a;
+    if levels == 0 {
+        return;
     }
-    out.copy_from_slice(&first[(r0 - g0) * w..(r1 - g0) * w]);
-    if sw.b == sw.n && !(sw.b - sw.a).is_multiple_of(2) {
-        // An odd count: the last iteration wrote the scratch, whose final span the plain kernel
-        // copies back.
-        if let Some(o) = sw.own {
-            for y in o.y0.max(r0)..o.y1.min(r1) {
-                out[(y - r0) * w + o.x0..(y - r0) * w + o.x1]
-                    .copy_from_slice(&second[(y - g0) * w + o.x0..(y - g0) * w + o.x1]);
+    let span_of = |j: usize| sw.spans[a + j - 1].expect("a span before the sweep's end");
+    // The writing level after level j, if any.
+    let next_writer = |j: usize| (j + 1..=levels).find(|&i| writes(a + i - 1));
+    // Level j's rows lo[j]..hi[j] (level 0: the rows level 1 reads); e[j]: computed up to;
+    // base[j]: the first row its store holds.
+    let mut lo = [0usize; THERMAL_MAX_DEPTH + 1];
+    let mut hi = [0usize; THERMAL_MAX_DEPTH + 1];
+    for j in 1..=levels {
+        let s = span_of(j);
+        let grow = levels - j;
+        (lo[j], hi[j]) = (s.y0.max(r0.saturating_sub(grow)), s.y1.min(r1 + grow));
+        hi[j] = hi[j].max(lo[j]);
+    }
+    if lo[1] == hi[1] {
+        // No row of the band within reach of the first iteration's span: none of the later.
+        return;
+    }
+    (lo[0], hi[0]) = (lo[1].saturating_sub(1), (hi[1] + 1).min(h));
+    debug_assert!(lo[0] + depth >= r0 && hi[0] <= r1 + depth);
+    let mut e = lo;
+    let mut base = lo;
+    let level_len = kept * w;
+    loop {
+        let mut done = true;
+        for j in 0..=levels {
+            // Level j computes row y once level j − 1 holds rows y − 1 ..= y + 1 (those inside
+            // the map): all of them once it is done.
+            let mut upto = if j == 0 {
+                hi[0]
+            } else if e[j - 1] == hi[j - 1] {
+                hi[j]
+            } else {
+                hi[j].min(e[j - 1].saturating_sub(1))
+            };
+            if j < levels {
+                // Forget the rows level j + 1 no longer reads, then room for `kept` rows.
+                let keep = e[j + 1].saturating_sub(1).max(base[j]).min(e[j]);
+                if keep > base[j] {
+                    let at = j * level_len;
+                    store.copy_within(at + (keep - base[j]) * w..at + (e[j] - base[j]) * w, at);
+                    base[j] = keep;
+                }
+                upto = upto.min(base[j] + kept);
             }
+            if upto > e[j] {
+                let (lower, upper) = store.split_at_mut(j * level_len);
+                if j == 0 {
+                    // The rows as they were at the start of the sweep: the halo's or the map's
+                    // (no level has written them yet).
+                    for y in e[0]..upto {
+                        let row = if y < r0 {
+                            let t = y + depth - r0;
+                            &halo[t * w..(t + 1) * w]
+                        } else if y >= r1 {
+                            let t = depth + y - r1;
+                            &halo[t * w..(t + 1) * w]
+                        } else {
+                            &map[(y - r0) * w..(y - r0 + 1) * w]
+                        };
+                        upper[(y - base[0]) * w..(y - base[0] + 1) * w].copy_from_slice(row);
+                    }
+                } else {
+                    let s = span_of(j);
+                    let from = (&lower[(j - 1) * level_len..], base[j - 1]);
+                    if j == levels {
+                        thermal_lines(sw, from, (&mut *map, r0), e[j], upto, s);
+                    } else {
+                        let to = &mut upper[..level_len];
+                        thermal_lines(sw, from, (&mut *to, base[j]), e[j], upto, s);
+                        if writes(a + j - 1) {
+                            // The cells of rows e[j]..upto of the band in this level's span
+                            // but not in the next writer's.
+                            let inner = next_writer(j).map(span_of);
+                            for y in e[j].max(r0).max(s.y0)..upto.min(r1).min(s.y1) {
+                                let src = &to[(y - base[j]) * w..(y - base[j] + 1) * w];
+                                let dst = &mut map[(y - r0) * w..(y - r0 + 1) * w];
+                                match inner {
+                                    Some(i) if (i.y0..i.y1).contains(&y) && i.x0 < i.x1 => {
+                                        dst[s.x0..i.x0].copy_from_slice(&src[s.x0..i.x0]);
+                                        dst[i.x1..s.x1].copy_from_slice(&src[i.x1..s.x1]);
+                                    }
+                                    _ => dst[s.x0..s.x1].copy_from_slice(&src[s.x0..s.x1]),
+                                }
+                            }
+                        }
+                    }
+                }
+                e[j] = upto;
+            }
+            if e[j] < hi[j] {
+                done = false;
+            }
+        }
+        if done {
+            break;
         }
     }
 }
 
 /// One thermal iteration on rows `y0..y1` of the span `s`: `from` holds the buffer's rows from
-/// `g0` on (every row the cells read), `to` receives the rows (also from `g0` on). The buffer's
-/// border rows and columns take the bounds-checked neighbour walk; the interior goes through
-/// [`thermal_block`], which computes each neighbour pair's exchange once for both cells.
-fn thermal_lines(sw: &ThermalSweep, from: &[f32], to: &mut [f32], y0: usize, y1: usize, g0: usize, s: Span) {
+/// its row `fg0` on (every row the cells read), `to` receives the rows (its first row is the
+/// buffer's row `tg0`). The buffer's border rows and columns take the bounds-checked neighbour
+/// walk; the interior goes through [`thermal_block`], which computes each neighbour pair's
+/// exchange once for both cells.
+fn thermal_lines(
+    sw: &ThermalSweep,
+    (from, fg0): (&[f32], usize),
+    (to, tg0): (&mut [f32], usize),
+    y0: usize,
+    y1: usize,
+    s: Span,
+) {
     let (w, h) = (sw.w, sw.h);
     let (t_edge, t_corner, rate) = (sw.t_edge, sw.t_corner, sw.rate);
-    let base = g0 * w;
+    let base = fg0 * w;
     let cell = |x: usize, y: usize| {
         let hc = from[y * w + x - base];
         let mut delta = 0.0f32;
@@ -319,7 +437,7 @@ fn thermal_lines(sw: &ThermalSweep, from: &[f32], to: &mut [f32], y0: usize, y1:
     // The interior columns of the span (the border columns take the checked walk).
     let (xa, xb) = (s.x0.max(1), s.x1.min(w.saturating_sub(1)));
     for y in y0..y1 {
-        let row = &mut to[(y - g0) * w..(y - g0 + 1) * w];
+        let row = &mut to[(y - tg0) * w..(y - tg0 + 1) * w];
         if y == 0 || y + 1 == h || xa >= xb {
             for (x, out) in row.iter_mut().enumerate().take(s.x1).skip(s.x0) {
                 *out = cell(x, y);
@@ -336,8 +454,8 @@ fn thermal_lines(sw: &ThermalSweep, from: &[f32], to: &mut [f32], y0: usize, y1:
     // The interior rows.
     let (ya, yb) = (y0.max(1), y1.min(h.saturating_sub(1)));
     if ya < yb && xa < xb {
-        let from = &from[(ya - 1 - g0) * w..(yb + 1 - g0) * w];
-        let to = &mut to[(ya - g0) * w..(yb - g0) * w];
+        let from = &from[(ya - 1 - fg0) * w..(yb + 1 - fg0) * w];
+        let to = &mut to[(ya - tg0) * w..(yb - tg0) * w];
         thermal_block_dispatch(from, to, w, xa, xb, [t_edge, t_corner, rate]);
     }
 }
@@ -345,23 +463,43 @@ fn thermal_lines(sw: &ThermalSweep, from: &[f32], to: &mut [f32], y0: usize, y1:
 /// Columns per chunk of [`thermal_block`]: the pair terms of a chunk's row stay in L1.
 const THERMAL_CHUNK: usize = 256;
 
-/// [`thermal_block`], built for AVX2 where the processor has it (IEEE basic operations only, no
-/// FMA: the same bits, eight lanes at a time).
+/// [`thermal_block`] without explicit vectors (what LLVM makes of it for the baseline ISA).
+const SCALAR: u8 = 0;
+/// [`thermal_block`] with eight-lane AVX2 rows.
+const AVX2: u8 = 1;
+/// [`thermal_block`] with sixteen-lane AVX-512 rows.
+const AVX512: u8 = 2;
+
+/// [`thermal_block`], built for AVX-512 or AVX2 where the processor has it (IEEE basic
+/// operations only, no FMA: the same bits, sixteen or eight lanes at a time).
 fn thermal_block_dispatch(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t: [f32; 3]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the processor supports AVX-512F (checked at run time).
+        return unsafe { thermal_block_avx512(from, to, w, xa, xb, t) };
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the processor supports AVX2 (checked at run time).
         return unsafe { thermal_block_avx2(from, to, w, xa, xb, t) };
     }
-    thermal_block::<false>(from, to, w, xa, xb, t)
+    thermal_block::<SCALAR>(from, to, w, xa, xb, t)
 }
 
-/// [`thermal_block`] for AVX2: the compiler's build of the generic code for the carries and the
-/// row tails, and [`thermal_row_avx2`] for eight cells at a time.
+/// [`thermal_block`] for AVX2: [`thermal_carry_avx2`] and [`thermal_row_avx2`] for eight cells
+/// at a time, the compiler's build of the generic code for the row tails.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn thermal_block_avx2(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t: [f32; 3]) {
-    thermal_block::<true>(from, to, w, xa, xb, t)
+    thermal_block::<AVX2>(from, to, w, xa, xb, t)
+}
+
+/// [`thermal_block`] for AVX-512: [`thermal_carry_avx512`] and [`thermal_row_avx512`] for
+/// sixteen cells at a time, the compiler's build of the generic code for the row tails.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn thermal_block_avx512(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t: [f32; 3]) {
+    thermal_block::<AVX512>(from, to, w, xa, xb, t)
 }
 
 /// [`exchange`]'s value up to the sign of a zero result, in fewer operations (one difference,
@@ -399,10 +537,11 @@ fn excess(d: f32, t: f32, rate: f32) -> f32 {
 /// `−0` gives the same bits: the zero signs never show.
 ///
 /// Rows go top to bottom in chunks of [`THERMAL_CHUNK`] columns, the carried terms of a chunk in
-/// three small arrays (L1). With `AVX2` (only [`thermal_block_avx2`] sets it, where the processor
-/// has AVX2) the rows go through [`thermal_row_avx2`], which also shares the horizontal pairs.
+/// three small arrays (L1). With `ISA` [`AVX2`] (only [`thermal_block_avx2`] sets it, where the
+/// processor has AVX2) the rows go through [`thermal_row_avx2`], which also shares the horizontal
+/// pairs, and the first row's carry through [`thermal_carry_avx2`]; likewise with [`AVX512`].
 #[inline(always)]
-fn thermal_block<const AVX2: bool>(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t: [f32; 3]) {
+fn thermal_block<const ISA: u8>(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t: [f32; 3]) {
     const C: usize = THERMAL_CHUNK;
     let rows = to.len() / w;
     /// The pairs from a row down to the next, as their upper cells' terms (their lower cells
@@ -434,7 +573,16 @@ fn thermal_block<const AVX2: bool>(from: &[f32], to: &mut [f32], w: usize, xa: u
             // The first row's upper terms.
             let [_, first] = &mut carries;
             let Carry { dr, d, dl } = first;
-            thermal_block_row(line(0), line(1), &[], &[], &[], dr, d, dl, None, t);
+            match ISA {
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `ISA` is `AVX2` only in `thermal_block_avx2`, which runs where the
+                // processor has AVX2 (checked at run time by its callers).
+                AVX2 => unsafe { thermal_carry_avx2(line(0), line(1), dr, d, dl, t) },
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: likewise for `AVX512` (`thermal_block_avx512`, AVX-512F).
+                AVX512 => unsafe { thermal_carry_avx512(line(0), line(1), dr, d, dl, t) },
+                _ => thermal_block_row(line(0), line(1), &[], &[], &[], dr, d, dl, None, t),
+            }
             boundary(line(0), line(1), n, t, first);
         }
         for r in 0..rows {
@@ -443,15 +591,15 @@ fn thermal_block<const AVX2: bool>(from: &[f32], to: &mut [f32], w: usize, xa: u
             let [even, odd] = &mut carries;
             let (above, below) = if r % 2 == 0 { (&*odd, even) } else { (&*even, odd) };
             let Carry { dr, d, dl } = below;
-            if AVX2 {
+            match ISA {
                 #[cfg(target_arch = "x86_64")]
-                // SAFETY: `AVX2` is set only by `thermal_block_avx2`, which runs where the
+                // SAFETY: `ISA` is `AVX2` only in `thermal_block_avx2`, which runs where the
                 // processor has AVX2 (checked at run time by its callers).
-                unsafe {
-                    thermal_row_avx2(h0, h1, &above.dr, &above.d, &above.dl, dr, d, dl, out, t)
-                };
-            } else {
-                thermal_block_row(h0, h1, &above.dr, &above.d, &above.dl, dr, d, dl, Some(out), t);
+                AVX2 => unsafe { thermal_row_avx2(h0, h1, &above.dr, &above.d, &above.dl, dr, d, dl, out, t) },
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: likewise for `AVX512` (`thermal_block_avx512`, AVX-512F).
+                AVX512 => unsafe { thermal_row_avx512(h0, h1, &above.dr, &above.d, &above.dl, dr, d, dl, out, t) },
+                _ => thermal_block_row(h0, h1, &above.dr, &above.d, &above.dl, dr, d, dl, Some(out), t),
             }
             boundary(h0, h1, n, t, below);
         }
@@ -603,6 +751,212 @@ unsafe fn thermal_row_avx2(
             _mm256_storeu_ps(out.as_mut_ptr().add(k - 1), _mm256_add_ps(hc, delta));
         }
         k += 8;
+    }
+    // The last cells (k ..= m − 2), through the generic row on slices shifted by k − 1.
+    let j = k - 1;
+    thermal_block_row(
+        &h0[j..],
+        &h1[j..m],
+        &pdr[j..],
+        &pd[j..],
+        &pdl[j..],
+        &mut cdr[j..],
+        &mut cd[j..],
+        &mut cdl[j..],
+        Some(&mut out[j..]),
+        t,
+    );
+}
+
+/// [`thermal_block_row`] without an output (the first row's carry), eight cells at a time with
+/// AVX2 (the last few through `thermal_block_row` itself): the same operations per cell (LLVM
+/// left that loop scalar).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn thermal_carry_avx2(h0: &[f32], h1: &[f32], cdr: &mut [f32], cd: &mut [f32], cdl: &mut [f32], t: [f32; 3]) {
+    use std::arch::x86_64::*;
+    let [t_edge, t_corner, rate] = t;
+    let m = h0.len();
+    if m < 3 {
+        return;
+    }
+    // Every access below is within these lengths (the loop keeps k + 8 ≤ m − 1).
+    assert!(h1.len() >= m && cdr.len() >= m && cd.len() >= m && cdl.len() >= m);
+    let (te, tc, r8) = (_mm256_set1_ps(t_edge), _mm256_set1_ps(t_corner), _mm256_set1_ps(rate));
+    let mut k = 1;
+    while k + 8 < m {
+        // SAFETY: k − 1 ≥ 0 and k + 8 < m: every load and store is within the lengths asserted
+        // above (unaligned loads and stores).
+        unsafe {
+            let ld = |s: &[f32], i: usize| _mm256_loadu_ps(s.as_ptr().add(i));
+            let hc = ld(h0, k);
+            _mm256_storeu_ps(cdl.as_mut_ptr().add(k), excess8(_mm256_sub_ps(ld(h1, k - 1), hc), tc, r8));
+            _mm256_storeu_ps(cd.as_mut_ptr().add(k), excess8(_mm256_sub_ps(ld(h1, k), hc), te, r8));
+            _mm256_storeu_ps(cdr.as_mut_ptr().add(k), excess8(_mm256_sub_ps(ld(h1, k + 1), hc), tc, r8));
+        }
+        k += 8;
+    }
+    let j = k - 1;
+    thermal_block_row(&h0[j..], &h1[j..m], &[], &[], &[], &mut cdr[j..], &mut cd[j..], &mut cdl[j..], None, t);
+}
+
+/// [`excess`] on sixteen lanes: the same IEEE operations (`vmaxps`/`vminps` with `0` second give
+/// `0` for a NaN, as with AVX2).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn excess16(
+    d: std::arch::x86_64::__m512,
+    t: std::arch::x86_64::__m512,
+    rate: std::arch::x86_64::__m512,
+) -> std::arch::x86_64::__m512 {
+    use std::arch::x86_64::*;
+    let zero = _mm512_setzero_ps();
+    _mm512_mul_ps(
+        rate,
+        _mm512_add_ps(_mm512_max_ps(_mm512_sub_ps(d, t), zero), _mm512_min_ps(_mm512_add_ps(d, t), zero)),
+    )
+}
+
+/// [`thermal_carry_avx2`] with AVX-512, sixteen cells at a time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn thermal_carry_avx512(h0: &[f32], h1: &[f32], cdr: &mut [f32], cd: &mut [f32], cdl: &mut [f32], t: [f32; 3]) {
+    use std::arch::x86_64::*;
+    let [t_edge, t_corner, rate] = t;
+    let m = h0.len();
+    if m < 3 {
+        return;
+    }
+    // Every access below is within these lengths (the loop keeps k + 16 ≤ m − 1).
+    assert!(h1.len() >= m && cdr.len() >= m && cd.len() >= m && cdl.len() >= m);
+    let (te, tc, r16) = (_mm512_set1_ps(t_edge), _mm512_set1_ps(t_corner), _mm512_set1_ps(rate));
+    let mut k = 1;
+    while k + 16 < m {
+        // SAFETY: k − 1 ≥ 0 and k + 16 < m: every load and store is within the lengths asserted
+        // above (unaligned loads and stores).
+        unsafe {
+            let ld = |s: &[f32], i: usize| _mm512_loadu_ps(s.as_ptr().add(i));
+            let hc = ld(h0, k);
+            _mm512_storeu_ps(cdl.as_mut_ptr().add(k), excess16(_mm512_sub_ps(ld(h1, k - 1), hc), tc, r16));
+            _mm512_storeu_ps(cd.as_mut_ptr().add(k), excess16(_mm512_sub_ps(ld(h1, k), hc), te, r16));
+            _mm512_storeu_ps(cdr.as_mut_ptr().add(k), excess16(_mm512_sub_ps(ld(h1, k + 1), hc), tc, r16));
+        }
+        k += 16;
+    }
+    let j = k - 1;
+    thermal_block_row(&h0[j..], &h1[j..m], &[], &[], &[], &mut cdr[j..], &mut cd[j..], &mut cdl[j..], None, t);
+}
+
+/// [`thermal_row_avx2`] with AVX-512, sixteen cells at a time: the same operations in the same
+/// order per cell (the horizontal pairs rotated by one lane of sixteen), the same bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn thermal_row_avx512(
+    h0: &[f32],
+    h1: &[f32],
+    pdr: &[f32],
+    pd: &[f32],
+    pdl: &[f32],
+    cdr: &mut [f32],
+    cd: &mut [f32],
+    cdl: &mut [f32],
+    out: &mut [f32],
+    t: [f32; 3],
+) {
+    use std::arch::x86_64::*;
+    let [t_edge, t_corner, rate] = t;
+    let m = h0.len();
+    if m < 3 {
+        return;
+    }
+    // Every access below is within these lengths (the loop keeps k + 16 ≤ m − 1).
+    assert!(h1.len() >= m && pdr.len() >= m && pd.len() >= m && pdl.len() >= m);
+    assert!(cdr.len() >= m && cd.len() >= m && cdl.len() >= m && out.len() >= m - 2);
+    let (te, tc, r16) = (_mm512_set1_ps(t_edge), _mm512_set1_ps(t_corner), _mm512_set1_ps(rate));
+    let zero = _mm512_setzero_ps();
+    let rotate = _mm512_setr_epi32(15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14);
+    // Lane 0: the pair left of the first cell (cells 0 and 1).
+    let mut prev = _mm512_set1_ps(excess(h0[1] - h0[0], t_edge, rate));
+    let mut k = 1;
+    // Two vectors at a time (cells k.. and k + 16..), their operations interleaved so that the
+    // two ordered sums, each a chain of dependent additions, overlap; each lane's operations
+    // are those of the loop below, in the same order.
+    while k + 32 < m {
+        // SAFETY: k − 1 ≥ 0 and k + 32 < m: every load and store is within the lengths asserted
+        // above (unaligned loads and stores).
+        unsafe {
+            let ld = |s: &[f32], i: usize| _mm512_loadu_ps(s.as_ptr().add(i));
+            let (ka, kb) = (k, k + 16);
+            let (hca, hcb) = (ld(h0, ka), ld(h0, kb));
+            let right_a = excess16(_mm512_sub_ps(ld(h0, ka + 1), hca), te, r16);
+            let right_b = excess16(_mm512_sub_ps(ld(h0, kb + 1), hcb), te, r16);
+            let rotated_a = _mm512_permutexvar_ps(rotate, right_a);
+            let rotated_b = _mm512_permutexvar_ps(rotate, right_b);
+            let left_a = _mm512_mask_blend_ps(1, rotated_a, prev);
+            let left_b = _mm512_mask_blend_ps(1, rotated_b, rotated_a);
+            prev = rotated_b;
+            let dl_a = excess16(_mm512_sub_ps(ld(h1, ka - 1), hca), tc, r16);
+            let dl_b = excess16(_mm512_sub_ps(ld(h1, kb - 1), hcb), tc, r16);
+            let d_a = excess16(_mm512_sub_ps(ld(h1, ka), hca), te, r16);
+            let d_b = excess16(_mm512_sub_ps(ld(h1, kb), hcb), te, r16);
+            let dr_a = excess16(_mm512_sub_ps(ld(h1, ka + 1), hca), tc, r16);
+            let dr_b = excess16(_mm512_sub_ps(ld(h1, kb + 1), hcb), tc, r16);
+            _mm512_storeu_ps(cdl.as_mut_ptr().add(ka), dl_a);
+            _mm512_storeu_ps(cdl.as_mut_ptr().add(kb), dl_b);
+            _mm512_storeu_ps(cd.as_mut_ptr().add(ka), d_a);
+            _mm512_storeu_ps(cd.as_mut_ptr().add(kb), d_b);
+            _mm512_storeu_ps(cdr.as_mut_ptr().add(ka), dr_a);
+            _mm512_storeu_ps(cdr.as_mut_ptr().add(kb), dr_b);
+            let mut delta_a = _mm512_sub_ps(zero, ld(pdr, ka - 1));
+            let mut delta_b = _mm512_sub_ps(zero, ld(pdr, kb - 1));
+            delta_a = _mm512_sub_ps(delta_a, ld(pd, ka));
+            delta_b = _mm512_sub_ps(delta_b, ld(pd, kb));
+            delta_a = _mm512_sub_ps(delta_a, ld(pdl, ka + 1));
+            delta_b = _mm512_sub_ps(delta_b, ld(pdl, kb + 1));
+            delta_a = _mm512_sub_ps(delta_a, left_a);
+            delta_b = _mm512_sub_ps(delta_b, left_b);
+            delta_a = _mm512_add_ps(delta_a, right_a);
+            delta_b = _mm512_add_ps(delta_b, right_b);
+            delta_a = _mm512_add_ps(delta_a, dl_a);
+            delta_b = _mm512_add_ps(delta_b, dl_b);
+            delta_a = _mm512_add_ps(delta_a, d_a);
+            delta_b = _mm512_add_ps(delta_b, d_b);
+            delta_a = _mm512_add_ps(delta_a, dr_a);
+            delta_b = _mm512_add_ps(delta_b, dr_b);
+            _mm512_storeu_ps(out.as_mut_ptr().add(ka - 1), _mm512_add_ps(hca, delta_a));
+            _mm512_storeu_ps(out.as_mut_ptr().add(kb - 1), _mm512_add_ps(hcb, delta_b));
+        }
+        k += 32;
+    }
+    while k + 16 < m {
+        // SAFETY: k − 1 ≥ 0 and k + 16 < m: every load and store is within the lengths asserted
+        // above (unaligned loads and stores).
+        unsafe {
+            let ld = |s: &[f32], i: usize| _mm512_loadu_ps(s.as_ptr().add(i));
+            let hc = ld(h0, k);
+            let right = excess16(_mm512_sub_ps(ld(h0, k + 1), hc), te, r16);
+            let rotated = _mm512_permutexvar_ps(rotate, right);
+            let left = _mm512_mask_blend_ps(1, rotated, prev);
+            prev = rotated;
+            let dl = excess16(_mm512_sub_ps(ld(h1, k - 1), hc), tc, r16);
+            let d = excess16(_mm512_sub_ps(ld(h1, k), hc), te, r16);
+            let dr = excess16(_mm512_sub_ps(ld(h1, k + 1), hc), tc, r16);
+            _mm512_storeu_ps(cdl.as_mut_ptr().add(k), dl);
+            _mm512_storeu_ps(cd.as_mut_ptr().add(k), d);
+            _mm512_storeu_ps(cdr.as_mut_ptr().add(k), dr);
+            let mut delta = _mm512_sub_ps(zero, ld(pdr, k - 1));
+            delta = _mm512_sub_ps(delta, ld(pd, k));
+            delta = _mm512_sub_ps(delta, ld(pdl, k + 1));
+            delta = _mm512_sub_ps(delta, left);
+            delta = _mm512_add_ps(delta, right);
+            delta = _mm512_add_ps(delta, dl);
+            delta = _mm512_add_ps(delta, d);
+            delta = _mm512_add_ps(delta, dr);
+            _mm512_storeu_ps(out.as_mut_ptr().add(k - 1), _mm512_add_ps(hc, delta));
+        }
+        k += 16;
     }
     // The last cells (k ..= m − 2), through the generic row on slices shifted by k − 1.
     let j = k - 1;
@@ -2044,9 +2398,17 @@ mod tests {
             state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             state
         };
-        for (w, rows, special) in
-            [(7usize, 3usize, true), (17, 3, true), (26, 4, true), (300, 4, true), (600, 5, false), (1030, 2, true)]
-        {
+        for (w, rows, special) in [
+            (7usize, 3usize, true),
+            (17, 3, true),
+            (26, 4, true),
+            (41, 3, true),
+            (57, 3, true),
+            (90, 2, true),
+            (300, 4, true),
+            (600, 5, false),
+            (1030, 2, true),
+        ] {
             let from: Vec<f32> = (0..(rows + 2) * w)
                 .map(|_| {
                     let r = next();
@@ -2074,7 +2436,7 @@ mod tests {
                 }
                 let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 let mut scalar = vec![0.0f32; rows * w];
-                thermal_block::<false>(&from, &mut scalar, w, xa, xb, t);
+                thermal_block::<SCALAR>(&from, &mut scalar, w, xa, xb, t);
                 assert!(bits(&scalar) == bits(&plain), "scalar, width {w}, {t:?}");
                 #[cfg(target_arch = "x86_64")]
                 if std::arch::is_x86_feature_detected!("avx2") {
@@ -2082,6 +2444,13 @@ mod tests {
                     // SAFETY: the processor supports AVX2 (checked above).
                     unsafe { thermal_block_avx2(&from, &mut simd, w, xa, xb, t) };
                     assert!(bits(&simd) == bits(&plain), "AVX2, width {w}, {t:?}");
+                }
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    let mut simd = vec![0.0f32; rows * w];
+                    // SAFETY: the processor supports AVX-512F (checked above).
+                    unsafe { thermal_block_avx512(&from, &mut simd, w, xa, xb, t) };
+                    assert!(bits(&simd) == bits(&plain), "AVX-512, width {w}, {t:?}");
                 }
             }
         }
@@ -2099,28 +2468,42 @@ mod tests {
             ((x as f32 * 0.013 + r * 0.2) * 8.0).floor() / 8.0 * 0.5 + (y as f32 * 0.004) + r * 0.05 - 0.4
         };
         let bits = |m: &HeightMap| m.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-        // Thermal: 2048 wide with 640 KB band buffers gives bands of 24 rows and sweeps of 8
-        // iterations; the default budget, 80 rows.
-        let (w, h) = (2048u64, 90u64);
-        let buffer = Rect::new(-1000, -40, w, h);
-        let small = 640 << 10;
-        let (depth, band) = thermal_blocking(w as usize, small);
-        assert!(band < h as usize / 2 && depth < 17, "{depth} {band}");
+        // Thermal: sweeps of 2 to 8 iterations, levels keeping 3 to 40 rows, bands of 1 to 90
+        // rows (and the default plan), with `own` everywhere, inside, at an edge, past a corner
+        // (spans that end before the last iteration) and outside.
+        let (w, h) = (260u64, 90u64);
+        let buffer = Rect::new(-100, -40, w, h);
+        let plans = [(2, 3, 1), (2, 4, 7), (4, 3, 2), (4, 5, 13), (8, 3, 5), (8, 13, 64), (8, 40, 90), (6, 7, 3)];
         for threads in [1, 3] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            for own in [buffer.expand(1 << 20), Rect::new(-990, -20, 30, 40), Rect::new(1000, 30, 40, 40)] {
-                for iterations in [1, 2, 8, 9, 17] {
+            for own in [
+                buffer.expand(1 << 20),
+                Rect::new(-90, -20, 30, 40),
+                Rect::new(150, 30, 40, 40),
+                Rect::new(162, 52, 5, 5),
+                Rect::new(400, 0, 5, 5),
+            ] {
+                for iterations in [1, 2, 3, 8, 9, 17] {
                     let p = Thermal { iterations, talus: 0.002, rate: 0.0625 };
-                    let (mut a, mut b) = (map_over(buffer, f), map_over(buffer, f));
-                    pool.install(|| thermal_with(&mut a, own, p, small)).unwrap();
+                    let mut b = map_over(buffer, f);
                     reference::thermal(&mut b, own, p).unwrap();
-                    assert!(bits(&a) == bits(&b), "thermal {own:?} {iterations} on {threads} threads");
+                    for (depth, kept, band) in plans {
+                        let mut a = map_over(buffer, f);
+                        pool.install(|| thermal_with(&mut a, own, p, ThermalPlan { depth, kept, band })).unwrap();
+                        assert!(
+                            bits(&a) == bits(&b),
+                            "thermal {own:?} {iterations} on {threads} threads, plan {depth} {kept} {band}"
+                        );
+                    }
                     let mut c = map_over(buffer, f);
                     pool.install(|| thermal(&mut c, own, p)).unwrap();
-                    assert!(bits(&c) == bits(&b), "thermal {own:?} {iterations} on {threads} threads, default bands");
+                    assert!(bits(&c) == bits(&b), "thermal {own:?} {iterations} on {threads} threads, default plan");
                 }
             }
         }
+        // The default plans: 8 iterations per sweep at 4096 and 1024 columns.
+        assert_eq!(thermal_plan(4096, 4096, 2, THERMAL_LEVEL_BYTES), ThermalPlan { depth: 8, kept: 12, band: 1024 });
+        assert_eq!(thermal_plan(1024, 1024, 1, THERMAL_LEVEL_BYTES), ThermalPlan { depth: 8, kept: 40, band: 512 });
         // Hydraulic: sweeps of 1 to 8 iterations over bands of 1 to 150 rows (and the default).
         let buffer = Rect::new(-20, -70, 43, 150);
         let cuts = [(1, 32), (2, 5), (3, 17), (8, 3), (8, 64), (4, 150), (5, 1)];
