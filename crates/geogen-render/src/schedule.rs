@@ -73,14 +73,20 @@ fn generator_chains(seq: &RenderingSequence) -> Vec<(usize, usize)> {
     chains
 }
 
-/// At most this many chains are tried for a split (each try plans the sequence once).
+/// At most this many chains are tried for a split (each try plans the sequence once), and none in
+/// sequences longer than [`SPLIT_MAX_STEPS`], where planning that often would cost more than it
+/// could save.
 const SPLIT_TRIES: usize = 16;
+const SPLIT_MAX_STEPS: usize = 4096;
 
 /// `seq` with generator chains split where that pays (see the module docs): for a chain whose
 /// object is only read (not modified) by the first step after it that names it, the steps from
 /// the second one that names it on read a copy of the chain inserted right before that step.
 fn split_chains(seq: &RenderingSequence) -> RenderingSequence {
     let steps = seq.steps();
+    if steps.len() > SPLIT_MAX_STEPS {
+        return seq.clone();
+    }
     let cost = |seq: &RenderingSequence| {
         RenderMetadata::calculate(seq)
             .ok()
