@@ -50,7 +50,7 @@ fuzz_target!(|data: &[u8]| {
         Ok(_) => {}
         Err(failure) => return check(&failure),
     }
-    let config = RenderConfig { memory_limit: 8 << 20 };
+    let config = RenderConfig { memory_limit: 8 << 20, ..RenderConfig::default() };
     if let Err(failure) = script.render(&settings, &config, None) {
         check(&failure);
     }
