@@ -43,6 +43,13 @@ pub fn calculate_bounds(seq: &RenderingSequence, graph: &RenderingGraph) -> Resu
 fn narrowing(seq: &RenderingSequence, supports: &Supports, i: usize, own: Bounds) -> Option<Narrowed> {
     let step = &seq.steps()[i];
     let (Bounds::Map(rect), Effect::Modify) = (own, step.op.effect()) else { return None };
+    // Far out, bounds rules clip and clamp rectangles at the ends of the coordinate range, where the
+    // support rules' arithmetic no longer holds: such steps are never narrowed.
+    const FAR: i128 = 1 << 61;
+    let (x1, y1) = rect.last_pixel();
+    if [rect.x, rect.y, x1, y1].iter().any(|&c| i128::from(c).abs() > FAR) {
+        return None;
+    }
     let narrow = if let Some(region) = supports.changed.get(i).copied().flatten() {
         Narrowed { part: rect.intersect(&region), fill: None }
     } else {

@@ -96,14 +96,19 @@ fn split_chains(seq: &RenderingSequence) -> RenderingSequence {
     let mut tries = 0;
     // Later chains first, so that the step indexes of earlier ones stay valid in `best`.
     for (start, end) in generator_chains(seq).into_iter().rev() {
-        let made = steps[start].ret;
-        let mut names = (end..steps.len()).filter(|&j| steps[j].args.contains(&made) || steps[j].ret == made);
+        // Copies for later chains are inserted after their own ends, so `start..end` still holds
+        // in the current sequence; the uses of the chain's object are looked up there.
+        let current = best.as_ref().map_or(seq, |(s, _)| s);
+        let now = current.steps();
+        let made = now[start].ret;
+        let mut names = (end..now.len()).filter(|&j| now[j].args.contains(&made) || now[j].ret == made);
         let (Some(first), Some(second)) = (names.next(), names.next()) else { continue };
-        if steps[first].ret == made || tries == SPLIT_TRIES {
+        // The first use must only read the object: a step returning it (an in-place step, or a
+        // yield, which returns its argument) is taken to change it.
+        if now[first].ret == made || tries == SPLIT_TRIES {
             continue;
         }
         tries += 1;
-        let current = best.as_ref().map_or(seq, |(s, _)| s);
         let Some(before) = best.as_ref().map(|(_, c)| *c).or_else(|| cost(seq)) else { return seq.clone() };
         let Some(split) = with_copy(current, start, end, second) else { continue };
         match cost(&split) {

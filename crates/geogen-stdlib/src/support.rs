@@ -56,7 +56,17 @@ pub fn unchanged_adding_zero(target: Option<Support>, other: Option<Support>, ad
 /// of that box, plus a margin for rounding. The background is the source's: the interpolation
 /// `a + (b − a) × t` of equal heights is exactly `a`, except that `−0 + (+0)` gives +0, so a −0
 /// background gives no support.
-pub fn resampled_support(source: Option<Support>, forward: impl Fn(f64, f64) -> (f64, f64)) -> Option<Support> {
+///
+/// `condition` bounds the transform's condition number: the kernel maps each output pixel back
+/// with the computed inverse, whose error grows with it and with the coordinates, so the margin
+/// does too. Far out (beyond 2^50) the bounds rules clamp rectangles and a sample may land
+/// anywhere in the source: no support there.
+pub fn resampled_support(
+    source: Option<Support>,
+    condition: f64,
+    forward: impl Fn(f64, f64) -> (f64, f64),
+) -> Option<Support> {
+    const FAR: f64 = 1_125_899_906_842_624.0; // 2^50
     let source = source?;
     if source.background.to_bits() == (-0.0f32).to_bits() {
         return None;
@@ -68,13 +78,22 @@ pub fn resampled_support(source: Option<Support>, forward: impl Fn(f64, f64) -> 
     let (x1, y1) = r.last_pixel();
     let (x0, y0, x1, y1) = (r.x as f64 - 1.0, r.y as f64 - 1.0, x1 as f64 + 1.0, y1 as f64 + 1.0);
     let corners = [forward(x0, y0), forward(x1, y0), forward(x0, y1), forward(x1, y1)];
-    if corners.iter().any(|(x, y)| !x.is_finite() || !y.is_finite() || x.abs() > 1e15 || y.abs() > 1e15) {
+    let reach = corners.iter().flat_map(|&(x, y)| [x, y]).chain([x0, y0, x1, y1]).fold(0.0f64, |m, v| m.max(v.abs()));
+    let usable = reach < FAR && condition.is_finite() && condition >= 1.0;
+    if !usable {
+        return None;
+    }
+    // The inverse's relative error is a few units of 2^-52 times the condition number; 2^-40 is
+    // far more, and 2 pixels cover the floor, the next pixel and rounding.
+    let slack = reach * condition / 1_099_511_627_776.0; // 2^40
+    if slack.is_nan() || slack >= 1e6 {
         return None;
     }
     let span = |f: fn(&(f64, f64)) -> f64| {
         corners.iter().map(f).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)))
     };
-    Some(Support { rect: covering_rect(span(|c| c.0), span(|c| c.1), 2), background: source.background })
+    let margin = 2 + libm::ceil(slack) as i64;
+    Some(Support { rect: covering_rect(span(|c| c.0), span(|c| c.1), margin), background: source.background })
 }
 
 /// The range of a bilinear resampling of a map of `range`, or of a linear interpolation between
@@ -113,7 +132,8 @@ mod tests {
         assert_eq!(unchanged_adding_zero(t(small, -0.0), t(small, 0.0), true), None);
         assert_eq!(unchanged_adding_zero(t(small, 0.0), t(small, 0.0), false), None);
         assert_eq!(unchanged_adding_zero(None, t(small, 0.0), true), None);
-        assert_eq!(resampled_support(t(small, -0.0), |x, y| (x, y)), None);
-        assert_eq!(resampled_support(t(Rect::EMPTY, 0.25), |x, y| (2.0 * x, y)), t(Rect::EMPTY, 0.25));
+        assert_eq!(resampled_support(t(small, -0.0), 1.0, |x, y| (x, y)), None);
+        assert_eq!(resampled_support(t(Rect::EMPTY, 0.25), 2.0, |x, y| (2.0 * x, y)), t(Rect::EMPTY, 0.25));
+        assert_eq!(resampled_support(t(Rect::new(1 << 51, 0, 2, 2), 0.25), 1.0, |x, y| (x, y)), None);
     }
 }

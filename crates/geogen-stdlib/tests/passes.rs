@@ -467,3 +467,51 @@ fn a_generator_chain_read_far_apart_is_split_with_the_same_bytes() {
     let render = |seq: RenderingSequence| geogen_render::render(seq, &RenderConfig::default()).unwrap();
     assert_eq!(render(split), render(s));
 }
+
+/// Far out, bounds rules clip rectangles at the ends of the coordinate range and clamp sample
+/// positions: the support rules must not claim anything there (found by review: a Move by 10^30,
+/// a yield at i64::MAX, a transform sampling beyond 2^60). With and without the support pass, the
+/// same bytes.
+#[test]
+fn the_support_pass_claims_nothing_at_the_ends_of_the_coordinate_range() {
+    use geogen_stdlib::transforms::{Move, Transform};
+    let moved = |offset: (f64, f64), rect: Rect| {
+        let mut s = RenderingSequence::new(1.0).unwrap();
+        let base = s.push_create(Flat::new(0.0), &[], None).unwrap();
+        let feature = s.push_create(Flat::new(0.3), &[], None).unwrap();
+        s.push_modify(Move { offset }, feature, &[], None).unwrap();
+        s.push_modify(AddMap, base, &[feature], None).unwrap();
+        s.push_yield(base, "main", rect, None).unwrap();
+        s
+    };
+    let transformed = || {
+        let mut s = RenderingSequence::new(1.0).unwrap();
+        let base = s.push_create(Flat::new(-1.0), &[], None).unwrap();
+        let feature = s.push_create(RadialGradient::new((0.0, 0.0), 20.0, 1.0, -1.0), &[], None).unwrap();
+        s.push_modify(Move { offset: ((1u64 << 60) as f64, 0.0) }, feature, &[], None).unwrap();
+        s.push_modify(Transform::new("HeightMap.Transform", [1e-4, 0.0, 0.0, 1e-4]).unwrap(), feature, &[], None)
+            .unwrap();
+        s.push_modify(Unify, base, &[feature], None).unwrap();
+        s.push_yield(base, "main", Rect::new(500_000_000_000_000, 0, 4, 1), None).unwrap();
+        s
+    };
+    let cases = [
+        moved((-1e30, 0.0), Rect::new(0, 0, 4, 4)),
+        moved((-100.0, 0.0), Rect::new(i64::MAX - 8, 0, 8, 4)),
+        transformed(),
+    ];
+    for (k, s) in cases.into_iter().enumerate() {
+        let render = |support_pass| {
+            let config = RenderConfig { support_pass, ..RenderConfig::default() };
+            geogen_render::render(s.clone(), &config).map(|maps| {
+                maps.into_iter()
+                    .map(|(n, m)| (n, m.data().iter().map(|h| h.to_bits()).collect::<Vec<_>>()))
+                    .collect::<Vec<_>>()
+            })
+        };
+        match (render(true), render(false)) {
+            (Ok(with), Ok(without)) => assert_eq!(with, without, "case {k}"),
+            (with, without) => assert_eq!(with.is_ok(), without.is_ok(), "case {k}: {with:?} / {without:?}"),
+        }
+    }
+}

@@ -2,8 +2,7 @@
 
 use geogen_render::scale::scaled_distance;
 use geogen_render::{
-    background_of, monotone_range, Bounds, Effect, Facts, KernelContext, Object, ObjectKind, OpContext, Operation,
-    Range, RenderError, Support,
+    Bounds, Effect, Facts, KernelContext, Object, ObjectKind, OpContext, Operation, Range, RenderError, Support,
 };
 use geogen_vm::{RuntimeError, Value};
 
@@ -23,6 +22,17 @@ impl Blur {
 
     fn window(&self, scale: f64) -> Window {
         Window::of_radius(scaled_distance(self.radius, scale))
+    }
+
+    /// The kernel's blur of a map that is `height` everywhere: the kernel run on one pixel. Its
+    /// clamped edges repeat that pixel, so every window holds the same heights as a window of a
+    /// large constant map, and the sums and their exact divisions are the same (checked against
+    /// the whole window in the tests). Cheap at any radius, unlike evaluating over the window.
+    pub fn of_constant(&self, height: f32, scale: f64) -> Option<f32> {
+        let pixel = geogen_render::Rect::new(0, 0, 1, 1);
+        let mut map = geogen_render::HeightMap::from_data(pixel, vec![height])?;
+        box_blur(&mut map, scaled_distance(self.radius, scale)).ok()?;
+        map.get(0, 0)
     }
 }
 
@@ -77,12 +87,19 @@ impl Operation for Blur {
         let w = self.window(ctx.scale);
         Some(Support {
             rect: source.rect.expand_sides(w.high.saturating_add(1), w.low.saturating_add(1)),
-            background: background_of(self, &[source.background], ctx)?,
+            background: self.of_constant(source.background, ctx.scale)?,
         })
     }
     /// The box blur is monotonic: every conversion and division in it rounds the same way.
     fn range(&self, args: &[Facts], ctx: &OpContext) -> Range {
-        monotone_range(self, args, ctx)
+        let range = crate::support::range_of(args, 0);
+        if range == Range::FULL {
+            return Range::FULL;
+        }
+        match (self.of_constant(range.low, ctx.scale), self.of_constant(range.high, ctx.scale)) {
+            (Some(low), Some(high)) if low <= high => Range::between(low, high),
+            _ => Range::FULL,
+        }
     }
     fn extra_memory(&self, extent: Bounds, ctx: &OpContext) -> u64 {
         let rect = extent.rect();
@@ -90,5 +107,28 @@ impl Operation for Blur {
     }
     fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         box_blur(target.as_map_mut()?, scaled_distance(self.radius, ctx.scale))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one-pixel evaluation equals the blur of a constant map over a whole window, at several
+    /// radii, scales and heights (the bits the support rule promises).
+    #[test]
+    fn a_constant_blurred_on_one_pixel_equals_the_whole_window() {
+        let heights = [-1.0f32, -0.4, -0.0, 0.0, 1e-9, 0.1, 0.3333, 0.7, 1.0];
+        for radius in [0.0, 1.0, 3.0, 8.0, 50.0] {
+            for scale in [0.5, 1.0, 1.7] {
+                let blur = Blur::new(radius);
+                let ctx = OpContext { scale };
+                for h in heights {
+                    let whole = geogen_render::background_of(&blur, &[h], &ctx).unwrap();
+                    let one = blur.of_constant(h, scale).unwrap();
+                    assert_eq!(one.to_bits(), whole.to_bits(), "r {radius} scale {scale} h {h}");
+                }
+            }
+        }
     }
 }

@@ -69,9 +69,14 @@ impl Operation for Move {
         let (dx, dy) = self.physical(ctx.scale);
         Bounds::Map(arg_extents.first().copied().unwrap_or(own).rect().translate(dx, dy))
     }
-    /// The pixels move unchanged, background and all.
+    /// The pixels move unchanged, background and all, as long as no rectangle is clipped at the
+    /// ends of the coordinate range (then the moved map does not cover its bounds).
     fn support(&self, args: &[Facts], ctx: &OpContext) -> Option<Support> {
+        const FAR: u64 = 1 << 40;
         let (dx, dy) = self.physical(ctx.scale);
+        if dx.unsigned_abs() > FAR || dy.unsigned_abs() > FAR {
+            return None;
+        }
         let source = crate::support::support_of(args, 0)?;
         Some(Support { rect: source.rect.translate(dx, dy), ..source })
     }

@@ -87,7 +87,8 @@ impl Operation for Rescale {
     }
     fn support(&self, args: &[Facts], _: &OpContext) -> Option<Support> {
         let (h, v) = (self.horizontal, self.vertical);
-        crate::support::resampled_support(crate::support::support_of(args, 0), |x, y| (x * h, y * v))
+        let condition = (h.max(v) / h.min(v)).max(1.0);
+        crate::support::resampled_support(crate::support::support_of(args, 0), condition, |x, y| (x * h, y * v))
     }
     fn range(&self, args: &[Facts], _: &OpContext) -> Range {
         crate::support::interpolated_range(crate::support::range_of(args, 0))

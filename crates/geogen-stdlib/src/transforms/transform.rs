@@ -137,7 +137,10 @@ impl Operation for Transform {
     }
     fn support(&self, args: &[Facts], _: &OpContext) -> Option<Support> {
         let [a11, a12, a21, a22] = self.matrix;
-        crate::support::resampled_support(crate::support::support_of(args, 0), |x, y| {
+        // The condition number, bounded by the product of the Frobenius norms.
+        let norm = |m: [f64; 4]| libm::sqrt(m.iter().map(|v| v * v).sum::<f64>());
+        let condition = norm(self.matrix) * norm(self.inverse);
+        crate::support::resampled_support(crate::support::support_of(args, 0), condition, |x, y| {
             (a11 * x + a12 * y, a21 * x + a22 * y)
         })
     }
