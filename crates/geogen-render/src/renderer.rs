@@ -282,19 +282,9 @@ impl Renderer {
                 Effect::Modify => {
                     let mut target = self.slots[step.ret.index()].take().ok_or_else(|| missing(step.ret))?;
                     let self_copy = step.args[1..].contains(&step.ret).then(|| target.clone());
-                    let result = {
-                        let inputs = step.args[1..]
-                            .iter()
-                            .map(|s| {
-                                if *s == step.ret {
-                                    self_copy.as_ref().ok_or_else(|| missing(*s))
-                                } else {
-                                    self.slots[s.index()].as_ref().ok_or_else(|| missing(*s))
-                                }
-                            })
-                            .collect::<Result<Vec<_>, _>>();
-                        inputs.and_then(|inputs| step.op.render(&ctx, &mut target, &inputs))
-                    };
+                    let result = self
+                        .modify_inputs(i, self_copy.as_ref())
+                        .and_then(|inputs| step.op.render(&ctx, &mut target, &inputs));
                     self.slots[step.ret.index()] = Some(target);
                     result.map_err(|e| e.at_step(step.location))?;
                 }
@@ -307,6 +297,20 @@ impl Renderer {
             cb(progress);
         }
         Ok(true)
+    }
+
+    /// The inputs of in-place step `i` (its arguments after the target), with `self_copy` (a copy
+    /// of the target taken before the kernel) where it reads its own slot.
+    fn modify_inputs<'a>(&'a self, i: usize, self_copy: Option<&'a Object>) -> Result<Vec<&'a Object>, RenderError> {
+        let step = &self.seq.steps()[i];
+        let missing = |slot: crate::Slot| RenderError::Internal(format!("step #{}: slot {slot} is empty", i + 1));
+        step.args[1..]
+            .iter()
+            .map(|s| {
+                let object = if *s == step.ret { self_copy } else { self.slots[s.index()].as_ref() };
+                object.ok_or_else(|| missing(*s))
+            })
+            .collect()
     }
 
     /// An in-place step the support pass narrowed to a part of its bounds (`bounds.rs`): its
@@ -328,16 +332,7 @@ impl Renderer {
                 return Ok(());
             }
             let self_copy = step.args[1..].contains(&step.ret).then(|| target.clone());
-            let inputs = step.args[1..]
-                .iter()
-                .map(|s| {
-                    if *s == step.ret {
-                        self_copy.as_ref().ok_or_else(|| missing(*s))
-                    } else {
-                        self.slots[s.index()].as_ref().ok_or_else(|| missing(*s))
-                    }
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+            let inputs = self.modify_inputs(i, self_copy.as_ref())?;
             let reach = target.as_map()?.rect().intersect(&own);
             // A kernel without map inputs would run over the whole target: it runs on the part.
             let contained = inputs.iter().any(|input| matches!(input, Object::Map(_)))

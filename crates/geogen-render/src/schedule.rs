@@ -122,32 +122,10 @@ fn split_chains(seq: &RenderingSequence) -> RenderingSequence {
 /// `seq` with a copy of the chain `[start, end)` inserted before step `at`, the steps from `at` on
 /// reading the copy instead of the chain's object.
 fn with_copy(seq: &RenderingSequence, start: usize, end: usize, at: usize) -> Option<RenderingSequence> {
-    let mut out = RenderingSequence::new(seq.scale()).ok()?.with_max_steps(seq.max_steps());
-    let mut renamed: Vec<Option<Slot>> = vec![None; seq.slot_count()];
-    let push = |out: &mut RenderingSequence, renamed: &mut Vec<Option<Slot>>, i: usize| -> Option<()> {
-        let step = &seq.steps()[i];
-        let args: Vec<Slot> =
-            step.args.iter().map(|s| renamed.get(s.index()).copied().flatten()).collect::<Option<_>>()?;
-        let ret = match step.op.effect() {
-            Effect::Create(_) => {
-                let new = out.next_slot();
-                *renamed.get_mut(step.ret.index())? = Some(new);
-                new
-            }
-            Effect::Modify => renamed.get(step.ret.index()).copied().flatten()?,
-        };
-        out.push(step.op.clone(), args, ret, step.location).ok()?;
-        Some(())
-    };
-    for i in 0..seq.len() {
-        if i == at {
-            for j in start..end {
-                push(&mut out, &mut renamed, j)?;
-            }
-        }
-        push(&mut out, &mut renamed, i)?;
-    }
-    Some(out)
+    let order: Vec<usize> = (0..seq.len())
+        .flat_map(|i| if i == at { (start..end).chain(i..i + 1) } else { (i..i).chain(i..i + 1) })
+        .collect();
+    reordered(seq, &order)
 }
 
 /// The order of the steps with each generator chain deferred to just before its first reader.
@@ -200,7 +178,9 @@ fn deferred_order(seq: &RenderingSequence) -> Vec<usize> {
 }
 
 /// The steps of `seq` in `order`, slots renumbered in their new order of creation; `None` if the
-/// result is not a valid sequence (it always is for a [`deferred_order`]).
+/// result is not a valid sequence (it always is for a [`deferred_order`]). A step may come twice
+/// (a copied generator chain): its second creation renames the slot, so the steps after it read
+/// the copy.
 fn reordered(seq: &RenderingSequence, order: &[usize]) -> Option<RenderingSequence> {
     let mut out = RenderingSequence::new(seq.scale()).ok()?.with_max_steps(seq.max_steps());
     let mut renamed: Vec<Option<Slot>> = vec![None; seq.slot_count()];
