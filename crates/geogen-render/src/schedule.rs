@@ -83,8 +83,7 @@ const SPLIT_MAX_STEPS: usize = 4096;
 /// object is only read (not modified) by the first step after it that names it, the steps from
 /// the second one that names it on read a copy of the chain inserted right before that step.
 fn split_chains(seq: &RenderingSequence) -> RenderingSequence {
-    let steps = seq.steps();
-    if steps.len() > SPLIT_MAX_STEPS {
+    if seq.len() > SPLIT_MAX_STEPS {
         return seq.clone();
     }
     let cost = |seq: &RenderingSequence| {
@@ -92,31 +91,35 @@ fn split_chains(seq: &RenderingSequence) -> RenderingSequence {
             .ok()
             .map(|m| (m.bounds.iter().map(|b| b.pixels()).fold(0u64, u64::saturating_add), m.plan.peak()))
     };
-    let mut best: Option<(RenderingSequence, (u64, u64))> = None;
+    // The sequence split so far (`None`: none yet) and its cost, (pixels computed, planned peak),
+    // each sequence planned once.
+    let mut split_so_far: Option<RenderingSequence> = None;
+    let mut cost_so_far: Option<(u64, u64)> = None;
     let mut tries = 0;
-    // Later chains first, so that the step indexes of earlier ones stay valid in `best`.
+    // Later chains first: copies for a chain are inserted after its own end, so the `start..end`
+    // of earlier chains still hold in the sequence split so far; their uses are looked up there.
     for (start, end) in generator_chains(seq).into_iter().rev() {
-        // Copies for later chains are inserted after their own ends, so `start..end` still holds
-        // in the current sequence; the uses of the chain's object are looked up there.
-        let current = best.as_ref().map_or(seq, |(s, _)| s);
-        let now = current.steps();
-        let made = now[start].ret;
-        let mut names = (end..now.len()).filter(|&j| now[j].args.contains(&made) || now[j].ret == made);
+        let now = split_so_far.as_ref().unwrap_or(seq);
+        let steps = now.steps();
+        let made = steps[start].ret;
+        let mut names = (end..steps.len()).filter(|&j| steps[j].args.contains(&made) || steps[j].ret == made);
         let (Some(first), Some(second)) = (names.next(), names.next()) else { continue };
         // The first use must only read the object: a step returning it (an in-place step, or a
         // yield, which returns its argument) is taken to change it.
-        if now[first].ret == made || tries == SPLIT_TRIES {
+        if steps[first].ret == made || tries == SPLIT_TRIES {
             continue;
         }
         tries += 1;
-        let Some(before) = best.as_ref().map(|(_, c)| *c).or_else(|| cost(seq)) else { return seq.clone() };
-        let Some(split) = with_copy(current, start, end, second) else { continue };
-        match cost(&split) {
-            Some(after) if after.0 < before.0 - before.0 / 100 && after.1 <= before.1 => best = Some((split, after)),
-            _ => {}
+        let Some(split) = with_copy(now, start, end, second) else { continue };
+        let Some(before) = cost_so_far.or_else(|| cost(seq)) else { return seq.clone() };
+        cost_so_far = Some(before);
+        if let Some(after) = cost(&split) {
+            if after.0 < before.0 - before.0 / 100 && after.1 <= before.1 {
+                (split_so_far, cost_so_far) = (Some(split), Some(after));
+            }
         }
     }
-    best.map_or_else(|| seq.clone(), |(s, _)| s)
+    split_so_far.unwrap_or_else(|| seq.clone())
 }
 
 /// `seq` with a copy of the chain `[start, end)` inserted before step `at`, the steps from `at` on
