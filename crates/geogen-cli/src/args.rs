@@ -187,7 +187,9 @@ pub struct TilesCmd {
     pub shard: Option<(Option<u64>, u64)>,
     /// Render blocks of N × N tiles at once and cut them apart (the same bytes as tiles rendered one by
     /// one; a block pays the script's simulation and its operations' halo once). Default: as many
-    /// tiles as fit in 2048 pixels a side; 1 renders every tile alone, using the least memory.
+    /// tiles as fit in 4096 pixels a side, halved until a block's memory plan fits the memory
+    /// limit (2048 with --shard, the same on every machine); 1 renders every tile alone, using the
+    /// least memory.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub block: Option<u32>,
     #[command(flatten)]

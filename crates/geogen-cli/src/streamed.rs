@@ -39,7 +39,7 @@ fn strip_settings(full: &RunSettings, y: i64, height: u32) -> RunSettings {
 }
 
 /// The planned peak of a strip render, or the failure (a script error).
-fn strip_peak(script: &Script, settings: &RunSettings) -> Result<u64, CliError> {
+pub(crate) fn strip_peak(script: &Script, settings: &RunSettings) -> Result<u64, CliError> {
     let simulation = script.simulate(settings)?;
     let meta =
         geogen::RenderMetadata::calculate(&simulation.sequence).map_err(|e| script.failure(e.to_diagnostic()))?;

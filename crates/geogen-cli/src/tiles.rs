@@ -232,21 +232,40 @@ impl TileGrid {
     }
 }
 
-/// Tiles are rendered in square blocks of about this many pixels a side and cut apart. Every tile
-/// equals the same rectangle of a larger render (the tile contract), so a block pays the
+/// Tiles are rendered in square blocks of at most this many pixels a side and cut apart. Every
+/// tile equals the same rectangle of a larger render (the tile contract), so a block pays the
 /// simulation and the halo its operations need around it once for all its tiles: 250² tiles cost
-/// about what 1000² tiles cost instead of up to several times more.
-pub const BLOCK_PIXELS: u32 = 2048;
+/// about what 1000² tiles cost instead of up to several times more, and the larger the block, the
+/// less its halo and the features it shares with its neighbours (a template several islands are
+/// rotated from) are computed again. The cap keeps what one interrupted block loses, and the wait
+/// for the first tiles, small.
+pub const BLOCK_PIXELS: u32 = 4096;
 
-/// The tiles a side of one block: `--block` when given, else as many as fit in [`BLOCK_PIXELS`],
-/// fewer when the region would otherwise have fewer blocks than shards (every shard gets work).
-fn block_tiles(given: Option<u32>, grid: &TileGrid, shards: u64) -> u32 {
+/// Blocks of a sharded run: a fixed size, since every shard must cut the region into the same
+/// blocks and the shards' machines (so their default memory limits) may differ.
+pub const SHARD_BLOCK_PIXELS: u32 = 2048;
+
+/// The tiles a side of one block: `--block` when given; else as many as fit in [`BLOCK_PIXELS`]
+/// (one shard) or [`SHARD_BLOCK_PIXELS`] (several), fewer when the region would otherwise have
+/// fewer blocks than shards (every shard gets work), and, for one shard, halved until `fits` says
+/// a block of that many tiles a side fits the memory limit (a block that does not fit would render
+/// its tiles one by one, the costliest way).
+fn block_tiles(given: Option<u32>, grid: &TileGrid, shards: u64, fits: impl Fn(u32) -> bool) -> u32 {
     if let Some(given) = given {
         return given.max(1);
     }
-    let mut tiles = (BLOCK_PIXELS / grid.side).max(1);
+    let pixels = if shards > 1 { SHARD_BLOCK_PIXELS } else { BLOCK_PIXELS };
+    let mut tiles = (pixels / grid.side).max(1);
+    // Not more tiles a side than the region has: the same blocks, and `fits` plans no more than them.
+    let most = grid.columns().max(grid.rows());
+    tiles = tiles.min(u32::try_from(most).unwrap_or(u32::MAX).max(1));
     while tiles > 1 && grid.blocks(tiles).count() < shards {
         tiles -= 1;
+    }
+    if shards == 1 {
+        while tiles > 1 && !fits(tiles) {
+            tiles /= 2;
+        }
     }
     tiles
 }
@@ -634,25 +653,19 @@ impl Job<'_> {
     fn render_block(&self, tiles: &[Tile]) -> Result<usize, (Tile, TileError)> {
         let one_by_one =
             || tiles.iter().try_fold(0, |written, tile| Ok(written + self.render(tile).map_err(|e| (*tile, e))?));
-        let (Some(first), Some(last)) = (tiles.first(), tiles.last()) else { return Ok(0) };
         if tiles.len() == 1 {
             return one_by_one();
         }
-        let (x0, y0) = (tiles.iter().map(|t| t.x).min().unwrap_or(first.x), first.y);
-        let x1 = tiles.iter().map(|t| t.x + i64::from(t.width)).max().unwrap_or(x0);
-        let y1 = last.y + i64::from(last.height);
-        let settings = self.settings_for(x0, y0, (x1 - x0) as u32, (y1 - y0) as u32);
+        let Some((x0, y0, width, height)) = cells_rect(tiles) else { return Ok(0) };
+        let settings = self.settings_for(x0, y0, width, height);
         let Ok((rendered, _reservation)) =
             self.script.render_admitted(&settings, &self.config, |bytes| self.budget.reserve(bytes))
         else {
             return one_by_one();
         };
         let margin = self.settings.yield_margin;
-        // The cells are cut out and encoded on every core, then written together, a group of about
-        // COMMIT_PIXELS at a time so that encoded files held at once stay small next to the render.
-        let mut written = 0;
-        for group in commit_groups(tiles) {
-            let encoded = group
+        let encode_group = |group: &[Tile]| {
+            group
                 .par_iter()
                 .map(|tile| {
                     let geometry = self
@@ -672,10 +685,39 @@ impl Job<'_> {
                     let files = self.encode(tile, &maps, geometry.yield_rect()).map_err(|e| (*tile, e))?;
                     Ok((*tile, files))
                 })
-                .collect::<Result<Vec<_>, (Tile, TileError)>>()?;
-            written += self.commit(&encoded)?;
-        }
-        Ok(written)
+                .collect::<Result<Vec<_>, (Tile, TileError)>>()
+        };
+        // The cells are cut out and encoded on every core, a group of about COMMIT_PIXELS at a time
+        // so that encoded files held at once stay small next to the render; a thread of its own
+        // writes each group (waiting for the disk) while the next one is encoded.
+        std::thread::scope(|scope| {
+            let (send, receive) = std::sync::mpsc::sync_channel::<Vec<(Tile, CellFiles)>>(1);
+            let writer = scope.spawn(move || {
+                receive.into_iter().try_fold(0, |written, encoded| Ok(written + self.commit(&encoded)?))
+            });
+            let mut failed = None;
+            for group in commit_groups(tiles, rayon::current_num_threads()) {
+                match encode_group(group) {
+                    // A send fails only when the writer has stopped on an error: it reports that.
+                    Ok(encoded) => {
+                        if send.send(encoded).is_err() {
+                            break;
+                        }
+                    }
+                    Err(error) => {
+                        failed = Some(error);
+                        break;
+                    }
+                }
+            }
+            drop(send);
+            let written = writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            // The writer's failure is in an earlier group than an encoding failure after it.
+            match (written, failed) {
+                (Err(error), _) | (Ok(_), Some(error)) => Err(error),
+                (Ok(written), None) => Ok(written),
+            }
+        })
     }
 
     /// Encodes the cell's files from its rendered maps (`yield_rect` is the cell's render rectangle
@@ -757,17 +799,20 @@ impl Job<'_> {
     }
 }
 
-/// Pixels of the cells encoded and written as one group (see [`Job::commit`]): 250² tiles go 16 at
-/// a time, 1000² tiles one at a time.
-const COMMIT_PIXELS: u64 = 1 << 20;
+/// Pixels of the cells encoded and written as one group (see [`Job::commit`]): 250² tiles go 67 at
+/// a time, 1000² tiles 4 at a time, or one per thread when there are more threads. Each group waits
+/// for the disk twice (its files, then their markers), so fewer groups finish sooner; the encoded
+/// files of a group (a few MB) stay small next to the block they are cut from.
+const COMMIT_PIXELS: u64 = 1 << 22;
 
-/// Consecutive runs of `tiles` of about [`COMMIT_PIXELS`] each (at least one tile).
-fn commit_groups(tiles: &[Tile]) -> Vec<&[Tile]> {
+/// Consecutive runs of `tiles` of about [`COMMIT_PIXELS`] each, and of at least `at_least` tiles
+/// (one per thread, so that every thread encodes while the others do).
+fn commit_groups(tiles: &[Tile], at_least: usize) -> Vec<&[Tile]> {
     let mut groups = Vec::new();
     let (mut start, mut pixels) = (0, 0u64);
     for (i, tile) in tiles.iter().enumerate() {
         let area = u64::from(tile.width) * u64::from(tile.height);
-        if i > start && pixels + area > COMMIT_PIXELS {
+        if i >= start + at_least.max(1) && pixels + area > COMMIT_PIXELS {
             groups.push(&tiles[start..i]);
             (start, pixels) = (i, 0);
         }
@@ -777,6 +822,15 @@ fn commit_groups(tiles: &[Tile]) -> Vec<&[Tile]> {
         groups.push(&tiles[start..]);
     }
     groups
+}
+
+/// The rectangle `x, y, width, height` the cells of a block (in grid order) cover together.
+fn cells_rect(tiles: &[Tile]) -> Option<(i64, i64, u32, u32)> {
+    let (first, last) = (tiles.first()?, tiles.last()?);
+    let (x0, y0) = (tiles.iter().map(|t| t.x).min().unwrap_or(first.x), first.y);
+    let x1 = tiles.iter().map(|t| t.x + i64::from(t.width)).max().unwrap_or(x0);
+    let y1 = last.y + i64::from(last.height);
+    Some((x0, y0, (x1 - x0) as u32, (y1 - y0) as u32))
 }
 
 /// One cell's encoded files (path and bytes) and its marker, ready to be written.
@@ -897,7 +951,19 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
         grid,
     };
     // This shard's blocks: every `shards`-th block from the `shard`-th (all of them for one run).
-    let blocks = grid.blocks(block_tiles(cmd.block, &grid, shards));
+    // A block fits when the memory plans of the first block and of the one in the middle of the
+    // region do (blocks elsewhere may differ; one that does not fit renders its tiles one by one).
+    // A script error is left to the render, which reports it for its tile.
+    let fits = |tiles: u32| {
+        let blocks = grid.blocks(tiles);
+        [0, blocks.count() / 2].iter().all(|&block| {
+            let cells: Vec<Tile> = blocks.cells(block).map(|index| grid.tile(index)).collect();
+            let Some(rect) = cells_rect(&cells) else { return true };
+            let block_settings = job.settings_for(rect.0, rect.1, rect.2, rect.3);
+            crate::streamed::strip_peak(&script, &block_settings).map_or(true, |peak| peak <= job.config.memory_limit)
+        })
+    };
+    let blocks = grid.blocks(block_tiles(cmd.block, &grid, shards, fits));
     let shard_blocks: Vec<u64> = (shard..blocks.count()).step_by(shards as usize).collect();
     let total: u64 = shard_blocks.iter().map(|&b| blocks.cells(b).count() as u64).sum();
     let bar = LazyBar::new(cmd.output.quiet, total, "tiles");
@@ -1034,18 +1100,43 @@ mod tests {
     }
 
     #[test]
-    fn commit_groups_cover_the_tiles_in_order_in_groups_of_about_a_megapixel() {
-        let tile = |i: i64, side: u32| Tile { x: i * i64::from(side), y: 0, width: side, height: side };
-        let small: Vec<Tile> = (0..40).map(|i| tile(i, 250)).collect();
-        let groups = commit_groups(&small);
-        assert_eq!(groups.iter().map(|g| g.len()).collect::<Vec<_>>(), [16, 16, 8]);
-        let big: Vec<Tile> = (0..3).map(|i| tile(i, 1500)).collect();
+    fn blocks_are_as_large_as_the_memory_limit_allows_and_fixed_for_shards() {
+        let grid = TileGrid { x: -300, y: 0, width: 40_000, height: 40_000, side: 250 };
+        // 4096 / 250 = 16 tiles a side when they fit; halved until they do.
+        assert_eq!(block_tiles(None, &grid, 1, |_| true), 16);
+        assert_eq!(block_tiles(None, &grid, 1, |t| t <= 5), 4);
+        assert_eq!(block_tiles(None, &grid, 1, |_| false), 1);
+        // Shards cut the region alike on every machine: the fixed size, whatever the memory says.
+        let asked = std::cell::Cell::new(false);
         assert_eq!(
-            commit_groups(&big).iter().map(|g| g.len()).collect::<Vec<_>>(),
+            block_tiles(None, &grid, 3, |_| {
+                asked.set(true);
+                false
+            }),
+            8
+        );
+        assert!(!asked.get(), "a sharded run must not depend on the memory limit");
+        // Never more tiles a side than the region has, and --block as given.
+        let small = TileGrid { side: 1000, width: 2500, height: 1000, ..grid };
+        assert_eq!(block_tiles(None, &small, 1, |_| true), 3);
+        assert_eq!(block_tiles(Some(7), &grid, 1, |_| false), 7);
+    }
+
+    #[test]
+    fn commit_groups_cover_the_tiles_in_order_in_groups_of_about_four_megapixels() {
+        let tile = |i: i64, side: u32| Tile { x: i * i64::from(side), y: 0, width: side, height: side };
+        let small: Vec<Tile> = (0..100).map(|i| tile(i, 250)).collect();
+        let groups = commit_groups(&small, 1);
+        assert_eq!(groups.iter().map(|g| g.len()).collect::<Vec<_>>(), [67, 33]);
+        assert_eq!(commit_groups(&small, 80).iter().map(|g| g.len()).collect::<Vec<_>>(), [80, 20]);
+        let big: Vec<Tile> = (0..3).map(|i| tile(i, 2500)).collect();
+        assert_eq!(
+            commit_groups(&big, 1).iter().map(|g| g.len()).collect::<Vec<_>>(),
             [1, 1, 1],
             "one oversized tile each"
         );
-        assert!(commit_groups(&[]).is_empty());
+        assert_eq!(commit_groups(&big, 2).iter().map(|g| g.len()).collect::<Vec<_>>(), [2, 1], "one per thread");
+        assert!(commit_groups(&[], 2).is_empty());
         let flat: Vec<Tile> = groups.concat();
         assert_eq!(flat, small);
     }

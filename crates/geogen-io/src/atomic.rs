@@ -183,6 +183,9 @@ impl Synced {
     }
 }
 
+/// Files [`write_files`] writes and syncs at once.
+const SYNCS_IN_FLIGHT: usize = 16;
+
 /// Writes several files, each atomically as [`write_bytes`](crate::write_bytes) does, paying for
 /// their durability together: all are written to temporary files and synced concurrently, then
 /// moved into place, then each directory is synced once. A run of small files (the tiles of a
@@ -192,19 +195,44 @@ impl Synced {
 /// the first file (in `files`' order) that failed and its cause; files renamed before the failure
 /// stay (each complete), no temporary file is left behind.
 pub fn write_files(files: &[(&Path, &[u8])]) -> Result<(), (usize, IoError)> {
-    use rayon::prelude::*;
     use std::io::Write;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
-    let synced: Vec<Result<Synced, IoError>> = files
-        .par_iter()
-        .map(|&(path, bytes)| {
-            let (guard, mut file) = AtomicFile::create(path)?;
-            file.write_all(bytes).map_err(|source| IoError::Io {
-                path: path.to_path_buf(),
-                operation: "write",
-                source,
-            })?;
-            guard.sync(file)
+    let write_and_sync = |&(path, bytes): &(&Path, &[u8])| {
+        let (guard, mut file) = AtomicFile::create(path)?;
+        file.write_all(bytes).map_err(|source| IoError::Io { path: path.to_path_buf(), operation: "write", source })?;
+        guard.sync(file)
+    };
+    // Waiting for the disk, not computing: more syncs in flight than there are cores let the file
+    // system commit them together (one journal commit for many files) instead of a few at a time.
+    let next = AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<Result<Synced, IoError>>>> =
+        files.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(file) = files.get(i) else { break };
+        let result = write_and_sync(file);
+        if let Ok(mut slot) = slots[i].lock() {
+            *slot = Some(result);
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..files.len().min(SYNCS_IN_FLIGHT) {
+            scope.spawn(work);
+        }
+        work();
+    });
+    let synced: Vec<Result<Synced, IoError>> = slots
+        .into_iter()
+        .zip(files)
+        .map(|(slot, (path, _))| {
+            slot.into_inner().ok().flatten().unwrap_or_else(|| {
+                Err(IoError::Io {
+                    path: path.to_path_buf(),
+                    operation: "write",
+                    source: io::Error::other("a writing thread failed"),
+                })
+            })
         })
         .collect();
     // All or nothing before anything is renamed: a failed sync leaves every target untouched.
