@@ -412,6 +412,22 @@ impl Script {
         settings: &RunSettings,
         stop: &dyn Fn() -> bool,
     ) -> Result<Option<Simulation>, Failure> {
+        self.simulate_ordered(settings, stop, true)
+    }
+
+    /// [`Script::simulate`] with the steps in the order the script made them: not scheduled, no
+    /// generator chain moved or split (`RenderingSequence::scheduled`). The same bytes; tests
+    /// render both orders and compare them.
+    pub fn simulate_in_script_order(&self, settings: &RunSettings) -> Result<Simulation, Failure> {
+        self.simulate_ordered(settings, &|| false, false).map(|s| s.expect("never stopped"))
+    }
+
+    fn simulate_ordered(
+        &self,
+        settings: &RunSettings,
+        stop: &dyn Fn() -> bool,
+        schedule: bool,
+    ) -> Result<Option<Simulation>, Failure> {
         self.check_map_names(settings)?;
         let mut vm = self.vm(settings)?;
         let result = loop {
@@ -439,7 +455,8 @@ impl Script {
         let empty = RenderingSequence::new(scale).map_err(|e| self.render_failure(&e, Vec::new()))?;
         // In the order that holds fewest maps at once (generator chains just before their
         // readers); the same bytes.
-        let sequence = std::mem::replace(&mut vm.env_mut().sequence, empty).scheduled();
+        let sequence = std::mem::replace(&mut vm.env_mut().sequence, empty);
+        let sequence = if schedule { sequence.scheduled() } else { sequence };
         Ok(Some(Simulation { output, sequence }))
     }
 

@@ -271,11 +271,12 @@ fn bits(rendered: &Rendered) -> Bits {
         .collect()
 }
 
-/// The maps of a render executed one step at a time ([`Renderer::step`], never fused) and without
+/// The maps of a render executed one step at a time ([`Renderer::step`], never fused), in the
+/// order the script made its steps (not scheduled: no generator chain moved or split) and without
 /// the support pass (no step narrowed to where its maps are not constant), by name.
 fn render_unfused(script: &Script, case: &Case, settings: &RunSettings) -> Result<Bits, TestCaseError> {
     let fail = |what: String| TestCaseError::fail(format!("{what}\n{case:?}"));
-    let simulation = script.simulate(settings).map_err(|f| fail(format!("simulation failed:\n{f}")))?;
+    let simulation = script.simulate_in_script_order(settings).map_err(|f| fail(format!("simulation failed:\n{f}")))?;
     let plain = RenderConfig { support_pass: false, ..config() };
     let mut renderer = Renderer::new(simulation.sequence, &plain).map_err(|e| fail(format!("planning failed: {e}")))?;
     while renderer.step().map_err(|e| fail(format!("step failed: {e}")))? {}
@@ -289,10 +290,11 @@ fn render_unfused(script: &Script, case: &Case, settings: &RunSettings) -> Resul
         .collect())
 }
 
-/// A tile equals the larger render (`check_tile`), and the render fused into band passes with the
-/// support pass (what `Script::render` does) has the bits of the same render one step at a time
-/// without it: an operation that declares itself row-local wrongly, or a wrong support, range or
-/// unchanged-region rule, fails here.
+/// A tile equals the larger render (`check_tile`), and the render scheduled and fused into band
+/// passes with the support pass (what `Script::render` does) has the bits of the same render in
+/// the script's order, one step at a time, without it: an operation that declares itself row-local
+/// wrongly, a wrong support, range or unchanged-region rule, or a schedule (a chain moved or split)
+/// that changes what a step reads, fails here.
 fn check_tile_and_fusion(case: &Case) -> Result<bool, TestCaseError> {
     if !check_tile(case)? {
         return Ok(false);
@@ -303,7 +305,7 @@ fn check_tile_and_fusion(case: &Case) -> Result<bool, TestCaseError> {
     let unfused = render_unfused(&script, case, &settings)?;
     prop_assert!(
         fused == unfused,
-        "the fused render with the support pass differs from the step-by-step one without it\n{:?}",
+        "the scheduled, fused render with the support pass differs from the step-by-step one in script order without it\n{:?}",
         case
     );
     Ok(true)
