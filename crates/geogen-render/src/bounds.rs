@@ -10,7 +10,10 @@
 //! With the support pass (`support.rs`), an in-place step that changes its target only inside a
 //! region computes only its bounds within that region (its *narrowed* bounds `C = B ∩ region`):
 //! its other arguments need what `C` reads, and its target needs `B` itself besides, since the
-//! pixels of `B` outside `C` are the target's own, unchanged.
+//! pixels of `B` outside `C` are the target's own, unchanged. A step whose result is one constant
+//! outside its support computes only `C = B ∩ support` and fills the rest of `B`: its arguments,
+//! its target included, need only what `C` reads, so a chain making a small feature on a large
+//! constant map computes the feature only.
 
 use crate::error::RenderError;
 use crate::geometry::Rect;
@@ -32,17 +35,19 @@ pub fn calculate_bounds(seq: &RenderingSequence, graph: &RenderingGraph) -> Resu
     Ok(calculate_narrowed_bounds(seq, graph, &Supports::unknown(seq.len()))?.0)
 }
 
-/// How the support pass narrows step `i` with bounds `own`, if it does: an operation that changes
-/// its target only within a region computes only its bounds there; a pointwise one reading other
-/// maps, whose result is constant outside its support, computes only its bounds within the support
-/// and fills the rest.
+/// How the support pass narrows in-place step `i` with bounds `own`, if it does: an operation that
+/// changes its target only within a region computes only its bounds there (the rest keeps the
+/// target's pixels); one whose result is constant outside its support computes only its bounds
+/// within the support, and the rest is filled with that constant.
 ///
 /// Only when that saves at least half the step: a narrowed step runs alone, outside the fused
-/// passes (`fusion.rs`), which would cost more than a small saving brings. A pointwise step on its
-/// target alone saves nothing but its own arithmetic, so it is never narrowed.
+/// passes (`fusion.rs`), which would cost more than a small saving brings.
 fn narrowing(seq: &RenderingSequence, supports: &Supports, i: usize, own: Bounds) -> Option<Narrowed> {
     let step = &seq.steps()[i];
-    let (Bounds::Map(rect), Effect::Modify) = (own, step.op.effect()) else { return None };
+    let Bounds::Map(rect) = own else { return None };
+    if step.op.as_yield().is_some() {
+        return None;
+    }
     // Far out, bounds rules clip and clamp rectangles at the ends of the coordinate range, where the
     // support rules' arithmetic no longer holds: such steps are never narrowed.
     const FAR: i128 = 1 << 61;
@@ -50,13 +55,16 @@ fn narrowing(seq: &RenderingSequence, supports: &Supports, i: usize, own: Bounds
     if [rect.x, rect.y, x1, y1].iter().any(|&c| i128::from(c).abs() > FAR) {
         return None;
     }
+    // Only in-place steps: a creating step computes from nothing (a generator, whose own work is
+    // about a fill's) or copies a map that a transform would otherwise read in place (`fusion.rs`,
+    // elided copies), so computing part of it and filling the rest saves little or costs more.
+    if step.op.effect() != Effect::Modify {
+        return None;
+    }
     let narrow = if let Some(region) = supports.changed.get(i).copied().flatten() {
         Narrowed { part: rect.intersect(&region), fill: None }
     } else {
         let support = supports.of_step.get(i).and_then(|f| f.support)?;
-        if !step.op.is_pointwise() || step.args.len() < 2 {
-            return None;
-        }
         Narrowed { part: rect.intersect(&support.rect), fill: Some(support.background) }
     };
     (narrow.part.area() <= rect.area() / 2).then_some(narrow)
@@ -103,10 +111,12 @@ pub fn calculate_narrowed_bounds(
                 } else {
                     step.op.required_bounds(Bounds::Map(part), &ctx)
                 };
-                // The target keeps its own pixels on the rest of B (or is filled there: its
-                // buffer must cover B all the same).
-                if let Some(target) = required.first_mut() {
-                    *target = target.combine(&own).unwrap_or(own);
+                // The target keeps its own pixels on the rest of B. A filled step's result is
+                // made over B whatever its target covers (`plan.rs`, `renderer.rs`).
+                if narrow.fill.is_none() {
+                    if let Some(target) = required.first_mut() {
+                        *target = target.combine(&own).unwrap_or(own);
+                    }
                 }
                 required
             }

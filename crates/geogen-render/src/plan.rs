@@ -41,8 +41,15 @@ fn saturated(bytes: u128) -> u64 {
 }
 
 /// The extent of each step's result: its operation's result extent on its bounds, the argument's
-/// extent for a yield and for a skipped in-place step, empty for a skipped creating step.
-fn result_extents(seq: &RenderingSequence, bounds: &[Bounds], lifetimes: &Lifetimes) -> Vec<Bounds> {
+/// extent for a yield and for a skipped in-place step, empty for a skipped creating step. A step
+/// narrowed with a fill keeps that extent when it covers the bounds (the kernel's result is filled
+/// in place) and is otherwise made over its bounds (`renderer.rs`).
+fn result_extents(
+    seq: &RenderingSequence,
+    bounds: &[Bounds],
+    narrowed: &[Option<crate::bounds::Narrowed>],
+    lifetimes: &Lifetimes,
+) -> Vec<Bounds> {
     let ctx = OpContext { scale: seq.scale() };
     let mut slot_extent: Vec<Option<Bounds>> = vec![None; seq.slot_count()];
     let mut extents = Vec::with_capacity(seq.len());
@@ -62,7 +69,11 @@ fn result_extents(seq: &RenderingSequence, bounds: &[Bounds], lifetimes: &Lifeti
                 Effect::Modify => arg_extents[0],
             }
         } else {
-            step.op.result_extent(own, &arg_extents, &ctx)
+            let extent = step.op.result_extent(own, &arg_extents, &ctx);
+            match narrowed.get(i).copied().flatten() {
+                Some(crate::bounds::Narrowed { fill: Some(_), .. }) if !extent.rect().contains_rect(&own.rect()) => own,
+                _ => extent,
+            }
         };
         extents.push(extent);
         slot_extent[step.ret.index()] = Some(extent);
@@ -102,7 +113,7 @@ impl MemoryPlan {
         narrowed: &[Option<crate::bounds::Narrowed>],
         lifetimes: &Lifetimes,
     ) -> MemoryPlan {
-        let extents = result_extents(seq, bounds, lifetimes);
+        let extents = result_extents(seq, bounds, narrowed, lifetimes);
         let streamed = crate::fusion::streamed_passes(seq, bounds, narrowed, lifetimes, &extents);
         let mut fused = crate::fusion::fused_passes(seq, bounds, narrowed, lifetimes, &extents, &streamed);
         let elided = crate::fusion::elided_copies(seq, bounds, narrowed, &streamed, &fused);
@@ -162,8 +173,14 @@ impl MemoryPlan {
                     need = need.saturating_add(exact_bytes(&extent));
                 }
                 need = need.saturating_add(u128::from(step.op.extra_memory(extent, &ctx)));
-                if let Some(narrow) = narrowed.get(i).copied().flatten() {
-                    need = need.saturating_add(exact_bytes(&Bounds::Map(narrow.part)));
+                // A narrowed step's part: the copy its kernel runs on (unchanged-region mode), or
+                // the new map a replacing kernel makes of it before the result is made over the
+                // extent (fill mode; an in-place kernel works on its target, counted as live).
+                match narrowed.get(i).copied().flatten() {
+                    Some(narrow) if narrow.fill.is_none() || step.op.replaces_target() => {
+                        need = need.saturating_add(exact_bytes(&Bounds::Map(narrow.part)));
+                    }
+                    _ => {}
                 }
                 if step.op.effect() == Effect::Modify && step.args[1..].contains(&step.ret) {
                     need = need.saturating_add(exact_bytes(&arg_extent(0)));

@@ -294,7 +294,29 @@ fn compact_rows(data: &mut [f32], rows: usize, w: usize, source: impl Fn(usize) 
 
 /// Copy the pixels of `src` into `dst` where their extents overlap; leave the rest of `dst` alone.
 pub fn copy_overlap(src: &HeightMap, dst: &mut HeightMap) {
-    let common = src.rect.intersect(&dst.rect);
+    let all = dst.rect;
+    copy_overlap_within(src, dst, all);
+}
+
+/// A map over `extent` with `src`'s pixels on `keep` and `height` everywhere else: the result of
+/// a step the support pass narrowed to `keep`, whose kernel's result `src` must cover `keep`.
+pub fn with_background(src: &HeightMap, extent: Rect, keep: Rect, height: f32) -> Result<HeightMap, RenderError> {
+    let keep = keep.intersect(&extent);
+    if !keep.is_empty() && !src.rect.contains_rect(&keep) {
+        return Err(RenderError::Internal(format!("a narrowed kernel computed {} for {keep}", src.rect)));
+    }
+    // Bands of about 256 KiB, each written once into the new buffer (no zeroing pass first).
+    let rows = (1 << 16) / extent.width.clamp(1, 1 << 16) as usize;
+    HeightMap::try_from_bands(extent, rows, None, |band| {
+        band.data.fill(height);
+        copy_overlap_within(src, band, keep);
+        Ok(())
+    })
+}
+
+/// [`copy_overlap`] of the pixels inside `limit` only.
+fn copy_overlap_within(src: &HeightMap, dst: &mut HeightMap, limit: Rect) {
+    let common = src.rect.intersect(&dst.rect).intersect(&limit);
     if common.is_empty() {
         return;
     }

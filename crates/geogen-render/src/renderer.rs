@@ -256,6 +256,10 @@ impl Renderer {
         } else {
             let ctx = KernelContext { scale: self.seq.scale(), bounds: own };
             match step.op.effect() {
+                _ if self.meta.narrowed[i].is_some() => {
+                    let narrow = self.meta.narrowed[i].unwrap_or(Narrowed { part: Rect::EMPTY, fill: None });
+                    self.run_narrowed(i, narrow)?;
+                }
                 Effect::Create(_) => {
                     let extent = self.meta.plan.extent(i);
                     // The plan accepted exactly this extent; anything else is a bug, and must not
@@ -274,10 +278,6 @@ impl Renderer {
                         .collect::<Result<Vec<_>, _>>()?;
                     step.op.render(&ctx, &mut target, &inputs).map_err(|e| e.at_step(step.location))?;
                     self.slots[step.ret.index()] = Some(target);
-                }
-                Effect::Modify if self.meta.narrowed[i].is_some() => {
-                    let narrow = self.meta.narrowed[i].unwrap_or(Narrowed { part: Rect::EMPTY, fill: None });
-                    self.run_narrowed(i, narrow)?;
                 }
                 Effect::Modify => {
                     let mut target = self.slots[step.ret.index()].take().ok_or_else(|| missing(step.ret))?;
@@ -313,10 +313,12 @@ impl Renderer {
             .collect()
     }
 
-    /// An in-place step the support pass narrowed to a part of its bounds (`bounds.rs`): its
-    /// other arguments are exact on what the part reads only, and the rest of the bounds either
-    /// keeps the target's pixels (the operation leaves them unchanged there) or is filled with
-    /// the result's background. The kernel runs on the target directly when no other argument
+    /// A step the support pass narrowed to a part of its bounds (`bounds.rs`): its arguments are
+    /// exact on what the part reads only, and the rest of the bounds either keeps the target's
+    /// pixels (an in-place operation that leaves them unchanged there) or is filled with the
+    /// result's background (then the target, or a new map for a creating step, is exact on the
+    /// part only, and the result is made over the planned extent if the kernel's is smaller).
+    /// Without a fill, the kernel runs on the target directly when no other argument
     /// reaches the rest of the bounds (a combiner works on the intersection of extents, so it
     /// touches nothing there); otherwise on a copy of the part, written back after, so that
     /// arguments' pixels outside their bounds never reach a pixel anybody needs.
@@ -326,13 +328,28 @@ impl Renderer {
         let part = narrow.part;
         let missing = |slot: crate::Slot| RenderError::Internal(format!("step #{}: slot {slot} is empty", i + 1));
         let ctx = KernelContext { scale: self.seq.scale(), bounds: Bounds::Map(part) };
-        let mut target = self.slots[step.ret.index()].take().ok_or_else(|| missing(step.ret))?;
+        let mut target = match step.op.effect() {
+            Effect::Create(_) => Object::Map(HeightMap::try_zeroed(if part.is_empty() { Rect::EMPTY } else { part })?),
+            Effect::Modify => self.slots[step.ret.index()].take().ok_or_else(|| missing(step.ret))?,
+        };
         let result = (|| {
             if part.is_empty() {
                 return Ok(());
             }
+            if let Effect::Create(_) = step.op.effect() {
+                let inputs = step
+                    .args
+                    .iter()
+                    .map(|s| self.slots[s.index()].as_ref().ok_or_else(|| missing(*s)))
+                    .collect::<Result<Vec<_>, _>>()?;
+                return step.op.render(&ctx, &mut target, &inputs);
+            }
             let self_copy = step.args[1..].contains(&step.ret).then(|| target.clone());
             let inputs = self.modify_inputs(i, self_copy.as_ref())?;
+            if narrow.fill.is_some() {
+                // Everything outside the part is filled after the kernel, whatever it wrote there.
+                return step.op.render(&ctx, &mut target, &inputs);
+            }
             let reach = target.as_map()?.rect().intersect(&own);
             // A kernel without map inputs would run over the whole target: it runs on the part.
             let contained = inputs.iter().any(|input| matches!(input, Object::Map(_)))
@@ -350,9 +367,19 @@ impl Renderer {
                 Ok(())
             }
         })();
-        // After the kernel, which never touches the rest of the bounds.
+        // After the kernel, which never touches the rest of the bounds: filled in place when the
+        // result has the planned extent, else made over the planned extent (`plan.rs`).
         let result = result.and_then(|()| match narrow.fill {
-            Some(height) => target.as_map_mut().map(|map| crate::raster::fill_outside(map, own, part, height)),
+            Some(height) => {
+                let extent = self.meta.plan.extent(i).rect();
+                let map = target.as_map_mut()?;
+                if map.rect() == extent {
+                    crate::raster::fill_outside(map, own, part, height);
+                } else {
+                    *map = crate::raster::with_background(map, extent, part, height)?;
+                }
+                Ok(())
+            }
             None => Ok(()),
         });
         self.slots[step.ret.index()] = Some(target);

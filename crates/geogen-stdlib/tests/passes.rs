@@ -65,7 +65,8 @@ fn figure_21_listing() {
 
 #[test]
 fn figure_21_bounds() {
-    let meta = RenderMetadata::calculate(&figure_21(1.0)).unwrap();
+    // The thesis' bounds, without the support pass (which narrows the blur to the cone's square).
+    let meta = RenderMetadata::calculate_with(&figure_21(1.0), false).unwrap();
     let r = |x, y, w, h| Bounds::Map(Rect::new(x, y, w, h));
     assert_eq!(
         meta.bounds,
@@ -87,7 +88,7 @@ fn figure_21_bounds() {
 
 #[test]
 fn figure_21_bounds_at_scale_half() {
-    let meta = RenderMetadata::calculate(&figure_21(0.5)).unwrap();
+    let meta = RenderMetadata::calculate_with(&figure_21(0.5), false).unwrap();
     // Margins scale: S(100) = 50, S(20) = 10 (a window of 9 before and 11 after).
     assert_eq!(meta.bounds[4], Bounds::Map(Rect::new(-50, -50, 1100, 1100)));
     assert_eq!(meta.bounds[0], Bounds::Map(Rect::new(-59, -59, 1120, 1120)));
@@ -103,7 +104,9 @@ fn bounds_union_over_consumers_and_unused_steps_are_empty() {
     s.push_modify(Blur::new(50.0), unused, &[], None).unwrap();
     s.push_yield(a, "a", Rect::new(0, 0, 10, 10), None).unwrap();
     s.push_yield(b, "b", Rect::new(100, 0, 10, 10), None).unwrap();
-    let meta = RenderMetadata::calculate(&s).unwrap();
+    // The thesis' pass: the support pass would see that the blur of a constant map is that
+    // constant, and need nothing of the clone.
+    let meta = RenderMetadata::calculate_with(&s, false).unwrap();
     // `a` is needed by its own yield and (with the blur window, 2 before and 4 after) by the clone.
     assert_eq!(meta.bounds[0], Bounds::Map(Rect::new(0, -2, 114, 16)));
     assert!(meta.bounds[3].is_empty() && meta.bounds[4].is_empty(), "unused steps get empty bounds");
@@ -171,20 +174,30 @@ fn figure_19_memory_plan() {
     assert!(meta.plan.check(40_000).is_ok());
 }
 
-/// Figure 19's cones are 1 pixel wide with a rim height of 1, so each Unify with the flat map at 0
-/// is 1 everywhere beyond its cone: the support pass has each compute only the cone's square of the
-/// map and fill the rest with 1. The cones need nothing more, and the render is the same.
+/// Figure 19's cones are 1 pixel wide with a rim height of 1, so after each Unify with the flat
+/// map at 0 the map is 1 everywhere beyond the cones so far: the support pass has the last Unify
+/// compute only the square around the five cones and fill the rest of the map with 1, and every
+/// step before it is needed on that square only. The render is the same.
 #[test]
 fn the_support_pass_narrows_figure_19s_unify_steps_to_their_cones() {
-    let s = figure_19(100);
+    let s = figure_19(1000);
     let meta = RenderMetadata::calculate(&s).unwrap();
-    for i in 0..5 {
-        let unify = 2 + 2 * i;
-        let cone = Rect::new(i as i64 * 200 - 2, 198, 5, 5).intersect(&Rect::new(0, 0, 100, 100));
-        let expected = geogen_render::bounds::Narrowed { part: cone, fill: Some(1.0) };
-        assert_eq!(meta.narrowed[unify], Some(expected), "Unify {i}");
-        assert_eq!(meta.bounds[unify - 1], Bounds::Map(cone), "cone {i} is needed on its square only");
+    let cones = Rect::new(-2, 198, 4 * 200 + 5, 5).intersect(&Rect::new(0, 0, 1000, 1000));
+    let last = 10;
+    let expected = geogen_render::bounds::Narrowed { part: cones, fill: Some(1.0) };
+    assert_eq!(meta.narrowed[last], Some(expected), "the last Unify");
+    for (i, bounds) in meta.bounds.iter().enumerate().take(last) {
+        assert!(cones.contains_rect(&bounds.rect()), "step {i} is needed around the cones only: {bounds}");
     }
+    let render = |support_pass| {
+        let config = RenderConfig { support_pass, ..RenderConfig::default() };
+        geogen_render::render(figure_19(1000), &config).unwrap()
+    };
+    assert_eq!(render(true), render(false));
+    // A map that shows none of the cones is 1 everywhere: nothing before the last step is computed.
+    let meta = RenderMetadata::calculate(&figure_19(100)).unwrap();
+    assert_eq!(meta.narrowed[last], Some(geogen_render::bounds::Narrowed { part: Rect::EMPTY, fill: Some(1.0) }));
+    assert!(meta.bounds[..last].iter().all(Bounds::is_empty));
     let render = |support_pass| {
         let config = RenderConfig { support_pass, ..RenderConfig::default() };
         geogen_render::render(figure_19(100), &config).unwrap()
@@ -199,7 +212,8 @@ fn blur_scratch_and_self_aliasing_are_planned() {
     s.push_modify(Blur::new(1.0), m, &[], None).unwrap();
     s.push_modify(AddMap, m, &[m], None).unwrap();
     s.push_yield(m, "main", Rect::new(0, 0, 10, 10), None).unwrap();
-    let meta = RenderMetadata::calculate(&s).unwrap();
+    // Without the support pass, which would fill the constant map's blur and sum instead.
+    let meta = RenderMetadata::calculate_with(&s, false).unwrap();
     let px = 12 * 12; // extent after the AddMap... is the blur's margin: 12×12
     assert_eq!(
         meta.plan.step_bytes(1),
@@ -295,13 +309,14 @@ fn a_pass_mixing_in_a_dying_map_writes_over_its_buffer_with_the_same_bytes() {
 #[test]
 fn memory_limit_is_gge3001_naming_need_limit_and_step() {
     let s = figure_19(100);
-    let meta = RenderMetadata::calculate(&s).unwrap();
+    let meta = RenderMetadata::calculate_with(&s, false).unwrap();
     let d = meta.plan.check(39_999).unwrap_err();
     assert_eq!(d.code, geogen_diag::codes::GGE3001);
     assert!(d.message.contains("40000"), "{}", d.message);
     assert!(d.message.contains("39999"), "{}", d.message);
     assert!(d.message.contains("#1 `HeightMap.Flat` (line 1, column 1)"), "{}", d.message);
-    let err = Renderer::new(s, &RenderConfig { memory_limit: 1000, ..RenderConfig::default() }).unwrap_err();
+    let config = RenderConfig { memory_limit: 1000, support_pass: false };
+    let err = Renderer::new(s, &config).unwrap_err();
     assert!(matches!(err, RenderError::MemoryLimit { need: 40_000, limit: 1000, .. }));
 }
 
@@ -311,7 +326,9 @@ fn absurd_sizes_are_rejected_before_allocating() {
     let m = s.push_create(Flat::new(0.0), &[], None).unwrap();
     s.push_modify(Blur::new(1e15), m, &[], None).unwrap();
     s.push_yield(m, "main", Rect::new(0, 0, 1, 1), None).unwrap();
-    let err = Renderer::new(s, &RenderConfig::default()).unwrap_err();
+    // With the support pass, the blur of a flat map is that flat map, and nothing is allocated.
+    assert!(Renderer::new(s.clone(), &RenderConfig::default()).is_ok());
+    let err = Renderer::new(s, &RenderConfig { support_pass: false, ..RenderConfig::default() }).unwrap_err();
     assert_eq!(err.code(), geogen_diag::codes::GGE3001);
 }
 
@@ -325,7 +342,7 @@ fn the_peak_step_is_found_beyond_what_u64_bytes_can_count() {
     let m = s.push_create(Flat::new(0.0), &[], Some((1, 7))).unwrap();
     s.push_modify(Blur::new(4294967295.0), m, &[], Some((1, 25))).unwrap();
     s.push_yield(m, "main", Rect::new(0, 0, 10, 10), Some((1, 1))).unwrap();
-    let meta = RenderMetadata::calculate(&s).unwrap();
+    let meta = RenderMetadata::calculate_with(&s, false).unwrap();
     assert_eq!(meta.plan.peak_step(), Some(1), "the Blur");
     let d = meta.plan.check(1 << 30).unwrap_err();
     assert!(d.message.contains("#2 `HeightMap.Blur` (line 1, column 25)"), "{}", d.message);
@@ -378,10 +395,11 @@ fn annotated_listing_mentions_bounds_and_releases() {
     let text = meta.annotated_listing(&s);
     assert!(
         text.contains(
-            "#5 {0} <- HeightMap.Unify({0}, {2})    bounds [0, 0, 10×10] (computes [empty], fills the rest with 1)"
+            "#11 {0} <- HeightMap.Unify({0}, {5})    bounds [0, 0, 10×10] (computes [empty], fills the rest with 1)"
         ),
         "{text}"
     );
+    assert!(text.contains("#3 {0} <- HeightMap.Unify({0}, {1})    bounds [empty], 0 bytes"), "{text}");
 }
 
 /// Ouroboros' shape: a template copied and rotated twice, the second copy its last use; with
@@ -514,4 +532,42 @@ fn the_support_pass_claims_nothing_at_the_ends_of_the_coordinate_range() {
             (with, without) => assert_eq!(with.is_ok(), without.is_ok(), "case {k}: {with:?} / {without:?}"),
         }
     }
+}
+
+/// A small feature made and blurred on a constant sea, rotated and merged into a large map (each
+/// island of `ring_of_isles`, ouroboros' template): the rotation reads the blurred feature over
+/// the pre-image of its whole bounds, but the blur's result is −1 beyond the cone and its blur
+/// radius, so the support pass narrows the blur to that square and fills the rest; the cone is
+/// then needed around its square only, and the render is the same.
+#[test]
+fn a_blurred_feature_read_over_a_large_rectangle_computes_the_feature_only() {
+    use geogen_stdlib::transforms::Transform;
+    let island = || {
+        let mut s = RenderingSequence::new(1.0).unwrap();
+        let sea = s.push_create(Flat::new(-1.0), &[], None).unwrap();
+        let cone = s.push_create(RadialGradient::new((0.0, 0.0), 40.0, 1.0, -1.0), &[], None).unwrap();
+        s.push_modify(Blur::new(6.0), cone, &[], None).unwrap();
+        let (c, d) = (0.6f64, 0.8f64);
+        s.push_modify(Transform::new("HeightMap.Transform", [c, -d, d, c]).unwrap(), cone, &[], None).unwrap();
+        s.push_modify(Unify, sea, &[cone], None).unwrap();
+        s.push_yield(sea, "main", Rect::new(-400, -400, 800, 800), None).unwrap();
+        s
+    };
+    let s = island();
+    let meta = RenderMetadata::calculate(&s).unwrap();
+    let blur = 2;
+    let narrowed = meta.narrowed[blur].expect("the blur is narrowed");
+    assert_eq!(narrowed.fill, Some(-1.0));
+    let part = narrowed.part;
+    assert!(part.contains_rect(&Rect::new(-46, -46, 93, 93)), "the cone and its blur: {part}");
+    assert!(part.area() <= 60 * 60 * 4, "no more than the feature's square: {part}");
+    assert!(meta.bounds[blur].rect().area() >= 4 * part.area(), "read over far more: {}", meta.bounds[blur]);
+    // The cone is needed where the blur's part reads it, not over the blur's bounds.
+    let ctx = OpContext { scale: 1.0 };
+    assert_eq!(meta.bounds[1], Blur::new(6.0).required_bounds(Bounds::Map(part), &ctx)[0]);
+    let render = |support_pass| {
+        let config = RenderConfig { support_pass, ..RenderConfig::default() };
+        geogen_render::render(island(), &config).unwrap()
+    };
+    assert_eq!(render(true), render(false));
 }
