@@ -417,25 +417,47 @@ const BLOCK_COLUMNS: usize = 64;
 const BLOCK_ROWS: usize = 32;
 
 /// A new map over `rect` whose bands of `rows` whole rows `f(absolute_y, absolute_x, band)` fills
-/// (every pixel of each band), in parallel. Each band is computed into a small zeroed scratch and
-/// copied once into the new map, which is never zero-filled first: a whole-map zeroing pass costs
-/// a write of every pixel and brings the lines back for the kernel's writes. In the engine's
-/// serial mode the bands run one after the other on a zeroed map.
+/// (every pixel of each band), in parallel. Each band is computed straight into its place in the
+/// new buffer, zeroed there first: the buffer is never zero-filled as a whole (a serial pass that
+/// would bring every line in and out once more), and no band goes through a scratch of its own
+/// and a copy (a zeroed allocation, a memset and a read of every pixel per band). The zeroing
+/// takes the fresh pages' first-touch faults and leaves the band in cache for `f`'s writes. In the
+/// engine's serial mode the bands run one after the other on a zeroed map.
 pub(crate) fn map_by_bands(
     rect: Rect,
     rows: usize,
     f: impl Fn(i64, i64, &mut [f32]) + Sync + Send,
 ) -> Result<HeightMap, RenderError> {
-    if geogen_render::kernels::in_serial_mode() || rect.is_empty() {
+    use rayon::prelude::*;
+    use std::mem::MaybeUninit;
+
+    if geogen_render::kernels::in_serial_mode() || rect.is_empty() || !rect.is_valid() {
+        // `try_zeroed` also reports the rectangles no buffer can hold.
         let mut out = HeightMap::try_zeroed(rect)?;
         for_each_band_of(&mut out, rows, f);
         return Ok(out);
     }
-    HeightMap::try_from_bands(rect, rows, None, |band| {
-        let y = band.rect().y;
-        f(y, rect.x, band.data_mut());
-        Ok(())
-    })
+    let area = rect.area();
+    let too_big = || RenderError::Allocation { bytes: area.saturating_mul(4) };
+    let len = usize::try_from(area).map_err(|_| too_big())?;
+    let width = usize::try_from(rect.width).map_err(|_| too_big())?;
+    let rows = rows.max(1);
+    let mut data: Vec<f32> = Vec::new();
+    data.try_reserve_exact(len).map_err(|_| too_big())?;
+    data.spare_capacity_mut()[..len].par_chunks_mut(width * rows).enumerate().for_each(|(i, band)| {
+        for h in band.iter_mut() {
+            h.write(0.0);
+        }
+        // SAFETY: every element of `band` was initialised just above, and `MaybeUninit<f32>` has
+        // the layout of `f32`.
+        let band = unsafe { &mut *(band as *mut [MaybeUninit<f32>] as *mut [f32]) };
+        f(rect.y + (i * rows) as i64, rect.x, band);
+    });
+    // SAFETY: the bands partition `spare_capacity_mut()[..len]` (capacity >= len) and each was
+    // initialised before `f` ran; `for_each` returned, so every band was.
+    unsafe { data.set_len(len) };
+    HeightMap::from_data(rect, data)
+        .ok_or_else(|| RenderError::Internal(format!("map_by_bands: {len} pixels do not fill {rect}")))
 }
 
 /// Calls `f(absolute_y, absolute_x, band)` for bands of `rows` whole rows, in parallel (serially,
@@ -973,6 +995,41 @@ mod tests {
                 prefetch_rows_ahead(&map, &xs[..len], &ys[..len], 8, 1);
             }
             assert!(map.data().iter().all(|&v| v == 0.5));
+        }
+    }
+
+    /// `map_by_bands` hands every band its absolute first row and column and a zeroed slice of
+    /// whole rows in place, in parallel and in the engine's serial mode alike: bands cut short at
+    /// the bottom, one-pixel-wide maps, pixels a band leaves alone (0), and the empty rectangle.
+    #[test]
+    fn map_by_bands_fills_each_band_in_place_from_zero() {
+        let value = |px: i64, py: i64| (px * 31 + py * 7) as f32 / 1024.0;
+        for rect in [Rect::new(-13, -9, 97, 61), Rect::new(5, 3, 1, 17), Rect::new(0, 0, 40, 8), Rect::EMPTY] {
+            for rows in [1, 3, 8, 100] {
+                let fill = |py0: i64, x0: i64, band: &mut [f32]| {
+                    let width = rect.width as usize;
+                    assert_eq!(band.len() % width, 0);
+                    for (r, row) in band.chunks_mut(width).enumerate() {
+                        for (i, h) in row.iter_mut().enumerate() {
+                            assert_eq!(*h, 0.0);
+                            // Every third pixel is left alone: it must stay 0.
+                            if i % 3 != 0 {
+                                *h = value(x0 + i as i64, py0 + r as i64);
+                            }
+                        }
+                    }
+                };
+                let parallel = map_by_bands(rect, rows, fill).unwrap();
+                let serial = geogen_render::kernels::serially(|| map_by_bands(rect, rows, fill)).unwrap();
+                assert_eq!(parallel.rect(), if rect.is_empty() { Rect::EMPTY } else { rect });
+                assert_eq!(parallel, serial);
+                for py in rect.y..rect.y + rect.height as i64 {
+                    for px in rect.x..rect.x + rect.width as i64 {
+                        let expected = if (px - rect.x) % 3 != 0 { value(px, py) } else { 0.0 };
+                        assert_eq!(parallel.get(px, py), Some(expected));
+                    }
+                }
+            }
         }
     }
 
