@@ -81,7 +81,7 @@ pub use crate::stream::StreamWriter;
 
 pub use crate::atomic::{is_temp_file_name, remove_stale_temp_files, stop_writes_and_remove_temp_files, write_files};
 
-use crate::atomic::AtomicFile;
+use crate::atomic::{AtomicFile, TempFile};
 use crate::encode::Failure;
 
 /// A rendered map: `width × height` heights, row-major (row 0 is the top, north edge).
@@ -161,7 +161,7 @@ pub fn write(format: Format, field: &HeightField<'_>, path: impl AsRef<Path>) ->
     let path = path.as_ref();
     check_field(format, field).map_err(|source| IoError::Field { path: Some(path.to_path_buf()), source })?;
     let (guard, file) = AtomicFile::create(path)?;
-    let out = BufWriter::with_capacity(OUTPUT_BUFFER, file);
+    let out = BufWriter::with_capacity(OUTPUT_BUFFER, TempFile::new(file));
     let out = encode::encode_into(format, field, out).map_err(|f| failure_to_error(f, format, Some(path)))?;
     let file = into_file(out, path)?;
     guard.commit(file)
@@ -187,7 +187,7 @@ pub fn write_hillshade(
     check_field(format, field).map_err(|source| IoError::Field { path: Some(path.to_path_buf()), source })?;
     let gray = hillshade::hillshade(field.width as usize, field.height as usize, field.data, options);
     let (guard, file) = AtomicFile::create(path)?;
-    let out = BufWriter::with_capacity(OUTPUT_BUFFER, file);
+    let out = BufWriter::with_capacity(OUTPUT_BUFFER, TempFile::new(file));
     let out = encode::encode_gray8(field.width, field.height, &gray, out)
         .map_err(|f| failure_to_error(f, format, Some(path)))?;
     let file = into_file(out, path)?;
@@ -202,8 +202,13 @@ pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
 }
 
 /// Flushes the buffer and returns the file, naming `path` on failure.
-fn into_file(out: BufWriter<File>, path: &Path) -> Result<File, IoError> {
-    out.into_inner().map_err(|e| IoError::Io { path: path.to_path_buf(), operation: "write", source: e.into_error() })
+fn into_file(out: BufWriter<TempFile>, path: &Path) -> Result<File, IoError> {
+    let out = out.into_inner();
+    out.map(TempFile::into_file).map_err(|e| IoError::Io {
+        path: path.to_path_buf(),
+        operation: "write",
+        source: e.into_error(),
+    })
 }
 
 pub(crate) fn failure_to_error(failure: Failure, format: Format, path: Option<&Path>) -> IoError {

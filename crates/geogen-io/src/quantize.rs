@@ -96,37 +96,42 @@ fn u16_bytes<const BIG: bool>(heights: &[f32], out: &mut [u8], simd: bool) {
 #[target_feature(enable = "avx2")]
 unsafe fn u16_avx2<const BIG: bool>(heights: &[f32], out: &mut [u8]) -> usize {
     use std::arch::x86_64::*;
-    // The steps of `to_u16` on four f64 lanes: NaN → 0, clamp, × 32767 (exact), truncate (exact),
-    // add ±1 where the dropped fraction is at least one half, + 32767; all exact in f64.
+    // The steps of `to_u16`: NaN → 0 and the clamp on eight f32 lanes (exact, and ±1 convert exactly,
+    // so it is the same as doing them in f64), then on four f64 lanes × 32767 (exact), truncate
+    // (exact), add ±1 where the dropped fraction is at least one half; the + 32767 on 16-bit integers.
     #[inline(always)]
     fn lanes(h: __m128) -> __m128i {
         // SAFETY (of the intrinsics): AVX2 is enabled for the enclosing function, and this helper is
         // inlined into it.
         unsafe {
-            let x = _mm256_cvtps_pd(h);
-            let x = _mm256_and_pd(x, _mm256_cmp_pd::<_CMP_ORD_Q>(x, x));
-            let x = _mm256_min_pd(_mm256_max_pd(x, _mm256_set1_pd(-1.0)), _mm256_set1_pd(1.0));
-            let x = _mm256_mul_pd(x, _mm256_set1_pd(32767.0));
+            let x = _mm256_mul_pd(_mm256_cvtps_pd(h), _mm256_set1_pd(32767.0));
             let t = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(x);
             let frac = _mm256_sub_pd(x, t);
             let one = _mm256_set1_pd(1.0);
             let up = _mm256_and_pd(_mm256_cmp_pd::<_CMP_GE_OQ>(frac, _mm256_set1_pd(0.5)), one);
             let down = _mm256_and_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(frac, _mm256_set1_pd(-0.5)), one);
-            let r = _mm256_add_pd(_mm256_sub_pd(_mm256_add_pd(t, up), down), _mm256_set1_pd(32767.0));
-            _mm256_cvtpd_epi32(r)
+            _mm256_cvtpd_epi32(_mm256_sub_pd(_mm256_add_pd(t, up), down))
         }
     }
+    /// Heights between the one prefetched and the one converted.
+    const PREFETCH_AHEAD: usize = 512;
     let groups = heights.len() / 8;
     let swap = _mm_setr_epi8(1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
     for g in 0..groups {
         // SAFETY: 8 heights from 8·g and 16 bytes from 16·g are inside the slices (`out` holds two
         // bytes per height, asserted by the caller).
         unsafe {
+            // The heights come from DRAM and the hardware prefetcher stops at every 4 KiB page: ask
+            // for the line 2 KiB ahead (a hint: an address past the slice is never read).
+            _mm_prefetch::<_MM_HINT_T0>(heights.as_ptr().wrapping_add(8 * g + PREFETCH_AHEAD).cast());
             let v = _mm256_loadu_ps(heights.as_ptr().add(8 * g));
+            let v = _mm256_and_ps(v, _mm256_cmp_ps::<_CMP_ORD_Q>(v, v));
+            let v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(-1.0)), _mm256_set1_ps(1.0));
             let lo = lanes(_mm256_castps256_ps128(v));
             let hi = lanes(_mm256_extractf128_ps::<1>(v));
-            // Every value is in 0..=65534: the unsigned saturation never applies.
-            let mut packed = _mm_packus_epi32(lo, hi);
+            // Every rounded value is in -32767..=32767: the signed saturation never applies, and the
+            // wrapping 16-bit + 32767 gives the sample, 0..=65534.
+            let mut packed = _mm_add_epi16(_mm_packs_epi32(lo, hi), _mm_set1_epi16(32767));
             if BIG {
                 packed = _mm_shuffle_epi8(packed, swap);
             }

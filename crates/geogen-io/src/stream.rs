@@ -6,11 +6,10 @@
 //! libraries want the whole image; the hillshade needs the rows above and below each pixel.) The bytes
 //! are exactly those [`write`](crate::write) produces for the same field, whatever the strip sizes.
 
-use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
-use crate::atomic::AtomicFile;
+use crate::atomic::{AtomicFile, TempFile};
 use crate::encode::RowEncoder;
 use crate::{failure_to_error, Format, IoError, OUTPUT_BUFFER};
 
@@ -20,7 +19,7 @@ use crate::{failure_to_error, Format, IoError, OUTPUT_BUFFER};
 pub struct StreamWriter {
     // Declaration order is drop order: close the encoder (and its file handle) before the guard deletes
     // the temporary file.
-    encoder: RowEncoder<BufWriter<File>>,
+    encoder: RowEncoder<BufWriter<TempFile>>,
     guard: AtomicFile,
     format: Format,
 }
@@ -35,7 +34,7 @@ impl StreamWriter {
         crate::check_dimensions(format, width, height)
             .map_err(|source| IoError::Field { path: Some(path.to_path_buf()), source })?;
         let (guard, file) = AtomicFile::create(path)?;
-        let out = BufWriter::with_capacity(OUTPUT_BUFFER, file);
+        let out = BufWriter::with_capacity(OUTPUT_BUFFER, TempFile::new(file));
         let encoder =
             RowEncoder::new(format, width, height, out).map_err(|f| failure_to_error(f, format, Some(path)))?;
         Ok(StreamWriter { encoder, guard, format })
@@ -55,6 +54,7 @@ impl StreamWriter {
         let path = guard.target().to_path_buf();
         let out = encoder.finish().map_err(|f| failure_to_error(f, format, Some(&path)))?;
         let file = out.into_inner().map_err(|e| IoError::Io { path, operation: "write", source: e.into_error() })?;
+        let file = file.into_file();
         guard.commit(file)
     }
 }
