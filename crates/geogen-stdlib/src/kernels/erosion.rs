@@ -1274,9 +1274,7 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
     // The first rain, into the first water buffer's capacity.
     let columns0 = rain_columns(iteration_seed(0), rect.x, w);
     water[0].spare_capacity_mut()[..len].par_chunks_mut(w).enumerate().for_each(|(r, row)| {
-        for (x, v) in row.iter_mut().enumerate() {
-            v.write(p.rain * rain_factor(columns0[x], rect.y + r as i64));
-        }
+        rain_row_dispatch(p.rain, &columns0, rect.y + r as i64, row);
     });
     // SAFETY: the capacity is at least `len` (`unfilled`), and the loop above wrote each of its
     // first `len` elements (the rows of `w` cover `len = w × h`).
@@ -1354,33 +1352,110 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
     };
     let flow_norm = 1.0 / (p.rain * n as f32) / p.area_scale.max(f32::MIN_POSITIVE);
     let data = map.data_mut();
+    let flow_of = |i: usize| if keeps_flow { &flow[i..i + s.x1 - s.x0] } else { &[][..] };
     for y in s.y0..s.y1 {
-        for x in s.x0..s.x1 {
-            let i = y * w + x;
-            let before = data[i];
-            data[i] = match p.output {
-                // Settled load can pile a pit above the height range (material is conserved, the
-                // range is not): heights stay in [-1, 1] like every operation's.
-                Output::Height => terrain[i].clamp(-1.0, 1.0),
-                Output::Flow => {
-                    // A tiny rain makes the normaliser overflow: an infinite or undefined ratio is
-                    // read as the most and the least flow.
-                    let a = if p.rain > 0.0 { flow[i] * flow_norm } else { 0.0 };
-                    let a = if a.is_nan() { 0.0 } else { a.min(f32::MAX) };
-                    a / (a + FLOW_REF)
-                }
-                Output::Erosion => {
-                    let e = (before - terrain[i]).max(0.0);
-                    e / (e + MASK_REF)
-                }
-                Output::Deposition => {
-                    let d = (terrain[i] - before).max(0.0);
-                    d / (d + MASK_REF)
-                }
-            };
-        }
+        let (a, b) = (y * w + s.x0, y * w + s.x1);
+        output_row_dispatch(p.output, p.rain, flow_norm, &terrain[a..b], flow_of(a), &mut data[a..b]);
     }
     Ok(())
+}
+
+/// The first rain on one row: `rain × rain_factor(column, y)` for each column hash, built for
+/// AVX-512 or AVX2 where the processor has it (integer hashing, a conversion and two products in
+/// the same order: the same bits).
+fn rain_row_dispatch(rain: f32, columns: &[u32], y: i64, row: &mut [std::mem::MaybeUninit<f32>]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the processor supports AVX-512F (checked at run time).
+        return unsafe { rain_row_avx512(rain, columns, y, row) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor supports AVX2 (checked at run time).
+        return unsafe { rain_row_avx2(rain, columns, y, row) };
+    }
+    rain_row(rain, columns, y, row)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn rain_row_avx512(rain: f32, columns: &[u32], y: i64, row: &mut [std::mem::MaybeUninit<f32>]) {
+    rain_row(rain, columns, y, row)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn rain_row_avx2(rain: f32, columns: &[u32], y: i64, row: &mut [std::mem::MaybeUninit<f32>]) {
+    rain_row(rain, columns, y, row)
+}
+
+#[inline(always)]
+fn rain_row(rain: f32, columns: &[u32], y: i64, row: &mut [std::mem::MaybeUninit<f32>]) {
+    let columns = &columns[..row.len()];
+    for (v, &c) in row.iter_mut().zip(columns) {
+        v.write(rain * rain_factor(c, y));
+    }
+}
+
+/// The requested output on one row of the rendering bounds: `terrain` the final terrain, `flow`
+/// the flow total (kept for the flow mask only), `data` the map (the terrain before, overwritten),
+/// built for AVX-512 or AVX2 where the processor has it (the same operations: the same bits).
+fn output_row_dispatch(output: Output, rain: f32, flow_norm: f32, terrain: &[f32], flow: &[f32], data: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the processor supports AVX-512F (checked at run time).
+        return unsafe { output_row_avx512(output, rain, flow_norm, terrain, flow, data) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor supports AVX2 (checked at run time).
+        return unsafe { output_row_avx2(output, rain, flow_norm, terrain, flow, data) };
+    }
+    output_row(output, rain, flow_norm, terrain, flow, data)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn output_row_avx512(
+    output: Output,
+    rain: f32,
+    flow_norm: f32,
+    terrain: &[f32],
+    flow: &[f32],
+    data: &mut [f32],
+) {
+    output_row(output, rain, flow_norm, terrain, flow, data)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn output_row_avx2(output: Output, rain: f32, flow_norm: f32, terrain: &[f32], flow: &[f32], data: &mut [f32]) {
+    output_row(output, rain, flow_norm, terrain, flow, data)
+}
+
+#[inline(always)]
+fn output_row(output: Output, rain: f32, flow_norm: f32, terrain: &[f32], flow: &[f32], data: &mut [f32]) {
+    let terrain = &terrain[..data.len()];
+    match output {
+        // Settled load can pile a pit above the height range (material is conserved, the range
+        // is not): heights stay in [-1, 1] like every operation's.
+        Output::Height => data.iter_mut().zip(terrain).for_each(|(d, &t)| *d = t.clamp(-1.0, 1.0)),
+        Output::Flow => data.iter_mut().zip(&flow[..terrain.len()]).for_each(|(d, &f)| {
+            // A tiny rain makes the normaliser overflow: an infinite or undefined ratio is read
+            // as the most and the least flow.
+            let a = if rain > 0.0 { f * flow_norm } else { 0.0 };
+            let a = if a.is_nan() { 0.0 } else { a.min(f32::MAX) };
+            *d = a / (a + FLOW_REF);
+        }),
+        Output::Erosion => data.iter_mut().zip(terrain).for_each(|(d, &t)| {
+            let e = (*d - t).max(0.0);
+            *d = e / (e + MASK_REF);
+        }),
+        Output::Deposition => data.iter_mut().zip(terrain).for_each(|(d, &t)| {
+            let e = (t - *d).max(0.0);
+            *d = e / (e + MASK_REF);
+        }),
+    }
 }
 
 /// One band of a hydraulic sweep, rows `r0..r1`: for each iteration `l` of the sweep, the rows
