@@ -1217,8 +1217,9 @@ fn pair(fields: &mut [Vec<f32>; 2], cur: usize) -> (&[f32], &mut [f32]) {
 /// iteration's spans): the rows near band edges are computed by both bands that need them, and
 /// only the band that owns a row adds its discharge to the flow total. The same operations on the
 /// same values as the plain kernel ([`super::erosion_reference::hydraulic`], bit for bit): only
-/// the schedule differs. The row functions are built for AVX2 where the processor has it (IEEE
-/// basic operations and integer hashing only, no FMA: the same bits).
+/// the schedule differs. The row functions are built for AVX-512 or AVX2 where the processor has
+/// it (IEEE basic operations and integer hashing only, no FMA: the same bits). The flow total is
+/// kept only when the output is the flow mask.
 pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), RenderError> {
     let threads = rayon::current_num_threads();
     let (depth, band) = hydraulic_blocking(map.width(), map.height(), threads, HYDRAULIC_SWEEP_BYTES);
