@@ -1059,11 +1059,12 @@ const LEVEL_BYTES_PER_COLUMN: usize = (4 * 3 + 3 * STATE_RING + 1) * 4;
 
 /// (iterations per sweep, rows per band) of hydraulic erosion on a `w × h` map with `threads`
 /// threads, each with `bytes` of rows for a sweep: as many iterations as fit, in bands tall enough
-/// that the rows recomputed at band edges (2 per iteration and side) cost about a tenth, and
-/// enough bands for the threads. Any values give the same bits.
+/// that the rows recomputed at band edges (2 per iteration and side: `2 × (depth − 1)` rows per
+/// band row of the sweep on average) cost about a thirtieth, and at least 4 bands per thread
+/// where the map is smaller. Any values give the same bits.
 fn hydraulic_blocking(w: usize, h: usize, threads: usize, bytes: usize) -> (usize, usize) {
     let depth = (bytes / (LEVEL_BYTES_PER_COLUMN * w.max(1))).clamp(1, HYDRAULIC_MAX_DEPTH);
-    let rows = (24 * (depth - 1)).min(h.div_ceil(4 * threads.max(1))).max(HYDRAULIC_BAND_ROWS);
+    let rows = (64 * (depth - 1)).min(h.div_ceil(4 * threads.max(1))).max(HYDRAULIC_BAND_ROWS);
     (depth, rows)
 }
 
