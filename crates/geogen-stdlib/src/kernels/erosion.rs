@@ -1059,11 +1059,12 @@ const LEVEL_BYTES_PER_COLUMN: usize = (4 * 3 + 3 * STATE_RING + 1) * 4;
 
 /// (iterations per sweep, rows per band) of hydraulic erosion on a `w × h` map with `threads`
 /// threads, each with `bytes` of rows for a sweep: as many iterations as fit, in bands tall enough
-/// that the rows recomputed at band edges (2 per iteration and side) cost about a tenth, and
-/// enough bands for the threads. Any values give the same bits.
+/// that the rows recomputed at band edges (2 per iteration and side: `2 × (depth − 1)` rows per
+/// band row of the sweep on average) cost about a thirtieth, and at least 4 bands per thread
+/// where the map is smaller. Any values give the same bits.
 fn hydraulic_blocking(w: usize, h: usize, threads: usize, bytes: usize) -> (usize, usize) {
     let depth = (bytes / (LEVEL_BYTES_PER_COLUMN * w.max(1))).clamp(1, HYDRAULIC_MAX_DEPTH);
-    let rows = (24 * (depth - 1)).min(h.div_ceil(4 * threads.max(1))).max(HYDRAULIC_BAND_ROWS);
+    let rows = (64 * (depth - 1)).min(h.div_ceil(4 * threads.max(1))).max(HYDRAULIC_BAND_ROWS);
     (depth, rows)
 }
 
@@ -1115,7 +1116,8 @@ struct State<'a> {
 /// One thread's rows for one iteration of a sweep: pass A's ring, the state it writes for the next
 /// iteration of the sweep (a ring of [`STATE_RING`] rows; empty for the last iteration, which
 /// writes the full buffer), and a row for the flow of rows outside the band (computed for the
-/// next iteration's sake, not added to the flow total: their own band adds theirs).
+/// next iteration's sake, not added to the flow total: their own band adds theirs) and of every
+/// row when no flow total is kept (outputs other than the flow mask).
 struct Level {
     pass_a: PassARing,
     terrain: Vec<f32>,
@@ -1168,12 +1170,13 @@ struct HydraulicStep<'a> {
     y0: i64,
 }
 
-/// One band's share of the state a sweep writes (rows `r0..`, whole rows).
+/// One band's share of the state a sweep writes (rows `r0..`, whole rows), and of the flow total
+/// when the output is the flow mask (otherwise no row keeps it: see [`hydraulic_with`]).
 struct HydraulicBand<'a> {
     terrain: &'a mut [f32],
     water: &'a mut [f32],
     sediment: &'a mut [f32],
-    flow: &'a mut [f32],
+    flow: Option<&'a mut [f32]>,
 }
 
 /// The source and destination of a double-buffered field for an iteration that reads `cur`.
@@ -1215,8 +1218,9 @@ fn pair(fields: &mut [Vec<f32>; 2], cur: usize) -> (&[f32], &mut [f32]) {
 /// iteration's spans): the rows near band edges are computed by both bands that need them, and
 /// only the band that owns a row adds its discharge to the flow total. The same operations on the
 /// same values as the plain kernel ([`super::erosion_reference::hydraulic`], bit for bit): only
-/// the schedule differs. The row functions are built for AVX2 where the processor has it (IEEE
-/// basic operations and integer hashing only, no FMA: the same bits).
+/// the schedule differs. The row functions are built for AVX-512 or AVX2 where the processor has
+/// it (IEEE basic operations and integer hashing only, no FMA: the same bits). The flow total is
+/// kept only when the output is the flow mask.
 pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), RenderError> {
     let threads = rayon::current_num_threads();
     let (depth, band) = hydraulic_blocking(map.width(), map.height(), threads, HYDRAULIC_SWEEP_BYTES);
@@ -1241,8 +1245,15 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
     // not zeroed first.
     let mut terrain = [Vec::new(), scratch(len)?];
     let mut water = [unfilled(len)?, scratch(len)?];
-    let mut sediment = [scratch(len)?, scratch(len)?];
-    let mut flow = scratch(len)?;
+    // The first load is zero everywhere: the first sweep reads it from one zero row (a ring of one
+    // row), so the first load buffer is needed only from the second sweep on, as its destination.
+    let mut sediment = [Vec::new(), scratch(len)?];
+    let zero_row = scratch(w)?;
+    // Only the flow mask reads the flow total: for the other outputs no buffer keeps it (every
+    // row's discharge goes to its level's spare row, as the rows outside a band's own do), which
+    // saves the buffer's fill and 8 of the 32 bytes an iteration moves per cell.
+    let keeps_flow = p.output == Output::Flow;
+    let mut flow = if keeps_flow { scratch(len)? } else { Vec::new() };
     let n = u64::from(p.iterations);
     // The iterations that have cells to compute (pass A on the cells pass B reads; pass B on the
     // cells still needed), with their spans.
@@ -1265,9 +1276,7 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
     // The first rain, into the first water buffer's capacity.
     let columns0 = rain_columns(iteration_seed(0), rect.x, w);
     water[0].spare_capacity_mut()[..len].par_chunks_mut(w).enumerate().for_each(|(r, row)| {
-        for (x, v) in row.iter_mut().enumerate() {
-            v.write(p.rain * rain_factor(columns0[x], rect.y + r as i64));
-        }
+        rain_row_dispatch(p.rain, &columns0, rect.y + r as i64, row);
     });
     // SAFETY: the capacity is at least `len` (`unfilled`), and the loop above wrote each of its
     // first `len` elements (the rows of `w` cover `len = w × h`).
@@ -1298,19 +1307,30 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
             .collect();
         if k0 > 0 && terrain[0].is_empty() {
             terrain[0] = scratch(len)?;
+            sediment[0] = scratch(len)?;
         }
         let (terrain_src, terrain_dst) =
             if k0 == 0 { (map.data(), &mut terrain[1][..]) } else { pair(&mut terrain, cur) };
         let (water_src, water_dst) = pair(&mut water, cur);
-        let (sediment_src, sediment_dst) = pair(&mut sediment, cur);
         let whole = |data| Rows { data, ring: h, w };
-        let src = State { terrain: whole(terrain_src), water: whole(water_src), sediment: whole(sediment_src) };
+        let (sediment_src, sediment_dst) = if k0 == 0 {
+            (Rows { data: &zero_row, ring: 1, w }, &mut sediment[1][..])
+        } else {
+            let (src, dst) = pair(&mut sediment, cur);
+            (whole(src), dst)
+        };
+        let src = State { terrain: whole(terrain_src), water: whole(water_src), sediment: sediment_src };
         let chunk = band * w;
+        let flows: Vec<Option<&mut [f32]>> = if keeps_flow {
+            flow.chunks_mut(chunk).map(Some).collect()
+        } else {
+            (0..h.div_ceil(band)).map(|_| None).collect()
+        };
         terrain_dst
             .par_chunks_mut(chunk)
             .zip(water_dst.par_chunks_mut(chunk))
             .zip(sediment_dst.par_chunks_mut(chunk))
-            .zip(flow.par_chunks_mut(chunk))
+            .zip(flows.into_par_iter())
             .enumerate()
             .for_each(|(i, (((terrain, water), sediment), flow))| {
                 let slot = rayon::current_thread_index().unwrap_or(0) % levels.len();
@@ -1334,33 +1354,110 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
     };
     let flow_norm = 1.0 / (p.rain * n as f32) / p.area_scale.max(f32::MIN_POSITIVE);
     let data = map.data_mut();
+    let flow_of = |i: usize| if keeps_flow { &flow[i..i + s.x1 - s.x0] } else { &[][..] };
     for y in s.y0..s.y1 {
-        for x in s.x0..s.x1 {
-            let i = y * w + x;
-            let before = data[i];
-            data[i] = match p.output {
-                // Settled load can pile a pit above the height range (material is conserved, the
-                // range is not): heights stay in [-1, 1] like every operation's.
-                Output::Height => terrain[i].clamp(-1.0, 1.0),
-                Output::Flow => {
-                    // A tiny rain makes the normaliser overflow: an infinite or undefined ratio is
-                    // read as the most and the least flow.
-                    let a = if p.rain > 0.0 { flow[i] * flow_norm } else { 0.0 };
-                    let a = if a.is_nan() { 0.0 } else { a.min(f32::MAX) };
-                    a / (a + FLOW_REF)
-                }
-                Output::Erosion => {
-                    let e = (before - terrain[i]).max(0.0);
-                    e / (e + MASK_REF)
-                }
-                Output::Deposition => {
-                    let d = (terrain[i] - before).max(0.0);
-                    d / (d + MASK_REF)
-                }
-            };
-        }
+        let (a, b) = (y * w + s.x0, y * w + s.x1);
+        output_row_dispatch(p.output, p.rain, flow_norm, &terrain[a..b], flow_of(a), &mut data[a..b]);
     }
     Ok(())
+}
+
+/// The first rain on one row: `rain × rain_factor(column, y)` for each column hash, built for
+/// AVX-512 or AVX2 where the processor has it (integer hashing, a conversion and two products in
+/// the same order: the same bits).
+fn rain_row_dispatch(rain: f32, columns: &[u32], y: i64, row: &mut [std::mem::MaybeUninit<f32>]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the processor supports AVX-512F (checked at run time).
+        return unsafe { rain_row_avx512(rain, columns, y, row) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor supports AVX2 (checked at run time).
+        return unsafe { rain_row_avx2(rain, columns, y, row) };
+    }
+    rain_row(rain, columns, y, row)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn rain_row_avx512(rain: f32, columns: &[u32], y: i64, row: &mut [std::mem::MaybeUninit<f32>]) {
+    rain_row(rain, columns, y, row)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn rain_row_avx2(rain: f32, columns: &[u32], y: i64, row: &mut [std::mem::MaybeUninit<f32>]) {
+    rain_row(rain, columns, y, row)
+}
+
+#[inline(always)]
+fn rain_row(rain: f32, columns: &[u32], y: i64, row: &mut [std::mem::MaybeUninit<f32>]) {
+    let columns = &columns[..row.len()];
+    for (v, &c) in row.iter_mut().zip(columns) {
+        v.write(rain * rain_factor(c, y));
+    }
+}
+
+/// The requested output on one row of the rendering bounds: `terrain` the final terrain, `flow`
+/// the flow total (kept for the flow mask only), `data` the map (the terrain before, overwritten),
+/// built for AVX-512 or AVX2 where the processor has it (the same operations: the same bits).
+fn output_row_dispatch(output: Output, rain: f32, flow_norm: f32, terrain: &[f32], flow: &[f32], data: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the processor supports AVX-512F (checked at run time).
+        return unsafe { output_row_avx512(output, rain, flow_norm, terrain, flow, data) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor supports AVX2 (checked at run time).
+        return unsafe { output_row_avx2(output, rain, flow_norm, terrain, flow, data) };
+    }
+    output_row(output, rain, flow_norm, terrain, flow, data)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn output_row_avx512(
+    output: Output,
+    rain: f32,
+    flow_norm: f32,
+    terrain: &[f32],
+    flow: &[f32],
+    data: &mut [f32],
+) {
+    output_row(output, rain, flow_norm, terrain, flow, data)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn output_row_avx2(output: Output, rain: f32, flow_norm: f32, terrain: &[f32], flow: &[f32], data: &mut [f32]) {
+    output_row(output, rain, flow_norm, terrain, flow, data)
+}
+
+#[inline(always)]
+fn output_row(output: Output, rain: f32, flow_norm: f32, terrain: &[f32], flow: &[f32], data: &mut [f32]) {
+    let terrain = &terrain[..data.len()];
+    match output {
+        // Settled load can pile a pit above the height range (material is conserved, the range
+        // is not): heights stay in [-1, 1] like every operation's.
+        Output::Height => data.iter_mut().zip(terrain).for_each(|(d, &t)| *d = t.clamp(-1.0, 1.0)),
+        Output::Flow => data.iter_mut().zip(&flow[..terrain.len()]).for_each(|(d, &f)| {
+            // A tiny rain makes the normaliser overflow: an infinite or undefined ratio is read
+            // as the most and the least flow.
+            let a = if rain > 0.0 { f * flow_norm } else { 0.0 };
+            let a = if a.is_nan() { 0.0 } else { a.min(f32::MAX) };
+            *d = a / (a + FLOW_REF);
+        }),
+        Output::Erosion => data.iter_mut().zip(terrain).for_each(|(d, &t)| {
+            let e = (*d - t).max(0.0);
+            *d = e / (e + MASK_REF);
+        }),
+        Output::Deposition => data.iter_mut().zip(terrain).for_each(|(d, &t)| {
+            let e = (t - *d).max(0.0);
+            *d = e / (e + MASK_REF);
+        }),
+    }
 }
 
 /// One band of a hydraulic sweep, rows `r0..r1`: for each iteration `l` of the sweep, the rows
@@ -1435,19 +1532,24 @@ fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
         let at = (y % STATE_RING) * w;
         let own_row = (sw.r0..sw.r1).contains(&y);
         let o = if own_row { (y - sw.r0) * w } else { 0 };
+        // The flow total of an own row, if kept; else the level's spare row.
+        let flow = match sw.out.flow.as_deref_mut() {
+            Some(total) if own_row => &mut total[o..o + w],
+            _ => &mut flow[..],
+        };
         let row = if last {
             PassBRow {
                 terrain: &mut sw.out.terrain[o..o + w],
                 water: &mut sw.out.water[o..o + w],
                 sediment: &mut sw.out.sediment[o..o + w],
-                flow: &mut sw.out.flow[o..o + w],
+                flow,
             }
         } else {
             PassBRow {
                 terrain: &mut terrain[at..at + w],
                 water: &mut water[at..at + w],
                 sediment: &mut sediment[at..at + w],
-                flow: if own_row { &mut sw.out.flow[o..o + w] } else { &mut flow[..] },
+                flow,
             }
         };
         // Pass B reads the row's state where the iteration read it and writes the new state
@@ -1590,7 +1692,7 @@ fn pass_b_line(st: &HydraulicStep, y: usize, ring: &PassARing, state: [&[f32]; 3
     pass_b_row_dispatch(p, keep, last, input, out);
 }
 
-/// [`pass_a_row`], built for AVX2 where the processor has it (the same bits).
+/// [`pass_a_row`], built for AVX-512 or AVX2 where the processor has it (the same bits).
 fn pass_a_row_dispatch(
     t: [&[f32]; 3],
     water: &[f32],
@@ -1600,6 +1702,11 @@ fn pass_a_row_dispatch(
     conc: &mut [f32],
     steepest: &mut [f32],
 ) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the processor supports AVX-512F (checked at run time).
+        return unsafe { pass_a_row_avx512(t, water, sediment, surface, factor, conc, steepest) };
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the processor supports AVX2 (checked at run time).
@@ -1622,9 +1729,30 @@ unsafe fn pass_a_row_avx2(
     pass_a_row(t, water, sediment, surface, factor, conc, steepest)
 }
 
-/// [`pass_b_row`] (its last-iteration instantiation when `last`), built for AVX2 where the
-/// processor has it (the same bits).
+/// [`pass_a_row`] compiled for AVX-512F: the compiler's sixteen-lane build of the same
+/// operations (IEEE basic operations and selects, no FMA: the same bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn pass_a_row_avx512(
+    t: [&[f32]; 3],
+    water: &[f32],
+    sediment: &[f32],
+    surface: &mut [f32],
+    factor: &mut [f32],
+    conc: &mut [f32],
+    steepest: &mut [f32],
+) {
+    pass_a_row(t, water, sediment, surface, factor, conc, steepest)
+}
+
+/// [`pass_b_row`] (its last-iteration instantiation when `last`), built for AVX-512 or AVX2
+/// where the processor has it (the same bits).
 fn pass_b_row_dispatch(p: &Hydraulic, keep: f32, last: bool, input: PassBInput, out: PassBRow) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the processor supports AVX-512F (checked at run time).
+        return unsafe { pass_b_row_avx512(p, keep, last, input, out) };
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the processor supports AVX2 (checked at run time).
@@ -1640,6 +1768,17 @@ fn pass_b_row_dispatch(p: &Hydraulic, keep: f32, last: bool, input: PassBInput, 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn pass_b_row_avx2(p: &Hydraulic, keep: f32, last: bool, input: PassBInput, out: PassBRow) {
+    if last {
+        pass_b_row::<true>(p, keep, input, out)
+    } else {
+        pass_b_row::<false>(p, keep, input, out)
+    }
+}
+
+/// [`pass_b_row`] compiled for AVX-512F (sixteen lanes; the rain hash's integer products too).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn pass_b_row_avx512(p: &Hydraulic, keep: f32, last: bool, input: PassBInput, out: PassBRow) {
     if last {
         pass_b_row::<true>(p, keep, input, out)
     } else {
@@ -2290,7 +2429,7 @@ mod tests {
             state
         };
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        for n in [1usize, 7, 8, 9, 127, 128, 129, 255, 300] {
+        for n in [1usize, 7, 8, 9, 15, 16, 17, 31, 33, 127, 128, 129, 143, 255, 300] {
             for special in [false, true] {
                 let mut field = |len: usize| -> Vec<f32> {
                     (0..len)
@@ -2307,17 +2446,17 @@ mod tests {
                 let t: Vec<Vec<f32>> = (0..3).map(|_| field(n + 2)).collect();
                 let (water, sediment) = (field(n), field(n));
                 let t3 = [&t[0][..], &t[1][..], &t[2][..]];
-                let run_a = |avx2: bool| {
+                let run_a = |isa: u8| {
                     let mut out = vec![vec![0.0f32; n]; 4];
                     let [s, f, c, st] = &mut out[..] else { unreachable!() };
-                    if avx2 {
+                    match isa {
                         #[cfg(target_arch = "x86_64")]
                         // SAFETY: called only where the processor has AVX2 (checked below).
-                        unsafe {
-                            pass_a_row_avx2(t3, &water, &sediment, s, f, c, st)
-                        };
-                    } else {
-                        pass_a_row(t3, &water, &sediment, s, f, c, st);
+                        AVX2 => unsafe { pass_a_row_avx2(t3, &water, &sediment, s, f, c, st) },
+                        #[cfg(target_arch = "x86_64")]
+                        // SAFETY: called only where the processor has AVX-512F (checked below).
+                        AVX512 => unsafe { pass_a_row_avx512(t3, &water, &sediment, s, f, c, st) },
+                        _ => pass_a_row(t3, &water, &sediment, s, f, c, st),
                     }
                     out.iter().map(|v| bits(v)).collect::<Vec<_>>()
                 };
@@ -2328,7 +2467,7 @@ mod tests {
                 let flow0 = field(n);
                 let columns: Vec<u32> = (0..n).map(|_| next()).collect();
                 let p = hydraulic_params(3, Output::Height);
-                let run_b = |avx2: bool, last: bool| {
+                let run_b = |isa: u8, last: bool| {
                     fn r3(f: &[Vec<f32>; 3]) -> [&[f32]; 3] {
                         [&f[0][..], &f[1][..], &f[2][..]]
                     }
@@ -2346,22 +2485,28 @@ mod tests {
                     let mut out = [vec![0.0f32; n], vec![0.0f32; n], vec![0.0f32; n], flow0.clone()];
                     let [terrain, water, sediment, flow] = &mut out;
                     let row = PassBRow { terrain, water, sediment, flow };
-                    if avx2 {
+                    match isa {
                         #[cfg(target_arch = "x86_64")]
                         // SAFETY: called only where the processor has AVX2 (checked below).
-                        unsafe {
-                            pass_b_row_avx2(&p, 0.98, last, input, row)
-                        };
-                    } else if last {
-                        pass_b_row::<true>(&p, 0.98, input, row);
-                    } else {
-                        pass_b_row::<false>(&p, 0.98, input, row);
+                        AVX2 => unsafe { pass_b_row_avx2(&p, 0.98, last, input, row) },
+                        #[cfg(target_arch = "x86_64")]
+                        // SAFETY: called only where the processor has AVX-512F (checked below).
+                        AVX512 => unsafe { pass_b_row_avx512(&p, 0.98, last, input, row) },
+                        _ if last => pass_b_row::<true>(&p, 0.98, input, row),
+                        _ => pass_b_row::<false>(&p, 0.98, input, row),
                     }
                     out.iter().map(|v| bits(v)).collect::<Vec<_>>()
                 };
                 #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx2") {
-                    assert!(run_a(true) == run_a(false), "pass A, {n} cells");
+                for (isa, feature) in [(AVX2, "avx2"), (AVX512, "avx512f")] {
+                    let present = match feature {
+                        "avx2" => std::arch::is_x86_feature_detected!("avx2"),
+                        _ => std::arch::is_x86_feature_detected!("avx512f"),
+                    };
+                    if !present {
+                        continue;
+                    }
+                    assert!(run_a(isa) == run_a(SCALAR), "pass A, {n} cells, {feature}");
                     for last in [false, true] {
                         // A NaN's sign may differ (the compiler orders the operands of a
                         // commutative operation as it likes in each build, and x86 returns the
@@ -2376,11 +2521,14 @@ mod tests {
                                 })
                                 .collect::<Vec<Vec<u32>>>()
                         };
-                        assert!(nan(run_b(true, last)) == nan(run_b(false, last)), "pass B, {n} cells, last {last}");
+                        assert!(
+                            nan(run_b(isa, last)) == nan(run_b(SCALAR, last)),
+                            "pass B, {n} cells, last {last}, {feature}"
+                        );
                     }
                 }
                 // Either way, the base build is deterministic.
-                assert!(run_b(false, true) == run_b(false, true));
+                assert!(run_b(SCALAR, true) == run_b(SCALAR, true));
             }
         }
     }
