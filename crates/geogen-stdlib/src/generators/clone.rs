@@ -45,6 +45,12 @@ impl Operation for Clone {
     fn is_row_local(&self) -> bool {
         true
     }
+    /// Row `y` of the copy is row `y` of the source: so a fused pass headed by the copy of a map
+    /// used for the last time writes its bands over that map's buffer (`fusion.rs`) instead of
+    /// filling a new one.
+    fn reads_inputs_on_its_rows(&self) -> bool {
+        true
+    }
     fn is_copy(&self) -> bool {
         true
     }
