@@ -23,6 +23,25 @@ use geogen_render::{HeightMap, Rect, RenderError};
 use rayon::prelude::*;
 use std::sync::Mutex;
 
+/// The body of a dispatcher: `$avx512(args)` where the processor has AVX-512F, else `$avx2(args)`
+/// where it has AVX2, else `$portable(args)`. Every build does the same IEEE operations in the same
+/// order (no FMA), so which one runs never changes a bit; the ISA tests force each.
+macro_rules! by_isa {
+    ($avx512:ident, $avx2:ident, $portable:expr, ($($arg:expr),* $(,)?)) => {{
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the processor supports AVX-512F (checked at run time).
+            return unsafe { $avx512($($arg),*) };
+        }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor supports AVX2 (checked at run time).
+            return unsafe { $avx2($($arg),*) };
+        }
+        $portable($($arg),*)
+    }};
+}
+
 /// 1/√2, the weight of a diagonal neighbour (its distance is √2).
 const DIAGONAL: f32 = std::f32::consts::FRAC_1_SQRT_2;
 /// Rows per rayon task at least, so small buffers do not drown in scheduling.
@@ -473,17 +492,7 @@ const AVX512: u8 = 2;
 /// [`thermal_block`], built for AVX-512 or AVX2 where the processor has it (IEEE basic
 /// operations only, no FMA: the same bits, sixteen or eight lanes at a time).
 fn thermal_block_dispatch(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t: [f32; 3]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the processor supports AVX-512F (checked at run time).
-        return unsafe { thermal_block_avx512(from, to, w, xa, xb, t) };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor supports AVX2 (checked at run time).
-        return unsafe { thermal_block_avx2(from, to, w, xa, xb, t) };
-    }
-    thermal_block::<SCALAR>(from, to, w, xa, xb, t)
+    by_isa!(thermal_block_avx512, thermal_block_avx2, thermal_block::<SCALAR>, (from, to, w, xa, xb, t))
 }
 
 /// [`thermal_block`] for AVX2: [`thermal_carry_avx2`] and [`thermal_row_avx2`] for eight cells
@@ -1366,17 +1375,7 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
 /// AVX-512 or AVX2 where the processor has it (integer hashing, a conversion and two products in
 /// the same order: the same bits).
 fn rain_row_dispatch(rain: f32, columns: &[u32], y: i64, row: &mut [std::mem::MaybeUninit<f32>]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the processor supports AVX-512F (checked at run time).
-        return unsafe { rain_row_avx512(rain, columns, y, row) };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor supports AVX2 (checked at run time).
-        return unsafe { rain_row_avx2(rain, columns, y, row) };
-    }
-    rain_row(rain, columns, y, row)
+    by_isa!(rain_row_avx512, rain_row_avx2, rain_row, (rain, columns, y, row))
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -1403,17 +1402,7 @@ fn rain_row(rain: f32, columns: &[u32], y: i64, row: &mut [std::mem::MaybeUninit
 /// the flow total (kept for the flow mask only), `data` the map (the terrain before, overwritten),
 /// built for AVX-512 or AVX2 where the processor has it (the same operations: the same bits).
 fn output_row_dispatch(output: Output, rain: f32, flow_norm: f32, terrain: &[f32], flow: &[f32], data: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the processor supports AVX-512F (checked at run time).
-        return unsafe { output_row_avx512(output, rain, flow_norm, terrain, flow, data) };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor supports AVX2 (checked at run time).
-        return unsafe { output_row_avx2(output, rain, flow_norm, terrain, flow, data) };
-    }
-    output_row(output, rain, flow_norm, terrain, flow, data)
+    by_isa!(output_row_avx512, output_row_avx2, output_row, (output, rain, flow_norm, terrain, flow, data))
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -1702,17 +1691,7 @@ fn pass_a_row_dispatch(
     conc: &mut [f32],
     steepest: &mut [f32],
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the processor supports AVX-512F (checked at run time).
-        return unsafe { pass_a_row_avx512(t, water, sediment, surface, factor, conc, steepest) };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor supports AVX2 (checked at run time).
-        return unsafe { pass_a_row_avx2(t, water, sediment, surface, factor, conc, steepest) };
-    }
-    pass_a_row(t, water, sediment, surface, factor, conc, steepest)
+    by_isa!(pass_a_row_avx512, pass_a_row_avx2, pass_a_row, (t, water, sediment, surface, factor, conc, steepest))
 }
 
 #[cfg(target_arch = "x86_64")]
