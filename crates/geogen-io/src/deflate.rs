@@ -589,6 +589,30 @@ impl Bits<'_> {
 /// (code and length) and-ed with 0 adds nothing.
 const TAKE_MASK: [[u32; 3]; 4] = [[0, 0, 0], [!0, 0, 0], [!0, !0, 0], [!0, !0, !0]];
 
+/// Three literals' table entries (each its code in the low 16 bits and its length above) joined
+/// into one run of bits, the first literal's code first: the bits and their count.
+#[inline(always)]
+fn joined_triple(e0: u32, e1: u32, e2: u32) -> (u64, u32) {
+    let (n0, n1) = (e0 >> 16, e1 >> 16);
+    let joined = u64::from(e0 & 0xffff) | u64::from(e1 & 0xffff) << n0 | u64::from(e2 & 0xffff) << (n0 + n1);
+    (joined, n0 + n1 + (e2 >> 16))
+}
+
+/// Adds `n` bits to the bit state kept in the caller's locals (next byte, buffer, bits in the
+/// buffer) and stores its eight bytes at once; the whole bytes among them are then done, so fewer
+/// than eight bits stay in the buffer.
+#[inline(always)]
+fn put_bits(out: &mut [u8], (at_byte, buffer, count): (&mut usize, &mut u64, &mut u32), bits: u64, n: u32) {
+    *buffer |= bits << *count;
+    *count += n;
+    out[*at_byte..*at_byte + 8].copy_from_slice(&buffer.to_le_bytes());
+    let whole = *count / 8;
+    *at_byte += whole as usize;
+    // `whole` <= 7: the shift is below 64.
+    *buffer >>= whole * 8;
+    *count -= whole * 8;
+}
+
 /// The block's symbols: the literals between the matches and the matches, in order (everything but
 /// the header and the end of block).
 ///
@@ -610,18 +634,12 @@ fn code_symbols<'a>(mut bits: Bits<'a>, data: &[u8], matches: &[Match], codes: &
         // While more than three bytes are left before the match: three literals a step.
         while at - i > 3 {
             let bytes = &data[i..i + 3];
-            let (e0, e1, e2) =
-                (literal[usize::from(bytes[0])], literal[usize::from(bytes[1])], literal[usize::from(bytes[2])]);
-            let (n0, n1) = (e0 >> 16, e1 >> 16);
-            let joined = u64::from(e0 & 0xffff) | u64::from(e1 & 0xffff) << n0 | u64::from(e2 & 0xffff) << (n0 + n1);
-            buffer |= joined << count;
-            count += n0 + n1 + (e2 >> 16);
-            out[at_byte..at_byte + 8].copy_from_slice(&buffer.to_le_bytes());
-            let whole = count / 8;
-            at_byte += whole as usize;
-            // `whole` <= 7: the shift is below 64.
-            buffer >>= whole * 8;
-            count -= whole * 8;
+            let (joined, n) = joined_triple(
+                literal[usize::from(bytes[0])],
+                literal[usize::from(bytes[1])],
+                literal[usize::from(bytes[2])],
+            );
+            put_bits(out, (&mut at_byte, &mut buffer, &mut count), joined, n);
             i += 3;
         }
         // The last 0–3 literals (masked), then the match. A match covers at least three bytes, so the
@@ -633,35 +651,23 @@ fn code_symbols<'a>(mut bits: Bits<'a>, data: &[u8], matches: &[Match], codes: &
             literal[usize::from(bytes[1])] & mask[1],
             literal[usize::from(bytes[2])] & mask[2],
         );
-        let (n0, n1) = (e0 >> 16, e1 >> 16);
-        let joined = u64::from(e0 & 0xffff) | u64::from(e1 & 0xffff) << n0 | u64::from(e2 & 0xffff) << (n0 + n1);
-        buffer |= joined << count;
-        count += n0 + n1 + (e2 >> 16);
-        out[at_byte..at_byte + 8].copy_from_slice(&buffer.to_le_bytes());
-        let whole = count / 8;
-        at_byte += whole as usize;
-        buffer >>= whole * 8;
-        count -= whole * 8;
+        let (joined, n) = joined_triple(e0, e1, e2);
+        put_bits(out, (&mut at_byte, &mut buffer, &mut count), joined, n);
         let (lc, ll) = codes.length[usize::from(m.len)];
         let (dc, dl) = codes.dist[usize::from(m.which)];
-        buffer |= (u64::from(lc) | u64::from(dc) << ll) << count;
-        count += ll + dl;
-        out[at_byte..at_byte + 8].copy_from_slice(&buffer.to_le_bytes());
-        let whole = count / 8;
-        at_byte += whole as usize;
-        buffer >>= whole * 8;
-        count -= whole * 8;
+        put_bits(out, (&mut at_byte, &mut buffer, &mut count), u64::from(lc) | u64::from(dc) << ll, ll + dl);
         i = at + usize::from(m.len);
     }
     (bits.at, bits.buffer, bits.count) = (at_byte, buffer, count);
     // The literals after the last match, three at a time, then one by one.
     let mut tail = data[i..].chunks_exact(3);
     for three in &mut tail {
-        let (e0, e1, e2) =
-            (literal[usize::from(three[0])], literal[usize::from(three[1])], literal[usize::from(three[2])]);
-        let (n0, n1) = (e0 >> 16, e1 >> 16);
-        let joined = u64::from(e0 & 0xffff) | u64::from(e1 & 0xffff) << n0 | u64::from(e2 & 0xffff) << (n0 + n1);
-        bits.add_wide(joined, n0 + n1 + (e2 >> 16));
+        let (joined, n) = joined_triple(
+            literal[usize::from(three[0])],
+            literal[usize::from(three[1])],
+            literal[usize::from(three[2])],
+        );
+        bits.add_wide(joined, n);
         bits.flush();
     }
     for &b in tail.remainder() {
