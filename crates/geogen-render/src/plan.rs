@@ -172,7 +172,15 @@ impl MemoryPlan {
                 if resized {
                     need = need.saturating_add(exact_bytes(&extent));
                 }
-                need = need.saturating_add(u128::from(step.op.extra_memory(extent, &ctx)));
+                // A kernel narrowed with a fill runs on its target, which may reach past the
+                // extent made over the bounds (a blur's scratch grows with what it blurs).
+                let worked_on = match (narrowed.get(i).copied().flatten(), step.op.effect()) {
+                    (Some(crate::bounds::Narrowed { fill: Some(_), .. }), Effect::Modify) => {
+                        extent.combine(&arg_extent(0)).unwrap_or(extent)
+                    }
+                    _ => extent,
+                };
+                need = need.saturating_add(u128::from(step.op.extra_memory(worked_on, &ctx)));
                 // A narrowed step's part: the copy its kernel runs on (unchanged-region mode), or
                 // the new map a replacing kernel makes of it before the result is made over the
                 // extent (fill mode; an in-place kernel works on its target, counted as live).

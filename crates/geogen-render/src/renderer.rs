@@ -256,10 +256,6 @@ impl Renderer {
         } else {
             let ctx = KernelContext { scale: self.seq.scale(), bounds: own };
             match step.op.effect() {
-                _ if self.meta.narrowed[i].is_some() => {
-                    let narrow = self.meta.narrowed[i].unwrap_or(Narrowed { part: Rect::EMPTY, fill: None });
-                    self.run_narrowed(i, narrow)?;
-                }
                 Effect::Create(_) => {
                     let extent = self.meta.plan.extent(i);
                     // The plan accepted exactly this extent; anything else is a bug, and must not
@@ -278,6 +274,10 @@ impl Renderer {
                         .collect::<Result<Vec<_>, _>>()?;
                     step.op.render(&ctx, &mut target, &inputs).map_err(|e| e.at_step(step.location))?;
                     self.slots[step.ret.index()] = Some(target);
+                }
+                Effect::Modify if self.meta.narrowed[i].is_some() => {
+                    let narrow = self.meta.narrowed[i].unwrap_or(Narrowed { part: Rect::EMPTY, fill: None });
+                    self.run_narrowed(i, narrow)?;
                 }
                 Effect::Modify => {
                     let mut target = self.slots[step.ret.index()].take().ok_or_else(|| missing(step.ret))?;
@@ -313,11 +313,11 @@ impl Renderer {
             .collect()
     }
 
-    /// A step the support pass narrowed to a part of its bounds (`bounds.rs`): its arguments are
-    /// exact on what the part reads only, and the rest of the bounds either keeps the target's
-    /// pixels (an in-place operation that leaves them unchanged there) or is filled with the
-    /// result's background (then the target, or a new map for a creating step, is exact on the
-    /// part only, and the result is made over the planned extent if the kernel's is smaller).
+    /// An in-place step the support pass narrowed to a part of its bounds (`bounds.rs`): its
+    /// arguments are exact on what the part reads only, and the rest of the bounds either keeps
+    /// the target's pixels (the operation leaves them unchanged there) or is filled with the
+    /// result's background (then the target too is exact on what the part reads only, and the
+    /// result is made over the planned extent if the kernel's is smaller).
     /// Without a fill, the kernel runs on the target directly when no other argument
     /// reaches the rest of the bounds (a combiner works on the intersection of extents, so it
     /// touches nothing there); otherwise on a copy of the part, written back after, so that
@@ -328,21 +328,10 @@ impl Renderer {
         let part = narrow.part;
         let missing = |slot: crate::Slot| RenderError::Internal(format!("step #{}: slot {slot} is empty", i + 1));
         let ctx = KernelContext { scale: self.seq.scale(), bounds: Bounds::Map(part) };
-        let mut target = match step.op.effect() {
-            Effect::Create(_) => Object::Map(HeightMap::try_zeroed(if part.is_empty() { Rect::EMPTY } else { part })?),
-            Effect::Modify => self.slots[step.ret.index()].take().ok_or_else(|| missing(step.ret))?,
-        };
+        let mut target = self.slots[step.ret.index()].take().ok_or_else(|| missing(step.ret))?;
         let result = (|| {
             if part.is_empty() {
                 return Ok(());
-            }
-            if let Effect::Create(_) = step.op.effect() {
-                let inputs = step
-                    .args
-                    .iter()
-                    .map(|s| self.slots[s.index()].as_ref().ok_or_else(|| missing(*s)))
-                    .collect::<Result<Vec<_>, _>>()?;
-                return step.op.render(&ctx, &mut target, &inputs);
             }
             let self_copy = step.args[1..].contains(&step.ret).then(|| target.clone());
             let inputs = self.modify_inputs(i, self_copy.as_ref())?;

@@ -134,6 +134,24 @@ fn the_plan_covers_what_renders_allocate_and_its_peak_drops_as_designed() {
     assert!(planned > low + mask + square / 2, "planned {planned}: the blur is narrowed, as designed");
     assert!(used >= low + mask, "the two maps are really held: {used}");
 
+    // A blur narrowed to a small cone's rows and read through a thin column (found by review): its
+    // target, made 2400 pixels wide for another reader, does not cover the column, so the blur's
+    // result is made over the column; but its rows of scratch grow with the target it blurs (5 MB
+    // more than a plan counting the column's allocated).
+    let narrowed_blur = r#"
+        var g = HeightMap.RadialGradient([300, 330], 3, 1, -1);
+        var m = HeightMap.Flat(-1);
+        m.Unify(g);
+        var w = HeightMap.Clone(m).Add(HeightMap.Noise(CreateNoiseLayers(2, 8, 0.5), 3)).Rescale(0.25, 10);
+        m.Blur(120);
+        var col = HeightMap.Clone(m).Crop([295, 0], [305, 599]);
+        w.Add(col);
+        w.Unify(g);
+        yield w;
+    "#;
+    let (planned, used) = measure(narrowed_blur);
+    assert!(used <= planned + SLACK, "allocated {used} bytes, planned {planned}");
+
     // A blur of a map on its own: the map plus rows of scratch, not three maps' worth.
     let blur = r#"
         var m = HeightMap.RadialGradient([300, 300], 250, 1, 0);
