@@ -177,8 +177,9 @@ pub trait Operation: Send + Sync + fmt::Debug {
 
     /// Whether the operation is **pointwise** in place: each pixel of the result depends only on
     /// the same pixel of the target and of the other map arguments, the same way everywhere. The
-    /// support pass may then let it compute only where its result's support lies, and fill the
-    /// rest of its bounds with the background. Default `false`.
+    /// support pass then derives its support from its arguments' (`support::pointwise_support`:
+    /// constant wherever they all are, with the background its kernel gives theirs) when
+    /// [`Operation::support`] names none. Default `false`.
     fn is_pointwise(&self) -> bool {
         false
     }

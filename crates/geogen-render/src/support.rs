@@ -131,7 +131,9 @@ impl Supports {
                 }
                 _ => None,
             };
-            let support = step.op.support(&args, &ctx).or_else(kept);
+            // A pointwise operation's support follows from its arguments' (`pointwise_support`).
+            let derived = || step.op.is_pointwise().then(|| pointwise_support(step.op.as_ref(), &args, &ctx)).flatten();
+            let support = step.op.support(&args, &ctx).or_else(derived).or_else(kept);
             out.of_step[i] = Facts { support, range: step.op.range(&args, &ctx) };
             out.changed[i] = changed;
         }

@@ -3,8 +3,7 @@
 
 use geogen_render::raster::saturate;
 use geogen_render::{
-    monotone_range, pointwise_support, Effect, Facts, KernelContext, Object, ObjectKind, OpContext, Operation, Range,
-    Rect, RenderError, Support,
+    monotone_range, Effect, Facts, KernelContext, Object, ObjectKind, OpContext, Operation, Range, Rect, RenderError,
 };
 use geogen_vm::{RuntimeError, Value};
 
@@ -100,9 +99,6 @@ impl Operation for AddNumber {
     fn is_row_local(&self) -> bool {
         true
     }
-    fn support(&self, args: &[Facts], ctx: &OpContext) -> Option<Support> {
-        pointwise_support(self, args, ctx)
-    }
     fn range(&self, args: &[Facts], ctx: &OpContext) -> Range {
         monotone_range(self, args, ctx)
     }
@@ -135,9 +131,6 @@ impl Operation for AddMap {
     }
     fn reads_inputs_on_its_rows(&self) -> bool {
         true
-    }
-    fn support(&self, args: &[Facts], ctx: &OpContext) -> Option<Support> {
-        pointwise_support(self, args, ctx)
     }
     fn range(&self, args: &[Facts], ctx: &OpContext) -> Range {
         monotone_range(self, args, ctx)
@@ -195,9 +188,6 @@ impl Operation for AddMasked {
     }
     fn reads_inputs_on_its_rows(&self) -> bool {
         true
-    }
-    fn support(&self, args: &[Facts], ctx: &OpContext) -> Option<Support> {
-        pointwise_support(self, args, ctx)
     }
     /// `h + a × max(m, 0)`: the product's bounds are among its corners (each rounding is
     /// monotonic in each factor, and the mask's factor is never negative), the sum's at its ends.

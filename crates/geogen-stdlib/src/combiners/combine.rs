@@ -1,9 +1,7 @@
 //! `map.Combine(other, mask)`: blend two maps by a mask.
 
 use geogen_render::raster::saturate;
-use geogen_render::{
-    pointwise_support, Effect, Facts, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError, Support,
-};
+use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
 use super::input;
@@ -51,9 +49,6 @@ impl Operation for Combine {
     }
     fn reads_inputs_on_its_rows(&self) -> bool {
         true
-    }
-    fn support(&self, args: &[Facts], ctx: &OpContext) -> Option<Support> {
-        pointwise_support(self, args, ctx)
     }
     fn is_pointwise(&self) -> bool {
         true

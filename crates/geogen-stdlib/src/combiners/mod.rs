@@ -45,13 +45,6 @@ macro_rules! binary_map_operation {
             fn reads_inputs_on_its_rows(&self) -> bool {
                 true
             }
-            fn support(
-                &self,
-                args: &[geogen_render::Facts],
-                ctx: &geogen_render::OpContext,
-            ) -> Option<geogen_render::Support> {
-                geogen_render::pointwise_support(self, args, ctx)
-            }
             /// Monotonic in both maps.
             fn range(&self, args: &[geogen_render::Facts], ctx: &geogen_render::OpContext) -> geogen_render::Range {
                 geogen_render::monotone_range(self, args, ctx)

@@ -2,8 +2,7 @@
 
 use geogen_render::raster::saturate;
 use geogen_render::{
-    monotone_range, pointwise_support, Effect, Facts, KernelContext, Object, ObjectKind, OpContext, Operation, Range,
-    Rect, RenderError, Support,
+    monotone_range, Effect, Facts, KernelContext, Object, ObjectKind, OpContext, Operation, Range, Rect, RenderError,
 };
 use geogen_vm::{RuntimeError, Value};
 
@@ -70,9 +69,6 @@ impl Operation for MultiplyNumber {
     fn is_row_local(&self) -> bool {
         true
     }
-    fn support(&self, args: &[Facts], ctx: &OpContext) -> Option<Support> {
-        pointwise_support(self, args, ctx)
-    }
     /// Monotonic either way, by the factor's sign.
     fn range(&self, args: &[Facts], ctx: &OpContext) -> Range {
         monotone_range(self, args, ctx)
@@ -106,9 +102,6 @@ impl Operation for MultiplyMap {
     }
     fn reads_inputs_on_its_rows(&self) -> bool {
         true
-    }
-    fn support(&self, args: &[Facts], ctx: &OpContext) -> Option<Support> {
-        pointwise_support(self, args, ctx)
     }
     fn is_pointwise(&self) -> bool {
         true

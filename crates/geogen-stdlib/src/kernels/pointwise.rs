@@ -39,14 +39,6 @@ macro_rules! pointwise_operation {
             fn is_row_local(&self) -> bool {
                 true
             }
-            /// Pointwise and the same everywhere: constant wherever the map is.
-            fn support(
-                &self,
-                args: &[geogen_render::Facts],
-                ctx: &geogen_render::OpContext,
-            ) -> Option<geogen_render::Support> {
-                geogen_render::pointwise_support(self, args, ctx)
-            }
             fn is_pointwise(&self) -> bool {
                 true
             }
