@@ -205,39 +205,29 @@ pub fn write_files(files: &[(&Path, &[u8])]) -> Result<(), (usize, IoError)> {
     };
     // Waiting for the disk, not computing: more syncs in flight than there are cores let the file
     // system commit them together (one journal commit for many files) instead of a few at a time.
+    // Each thread takes the next file and keeps its results by index.
     let next = AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<Option<Result<Synced, IoError>>>> =
-        files.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(file) = files.get(i) else { break };
-        let result = write_and_sync(file);
-        if let Ok(mut slot) = slots[i].lock() {
-            *slot = Some(result);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(file) = files.get(i) else { break };
+            done.push((i, write_and_sync(file)));
         }
+        done
     };
-    std::thread::scope(|scope| {
-        for _ in 1..files.len().min(SYNCS_IN_FLIGHT) {
-            scope.spawn(work);
+    let mut synced: Vec<(usize, Result<Synced, IoError>)> = std::thread::scope(|scope| {
+        let others: Vec<_> = (1..files.len().min(SYNCS_IN_FLIGHT)).map(|_| scope.spawn(work)).collect();
+        let mut all = work();
+        for other in others {
+            all.extend(other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
         }
-        work();
+        all
     });
-    let synced: Vec<Result<Synced, IoError>> = slots
-        .into_iter()
-        .zip(files)
-        .map(|(slot, (path, _))| {
-            slot.into_inner().ok().flatten().unwrap_or_else(|| {
-                Err(IoError::Io {
-                    path: path.to_path_buf(),
-                    operation: "write",
-                    source: io::Error::other("a writing thread failed"),
-                })
-            })
-        })
-        .collect();
+    synced.sort_unstable_by_key(|(i, _)| *i);
     // All or nothing before anything is renamed: a failed sync leaves every target untouched.
     let mut ready = Vec::with_capacity(files.len());
-    for (i, result) in synced.into_iter().enumerate() {
+    for (i, result) in synced {
         ready.push(result.map_err(|e| (i, e))?);
     }
     let mut dirs: Vec<&Path> = Vec::new();

@@ -63,7 +63,6 @@ pub(crate) fn elided_copies(
             let (copy, Some(next)) = (&steps[i], steps.get(i + 1)) else { return false };
             copy.op.is_copy()
                 && copy.op.as_yield().is_none()
-                && narrowed[i].is_none()
                 && copy.args.len() == 1
                 && copy.op.effect() == Effect::Create(ObjectKind::Map)
                 && copy.op.arg_kinds() == [ObjectKind::Map]
