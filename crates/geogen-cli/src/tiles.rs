@@ -956,7 +956,9 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     // A script error is left to the render, which reports it for its tile.
     let fits = |tiles: u32| {
         let blocks = grid.blocks(tiles);
-        [0, blocks.count() / 2].iter().all(|&block| {
+        let middle = blocks.count() / 2;
+        // One block alone is planned once.
+        [0, middle][..if middle > 0 { 2 } else { 1 }].iter().all(|&block| {
             let cells: Vec<Tile> = blocks.cells(block).map(|index| grid.tile(index)).collect();
             let Some(rect) = cells_rect(&cells) else { return true };
             let block_settings = job.settings_for(rect.0, rect.1, rect.2, rect.3);
