@@ -265,18 +265,99 @@ impl HeightMap {
 
 /// Moves `rows` rows of `w` pixels, row `r` from `source(r)` to `r * w`, in place, where
 /// `source` grows with `r` at least as fast as the destination (`source(r + 1) - source(r) >= w`)
-/// and `source(r) >= r * w`: so a destination never passes its source. Rows move in rounds, each
-/// in parallel: a round takes the rows whose destinations all lie before the first unmoved source,
-/// so none of them overwrites a pixel not yet read; rounds grow with the ratio of the strides.
+/// and `source(r) >= r * w`: so a destination never passes its source.
+///
+/// The rows are cut into groups, one task each. A group's destinations can reach only the
+/// sources of the last rows of the groups before it (by the gap `source(r) - r * w`), so those
+/// few rows are copied aside first and read from there: then each group works in its own part of
+/// the buffer. A yield with a margin of a pixel or two (the common case) has a tiny gap, which the
+/// older scheme below moved one row at a time on one thread. When the rows to copy aside would
+/// exceed [`ASIDE_PIXELS`] (a gap of many rows), rows move in rounds instead, each in parallel: a
+/// round takes the rows whose destinations all lie before the first unmoved source, so none of
+/// them overwrites a pixel not yet read; with such a gap the rounds are long.
 fn compact_rows(data: &mut [f32], rows: usize, w: usize, source: impl Fn(usize) -> usize + Sync) {
+    /// At most this many pixels (1 MiB) are copied aside; a constant, like the renderer's other
+    /// per-band scratch, not a second map.
+    const ASIDE_PIXELS: usize = 1 << 18;
+    if w == 0 || rows == 0 {
+        return;
+    }
+    let groups = (rayon::current_num_threads() * 4).min(rows / PARALLEL_ROWS);
+    if groups >= 2 && compact_rows_in_groups(data, rows, w, groups, ASIDE_PIXELS, &source) {
+        return;
+    }
+    compact_rows_in_rounds(data, rows, w, &source);
+}
+
+/// Below this many rows a round or a group runs on the calling thread.
+const PARALLEL_ROWS: usize = 16;
+
+/// [`compact_rows`] by groups of rows; `false` (nothing moved) when the rows to copy aside would
+/// exceed `aside_pixels`.
+fn compact_rows_in_groups(
+    data: &mut [f32],
+    rows: usize,
+    w: usize,
+    groups: usize,
+    aside_pixels: usize,
+    source: &(impl Fn(usize) -> usize + Sync),
+) -> bool {
     use rayon::prelude::*;
-    /// Below this many rows a round runs on the calling thread.
-    const PARALLEL_ROWS: usize = 16;
+    let starts: Vec<usize> = (0..=groups).map(|g| g * rows / groups).collect();
+    // The rows whose sources reach past the start of a later group's destinations, in order.
+    let mut aside_rows: Vec<usize> = Vec::new();
+    for &a in &starts[1..groups] {
+        let mut r = a;
+        while r > 0 && source(r - 1) + w > a * w {
+            r -= 1;
+        }
+        for row in r..a {
+            if aside_rows.last().is_none_or(|&last| last < row) {
+                aside_rows.push(row);
+            }
+        }
+    }
+    if aside_rows.len().saturating_mul(w) > aside_pixels {
+        return false;
+    }
+    let mut aside = Vec::with_capacity(aside_rows.len() * w);
+    for &r in &aside_rows {
+        aside.extend_from_slice(&data[source(r)..source(r) + w]);
+    }
+    // Group g owns data[starts[g] * w .. starts[g + 1] * w] (the last group, the rest): its
+    // destinations, and the sources of its rows not set aside.
+    let mut parts: Vec<(usize, &mut [f32])> = Vec::with_capacity(groups);
+    let mut rest = data;
+    for g in 0..groups {
+        let (part, tail) =
+            if g + 1 < groups { rest.split_at_mut((starts[g + 1] - starts[g]) * w) } else { (rest, &mut [][..]) };
+        parts.push((starts[g], part));
+        rest = tail;
+    }
+    parts.into_par_iter().enumerate().for_each(|(g, (first, part))| {
+        let base = first * w;
+        for r in first..starts[g + 1] {
+            let destination = (r - first) * w;
+            match aside_rows.binary_search(&r) {
+                Ok(k) => part[destination..destination + w].copy_from_slice(&aside[k * w..(k + 1) * w]),
+                Err(_) => {
+                    let from = source(r) - base;
+                    part.copy_within(from..from + w, destination);
+                }
+            }
+        }
+    });
+    true
+}
+
+/// [`compact_rows`] in rounds of rows whose destinations lie before every unmoved source.
+fn compact_rows_in_rounds(data: &mut [f32], rows: usize, w: usize, source: &(impl Fn(usize) -> usize + Sync)) {
+    use rayon::prelude::*;
     let mut a = 0;
     while a < rows {
         let first_source = source(a);
         // Rows a..b whose destinations end at or before `first_source`.
-        let b = (first_source / w.max(1)).min(rows);
+        let b = (first_source / w).min(rows);
         if b <= a + 1 {
             // Row a overlaps its own source (or the round would be a single row).
             data.copy_within(first_source..first_source + w, a * w);
@@ -534,6 +615,37 @@ mod tests {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
             let moved = pool.install(|| src.clone().into_cut_out(inner).unwrap());
             assert_eq!(moved, src.cut_out(inner).unwrap(), "{inner}");
+        }
+    }
+
+    #[test]
+    fn rows_compact_alike_in_groups_and_in_rounds() {
+        // Row r of a `sw`-wide buffer moves from (dy + r) * sw + dx to r * w: gaps from none to
+        // many rows, groups from 2 to more than rows allow, aside buffers large and too small.
+        for (sw, w, dy, dx, rows) in [
+            (300, 299, 0, 1, 260),
+            (302, 300, 1, 1, 257),
+            (300, 200, 40, 50, 180),
+            (300, 300, 100, 0, 160),
+            (10, 3, 0, 7, 40),
+        ] {
+            let original: Vec<f32> = (0..sw * (dy + rows)).map(|i| i as f32).collect();
+            let source = |r: usize| (dy + r) * sw + dx;
+            let expected: Vec<f32> = (0..rows).flat_map(|r| original[source(r)..source(r) + w].to_vec()).collect();
+            let mut rounds = original.clone();
+            compact_rows_in_rounds(&mut rounds, rows, w, &source);
+            assert_eq!(rounds[..rows * w], expected[..], "rounds {sw} {w} {dy} {dx}");
+            for groups in [2, 3, 7, rows / 2, rows] {
+                for aside in [0, 4 * w, usize::MAX] {
+                    let mut grouped = original.clone();
+                    if compact_rows_in_groups(&mut grouped, rows, w, groups, aside, &source) {
+                        assert_eq!(grouped[..rows * w], expected[..], "groups {groups} {sw} {w} {dy} {dx}");
+                    } else {
+                        assert_eq!(grouped, original, "a refused grouping moves nothing");
+                        assert!(aside < usize::MAX);
+                    }
+                }
+            }
         }
     }
 
