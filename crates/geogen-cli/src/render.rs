@@ -471,7 +471,12 @@ fn profile_table(timings: &[geogen::StepTiming], copy_floor: f64) -> String {
     for t in timings {
         total += t.duration;
         let line = t.location.map(|(l, c)| format!("{l}:{c}")).unwrap_or_default();
-        let name = if t.steps > 1 { format!("{} +{} fused", t.name, t.steps - 1) } else { t.name.clone() };
+        let name = match &t.alongside {
+            // Two units at once: both names, the step count of both (the x copy is of their pixels).
+            Some((j, other)) => format!("{} with #{} {} ({} steps)", t.name, j + 1, other, t.steps),
+            None if t.steps > 1 => format!("{} +{} fused", t.name, t.steps - 1),
+            None => t.name.clone(),
+        };
         let (per_pixel, ratio) = if t.pixels > 0 {
             let ns = t.duration.as_secs_f64() * 1e9 / t.pixels as f64;
             (format!("{ns:.2}"), format!("{:.1}", ns / copy_floor))

@@ -98,6 +98,8 @@ pub struct MemoryPlan {
     elided: Vec<bool>,
     /// Bytes needed while each step runs.
     step_bytes: Vec<u64>,
+    /// Bytes held before each step starts: the live objects and the outputs so far.
+    held: Vec<u64>,
     peak: u64,
     peak_step: Option<usize>,
     peak_name: String,
@@ -124,6 +126,7 @@ impl MemoryPlan {
         let ctx = OpContext { scale: seq.scale() };
         let mut slot_extent: Vec<Option<Bounds>> = vec![None; seq.slot_count()];
         let mut step_bytes = Vec::with_capacity(seq.len());
+        let mut held = Vec::with_capacity(seq.len());
         let mut outputs: u128 = 0;
         let (mut peak, mut peak_step) = (0u128, None);
         // The streamed or taken-over pass under way: until which step, and what it needs.
@@ -134,6 +137,7 @@ impl MemoryPlan {
             let own = bounds[i];
             let extent = extents[i];
             let live: u128 = slot_extent.iter().flatten().fold(0, |acc, b| acc.saturating_add(exact_bytes(b)));
+            held.push(saturated(live.saturating_add(outputs)));
             let arg_extent =
                 |j: usize| slot_extent[step.args[j].index()].unwrap_or(Bounds::empty(step.op.arg_kinds()[j]));
             let scratch = || live.saturating_add(u128::from(step.op.extra_memory(extent, &ctx)));
@@ -231,6 +235,7 @@ impl MemoryPlan {
             taken_over,
             elided,
             step_bytes,
+            held,
             peak: saturated(peak),
             peak_step,
             peak_name,
@@ -267,6 +272,12 @@ impl MemoryPlan {
     /// Bytes needed while step `i` runs.
     pub fn step_bytes(&self, step: usize) -> u64 {
         self.step_bytes[step]
+    }
+
+    /// Bytes held before step `i` starts (live objects and outputs so far): what its need adds
+    /// to is `step_bytes(i) - held_before(i)`.
+    pub fn held_before(&self, step: usize) -> u64 {
+        self.held[step]
     }
 
     /// The largest need of step `i` and the steps after it: what resident memory may still reach

@@ -33,11 +33,14 @@ pub struct RenderConfig {
     /// Whether the support pass (`support.rs`) may narrow in-place steps. On by default; off only
     /// to check that it changes no bit.
     pub support_pass: bool,
+    /// Whether [`Renderer::advance`] may run two independent units (steps or fused passes) of the
+    /// graph at once, when the memory plan's peak allows it. On by default; off only to compare.
+    pub concurrent_branches: bool,
 }
 
 impl Default for RenderConfig {
     fn default() -> RenderConfig {
-        RenderConfig { memory_limit: DEFAULT_MEMORY_LIMIT, support_pass: true }
+        RenderConfig { memory_limit: DEFAULT_MEMORY_LIMIT, support_pass: true, concurrent_branches: true }
     }
 }
 
@@ -123,6 +126,46 @@ pub struct Renderer {
     outputs: BTreeMap<String, HeightMap>,
     next: usize,
     on_progress: Option<ProgressCallback>,
+    /// Whether two independent units may run at once (`RenderConfig::concurrent_branches`).
+    concurrent: bool,
+    /// The first step of the unit the last [`Renderer::advance`] ran beside the one at its start.
+    last_alongside: Option<usize>,
+}
+
+/// One unit of [`Renderer::advance`]: a step on its own, or a pass of `len` steps.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Unit {
+    first: usize,
+    len: usize,
+    kind: UnitKind,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum UnitKind {
+    /// A creating or in-place step run alone (not a yield, not skipped, not narrowed, no copy
+    /// elided before or at it).
+    Step,
+    /// Row-local steps on one map, band by band (`run_fused`).
+    Fused,
+    /// A chain streamed into its reader (`fusion.rs`).
+    Streamed,
+    /// A fused pass writing its result over the buffer of this map (`fusion.rs`).
+    TakingOver(crate::Slot),
+}
+
+impl Unit {
+    fn end(&self) -> usize {
+        self.first + self.len
+    }
+}
+
+/// What the units of a render read: the passes' results and the objects in the slots, shared by
+/// units running at once (each takes the object it writes out of the slots first).
+#[derive(Copy, Clone)]
+struct View<'a> {
+    seq: &'a RenderingSequence,
+    meta: &'a RenderMetadata,
+    slots: &'a [Option<Object>],
 }
 
 impl std::fmt::Debug for Renderer {
@@ -152,7 +195,17 @@ impl Renderer {
         meta.plan.check_limit(config.memory_limit)?;
         let slots = vec![None; seq.slot_count()];
         let fused = (0..seq.len()).map(|i| meta.plan.fused_pass(i)).collect();
-        Ok(Renderer { seq, meta, fused, slots, outputs: BTreeMap::new(), next: 0, on_progress: None })
+        Ok(Renderer {
+            seq,
+            meta,
+            fused,
+            slots,
+            outputs: BTreeMap::new(),
+            next: 0,
+            on_progress: None,
+            concurrent: config.concurrent_branches,
+            last_alongside: None,
+        })
     }
 
     /// Calls `f` after every executed step.
@@ -202,9 +255,14 @@ impl Renderer {
     /// `peak_from(i) - held` bounds it by `peak_from(i)`: the kept pages fill the room that this
     /// step or a later, bigger one will use anyway.
     fn keep_pages_for(&self, i: usize) {
+        self.keep_pages_within(self.meta.plan.peak_from(i));
+    }
+
+    /// Keeps at most `budget` minus what is held of freed pages (see [`Renderer::keep_pages_for`]).
+    fn keep_pages_within(&self, budget: u64) {
         let held: u64 = self.slots.iter().flatten().map(Object::bytes).sum::<u64>()
             + self.outputs.values().map(|m| m.rect().area().saturating_mul(4)).sum::<u64>();
-        crate::pages::keep_at_most(self.meta.plan.peak_from(i).saturating_sub(held));
+        crate::pages::keep_at_most(budget.saturating_sub(held));
     }
 
     /// Executes the next step. Returns `Ok(false)` when there was none left.
@@ -253,42 +311,11 @@ impl Renderer {
                 .collect::<Result<Vec<_>, _>>()?;
             let result = step.op.render_replacing(&ctx, source, &inputs).map_err(|e| e.at_step(step.location))?;
             self.slots[step.ret.index()] = Some(result);
+        } else if step.op.effect() == Effect::Modify && self.meta.narrowed[i].is_some() {
+            let narrow = self.meta.narrowed[i].unwrap_or(Narrowed { part: Rect::EMPTY, fill: None });
+            self.run_narrowed(i, narrow)?;
         } else {
-            let ctx = KernelContext { scale: self.seq.scale(), bounds: own };
-            match step.op.effect() {
-                Effect::Create(_) => {
-                    let extent = self.meta.plan.extent(i);
-                    // The plan accepted exactly this extent; anything else is a bug, and must not
-                    // turn into an unplanned allocation.
-                    if extent.bytes() > self.meta.plan.step_bytes(i) {
-                        return Err(RenderError::Internal(format!(
-                            "step #{}: extent {extent} exceeds the plan",
-                            i + 1
-                        )));
-                    }
-                    let mut target = allocate(extent)?;
-                    let inputs = step
-                        .args
-                        .iter()
-                        .map(|s| self.slots[s.index()].as_ref().ok_or_else(|| missing(*s)))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    step.op.render(&ctx, &mut target, &inputs).map_err(|e| e.at_step(step.location))?;
-                    self.slots[step.ret.index()] = Some(target);
-                }
-                Effect::Modify if self.meta.narrowed[i].is_some() => {
-                    let narrow = self.meta.narrowed[i].unwrap_or(Narrowed { part: Rect::EMPTY, fill: None });
-                    self.run_narrowed(i, narrow)?;
-                }
-                Effect::Modify => {
-                    let mut target = self.slots[step.ret.index()].take().ok_or_else(|| missing(step.ret))?;
-                    let self_copy = step.args[1..].contains(&step.ret).then(|| target.clone());
-                    let result = self
-                        .modify_inputs(i, self_copy.as_ref())
-                        .and_then(|inputs| step.op.render(&ctx, &mut target, &inputs));
-                    self.slots[step.ret.index()] = Some(target);
-                    result.map_err(|e| e.at_step(step.location))?;
-                }
-            }
+            self.run_in_slots(Unit { first: i, len: 1, kind: UnitKind::Step })?;
         }
         self.release_after(i);
         self.next += 1;
@@ -297,20 +324,6 @@ impl Renderer {
             cb(progress);
         }
         Ok(true)
-    }
-
-    /// The inputs of in-place step `i` (its arguments after the target), with `self_copy` (a copy
-    /// of the target taken before the kernel) where it reads its own slot.
-    fn modify_inputs<'a>(&'a self, i: usize, self_copy: Option<&'a Object>) -> Result<Vec<&'a Object>, RenderError> {
-        let step = &self.seq.steps()[i];
-        let missing = |slot: crate::Slot| RenderError::Internal(format!("step #{}: slot {slot} is empty", i + 1));
-        step.args[1..]
-            .iter()
-            .map(|s| {
-                let object = if *s == step.ret { self_copy } else { self.slots[s.index()].as_ref() };
-                object.ok_or_else(|| missing(*s))
-            })
-            .collect()
     }
 
     /// An in-place step the support pass narrowed to a part of its bounds (`bounds.rs`): its
@@ -334,7 +347,7 @@ impl Renderer {
                 return Ok(());
             }
             let self_copy = step.args[1..].contains(&step.ret).then(|| target.clone());
-            let inputs = self.modify_inputs(i, self_copy.as_ref())?;
+            let inputs = self.view().modify_inputs(i, self_copy.as_ref())?;
             if narrow.fill.is_some() {
                 // Everything outside the part is filled after the kernel, whatever it wrote there.
                 return step.op.render(&ctx, &mut target, &inputs);
@@ -380,26 +393,181 @@ impl Renderer {
     /// band going through all of them while it is in cache, with the same bytes as step by step.
     /// Returns how many steps were executed (0 when none was left). The progress callback is
     /// called once, after the last of them.
+    ///
+    /// When the unit after this one is independent of it (neither writes what the other reads or
+    /// writes) and the memory plan's peak from here on holds both at once, the two run at the same
+    /// time ([`RenderConfig::concurrent_branches`]); the count then covers both.
     pub fn advance(&mut self) -> Result<usize, RenderError> {
         let i = self.next;
-        match self.fused.get(i).copied() {
-            None => {
-                crate::pages::keep_at_most(0);
-                Ok(0)
+        self.last_alongside = None;
+        let Some(unit) = self.unit_at(i) else {
+            crate::pages::keep_at_most(0);
+            return Ok(0);
+        };
+        if let Some((other, together)) = self.concurrent_partner(unit) {
+            self.run_pair(unit, other, together)?;
+            return Ok(unit.len + other.len);
+        }
+        if unit.kind == UnitKind::Step {
+            return Ok(usize::from(self.step()?));
+        }
+        self.keep_pages_for(i);
+        self.run_in_slots(unit)?;
+        self.end_pass(unit.first, unit.end());
+        Ok(unit.len)
+    }
+
+    /// The first step of the unit the last [`Renderer::advance`] ran at the same time as the one
+    /// it started with, if it ran two.
+    pub fn last_advance_alongside(&self) -> Option<usize> {
+        self.last_alongside
+    }
+
+    /// The unit [`Renderer::advance`] runs from step `i`: a pass, or the step alone.
+    fn unit_at(&self, i: usize) -> Option<Unit> {
+        let len = *self.fused.get(i)?;
+        let kind = if len == 0 {
+            UnitKind::Step
+        } else if self.meta.plan.streamed_pass(i).is_some() {
+            UnitKind::Streamed
+        } else if let Some(taken) = self.meta.plan.taken_over_buffer(i) {
+            UnitKind::TakingOver(taken)
+        } else {
+            UnitKind::Fused
+        };
+        Some(Unit { first: i, len: len.max(1), kind })
+    }
+
+    /// The slots a unit reads and those it writes, if it can run beside another: a plain step
+    /// (creating or in place; not a yield, not skipped, not narrowed, no copy elided before or
+    /// at it) or a pass.
+    fn unit_slots(&self, unit: Unit) -> Option<(Vec<crate::Slot>, Vec<crate::Slot>)> {
+        let plan = &self.meta.plan;
+        if unit.first > 0 && plan.elided_copy(unit.first - 1) {
+            return None;
+        }
+        let (mut reads, mut writes) = (Vec::new(), Vec::new());
+        for j in unit.first..unit.end() {
+            let step = &self.seq.steps()[j];
+            let plain = step.op.as_yield().is_none()
+                && !self.meta.bounds[j].is_empty()
+                && !plan.elided_copy(j)
+                && (unit.kind != UnitKind::Step || self.meta.narrowed[j].is_none());
+            if !plain {
+                return None;
             }
-            Some(0) => Ok(usize::from(self.step()?)),
-            Some(len) => {
-                self.keep_pages_for(i);
-                if self.meta.plan.streamed_pass(i).is_some() {
-                    self.run_streamed(i, len)?;
-                } else if let Some(taken) = self.meta.plan.taken_over_buffer(i) {
-                    self.run_taking_over(i, len, taken)?;
-                } else {
-                    self.run_fused(i, len)?;
-                }
-                Ok(len)
+            reads.extend_from_slice(&step.args);
+            writes.push(step.ret);
+        }
+        if let UnitKind::TakingOver(taken) = unit.kind {
+            writes.push(taken);
+        }
+        Some((reads, writes))
+    }
+
+    /// The unit after `unit` when the two can run at once: neither writes a slot the other reads
+    /// or writes, and the plan's peak holds both (so the peak checked against the memory limit
+    /// stays the most the render needs); with the bytes they need together.
+    fn concurrent_partner(&self, unit: Unit) -> Option<(Unit, u64)> {
+        if !self.concurrent {
+            return None;
+        }
+        let other = self.unit_at(unit.end())?;
+        let (reads_a, writes_a) = self.unit_slots(unit)?;
+        let (reads_b, writes_b) = self.unit_slots(other)?;
+        if writes_a.iter().any(|s| reads_b.contains(s) || writes_b.contains(s))
+            || writes_b.iter().any(|s| reads_a.contains(s))
+        {
+            return None;
+        }
+        // Sequentially the second needs what is held before it plus its own new objects and
+        // scratch; beside the first, that addition comes on top of the first's whole need.
+        let plan = &self.meta.plan;
+        let need = |u: Unit| (u.first..u.end()).map(|j| plan.step_bytes(j)).max().unwrap_or(0);
+        let added = need(other).saturating_sub(plan.held_before(other.first));
+        let together = need(unit).saturating_add(added);
+        (together <= plan.peak()).then_some((other, together))
+    }
+
+    /// Runs two independent units at once (see [`Renderer::advance`]), which need `together`
+    /// bytes (within the plan's peak).
+    fn run_pair(&mut self, a: Unit, b: Unit, together: u64) -> Result<(), RenderError> {
+        self.keep_pages_within(self.meta.plan.peak_from(a.first).max(together));
+        let mut target_a = self.take_source(a)?;
+        let mut target_b = match self.take_source(b) {
+            Ok(target) => target,
+            Err(e) => {
+                self.put_result(a, target_a, false);
+                return Err(e);
+            }
+        };
+        let view = self.view();
+        let (result_a, result_b) =
+            rayon::join(|| view.compute_unit(a, &mut target_a), || view.compute_unit(b, &mut target_b));
+        self.put_result(a, target_a, result_a.is_ok());
+        self.put_result(b, target_b, result_b.is_ok());
+        result_a?;
+        result_b?;
+        self.end_pass(a.first, b.end());
+        self.last_alongside = Some(b.first);
+        Ok(())
+    }
+
+    fn view(&self) -> View<'_> {
+        View { seq: &self.seq, meta: &self.meta, slots: &self.slots }
+    }
+
+    /// The slot whose object a unit works on (taken out of the slots while it runs): the target of
+    /// an in-place step or pass, the map whose buffer a pass takes over; none for a new object.
+    fn source_slot(&self, unit: Unit) -> Option<crate::Slot> {
+        let steps = self.seq.steps();
+        match unit.kind {
+            UnitKind::TakingOver(taken) => Some(taken),
+            UnitKind::Streamed => Some(steps[unit.end() - 1].ret),
+            UnitKind::Step | UnitKind::Fused => {
+                (steps[unit.first].op.effect() == Effect::Modify).then_some(steps[unit.first].ret)
             }
         }
+    }
+
+    /// The slot a unit's result goes to.
+    fn result_slot(&self, unit: Unit) -> crate::Slot {
+        let steps = self.seq.steps();
+        match unit.kind {
+            UnitKind::Streamed => steps[unit.end() - 1].ret,
+            _ => steps[unit.first].ret,
+        }
+    }
+
+    fn take_source(&mut self, unit: Unit) -> Result<Option<Object>, RenderError> {
+        match self.source_slot(unit) {
+            None => Ok(None),
+            Some(slot) => self.slots[slot.index()]
+                .take()
+                .map(Some)
+                .ok_or_else(|| RenderError::Internal(format!("step #{}: slot {slot} is empty", unit.first + 1))),
+        }
+    }
+
+    /// Puts a unit's object back: its result where it belongs, or (after a failure) what is left
+    /// of its target where it was taken from.
+    fn put_result(&mut self, unit: Unit, object: Option<Object>, succeeded: bool) {
+        if let Some(object) = object {
+            let slot = if succeeded {
+                self.result_slot(unit)
+            } else {
+                self.source_slot(unit).unwrap_or(self.result_slot(unit))
+            };
+            self.slots[slot.index()] = Some(object);
+        }
+    }
+
+    /// Runs a unit on the objects in the slots (without releasing anything or moving on).
+    fn run_in_slots(&mut self, unit: Unit) -> Result<(), RenderError> {
+        let mut target = self.take_source(unit)?;
+        let result = self.view().compute_unit(unit, &mut target);
+        self.put_result(unit, target, result.is_ok());
+        result
     }
 
     /// How many steps [`Renderer::advance`] executes next (0 when finished).
@@ -409,192 +577,6 @@ impl Renderer {
             Some(0) => 1,
             Some(len) => len,
         }
-    }
-
-    fn run_fused(&mut self, first: usize, len: usize) -> Result<(), RenderError> {
-        let steps = &self.seq.steps()[first..first + len];
-        let slot = steps[0].ret;
-        let extent = self.meta.plan.extent(first).rect();
-        let create = matches!(steps[0].op.effect(), Effect::Create(_));
-        if create && self.meta.plan.extent(first).bytes() > self.meta.plan.step_bytes(first) {
-            return Err(RenderError::Internal(format!("step #{}: extent {extent} exceeds the plan", first + 1)));
-        }
-        let missing = |s: crate::Slot| RenderError::Internal(format!("step #{}: slot {s} is empty", first + 1));
-        let mut target =
-            if create { None } else { Some(self.slots[slot.index()].take().ok_or_else(|| missing(slot))?) };
-        let result = (|| {
-            let scale = self.seq.scale();
-            let mut inputs: Vec<Vec<&Object>> = Vec::with_capacity(len);
-            for step in steps {
-                let args = if create && std::ptr::eq(step, &steps[0]) { &step.args[..] } else { &step.args[1..] };
-                inputs.push(
-                    args.iter()
-                        .map(|s| self.slots[s.index()].as_ref().ok_or_else(|| missing(*s)))
-                        .collect::<Result<Vec<_>, _>>()?,
-                );
-            }
-            let contexts: Vec<KernelContext> =
-                (first..first + len).map(|j| KernelContext { scale, bounds: self.meta.bounds[j] }).collect();
-            let run_band = |band: &mut HeightMap| -> Result<(), RenderError> {
-                let mut object = Object::Map(std::mem::replace(band, HeightMap::empty()));
-                let result = crate::kernels::serially(|| {
-                    steps
-                        .iter()
-                        .zip(&contexts)
-                        .zip(&inputs)
-                        .try_for_each(|((step, ctx), inputs)| step.op.render(ctx, &mut object, inputs))
-                });
-                match object {
-                    Object::Map(map) => *band = map,
-                    Object::Profile(_) => return Err(RenderError::Internal("a fused step made a profile".into())),
-                }
-                result
-            };
-            let rows = crate::kernels::band_rows(extent.width as usize);
-            match target.as_mut() {
-                None => Ok(Object::Map(HeightMap::try_from_bands(extent, rows, None, run_band)?)),
-                Some(object) => {
-                    object.as_map_mut()?.update_by_bands(rows, run_band)?;
-                    Ok(std::mem::replace(object, Object::Map(HeightMap::empty())))
-                }
-            }
-        })();
-        match result {
-            Ok(object) => self.slots[slot.index()] = Some(object),
-            Err(e) => {
-                if let Some(object) = target {
-                    self.slots[slot.index()] = Some(object);
-                }
-                return Err(e);
-            }
-        }
-        self.end_pass(first, first + len);
-        Ok(())
-    }
-
-    /// A fused pass creating a map whose result takes over the buffer of `taken`, a map covering
-    /// its extent that the pass reads for the last time, on its own rows only (`fusion.rs`): each
-    /// band is computed into scratch from `taken`'s rows and then written over them; at the end the
-    /// rows are moved together in place.
-    fn run_taking_over(&mut self, first: usize, len: usize, taken: crate::Slot) -> Result<(), RenderError> {
-        let steps = &self.seq.steps()[first..first + len];
-        let made = steps[0].ret;
-        let extent = self.meta.plan.extent(first).rect();
-        let missing = |s: crate::Slot| RenderError::Internal(format!("step #{}: slot {s} is empty", first + 1));
-        let mut buffer = match self.slots[taken.index()].take() {
-            Some(Object::Map(map)) if map.rect().contains_rect(&extent) => map,
-            Some(other) => {
-                self.slots[taken.index()] = Some(other);
-                return Err(RenderError::Internal(format!("step #{}: slot {taken} cannot take the pass", first + 1)));
-            }
-            None => return Err(missing(taken)),
-        };
-        let result = (|| {
-            let scale = self.seq.scale();
-            // Each step's inputs, `None` where it reads the taken-over map (its band is passed).
-            let mut inputs: Vec<Vec<Option<&Object>>> = Vec::with_capacity(len);
-            for (k, step) in steps.iter().enumerate() {
-                let args = if k == 0 { &step.args[..] } else { &step.args[1..] };
-                inputs.push(
-                    args.iter()
-                        .map(|s| {
-                            if *s == taken {
-                                Ok(None)
-                            } else {
-                                self.slots[s.index()].as_ref().map(Some).ok_or_else(|| missing(*s))
-                            }
-                        })
-                        .collect::<Result<Vec<_>, _>>()?,
-                );
-            }
-            let contexts: Vec<KernelContext> =
-                (first..first + len).map(|j| KernelContext { scale, bounds: self.meta.bounds[j] }).collect();
-            let rows = crate::kernels::band_rows(buffer.width());
-            buffer.update_by_bands(rows, |band| {
-                let ys = band.rect().y_interval().intersect(&extent.y_interval());
-                let part = Rect::new(extent.x, ys.start, extent.width, ys.length);
-                if part.is_empty() {
-                    return Ok(());
-                }
-                let old = Object::Map(std::mem::replace(band, HeightMap::empty()));
-                let mut object = Object::Map(HeightMap::try_zeroed(part)?);
-                let result = crate::kernels::serially(|| {
-                    steps.iter().zip(&contexts).zip(&inputs).try_for_each(|((step, ctx), inputs)| {
-                        let inputs: Vec<&Object> = inputs.iter().map(|i| i.unwrap_or(&old)).collect();
-                        step.op.render(ctx, &mut object, &inputs)
-                    })
-                });
-                *band = match old {
-                    Object::Map(map) => map,
-                    Object::Profile(_) => return Err(RenderError::Internal("a fused pass read a profile".into())),
-                };
-                crate::raster::copy_overlap(object.as_map()?, band);
-                result
-            })
-        })();
-        // On failure the buffer is half written: the render stops here, so nobody reads it.
-        result?;
-        self.slots[made.index()] = Some(Object::Map(buffer.into_cut_out(extent)?));
-        self.end_pass(first, first + len);
-        Ok(())
-    }
-
-    /// A streamed pass (`fusion.rs`): steps `first..first + len - 1` make a map that the last step
-    /// (its consumer) reads for the last time; the consumer's target is updated band by band, each
-    /// band of the streamed map being computed by the chain just before the consumer reads it.
-    fn run_streamed(&mut self, first: usize, len: usize) -> Result<(), RenderError> {
-        let consumer = first + len - 1;
-        let steps = &self.seq.steps()[first..=consumer];
-        let (chain, last) = steps.split_at(len - 1);
-        let last = &last[0];
-        let made = chain[0].ret;
-        let target_slot = last.ret;
-        let made_extent = self.meta.plan.extent(first).rect();
-        let missing = |s: crate::Slot| RenderError::Internal(format!("step #{}: slot {s} is empty", first + 1));
-        let mut target = self.slots[target_slot.index()].take().ok_or_else(|| missing(target_slot))?;
-        let result = (|| {
-            let scale = self.seq.scale();
-            let slot = |s: &crate::Slot| self.slots[s.index()].as_ref().ok_or_else(|| missing(*s));
-            let mut chain_inputs: Vec<Vec<&Object>> = Vec::with_capacity(chain.len());
-            for (k, step) in chain.iter().enumerate() {
-                let args = if k == 0 { &step.args[..] } else { &step.args[1..] };
-                chain_inputs.push(args.iter().map(slot).collect::<Result<Vec<_>, _>>()?);
-            }
-            // The consumer's inputs, `None` where it reads the streamed map.
-            let last_inputs: Vec<Option<&Object>> = last.args[1..]
-                .iter()
-                .map(|s| if *s == made { Ok(None) } else { slot(s).map(Some) })
-                .collect::<Result<Vec<_>, _>>()?;
-            let contexts: Vec<KernelContext> =
-                (first..=consumer).map(|j| KernelContext { scale, bounds: self.meta.bounds[j] }).collect();
-            let map = target.as_map_mut()?;
-            let width = (map.rect().width.max(made_extent.width)) as usize;
-            map.update_by_bands(crate::kernels::band_rows(width), |band| {
-                // The streamed map's whole rows meeting this band, computed by the chain.
-                let ys = band.rect().y_interval().intersect(&made_extent.y_interval());
-                let part = Rect::new(made_extent.x, ys.start, made_extent.width, ys.length);
-                let mut streamed = Object::Map(HeightMap::try_zeroed(part)?);
-                let mut object = Object::Map(std::mem::replace(band, HeightMap::empty()));
-                let result = crate::kernels::serially(|| {
-                    if !part.is_empty() {
-                        for ((step, ctx), inputs) in chain.iter().zip(&contexts).zip(&chain_inputs) {
-                            step.op.render(ctx, &mut streamed, inputs)?;
-                        }
-                    }
-                    let inputs: Vec<&Object> = last_inputs.iter().map(|i| i.unwrap_or(&streamed)).collect();
-                    last.op.render(&contexts[len - 1], &mut object, &inputs)
-                });
-                match object {
-                    Object::Map(map) => *band = map,
-                    Object::Profile(_) => return Err(RenderError::Internal("a streamed pass made a profile".into())),
-                }
-                result
-            })
-        })();
-        self.slots[target_slot.index()] = Some(target);
-        result?;
-        self.end_pass(first, consumer + 1);
-        Ok(())
     }
 
     /// Frees the objects whose last use step `i` was; the original of an elided copy is freed
@@ -630,6 +612,211 @@ impl Renderer {
     pub fn run(&mut self) -> Result<(), RenderError> {
         while self.advance()? > 0 {}
         Ok(())
+    }
+}
+
+impl<'a> View<'a> {
+    fn missing(&self, step: usize, slot: crate::Slot) -> RenderError {
+        RenderError::Internal(format!("step #{}: slot {slot} is empty", step + 1))
+    }
+
+    fn slot(&self, step: usize, slot: crate::Slot) -> Result<&'a Object, RenderError> {
+        self.slots[slot.index()].as_ref().ok_or_else(|| self.missing(step, slot))
+    }
+
+    /// Runs `unit` on `target` (the object taken out of its source slot, none for a new one),
+    /// which holds the unit's result afterwards.
+    fn compute_unit(&self, unit: Unit, target: &mut Option<Object>) -> Result<(), RenderError> {
+        match unit.kind {
+            UnitKind::Step => self.compute_step(unit.first, target),
+            UnitKind::Fused => self.compute_fused(unit.first, unit.len, target),
+            UnitKind::Streamed => self.compute_streamed(unit.first, unit.len, target),
+            UnitKind::TakingOver(_) => self.compute_taking_over(unit.first, unit.len, target),
+        }
+    }
+
+    /// The inputs of in-place step `i` (its arguments after the target), with `self_copy` (a copy
+    /// of the target taken before the kernel) where it reads its own slot.
+    fn modify_inputs<'b>(&self, i: usize, self_copy: Option<&'b Object>) -> Result<Vec<&'b Object>, RenderError>
+    where
+        'a: 'b,
+    {
+        let step = &self.seq.steps()[i];
+        step.args[1..]
+            .iter()
+            .map(|s| if *s == step.ret { self_copy.ok_or_else(|| self.missing(i, *s)) } else { self.slot(i, *s) })
+            .collect()
+    }
+
+    /// A creating step (a zero-filled object of exactly the planned extent) or an in-place one.
+    fn compute_step(&self, i: usize, target: &mut Option<Object>) -> Result<(), RenderError> {
+        let step = &self.seq.steps()[i];
+        let ctx = KernelContext { scale: self.seq.scale(), bounds: self.meta.bounds[i] };
+        match step.op.effect() {
+            Effect::Create(_) => {
+                let extent = self.meta.plan.extent(i);
+                // The plan accepted exactly this extent; anything else is a bug, and must not
+                // turn into an unplanned allocation.
+                if extent.bytes() > self.meta.plan.step_bytes(i) {
+                    return Err(RenderError::Internal(format!("step #{}: extent {extent} exceeds the plan", i + 1)));
+                }
+                let mut made = allocate(extent)?;
+                let inputs = step.args.iter().map(|s| self.slot(i, *s)).collect::<Result<Vec<_>, _>>()?;
+                step.op.render(&ctx, &mut made, &inputs).map_err(|e| e.at_step(step.location))?;
+                *target = Some(made);
+                Ok(())
+            }
+            Effect::Modify => {
+                let object = target.as_mut().ok_or_else(|| self.missing(i, step.ret))?;
+                let self_copy = step.args[1..].contains(&step.ret).then(|| object.clone());
+                let inputs = self.modify_inputs(i, self_copy.as_ref())?;
+                step.op.render(&ctx, object, &inputs).map_err(|e| e.at_step(step.location))
+            }
+        }
+    }
+
+    /// A run of row-local steps on one map, band by band (see [`Renderer::advance`]): a new map
+    /// built band by band, or `target` updated in place.
+    fn compute_fused(&self, first: usize, len: usize, target: &mut Option<Object>) -> Result<(), RenderError> {
+        let steps = &self.seq.steps()[first..first + len];
+        let extent = self.meta.plan.extent(first).rect();
+        let create = matches!(steps[0].op.effect(), Effect::Create(_));
+        if create && self.meta.plan.extent(first).bytes() > self.meta.plan.step_bytes(first) {
+            return Err(RenderError::Internal(format!("step #{}: extent {extent} exceeds the plan", first + 1)));
+        }
+        let scale = self.seq.scale();
+        let mut inputs: Vec<Vec<&Object>> = Vec::with_capacity(len);
+        for (k, step) in steps.iter().enumerate() {
+            let args = if create && k == 0 { &step.args[..] } else { &step.args[1..] };
+            inputs.push(args.iter().map(|s| self.slot(first, *s)).collect::<Result<Vec<_>, _>>()?);
+        }
+        let contexts: Vec<KernelContext> =
+            (first..first + len).map(|j| KernelContext { scale, bounds: self.meta.bounds[j] }).collect();
+        let run_band = |band: &mut HeightMap| -> Result<(), RenderError> {
+            let mut object = Object::Map(std::mem::replace(band, HeightMap::empty()));
+            let result = crate::kernels::serially(|| {
+                steps
+                    .iter()
+                    .zip(&contexts)
+                    .zip(&inputs)
+                    .try_for_each(|((step, ctx), inputs)| step.op.render(ctx, &mut object, inputs))
+            });
+            match object {
+                Object::Map(map) => *band = map,
+                Object::Profile(_) => return Err(RenderError::Internal("a fused step made a profile".into())),
+            }
+            result
+        };
+        let rows = crate::kernels::band_rows(extent.width as usize);
+        if create {
+            *target = Some(Object::Map(HeightMap::try_from_bands(extent, rows, None, run_band)?));
+            Ok(())
+        } else {
+            let object = target.as_mut().ok_or_else(|| self.missing(first, steps[0].ret))?;
+            object.as_map_mut()?.update_by_bands(rows, run_band)
+        }
+    }
+
+    /// A fused pass creating a map whose result takes over the buffer of a map covering its
+    /// extent that the pass reads for the last time, on its own rows only (`fusion.rs`), passed
+    /// in `target`: each band is computed into scratch from that map's rows and then written over
+    /// them; at the end the rows are moved together in place. On failure the buffer is half
+    /// written and dropped: the render stops there, so nobody reads it.
+    fn compute_taking_over(&self, first: usize, len: usize, target: &mut Option<Object>) -> Result<(), RenderError> {
+        let steps = &self.seq.steps()[first..first + len];
+        let extent = self.meta.plan.extent(first).rect();
+        let Some(taken) = self.meta.plan.taken_over_buffer(first) else {
+            return Err(RenderError::Internal(format!("step #{}: no buffer to take over", first + 1)));
+        };
+        let mut buffer = match target.take() {
+            Some(Object::Map(map)) if map.rect().contains_rect(&extent) => map,
+            _ => return Err(RenderError::Internal(format!("step #{}: slot {taken} cannot take the pass", first + 1))),
+        };
+        let scale = self.seq.scale();
+        // Each step's inputs, `None` where it reads the taken-over map (its band is passed).
+        let mut inputs: Vec<Vec<Option<&Object>>> = Vec::with_capacity(len);
+        for (k, step) in steps.iter().enumerate() {
+            let args = if k == 0 { &step.args[..] } else { &step.args[1..] };
+            inputs.push(
+                args.iter()
+                    .map(|s| if *s == taken { Ok(None) } else { self.slot(first, *s).map(Some) })
+                    .collect::<Result<Vec<_>, _>>()?,
+            );
+        }
+        let contexts: Vec<KernelContext> =
+            (first..first + len).map(|j| KernelContext { scale, bounds: self.meta.bounds[j] }).collect();
+        let rows = crate::kernels::band_rows(buffer.width());
+        buffer.update_by_bands(rows, |band| {
+            let ys = band.rect().y_interval().intersect(&extent.y_interval());
+            let part = Rect::new(extent.x, ys.start, extent.width, ys.length);
+            if part.is_empty() {
+                return Ok(());
+            }
+            let old = Object::Map(std::mem::replace(band, HeightMap::empty()));
+            let mut object = Object::Map(HeightMap::try_zeroed(part)?);
+            let result = crate::kernels::serially(|| {
+                steps.iter().zip(&contexts).zip(&inputs).try_for_each(|((step, ctx), inputs)| {
+                    let inputs: Vec<&Object> = inputs.iter().map(|i| i.unwrap_or(&old)).collect();
+                    step.op.render(ctx, &mut object, &inputs)
+                })
+            });
+            *band = match old {
+                Object::Map(map) => map,
+                Object::Profile(_) => return Err(RenderError::Internal("a fused pass read a profile".into())),
+            };
+            crate::raster::copy_overlap(object.as_map()?, band);
+            result
+        })?;
+        *target = Some(Object::Map(buffer.into_cut_out(extent)?));
+        Ok(())
+    }
+
+    /// A streamed pass (`fusion.rs`): steps `first..first + len - 1` make a map that the last step
+    /// (its consumer) reads for the last time; the consumer's target is updated band by band, each
+    /// band of the streamed map being computed by the chain just before the consumer reads it.
+    fn compute_streamed(&self, first: usize, len: usize, target: &mut Option<Object>) -> Result<(), RenderError> {
+        let consumer = first + len - 1;
+        let steps = &self.seq.steps()[first..=consumer];
+        let (chain, last) = steps.split_at(len - 1);
+        let last = &last[0];
+        let made = chain[0].ret;
+        let made_extent = self.meta.plan.extent(first).rect();
+        let scale = self.seq.scale();
+        let mut chain_inputs: Vec<Vec<&Object>> = Vec::with_capacity(chain.len());
+        for (k, step) in chain.iter().enumerate() {
+            let args = if k == 0 { &step.args[..] } else { &step.args[1..] };
+            chain_inputs.push(args.iter().map(|s| self.slot(first, *s)).collect::<Result<Vec<_>, _>>()?);
+        }
+        // The consumer's inputs, `None` where it reads the streamed map.
+        let last_inputs: Vec<Option<&Object>> = last.args[1..]
+            .iter()
+            .map(|s| if *s == made { Ok(None) } else { self.slot(first, *s).map(Some) })
+            .collect::<Result<Vec<_>, _>>()?;
+        let contexts: Vec<KernelContext> =
+            (first..=consumer).map(|j| KernelContext { scale, bounds: self.meta.bounds[j] }).collect();
+        let map = target.as_mut().ok_or_else(|| self.missing(first, last.ret))?.as_map_mut()?;
+        let width = (map.rect().width.max(made_extent.width)) as usize;
+        map.update_by_bands(crate::kernels::band_rows(width), |band| {
+            // The streamed map's whole rows meeting this band, computed by the chain.
+            let ys = band.rect().y_interval().intersect(&made_extent.y_interval());
+            let part = Rect::new(made_extent.x, ys.start, made_extent.width, ys.length);
+            let mut streamed = Object::Map(HeightMap::try_zeroed(part)?);
+            let mut object = Object::Map(std::mem::replace(band, HeightMap::empty()));
+            let result = crate::kernels::serially(|| {
+                if !part.is_empty() {
+                    for ((step, ctx), inputs) in chain.iter().zip(&contexts).zip(&chain_inputs) {
+                        step.op.render(ctx, &mut streamed, inputs)?;
+                    }
+                }
+                let inputs: Vec<&Object> = last_inputs.iter().map(|i| i.unwrap_or(&streamed)).collect();
+                last.op.render(&contexts[len - 1], &mut object, &inputs)
+            });
+            match object {
+                Object::Map(map) => *band = map,
+                Object::Profile(_) => return Err(RenderError::Internal("a streamed pass made a profile".into())),
+            }
+            result
+        })
     }
 }
 

@@ -327,7 +327,7 @@ fn memory_limit_is_gge3001_naming_need_limit_and_step() {
     assert!(d.message.contains("40000"), "{}", d.message);
     assert!(d.message.contains("39999"), "{}", d.message);
     assert!(d.message.contains("#1 `HeightMap.Flat` (line 1, column 1)"), "{}", d.message);
-    let config = RenderConfig { memory_limit: 1000, support_pass: false };
+    let config = RenderConfig { memory_limit: 1000, support_pass: false, ..RenderConfig::default() };
     let err = Renderer::new(s, &config).unwrap_err();
     assert!(matches!(err, RenderError::MemoryLimit { need: 40_000, limit: 1000, .. }));
 }
@@ -582,4 +582,73 @@ fn a_blurred_feature_read_over_a_large_rectangle_computes_the_feature_only() {
         geogen_render::render(island(), &config).unwrap()
     };
     assert_eq!(render(true), render(false));
+}
+
+/// Two noise maps blurred and added: `blur_first` blurs the first (more widely, so with more
+/// scratch) before the second is made.
+fn two_branches(blur_first: bool) -> RenderingSequence {
+    let mut s = RenderingSequence::new(1.0).unwrap();
+    let noise = |s: &mut RenderingSequence, seed: u32| {
+        let map = s.push_create(Flat::new(0.0), &[], None).unwrap();
+        s.push_modify(NoiseLayer::new(16, amplitude_units(0.5), seed, 0, false), map, &[], None).unwrap();
+        map
+    };
+    let a = noise(&mut s, 1);
+    if blur_first {
+        s.push_modify(Blur::new(5.0), a, &[], None).unwrap();
+    }
+    let c = noise(&mut s, 2);
+    if !blur_first {
+        s.push_modify(Blur::new(5.0), a, &[], None).unwrap();
+    }
+    s.push_modify(Blur::new(3.0), c, &[], None).unwrap();
+    s.push_modify(AddMap, a, &[c], None).unwrap();
+    s.push_yield(a, "main", Rect::new(-10, -20, 300, 200), None).unwrap();
+    s
+}
+
+/// Runs a sequence with `advance` on `threads` threads; returns the maps and, for each advance
+/// that ran two units at once, the first steps of both.
+fn advance_all(
+    seq: RenderingSequence,
+    concurrent_branches: bool,
+    threads: usize,
+) -> (std::collections::BTreeMap<String, geogen_render::HeightMap>, Vec<(usize, usize)>) {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    pool.install(|| {
+        let config = RenderConfig { concurrent_branches, ..RenderConfig::default() };
+        let mut r = Renderer::new(seq, &config).unwrap();
+        let mut pairs = Vec::new();
+        loop {
+            let first = r.progress().done;
+            if r.advance().unwrap() == 0 {
+                break;
+            }
+            if let Some(second) = r.last_advance_alongside() {
+                pairs.push((first, second));
+            }
+        }
+        (r.into_outputs(), pairs)
+    })
+}
+
+#[test]
+fn independent_branches_run_at_once_within_the_plans_peak_with_the_same_bytes() {
+    // The two noise maps are made at once: together they need no more than the first blur, which
+    // holds both and its scratch. The two blurs are not run at once: both scratches together
+    // would pass the peak.
+    let (alone, none) = advance_all(two_branches(false), false, 2);
+    assert!(none.is_empty());
+    for threads in [1, 2, 3] {
+        let (together, pairs) = advance_all(two_branches(false), true, threads);
+        assert_eq!(pairs, [(0, 2)], "{threads} threads");
+        assert_eq!(together, alone, "{threads} threads");
+    }
+    // Blurring the first map while the second is made would need the wider blur's scratch beside
+    // both maps, more than any step needs alone.
+    let (_, pairs) = advance_all(two_branches(true), true, 2);
+    assert!(pairs.is_empty(), "{pairs:?}");
+    // Dependent units never run at once: each blur reads its own noise, the sum reads both.
+    let meta = RenderMetadata::calculate(&two_branches(false)).unwrap();
+    assert_eq!(meta.plan.fused_pass(0), 2);
 }

@@ -217,8 +217,11 @@ pub struct StepTiming {
     /// Pixels the step computed (its rendering bounds); 0 for steps nobody needed.
     pub pixels: u64,
     /// Steps timed together: 1, or the length of a fused pass (this step and the `steps - 1`
-    /// following ones, run band by band in one pass over the map).
+    /// following ones, run band by band in one pass over the map), or of two units run at once.
     pub steps: usize,
+    /// When an independent unit ran at the same time as this one (`geogen_render::Renderer::advance`):
+    /// its first step (0-based) and that step's operation. `steps` and `pixels` count both.
+    pub alongside: Option<(usize, String)>,
     pub duration: std::time::Duration,
 }
 
@@ -525,14 +528,21 @@ impl Script {
             if steps == 0 {
                 break;
             }
+            let duration = started.elapsed();
             let step = &renderer.sequence().steps()[index];
+            let bounds = &renderer.metadata().bounds;
+            let alongside =
+                renderer.last_advance_alongside().map(|j| (j, renderer.sequence().steps()[j].op.name().to_string()));
+            let pixels =
+                bounds[index].pixels().saturating_add(alongside.as_ref().map_or(0, |(j, _)| bounds[*j].pixels()));
             timings.push(StepTiming {
                 index,
                 name: step.op.name().to_string(),
                 location: step.location,
-                pixels: renderer.metadata().bounds[index].pixels(),
+                pixels,
                 steps,
-                duration: started.elapsed(),
+                alongside,
+                duration,
             });
         }
         let planned_peak = renderer.metadata().plan.peak();

@@ -56,6 +56,12 @@ const SLACK: u64 = 3 << 20;
 /// Renders `source` at SIZE² with 2 threads; returns (planned peak, bytes allocated at most while
 /// rendering beyond those live before).
 fn measure(source: &str) -> (u64, u64) {
+    let (planned, used, _) = measure_with_pairs(source);
+    (planned, used)
+}
+
+/// [`measure`], and how many times two independent units ran at once.
+fn measure_with_pairs(source: &str) -> (u64, u64, usize) {
     let options = CompileOptions { main_map_mandatory: false, ..CompileOptions::default() };
     let script = Script::compile("memory.ggs", source, &options).unwrap_or_else(|f| panic!("{f}"));
     let settings = RunSettings { render_width: Some(SIZE), render_height: Some(SIZE), ..RunSettings::default() };
@@ -66,7 +72,8 @@ fn measure(source: &str) -> (u64, u64) {
         let rendered = script.render(&settings, &RenderConfig::default(), None).unwrap_or_else(|f| panic!("{f}"));
         let used = (PEAK.load(Ordering::SeqCst) - before) as u64;
         assert_eq!(rendered.maps["main"].rect().area(), u64::from(SIZE) * u64::from(SIZE));
-        (rendered.planned_peak, used)
+        let pairs = rendered.timings.iter().filter(|t| t.alongside.is_some()).count();
+        (rendered.planned_peak, used, pairs)
     })
 }
 
@@ -162,4 +169,19 @@ fn the_plan_covers_what_renders_allocate_and_its_peak_drops_as_designed() {
     assert!(used <= planned + SLACK, "allocated {used} bytes, planned {planned}");
     let extent = 660 * 660 * 4;
     assert!(planned < extent + extent / 2, "planned {planned}, the map is {extent}");
+
+    // Two branches blurred apart and then added: units that neither read nor write what the
+    // other writes run at once when the peak holds both (the first blur and the gradient: the
+    // second, wider blur needs more), and what they allocate together stays within the plan.
+    let branches = r#"
+        var a = HeightMap.RadialGradient([200, 300], 250, 1, 0);
+        a.Blur(4);
+        var b = HeightMap.Gradient([0, 0], [600, 600], -1, 1);
+        b.Blur(12);
+        a.Add(b);
+        yield a;
+    "#;
+    let (planned, used, pairs) = measure_with_pairs(branches);
+    assert!(pairs >= 1, "the branches ran one after the other");
+    assert!(used <= planned + SLACK, "allocated {used} bytes, planned {planned}");
 }
