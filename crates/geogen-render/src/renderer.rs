@@ -7,6 +7,8 @@
 //!   its slot's object. If an in-place step also reads its own slot as another argument
 //!   (`m.Add(m)`), that argument is a copy taken before the kernel runs (counted by the plan).
 //! * After each step, the slots whose last use it was are freed.
+//! * [`Renderer::advance`] runs a step or a fused pass, and the next one beside it when the two are
+//!   independent and the plan's peak holds both (`ARCHITECTURE.md`, "Units at once").
 //! * Kernels parallelise across rows with rayon (the current pool: wrap the call in
 //!   `ThreadPool::install` to choose the thread count). Results do not depend on it.
 
@@ -572,10 +574,9 @@ impl Renderer {
 
     /// How many steps [`Renderer::advance`] executes next (0 when finished).
     pub fn next_advance_len(&self) -> usize {
-        match self.fused.get(self.next).copied() {
+        match self.unit_at(self.next) {
             None => 0,
-            Some(0) => 1,
-            Some(len) => len,
+            Some(unit) => unit.len + self.concurrent_partner(unit).map_or(0, |(other, _)| other.len),
         }
     }
 

@@ -621,7 +621,10 @@ fn advance_all(
         let mut pairs = Vec::new();
         loop {
             let first = r.progress().done;
-            if r.advance().unwrap() == 0 {
+            let announced = r.next_advance_len();
+            let ran = r.advance().unwrap();
+            assert_eq!(ran, announced);
+            if ran == 0 {
                 break;
             }
             if let Some(second) = r.last_advance_alongside() {
