@@ -346,6 +346,29 @@ fn box_blur_i64(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rende
 mod fast {
     use super::Window;
 
+    /// The builds of the fast path: plain Rust (the reference), AVX2, AVX-512F.
+    pub const SCALAR: u8 = 0;
+    pub const AVX2: u8 = 1;
+    pub const AVX512: u8 = 2;
+
+    /// Whether this processor runs the build `isa`.
+    pub fn isa_available(isa: u8) -> bool {
+        match isa {
+            SCALAR => true,
+            #[cfg(target_arch = "x86_64")]
+            AVX2 => std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(target_arch = "x86_64")]
+            AVX512 => std::arch::is_x86_feature_detected!("avx512f"),
+            _ => false,
+        }
+    }
+
+    /// The fastest build this processor runs (detected once, cached by the standard library).
+    #[inline]
+    pub fn best_isa() -> u8 {
+        [AVX512, AVX2].into_iter().find(|&i| isa_available(i)).unwrap_or(SCALAR)
+    }
+
     /// 1.5 × 2^52: adding it rounds an `f64` below 2^51 in magnitude to an integer.
     const MAGIC: f64 = 6_755_399_441_055_744.0;
     const FIXED_ONE: f64 = 4_294_967_296.0;
@@ -395,10 +418,10 @@ mod fast {
     /// value `x + high + 1` at position `x + span` or in `ext`), and later steps read only
     /// positions beyond `x`. The window sums are exact integers below 2^49 in magnitude and
     /// their partial sums below 2^51 (see the module docs), so any order of additions gives the
-    /// same sums: the AVX2 build (`SIMD`) and the scalar one give the same bits. `scratch`
+    /// same sums: the AVX2 and AVX-512 builds (`ISA`) and the scalar one give the same bits. `scratch`
     /// holds at least `min(low, len) + min(span, len)` values.
     #[inline(always)]
-    fn row_of<const SIMD: bool>(src: &[f32], out: &mut [f64], scratch: &mut [f64], window: Window, n: f64) {
+    fn row_of<const ISA: u8>(src: &[f32], out: &mut [f64], scratch: &mut [f64], window: Window, n: f64) {
         let len = src.len();
         if len == 0 {
             return;
@@ -411,8 +434,8 @@ mod fast {
         let split = len.saturating_sub(low);
         let (tail, rest) = scratch.split_at_mut(len - split);
         let at = low.min(len); // = low whenever split > 0
-        convert::<SIMD>(&src[..split], &mut out[at..at + split]);
-        convert::<SIMD>(&src[split..], tail);
+        convert::<ISA>(&src[..split], &mut out[at..at + split]);
+        convert::<ISA>(&src[split..], tail);
         let value = |k: usize| if k < split { out[k + low] } else { tail[k - split] };
         // From output e0 on, the entering values are not at out[x + span]: copied to `ext`.
         let e0 = len.saturating_sub(span);
@@ -420,12 +443,13 @@ mod fast {
         for (i, e) in ext.iter_mut().enumerate() {
             *e = value((e0 + i + high + 1).min(last));
         }
-        let first = [value(0); 4];
+        // Eight copies: the vector steps read the leaving value as a vector of `step` 0.
+        let first = [value(0); 8];
         // The window of output 0, [−low, high] clamped into the row: exact integer products
         // and sums (all below 2^49 in magnitude).
         let direct = high.min(last);
         let inner = direct.min(split.saturating_sub(1));
-        let mut s = (low + 1) as f64 * first[0] + sum::<SIMD>(&out[(1 + low).min(len)..(inner + 1 + low).min(len)]);
+        let mut s = (low + 1) as f64 * first[0] + sum::<ISA>(&out[(1 + low).min(len)..(inner + 1 + low).min(len)]);
         for k in inner + 1..=direct {
             s += value(k);
         }
@@ -440,21 +464,21 @@ mod fast {
         // SAFETY: every segment reads `out` at x and x + span only for x + span < len, `ext`
         // at x − e0 < len − e0, and writes `out` at x < len.
         unsafe {
-            s = segment::<SIMD>(o, by_out, first.as_ptr(), 0, 0, head.min(e0), s, n, inv);
-            s = segment::<SIMD>(o, by_ext, first.as_ptr(), 0, head.min(e0), head, s, n, inv);
-            s = segment::<SIMD>(o, by_out, o, 1, head, head.max(e0), s, n, inv);
-            segment::<SIMD>(o, by_ext, o, 1, head.max(e0), len, s, n, inv);
+            s = segment::<ISA>(o, by_out, first.as_ptr(), 0, 0, head.min(e0), s, n, inv);
+            s = segment::<ISA>(o, by_ext, first.as_ptr(), 0, head.min(e0), head, s, n, inv);
+            s = segment::<ISA>(o, by_out, o, 1, head, head.max(e0), s, n, inv);
+            segment::<ISA>(o, by_ext, o, 1, head.max(e0), len, s, n, inv);
         }
     }
 
     /// An exact sum of integer-valued `f64` below 2^49 in magnitude (in any order).
     #[inline(always)]
-    fn sum<const SIMD: bool>(values: &[f64]) -> f64 {
+    fn sum<const ISA: u8>(values: &[f64]) -> f64 {
         let mut k = 0;
         let mut s = 0.0;
         #[cfg(target_arch = "x86_64")]
-        if SIMD {
-            // SAFETY: `SIMD` is set only by the AVX2 build.
+        if ISA >= AVX2 {
+            // SAFETY: `ISA` is AVX2 or more only in the AVX2 and AVX-512 builds (AVX-512F implies AVX2).
             (k, s) = unsafe { sum_avx2(values) };
         }
         for &v in &values[k..] {
@@ -487,7 +511,7 @@ mod fast {
     /// written at x).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn segment<const SIMD: bool>(
+    unsafe fn segment<const ISA: u8>(
         out: *mut f64,
         add: *const f64,
         sub: *const f64,
@@ -500,7 +524,11 @@ mod fast {
     ) -> f64 {
         let mut x = x0;
         #[cfg(target_arch = "x86_64")]
-        if SIMD && x + 4 <= x1 {
+        if ISA == AVX512 && x + 8 <= x1 {
+            (x, s) = interior_avx512(out, add, sub, step, x, x1, s, n, inv);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if ISA >= AVX2 && x + 4 <= x1 {
             (x, s) = interior_avx2(out, add, sub, step, x, x1, s, n, inv);
         }
         while x < x1 {
@@ -514,12 +542,17 @@ mod fast {
 
     /// `out[k] = fixed(src[k])`.
     #[inline(always)]
-    fn convert<const SIMD: bool>(src: &[f32], out: &mut [f64]) {
+    fn convert<const ISA: u8>(src: &[f32], out: &mut [f64]) {
         let mut k = 0;
         #[cfg(target_arch = "x86_64")]
-        if SIMD {
-            // SAFETY: `SIMD` is set only by the AVX2 build.
-            k = unsafe { convert_avx2(src, out) };
+        if ISA == AVX512 {
+            // SAFETY: `ISA` is AVX512 only in the AVX-512 build.
+            k = unsafe { convert_avx512(src, out) };
+        }
+        #[cfg(target_arch = "x86_64")]
+        if ISA >= AVX2 {
+            // SAFETY: `ISA` is AVX2 or more only in the AVX2 and AVX-512 builds.
+            k += unsafe { convert_avx2(&src[k..], &mut out[k..]) };
         }
         for (o, &h) in out[k..].iter_mut().zip(&src[k..]) {
             *o = fixed(h);
@@ -656,11 +689,30 @@ mod fast {
     /// The largest of the bits of `|h|` (0 for no heights).
     pub fn largest_abs_bits(data: &[f32]) -> u32 {
         #[cfg(target_arch = "x86_64")]
-        if super::use_avx2() {
+        match best_isa() {
+            // SAFETY: the processor supports AVX-512F (checked at run time).
+            AVX512 => return unsafe { largest_abs_bits_avx512(data) },
             // SAFETY: the processor supports AVX2 (checked at run time).
-            return unsafe { largest_abs_bits_avx2(data) };
+            AVX2 => return unsafe { largest_abs_bits_avx2(data) },
+            _ => {}
         }
         largest_abs_bits_of(data)
+    }
+
+    /// [`largest_abs_bits_of`] sixteen lanes at a time (a maximum: any order gives the same).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn largest_abs_bits_avx512(data: &[f32]) -> u32 {
+        use std::arch::x86_64::*;
+        let magnitude = _mm512_set1_epi32(0x7fff_ffff);
+        let mut m = _mm512_setzero_si512();
+        let mut k = 0;
+        while k + 16 <= data.len() {
+            let v = _mm512_loadu_si512(data.as_ptr().add(k).cast());
+            m = _mm512_max_epu32(m, _mm512_and_si512(v, magnitude));
+            k += 16;
+        }
+        _mm512_reduce_max_epu32(m).max(largest_abs_bits_of(&data[k..]))
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -670,39 +722,199 @@ mod fast {
     }
 
     /// One row of the horizontal pass, in place ([`row_of`]); `tail` holds at least
-    /// `min(low, len) + min(span, len)` values. Dispatches to an AVX2 build (IEEE basic operations only, no
-    /// FMA: the same bits) where the processor has it.
-    pub fn horizontal(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, n: f64) {
+    /// `min(low, len) + min(span, len)` values. Runs the build `isa` (IEEE basic operations only,
+    /// no FMA: the same bits on every build) where the processor has it, else the next one down.
+    pub fn horizontal(isa: u8, src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, n: f64) {
         #[cfg(target_arch = "x86_64")]
-        if super::use_avx2() {
-            // SAFETY: the processor supports AVX2 (checked at run time).
-            return unsafe { horizontal_avx2(src, out, tail, window, n) };
+        {
+            if isa >= AVX512 && isa_available(AVX512) {
+                // SAFETY: the processor supports AVX-512F (checked at run time).
+                return unsafe { horizontal_avx512(src, out, tail, window, n) };
+            }
+            if isa >= AVX2 && isa_available(AVX2) {
+                // SAFETY: the processor supports AVX2 (checked at run time).
+                return unsafe { horizontal_avx2(src, out, tail, window, n) };
+            }
         }
-        row_of::<false>(src, out, tail, window, n)
+        let _ = isa;
+        row_of::<SCALAR>(src, out, tail, window, n)
     }
 
-    pub fn emit_slide(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], n: f64) {
+    /// [`emit_slide_of`] on the build `isa` (or the next one down).
+    pub fn emit_slide(isa: u8, out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], n: f64) {
         #[cfg(target_arch = "x86_64")]
-        if super::use_avx2() {
-            // SAFETY: the processor supports AVX2 (checked at run time).
-            return unsafe { emit_slide_avx2(out, sums, sub, add, n) };
+        {
+            if isa >= AVX512 && isa_available(AVX512) {
+                // SAFETY: the processor supports AVX-512F (checked at run time).
+                return unsafe { emit_slide_avx512(out, sums, sub, add, n) };
+            }
+            if isa >= AVX2 && isa_available(AVX2) {
+                // SAFETY: the processor supports AVX2 (checked at run time).
+                return unsafe { emit_slide_avx2(out, sums, sub, add, n) };
+            }
         }
+        let _ = isa;
         emit_slide_of(out, sums, sub, add, n)
     }
 
-    pub fn add_row(sums: &mut [f64], add: &[f64]) {
+    /// [`add_row_of`] on the build `isa` (or the next one down).
+    pub fn add_row(isa: u8, sums: &mut [f64], add: &[f64]) {
         #[cfg(target_arch = "x86_64")]
-        if super::use_avx2() {
-            // SAFETY: the processor supports AVX2 (checked at run time).
-            return unsafe { add_row_avx2(sums, add) };
+        {
+            if isa >= AVX512 && isa_available(AVX512) {
+                // SAFETY: the processor supports AVX-512F (checked at run time).
+                return unsafe { add_row_avx512(sums, add) };
+            }
+            if isa >= AVX2 && isa_available(AVX2) {
+                // SAFETY: the processor supports AVX2 (checked at run time).
+                return unsafe { add_row_avx2(sums, add) };
+            }
         }
+        let _ = isa;
         add_row_of(sums, add)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn horizontal_avx2(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, n: f64) {
-        row_of::<true>(src, out, tail, window, n)
+        row_of::<AVX2>(src, out, tail, window, n)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn horizontal_avx512(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, n: f64) {
+        row_of::<AVX512>(src, out, tail, window, n)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn add_row_avx512(sums: &mut [f64], add: &[f64]) {
+        add_row_of(sums, add)
+    }
+
+    /// [`fixed`] eight at a time, as [`convert_avx2`]; returns how many were converted.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn convert_avx512(src: &[f32], out: &mut [f64]) -> usize {
+        use std::arch::x86_64::*;
+        let len = src.len().min(out.len());
+        let (s, o) = (src.as_ptr(), out.as_mut_ptr());
+        let one = _mm512_set1_pd(FIXED_ONE);
+        let zero = _mm512_setzero_pd();
+        let mut k = 0;
+        while k + 8 <= len {
+            let h = _mm512_cvtps_pd(_mm256_loadu_ps(s.add(k)));
+            let t = _mm512_roundscale_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(_mm512_mul_pd(h, one));
+            _mm512_storeu_pd(o.add(k), _mm512_add_pd(t, zero));
+            k += 8;
+        }
+        k
+    }
+
+    /// [`divide`] on eight lanes: the same operations as [`divide_avx2`] (the correction by a
+    /// mask instead of a masked 1.0; the sign by integer logic).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn divide_avx512(
+        s: std::arch::x86_64::__m512d,
+        n: std::arch::x86_64::__m512d,
+        inv: std::arch::x86_64::__m512d,
+    ) -> std::arch::x86_64::__m512d {
+        use std::arch::x86_64::*;
+        let magic = _mm512_set1_pd(MAGIC);
+        let a = _mm512_abs_pd(s);
+        let nearest = _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(a, inv), magic), magic);
+        let r = _mm512_sub_pd(a, _mm512_mul_pd(nearest, n));
+        let below = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(r, _mm512_setzero_pd());
+        let q = _mm512_mask_sub_pd(nearest, below, nearest, _mm512_set1_pd(1.0));
+        // q ≥ 0, so copysign is an or of the sign bit.
+        let sign = _mm512_and_si512(_mm512_castpd_si512(s), _mm512_set1_epi64(i64::MIN));
+        _mm512_add_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_castpd_si512(q), sign)), _mm512_setzero_pd())
+    }
+
+    /// Inclusive prefix sums of the eight lanes (exact here: each partial sum is a sum of
+    /// consecutive differences, itself a difference of two window sums).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn prefix_avx512(d: std::arch::x86_64::__m512d) -> std::arch::x86_64::__m512d {
+        use std::arch::x86_64::*;
+        let by1 = _mm512_maskz_permutexvar_pd(0xfe, _mm512_setr_epi64(0, 0, 1, 2, 3, 4, 5, 6), d);
+        let p = _mm512_add_pd(d, by1);
+        let by2 = _mm512_maskz_permutexvar_pd(0xfc, _mm512_setr_epi64(0, 0, 0, 1, 2, 3, 4, 5), p);
+        let p = _mm512_add_pd(p, by2);
+        let by4 = _mm512_maskz_permutexvar_pd(0xf0, _mm512_setr_epi64(0, 0, 0, 0, 0, 1, 2, 3), p);
+        _mm512_add_pd(p, by4)
+    }
+
+    /// [`interior_avx2`] eight or sixteen outputs a step (the same sums, so the same bits).
+    /// Returns where it stopped (fewer than eight before `x1`) and the sum there.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn interior_avx512(
+        out: *mut f64,
+        add: *const f64,
+        sub: *const f64,
+        step: usize,
+        x0: usize,
+        x1: usize,
+        s: f64,
+        n: f64,
+        inv: f64,
+    ) -> (usize, f64) {
+        use std::arch::x86_64::*;
+        let (nv, invv) = (_mm512_set1_pd(n), _mm512_set1_pd(inv));
+        let last = _mm512_set1_epi64(7);
+        let load =
+            |x: usize| _mm512_sub_pd(_mm512_loadu_pd(add.wrapping_add(x)), _mm512_loadu_pd(sub.wrapping_add(x * step)));
+        let mut carry = _mm512_set1_pd(s);
+        let mut x = x0;
+        while x + 16 <= x1 {
+            let (da, db) = (load(x), load(x + 8));
+            let (pa, pb) = (prefix_avx512(da), prefix_avx512(db));
+            let (ta, tb) = (_mm512_permutexvar_pd(last, pa), _mm512_permutexvar_pd(last, pb));
+            let sa = _mm512_add_pd(carry, _mm512_sub_pd(pa, da));
+            let sb = _mm512_add_pd(_mm512_add_pd(carry, ta), _mm512_sub_pd(pb, db));
+            carry = _mm512_add_pd(carry, _mm512_add_pd(ta, tb));
+            _mm512_storeu_pd(out.add(x), divide_avx512(sa, nv, invv));
+            _mm512_storeu_pd(out.add(x + 8), divide_avx512(sb, nv, invv));
+            x += 16;
+        }
+        if x + 8 <= x1 {
+            let d = load(x);
+            let p = prefix_avx512(d);
+            let sv = _mm512_add_pd(carry, _mm512_sub_pd(p, d));
+            carry = _mm512_add_pd(carry, _mm512_permutexvar_pd(last, p));
+            _mm512_storeu_pd(out.add(x), divide_avx512(sv, nv, invv));
+            x += 8;
+        }
+        (x, _mm_cvtsd_f64(_mm512_castpd512_pd128(carry)))
+    }
+
+    /// [`emit_slide_of`] eight lanes at a time with [`divide_avx512`] (the same operations), the
+    /// rest by [`emit_slide_of`].
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn emit_slide_avx512(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], n: f64) {
+        use std::arch::x86_64::*;
+        let len = out.len();
+        let (sums, sub, add) = (&mut sums[..len], &sub[..len], &add[..len]);
+        let (nv, invv, unit) = (_mm512_set1_pd(n), _mm512_set1_pd(1.0 / n), _mm512_set1_pd(INV_FIXED_ONE));
+        let mut x = 0;
+        while x + 8 <= len {
+            let s = _mm512_loadu_pd(sums.as_ptr().add(x));
+            let q = divide_avx512(s, nv, invv);
+            _mm256_storeu_ps(out.as_mut_ptr().add(x), _mm512_cvtpd_ps(_mm512_mul_pd(q, unit)));
+            let next = _mm512_add_pd(
+                _mm512_sub_pd(s, _mm512_loadu_pd(sub.as_ptr().add(x))),
+                _mm512_loadu_pd(add.as_ptr().add(x)),
+            );
+            _mm512_storeu_pd(sums.as_mut_ptr().add(x), next);
+            x += 8;
+        }
+        emit_slide_of(&mut out[x..], &mut sums[x..], &sub[x..], &add[x..], n)
     }
 
     /// [`emit_slide_of`] four lanes at a time with [`divide_avx2`] (the same operations), the
@@ -734,32 +946,10 @@ mod fast {
     unsafe fn add_row_avx2(sums: &mut [f64], add: &[f64]) {
         add_row_of(sums, add)
     }
-
-    /// The baseline build only, for the tests that compare it with the dispatched one.
-    #[cfg(test)]
-    pub fn horizontal_baseline(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, n: f64) {
-        row_of::<false>(src, out, tail, window, n)
-    }
-
-    #[cfg(test)]
-    pub fn emit_slide_baseline(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], n: f64) {
-        emit_slide_of(out, sums, sub, add, n)
-    }
-
-    #[cfg(test)]
-    pub fn add_row_baseline(sums: &mut [f64], add: &[f64]) {
-        add_row_of(sums, add)
-    }
 }
 
 /// The longest window the fast path takes (its padded rows stay small).
 const FAST_MAX_WINDOW: i64 = 1 << 16;
-
-/// Whether the AVX2 builds of the fast path run (cached by the standard library's detection).
-#[cfg(target_arch = "x86_64")]
-fn use_avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
-}
 
 /// Whether the fast path is exact for this map and window (see [`fast`]).
 fn fast_path_fits(data: &[f32], n: i64) -> bool {
@@ -782,6 +972,11 @@ fn fast_path_fits(data: &[f32], n: i64) -> bool {
 /// of horizontal rows and in-place writing as [`box_blur_i64`] (so the same scratch, which the
 /// memory plan counts).
 fn box_blur_fast(map: &mut HeightMap, window: Window, n: i64) -> Result<(), RenderError> {
+    box_blur_fast_on(fast::best_isa(), map, window, n)
+}
+
+/// [`box_blur_fast`] on the build `isa` of its row kernels (the tests force each).
+fn box_blur_fast_on(isa: u8, map: &mut HeightMap, window: Window, n: i64) -> Result<(), RenderError> {
     let (w, h) = (map.width(), map.height());
     let nf = n as f64;
     let layout = Layout::of(h, window);
@@ -809,7 +1004,7 @@ fn box_blur_fast(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rend
             let mut tail = try_vec(low.min(w) + (n as usize).min(w), 0.0f64)?;
             let mut horizontal = |y: usize, out: &[f32], ring: &mut [f64]| {
                 let src = band_source_row(y, (y0, y1, first), w, out, &halo);
-                fast::horizontal(src, &mut ring[(y % m) * w..(y % m + 1) * w], &mut tail, window, nf);
+                fast::horizontal(isa, src, &mut ring[(y % m) * w..(y % m + 1) * w], &mut tail, window, nf);
             };
             let last = h - 1;
             let (top, bottom) = (y0 as i64 - low as i64, (y0 + high) as i64);
@@ -818,7 +1013,7 @@ fn box_blur_fast(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rend
             let (lo, mut hi) = (y0.saturating_sub(low), (y0 + high).min(last));
             for y in lo..=hi {
                 horizontal(y, out, &mut ring);
-                fast::add_row(&mut sums, &ring[(y % m) * w..(y % m + 1) * w]);
+                fast::add_row(isa, &mut sums, &ring[(y % m) * w..(y % m + 1) * w]);
             }
             // Positions before row 0 (after the last row) repeat it; it is among the rows just
             // computed exactly when it is counted (`below > 0` means `lo = 0`, `above > 0` means
@@ -844,6 +1039,7 @@ fn box_blur_fast(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rend
                 // The output row, then `sums − sub + add` (on the last row the sums are not
                 // needed any more).
                 fast::emit_slide(
+                    isa,
                     &mut out[(y - y0) * w..(y - y0 + 1) * w],
                     &mut sums,
                     &ring[(sub % m) * w..(sub % m + 1) * w],
@@ -1056,12 +1252,14 @@ mod tests {
                 })
                 .collect();
             assert!(fast_path_fits(&data, n));
-            let mut fast = HeightMap::from_data(rect, data.clone()).unwrap();
-            pool.install(|| box_blur_fast(&mut fast, window, n)).unwrap();
-            let mut exact = HeightMap::from_data(rect, data).unwrap();
+            let mut exact = HeightMap::from_data(rect, data.clone()).unwrap();
             box_blur_i64(&mut exact, window, n).unwrap();
             let bits = |m: &HeightMap| m.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&fast), bits(&exact), "{width}x{height} r={r}");
+            for isa in fast_isas() {
+                let mut fast = HeightMap::from_data(rect, data.clone()).unwrap();
+                pool.install(|| box_blur_fast_on(isa, &mut fast, window, n)).unwrap();
+                assert_eq!(bits(&fast), bits(&exact), "{width}x{height} r={r} isa {isa}");
+            }
         }
         // Beyond the limit, infinities and NaN take the i64 path.
         assert!(!fast_path_fits(&[0.5, 131_072.0 / 3.0], 3));
@@ -1070,10 +1268,15 @@ mod tests {
         assert!(!fast_path_fits(&[0.0], FAST_MAX_WINDOW + 1));
     }
 
-    /// The dispatched fast kernels (AVX2 where the processor has it) give the bits of the
-    /// baseline build.
+    /// The builds of the fast path this processor runs (the scalar one first).
+    fn fast_isas() -> Vec<u8> {
+        [fast::SCALAR, fast::AVX2, fast::AVX512].into_iter().filter(|&i| fast::isa_available(i)).collect()
+    }
+
+    /// Each build of the fast kernels (AVX2 and AVX-512 where the processor has them) gives the
+    /// bits of the scalar build, for widths with every tail and radii from 1 to wider than the row.
     #[test]
-    fn dispatched_fast_kernels_equal_the_baseline_build() {
+    fn every_fast_kernel_build_equals_the_scalar_build() {
         let cases = [
             (1usize, 1u64),
             (7, 2),
@@ -1090,21 +1293,32 @@ mod tests {
             (100, 50),
             (300, 3),
             (13, 400),
+            (8, 1),
+            (15, 1),
+            (16, 2),
+            (17, 3),
+            (23, 7),
+            (31, 2),
+            (1024, 1),
+            (1031, 8),
+            (1027, 50),
         ];
         for (i, &(width, r)) in cases.iter().enumerate() {
             let window = Window::of_radius(r);
             let n = window.len() as f64;
             let src: Vec<f32> = (0..width * 3).map(|k| sample(i as u32 + 90, k as u32, 1)).collect();
-            let run = |f: Horizontal| {
+            let run = |isa: u8| {
                 let mut out = vec![0.0f64; src.len()];
                 let mut tail = vec![0.0f64; window.low as usize + window.len() as usize];
                 for (s, o) in src.chunks(width).zip(out.chunks_mut(width)) {
-                    f(s, o, &mut tail, window, n);
+                    fast::horizontal(isa, s, o, &mut tail, window, n);
                 }
                 out.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()
             };
-            let expected = run(fast::horizontal_baseline);
-            assert_eq!(run(fast::horizontal), expected, "{width} r={r}");
+            let expected = run(fast::SCALAR);
+            for isa in fast_isas() {
+                assert_eq!(run(isa), expected, "{width} r={r} isa {isa}");
+            }
             // And the definition (the i64 path's line blur), as the fast path's integers.
             let divisor = Divisor::new(window.len());
             for (y, s) in src.chunks(width).enumerate() {
@@ -1117,13 +1331,18 @@ mod tests {
             let add: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i, k)) * 4096.0).collect();
             let sub: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i + 7, k)) * 4096.0).collect();
             let sums: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i + 3, k)) * 4096.0 * n).collect();
-            let step = |slide: EmitSlide, add_row: AddRow| {
+            let step = |isa: u8| {
                 let (mut out, mut s) = (vec![0.0f32; width], sums.clone());
-                slide(&mut out, &mut s, &sub, &add, n);
-                add_row(&mut s, &sub);
+                fast::emit_slide(isa, &mut out, &mut s, &sub, &add, n);
+                fast::add_row(isa, &mut s, &sub);
                 (out.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), s.iter().map(|v| v.to_bits()).collect::<Vec<_>>())
             };
-            assert_eq!(step(fast::emit_slide, fast::add_row), step(fast::emit_slide_baseline, fast::add_row_baseline));
+            for isa in fast_isas() {
+                assert_eq!(step(isa), step(fast::SCALAR), "{width} r={r} isa {isa}");
+            }
+            // The largest magnitude of the row, on the dispatched build and in plain Rust.
+            let largest = src.iter().fold(0u32, |m, &h| m.max(h.to_bits() & 0x7fff_ffff));
+            assert_eq!(fast::largest_abs_bits(&src), largest);
         }
     }
 
@@ -1156,10 +1375,6 @@ mod tests {
             }
         }
     }
-
-    type Horizontal = fn(&[f32], &mut [f64], &mut [f64], Window, f64);
-    type EmitSlide = fn(&mut [f32], &mut [f64], &[f64], &[f64], f64);
-    type AddRow = fn(&mut [f64], &[f64]);
 
     fn hash_i32(i: usize, k: usize) -> i32 {
         geogen_random::hash2(i as u32, k as u32) as i32

@@ -164,11 +164,32 @@ impl Operation for Shift {
     }
 }
 
+/// Whether the processor has AVX-512F, which the vertical shift's widest build needs.
+fn avx512_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::arch::is_x86_feature_detected!("avx512f");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 impl Shift {
-    /// The kernel on `isa` (the tests force each).
+    /// The kernel on `isa` (the tests force each); on AVX2 the vertical shift takes its AVX-512
+    /// build where the processor has it.
     pub fn render_on(
         &self,
         isa: Isa,
+        ctx: &KernelContext,
+        target: &mut Object,
+        inputs: &[&Object],
+    ) -> Result<(), RenderError> {
+        self.render_with(isa, avx512_available(), ctx, target, inputs)
+    }
+
+    /// [`Shift::render_on`], with the vertical shift's AVX-512 build allowed (`wide`) or not.
+    fn render_with(
+        &self,
+        isa: Isa,
+        wide: bool,
         ctx: &KernelContext,
         target: &mut Object,
         inputs: &[&Object],
@@ -200,7 +221,7 @@ impl Shift {
                         for (r, out_row) in out.chunks_mut(width).enumerate() {
                             let y = (y0 + r) as f64;
                             prefetch_column_rows(&columns, y + PREFETCH_ROWS, &by[x0..x1]);
-                            row_vertical(isa, &columns, y, &by[x0..x1], &mut out_row[x0..x1]);
+                            row_vertical(isa, wide, &columns, y, &by[x0..x1], &mut out_row[x0..x1]);
                         }
                     }
                 };
@@ -273,8 +294,15 @@ fn prefetch_column_rows(columns: &Columns<'_>, y: f64, by: &[f64]) {
 }
 
 /// Part of one output row of the vertical shift: `out[i]` reads column `first + i` at `y − by[i]`.
-/// On AVX2 the caller has checked [`lines_fit`].
-fn row_vertical(isa: Isa, columns: &Columns<'_>, y: f64, by: &[f64], out: &mut [f32]) {
+/// On AVX2 the caller has checked [`lines_fit`]; `wide` takes the AVX-512 build where the
+/// processor has it.
+fn row_vertical(isa: Isa, wide: bool, columns: &Columns<'_>, y: f64, by: &[f64], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if isa == Isa::Avx2 && wide && avx512_available() {
+        // SAFETY: the processor has AVX-512F (checked just above); the caller checked the offsets.
+        return unsafe { avx512::row_vertical(columns, y, by, out) };
+    }
+    let _ = wide;
     #[cfg(target_arch = "x86_64")]
     if isa == Isa::Avx2 && Isa::Avx2.is_available() {
         // SAFETY: the processor has AVX2 (checked just above); the caller checked the offsets.
@@ -427,6 +455,97 @@ mod avx2 {
     }
 }
 
+/// The AVX-512 build of the vertical shift's line reads: sixteen pixels per step with the
+/// operations of [`avx2::row_vertical`] (and so of [`sample_line_fast`]) on wider registers, the
+/// tests outside the map and the choice of a whole offset as masks; the same reads, so the same
+/// bits. The last pixels of a strip (fewer than sixteen) take the AVX2 build.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::*;
+
+    use super::Columns;
+
+    /// For eight offsets `at` whose floors are `floor`, given the two reads: the saturated
+    /// interpolations, the first reads converted to `f64` and back (what a whole offset gives),
+    /// and which offsets are whole.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn finish(at: __m512d, floor: __m512d, a: __m256, b: __m256) -> (__m256, __m256, __mmask8) {
+        let (wa, wb) = (_mm512_cvtps_pd(a), _mm512_cvtps_pd(b));
+        let t = _mm512_sub_pd(at, floor);
+        let mixed = _mm512_cvtpd_ps(_mm512_add_pd(wa, _mm512_mul_pd(_mm512_sub_pd(wb, wa), t)));
+        let clamped = _mm256_min_ps(_mm256_max_ps(mixed, _mm256_set1_ps(-1.0)), _mm256_set1_ps(1.0));
+        let saturated = _mm256_andnot_ps(_mm256_cmp_ps::<_CMP_UNORD_Q>(mixed, mixed), clamped);
+        let whole = _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(t, _mm512_setzero_pd());
+        (saturated, _mm512_cvtpd_ps(wa), whole)
+    }
+
+    /// Two halves of eight floats as one vector of sixteen.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn join(lo: __m256, hi: __m256) -> __m512 {
+        _mm512_castpd_ps(_mm512_insertf64x4::<1>(_mm512_castpd256_pd512(_mm256_castps_pd(lo)), _mm256_castps_pd(hi)))
+    }
+
+    /// # Safety
+    /// AVX-512F and the conditions of [`super::avx2::row_vertical`].
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn row_vertical(columns: &Columns<'_>, y: f64, by: &[f64], out: &mut [f32]) {
+        let Columns { source, width, height, first } = *columns;
+        let len = _mm512_set1_epi32(height as i32);
+        let y8 = _mm512_set1_pd(y);
+        let w = _mm512_set1_epi32(width as i32);
+        let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let n = out.len();
+        let mut i = 0;
+        while i + 16 <= n {
+            // SAFETY: i + 16 ≤ n = by.len().
+            let (at_lo, at_hi) = unsafe {
+                (
+                    _mm512_sub_pd(y8, _mm512_loadu_pd(by.as_ptr().add(i))),
+                    _mm512_sub_pd(y8, _mm512_loadu_pd(by.as_ptr().add(i + 8))),
+                )
+            };
+            let floor_lo = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(at_lo);
+            let floor_hi = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(at_hi);
+            let k = _mm512_inserti64x4::<1>(
+                _mm512_castsi256_si512(_mm512_cvttpd_epi32(floor_lo)),
+                _mm512_cvttpd_epi32(floor_hi),
+            );
+            let k1 = _mm512_add_epi32(k, _mm512_set1_epi32(1));
+            let column = _mm512_add_epi32(_mm512_set1_epi32((first + i) as i32), lanes);
+            let index = _mm512_add_epi32(_mm512_mullo_epi32(k, w), column);
+            let inside =
+                |r: __m512i| _mm512_cmpgt_epi32_mask(r, _mm512_set1_epi32(-1)) & _mm512_cmpgt_epi32_mask(len, r);
+            let zero = _mm512_setzero_ps();
+            // SAFETY: only lanes whose row is inside the map are read, at row × width + column.
+            let (a, b) = unsafe {
+                (
+                    _mm512_mask_i32gather_ps::<4>(zero, inside(k), index, source.as_ptr()),
+                    _mm512_mask_i32gather_ps::<4>(zero, inside(k1), _mm512_add_epi32(index, w), source.as_ptr()),
+                )
+            };
+            let (mixed_lo, first_lo, whole_lo) =
+                finish(at_lo, floor_lo, _mm512_castps512_ps256(a), _mm512_castps512_ps256(b));
+            let (mixed_hi, first_hi, whole_hi) = finish(
+                at_hi,
+                floor_hi,
+                _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(a))),
+                _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(b))),
+            );
+            // A whole offset gives the first read unsaturated.
+            let whole = __mmask16::from(whole_lo) | __mmask16::from(whole_hi) << 8;
+            let result = _mm512_mask_blend_ps(whole, join(mixed_lo, mixed_hi), join(first_lo, first_hi));
+            // SAFETY: i + 16 ≤ n.
+            unsafe { _mm512_storeu_ps(out.as_mut_ptr().add(i), result) };
+            i += 16;
+        }
+        let rest = Columns { source, width, height, first: first + i };
+        // SAFETY: AVX-512F implies AVX2; the same conditions on the remaining columns.
+        unsafe { super::avx2::row_vertical(&rest, y, &by[i..], &mut out[i..]) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -522,9 +641,11 @@ mod tests {
                 let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
                 let p = profile.as_profile().unwrap();
                 let d = distance as f64;
-                for isa in Isa::available() {
+                let builds = Isa::available().into_iter().map(|isa| (isa, false));
+                let wide = avx512_available().then_some((Isa::Avx2, true));
+                for (isa, wide) in builds.chain(wide) {
                     let mut target = Object::Map(source.clone());
-                    op.render_on(isa, &ctx, &mut target, &[&profile]).unwrap();
+                    op.render_with(isa, wide, &ctx, &mut target, &[&profile]).unwrap();
                     let got = target.as_map().unwrap();
                     for py in rect.y..rect.y + rect.height as i64 {
                         for px in rect.x..rect.x + rect.width as i64 {
@@ -540,7 +661,11 @@ mod tests {
                                 }
                             };
                             let have = got.get(px, py).unwrap();
-                            assert_eq!(have.to_bits(), want.to_bits(), "{isa:?} {distance} {direction:?} ({px}, {py})");
+                            assert_eq!(
+                                have.to_bits(),
+                                want.to_bits(),
+                                "{isa:?} wide {wide} {distance} {direction:?} ({px}, {py})"
+                            );
                         }
                     }
                 }
