@@ -85,19 +85,74 @@ pub fn bilinear(map: &HeightMap, x: f64, y: f64) -> f32 {
     value as f32
 }
 
+/// The builds of the batched sampler ([`bilinear_many`]). Every one gives the bits of
+/// [`bilinear`]; which one runs is a matter of speed only (the tests force each).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Sampler {
+    /// One position at a time ([`bilinear`] itself).
+    Scalar,
+    /// Four positions at a time in AVX2 `f64` lanes.
+    Avx2,
+    /// Eight positions at a time in AVX-512 `f64` lanes, with mask registers for the selections.
+    Avx512,
+}
+
+impl Sampler {
+    /// Whether this machine can run it.
+    pub fn is_available(self) -> bool {
+        match self {
+            Sampler::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Sampler::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(target_arch = "x86_64")]
+            Sampler::Avx512 => {
+                std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vl")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            Sampler::Avx2 | Sampler::Avx512 => false,
+        }
+    }
+
+    /// All available ones (for the tests and the benchmarks).
+    pub fn available() -> Vec<Sampler> {
+        [Sampler::Scalar, Sampler::Avx2, Sampler::Avx512].into_iter().filter(|s| s.is_available()).collect()
+    }
+}
+
+/// The sampler a kernel's instruction set selects: `Isa::Avx2` (the vector one) takes AVX-512
+/// where the machine has it.
+impl From<Isa> for Sampler {
+    fn from(isa: Isa) -> Sampler {
+        match isa {
+            Isa::Scalar => Sampler::Scalar,
+            Isa::Avx2 if Sampler::Avx512.is_available() => Sampler::Avx512,
+            Isa::Avx2 => Sampler::Avx2,
+        }
+    }
+}
+
 /// The bilinear samples of `map` at `(xs[i], ys[i])` into `out[i]`: the bits of [`bilinear`] at
-/// each position, four positions at a time on AVX2 when `isa` says so, the machine has it and the
-/// map's indexes fit in `i32` (otherwise one at a time). The slices have the same length.
-pub fn bilinear_many(map: &HeightMap, xs: &[f64], ys: &[f64], out: &mut [f32], isa: Isa) {
+/// each position, several positions at a time on AVX2 or AVX-512 when `sampler` says so, the
+/// machine has it and the map's indexes fit in `i32` (otherwise one at a time). The slices have
+/// the same length.
+pub fn bilinear_many(map: &HeightMap, xs: &[f64], ys: &[f64], out: &mut [f32], sampler: impl Into<Sampler>) {
     let n = out.len().min(xs.len()).min(ys.len());
     let (xs, ys, out) = (&xs[..n], &ys[..n], &mut out[..n]);
+    let sampler = sampler.into();
     #[cfg(target_arch = "x86_64")]
-    if isa == Isa::Avx2 && avx2::fits(map) && Isa::Avx2.is_available() {
-        // SAFETY: the processor has AVX2 (checked just above) and the map fits the vector path.
-        unsafe { avx2::bilinear_many(map, xs, ys, out) };
-        return;
+    if sampler != Sampler::Scalar && avx2::fits(map) {
+        if sampler == Sampler::Avx512 && Sampler::Avx512.is_available() {
+            // SAFETY: the processor has AVX-512F and VL (checked just above) and the map fits the
+            // vector path.
+            unsafe { avx512::bilinear_many(map, xs, ys, out) };
+            return;
+        }
+        if Sampler::Avx2.is_available() {
+            // SAFETY: the processor has AVX2 (checked just above) and the map fits the vector path.
+            unsafe { avx2::bilinear_many(map, xs, ys, out) };
+            return;
+        }
     }
-    let _ = isa;
     for ((h, &x), &y) in out.iter_mut().zip(xs).zip(ys) {
         *h = bilinear(map, x, y);
     }
@@ -119,11 +174,12 @@ pub fn resample(
 
 /// [`resample`] on `isa` (the tests force each).
 pub fn resample_on(
-    isa: Isa,
+    isa: impl Into<Sampler>,
     source: &HeightMap,
     rect: Rect,
     position: impl Fn(i64, i64) -> (f64, f64) + Sync + Send,
 ) -> Result<HeightMap, RenderError> {
+    let isa = isa.into();
     resample_rows(isa, source, rect, |px0, py, xs: &mut [f64], ys: &mut [f64]| {
         for (i, (x, y)) in xs.iter_mut().zip(ys.iter_mut()).enumerate() {
             (*x, *y) = position(px0 + i as i64, py);
@@ -135,7 +191,7 @@ pub fn resample_on(
 /// writes the source positions of pixels `(px0 + i, py)` into `xs[i]`, `ys[i]`; each must be a
 /// pure function of its pixel's absolute coordinates.
 pub fn resample_rows(
-    isa: Isa,
+    isa: impl Into<Sampler>,
     source: &HeightMap,
     rect: Rect,
     positions: impl Fn(i64, i64, &mut [f64], &mut [f64]) + Sync + Send,
@@ -146,9 +202,11 @@ pub fn resample_rows(
     // filled. Every pixel is still computed alone, from its own coordinates.
     //
     // The positions of the next block are computed one row at a time while the current block is
-    // filled, and its source lines are prefetched then: a rotated walk defeats the hardware
-    // prefetcher (each block reads short pieces of some 70 source rows 16 KB apart), so without
-    // this nearly every new line is a full memory latency the gathers wait on.
+    // filled, and its source lines are prefetched then (from one row in PREFETCH_EVERY_ROWS): a
+    // rotated walk defeats the hardware prefetcher (each block reads short pieces of some 70
+    // source rows 16 KB apart), so without this many new lines are a full memory latency the
+    // gathers wait on.
+    let isa = isa.into();
     let block = |py0: i64, x0: i64, band: &mut [f32]| {
         let width = rect.width as usize;
         if width == 0 {
@@ -164,7 +222,9 @@ pub fn resample_rows(
             let py = py0 + r as i64;
             let (xs, ys) = (&mut xs[r * BLOCK_COLUMNS..][..n], &mut ys[r * BLOCK_COLUMNS..][..n]);
             positions(x0 + bx as i64, py, xs, ys);
-            prefetch_sources(source, xs, ys);
+            if r.is_multiple_of(PREFETCH_EVERY_ROWS) {
+                prefetch_sources(source, xs, ys);
+            }
         };
         for r in 0..rows {
             positions(0, r, &mut now_x, &mut now_y);
@@ -415,6 +475,13 @@ impl ColumnTable {
 /// Columns and rows of the blocks [`resample`] fills one at a time.
 const BLOCK_COLUMNS: usize = 64;
 const BLOCK_ROWS: usize = 32;
+/// The next block's source lines are prefetched from the positions of one row in this many: the
+/// rows of a block read nearly the same lines (a rotation moves each row's positions by about one
+/// pixel), so a hint for every row was mostly redundant, and the hints themselves cost: at 1024²
+/// (1 thread) they were a third of Rotate's CPU with every row hinted, and every fourth row was
+/// faster at 1024² and at 4000² than every row, every eighth or none (none lost 25 % on Rotate 2.5
+/// at 4000²).
+const PREFETCH_EVERY_ROWS: usize = 4;
 
 /// A new map over `rect` whose bands of `rows` whole rows `f(absolute_y, absolute_x, band)` fills
 /// (every pixel of each band), in parallel. Each band is computed straight into its place in the
@@ -779,6 +846,145 @@ mod avx2 {
     }
 }
 
+/// The AVX-512 build of [`bilinear_many`]: eight positions per step in `f64` lanes, with the
+/// operations of [`bilinear`] in the same order (as [`avx2`], whose notes on exactness hold here),
+/// the selections in mask registers: a masked add is the lerp that keeps `a` where the fraction
+/// is not kept, and the second indexes are the first plus 1 (plus the width) under masks, in
+/// `i32`, from one conversion per step. A last piece of fewer than eight positions is done with
+/// masked loads and stores.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::*;
+
+    use geogen_render::HeightMap;
+
+    use super::{bilinear, SNAP};
+
+    /// The constants of one map.
+    struct Map {
+        data: *const f32,
+        start_x: __m512d,
+        start_y: __m512d,
+        last_x: __m512d,
+        last_y: __m512d,
+        width: __m512d,
+        width_i: __m256i,
+    }
+
+    /// One axis of eight positions: (first index, whether the second is first + 1, fraction,
+    /// whether the fraction is kept). The fraction of a lane not kept is meaningless.
+    #[inline(always)]
+    unsafe fn axis(c: __m512d, start: __m512d, last: __m512d) -> (__m512d, __mmask8, __m512d, __mmask8) {
+        let zero = _mm512_setzero_pd();
+        let floor = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(c);
+        let t = _mm512_sub_pd(c, floor);
+        let keep = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(t, _mm512_set1_pd(SNAP))
+            & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(t, _mm512_set1_pd(1.0));
+        let rel = _mm512_sub_pd(floor, start);
+        let first = _mm512_min_pd(_mm512_max_pd(rel, zero), last);
+        let inside = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(rel, zero) & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(rel, last);
+        (first, keep & inside, t, keep)
+    }
+
+    /// `a + (b − a) × t` where `keep`, else `a` (the scalar `lerp`, whose `t` is 0 where not kept).
+    #[inline(always)]
+    unsafe fn lerp(a: __m512d, b: __m512d, t: __m512d, keep: __mmask8) -> __m512d {
+        _mm512_mask_add_pd(a, keep, a, _mm512_mul_pd(_mm512_sub_pd(b, a), t))
+    }
+
+    /// The eight heights at these pixel indexes, widened.
+    ///
+    /// # Safety
+    /// Every index is within the map's data.
+    #[inline(always)]
+    unsafe fn gather(data: *const f32, index: __m256i) -> __m512d {
+        // SAFETY: (caller) every index is within the data.
+        _mm512_cvtps_pd(unsafe { _mm256_i32gather_ps::<4>(data, index) })
+    }
+
+    /// The samples at eight positions whose coordinates are all below 2^52 in magnitude.
+    ///
+    /// # Safety
+    /// AVX-512F and VL; `m` was made from a map that `fits`.
+    #[inline(always)]
+    unsafe fn eight(m: &Map, x: __m512d, y: __m512d) -> __m256 {
+        let (x0, x_pair, tx, keep_x) = unsafe { axis(x, m.start_x, m.last_x) };
+        let (y0, y_pair, ty, keep_y) = unsafe { axis(y, m.start_y, m.last_y) };
+        // row × width + column is below 2^31 (`fits`), exact in f64 and in i32.
+        let i00 = _mm512_cvttpd_epi32(_mm512_add_pd(_mm512_mul_pd(y0, m.width), x0));
+        let one = _mm256_set1_epi32(1);
+        let i10 = _mm256_mask_add_epi32(i00, x_pair, i00, one);
+        let i01 = _mm256_mask_add_epi32(i00, y_pair, i00, m.width_i);
+        let i11 = _mm256_mask_add_epi32(i01, x_pair, i01, one);
+        // SAFETY: the indexes are rows and columns clamped into the map (the second ones only one
+        // past the first where that is still inside).
+        let (a00, a10, a01, a11) =
+            unsafe { (gather(m.data, i00), gather(m.data, i10), gather(m.data, i01), gather(m.data, i11)) };
+        let top = unsafe { lerp(a00, a10, tx, keep_x) };
+        let bottom = unsafe { lerp(a01, a11, tx, keep_x) };
+        _mm512_cvtpd_ps(unsafe { lerp(top, bottom, ty, keep_y) })
+    }
+
+    /// Whether every coordinate of the lanes in `lanes` is below 2^52 in magnitude (not NaN).
+    #[inline(always)]
+    unsafe fn near(x: __m512d, y: __m512d, lanes: __mmask8) -> bool {
+        let near = _mm512_set1_pd(4_503_599_627_370_496.0); // 2^52
+        let ok = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(_mm512_abs_pd(x), near)
+            & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(_mm512_abs_pd(y), near);
+        ok & lanes == lanes
+    }
+
+    /// # Safety
+    /// The processor has AVX-512F and AVX-512VL, `super::avx2::fits(map)` holds, and the three
+    /// slices have the same length.
+    #[target_feature(enable = "avx512f,avx512vl,avx2")]
+    pub unsafe fn bilinear_many(map: &HeightMap, xs: &[f64], ys: &[f64], out: &mut [f32]) {
+        let r = map.rect();
+        let m = Map {
+            data: map.data().as_ptr(),
+            start_x: _mm512_set1_pd(r.x as f64),
+            start_y: _mm512_set1_pd(r.y as f64),
+            last_x: _mm512_set1_pd((r.width - 1) as f64),
+            last_y: _mm512_set1_pd((r.height - 1) as f64),
+            width: _mm512_set1_pd(map.width() as f64),
+            width_i: _mm256_set1_epi32(map.width() as i32),
+        };
+        let n = out.len();
+        let mut i = 0;
+        while i + 8 <= n {
+            // SAFETY: i + 8 ≤ n, the length of all three slices.
+            let (x, y) = unsafe { (_mm512_loadu_pd(xs.as_ptr().add(i)), _mm512_loadu_pd(ys.as_ptr().add(i))) };
+            if unsafe { near(x, y, 0xff) } {
+                // SAFETY: AVX-512F and VL, `fits(map)` (caller); i + 8 ≤ n.
+                unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight(&m, x, y)) };
+            } else {
+                // A NaN or a position beyond 2^52: the scalar code handles these eight.
+                for k in i..i + 8 {
+                    out[k] = bilinear(map, xs[k], ys[k]);
+                }
+            }
+            i += 8;
+        }
+        if i < n {
+            // The last n − i < 8 positions: masked loads (the lanes past the end are 0, a position
+            // whose indexes are clamped into the map like any other) and a masked store.
+            let lanes: __mmask8 = (1u8 << (n - i)) - 1;
+            // SAFETY: the mask covers only elements i..n of each slice.
+            let (x, y) = unsafe {
+                (_mm512_maskz_loadu_pd(lanes, xs.as_ptr().add(i)), _mm512_maskz_loadu_pd(lanes, ys.as_ptr().add(i)))
+            };
+            if unsafe { near(x, y, lanes) } {
+                // SAFETY: as above; the store writes only elements i..n of `out`.
+                unsafe { _mm256_mask_storeu_ps(out.as_mut_ptr().add(i), lanes, eight(&m, x, y)) };
+            } else {
+                for k in i..n {
+                    out[k] = bilinear(map, xs[k], ys[k]);
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -897,8 +1103,8 @@ mod tests {
             }
             let (xs, ys): (Vec<f64>, Vec<f64>) = positions.iter().copied().unzip();
             let single: Vec<u32> = positions.iter().map(|&(px, py)| bilinear(&map, px, py).to_bits()).collect();
-            for isa in Isa::available() {
-                for len in [0, 1, 3, 4, 5, 7, 8, 63, 64, 65, xs.len()] {
+            for isa in Sampler::available() {
+                for len in [0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 63, 64, 65, xs.len()] {
                     let len = len.min(xs.len());
                     let mut out = vec![f32::NAN; len];
                     bilinear_many(&map, &xs[..len], &ys[..len], &mut out, isa);
@@ -931,7 +1137,7 @@ mod tests {
             Rect::new(5, 7, 64, 32),
             Rect::new(-61, -3, 130, 70),
         ] {
-            for isa in Isa::available() {
+            for isa in Sampler::available() {
                 let got = resample_on(isa, &source, rect, position).unwrap();
                 assert_eq!(got.rect(), rect);
                 for py in rect.y..rect.y + rect.height as i64 {
