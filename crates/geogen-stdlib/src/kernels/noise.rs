@@ -456,14 +456,33 @@ pub fn add_noise_layer(map: &mut HeightMap, scale: f64, field: LayerField, ridge
 /// fallback); an instruction set the machine lacks falls back to [`Isa::Scalar`].
 pub fn add_noise_layer_on(isa: Isa, map: &mut HeightMap, scale: f64, field: LayerField, ridged: bool) {
     let isa = if isa.is_available() { isa } else { Isa::Scalar };
-    if ridged {
-        add_layer::<true>(isa, map, scale, field)
-    } else {
-        add_layer::<false>(isa, map, scale, field)
+    add_layer_built(isa, isa == Isa::Avx2 && wide_cubic_available(), map, scale, field, ridged)
+}
+
+/// Whether the machine runs the per-pixel cubic eight pixels at a time on AVX-512F.
+fn wide_cubic_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 
-fn add_layer<const RIDGED: bool>(isa: Isa, map: &mut HeightMap, scale: f64, field: LayerField) {
+/// [`add_noise_layer_on`] with the cubic rows on AVX-512 (`wide`, where `isa` is AVX2 and the
+/// machine has AVX-512F) or not: the tests run both against each other.
+fn add_layer_built(isa: Isa, wide: bool, map: &mut HeightMap, scale: f64, field: LayerField, ridged: bool) {
+    let wide = wide && isa == Isa::Avx2 && wide_cubic_available();
+    if ridged {
+        add_layer::<true>(isa, wide, map, scale, field)
+    } else {
+        add_layer::<false>(isa, wide, map, scale, field)
+    }
+}
+
+fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scale: f64, field: LayerField) {
     let w = i64::from(field.wavelength.max(1));
     let physical_wavelength = (f64::from(field.wavelength) * scale).floor();
     let values = FieldValues::new(&field);
@@ -498,6 +517,9 @@ fn add_layer<const RIDGED: bool>(isa: Isa, map: &mut HeightMap, scale: f64, fiel
         return;
     }
     let wf = w as f64;
+    // The eight-lane cubic gains where groups of eight pixels share a lattice cell; below eight
+    // pixels per cell it measured slower than the AVX2 build.
+    let wide = wide && physical_wavelength >= 8.0;
     for_each_band(map, |y0, x0, rows| {
         with_cache(|cache| {
             let column_key = (x0, width, scale.to_bits(), w);
@@ -525,7 +547,7 @@ fn add_layer<const RIDGED: bool>(isa: Isa, map: &mut HeightMap, scale: f64, fiel
                     half_t: &columns.half_t,
                     coefficients,
                 };
-                cubic_row::<RIDGED>(isa, &job, row);
+                cubic_row::<RIDGED>(isa, wide, &job, row);
             }
         })
     });
@@ -602,10 +624,13 @@ fn cubic_at(job: &CubicRow<'_>, i: usize) -> f64 {
     p1 + job.half_t[i] * (c1 + t * (c2 + t * c3))
 }
 
-fn cubic_row<const RIDGED: bool>(isa: Isa, job: &CubicRow<'_>, row: &mut [f32]) {
+fn cubic_row<const RIDGED: bool>(isa: Isa, wide: bool, job: &CubicRow<'_>, row: &mut [f32]) {
     let n = row.len().min(job.cell.len()).min(job.t.len()).min(job.half_t.len());
     let row = &mut row[..n];
     match isa {
+        // SAFETY: `add_layer_built` only passes `wide` with Avx2 when the machine has AVX-512F.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 if wide => unsafe { avx512::cubic_row::<RIDGED>(job, row) },
         // SAFETY: `add_noise_layer_on` only passes Avx2 when the machine has it.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { avx2::cubic_row::<RIDGED>(job, row) },
@@ -869,7 +894,7 @@ mod avx2 {
     /// elements, `job.coefficients` at least one.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn cubic4(job: &CubicRow<'_>, i: usize) -> __m256d {
+    pub(super) unsafe fn cubic4(job: &CubicRow<'_>, i: usize) -> __m256d {
         let last = job.coefficients.len() - 1;
         let coefficients = job.coefficients.as_ptr().cast::<f64>();
         let cell = job.cell.as_ptr().add(i);
@@ -917,7 +942,7 @@ mod avx2 {
     /// `job.half_t` at least `i + 4`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn pairs4(job: &CubicRow<'_>, i: usize, coefficients: *const f64, k: usize) -> __m256d {
+    pub(super) unsafe fn pairs4(job: &CubicRow<'_>, i: usize, coefficients: *const f64, k: usize) -> __m256d {
         let (a, b) = (coefficients.add(4 * k), coefficients.add(4 * k + 4));
         let pair = |a: *const f64, b: *const f64| {
             _mm256_insertf128_pd::<1>(_mm256_castpd128_pd256(_mm_loadu_pd(a)), _mm_loadu_pd(b))
@@ -1006,13 +1031,112 @@ mod avx2 {
     /// The machine must support AVX2; `out` points to eight heights.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn add8<const RIDGED: bool>(out: *mut f32, low: __m256d, high: __m256d) {
+    pub(super) unsafe fn add8<const RIDGED: bool>(out: *mut f32, low: __m256d, high: __m256d) {
         let (low, high) = if RIDGED {
             (_mm256_andnot_pd(_mm256_set1_pd(-0.0), low), _mm256_andnot_pd(_mm256_set1_pd(-0.0), high))
         } else {
             (low, high)
         };
         let sum = _mm256_add_ps(_mm256_loadu_ps(out), units_to_height8(low, high));
+        let clamped = _mm256_min_ps(_mm256_max_ps(sum, _mm256_set1_ps(-1.0)), _mm256_set1_ps(1.0));
+        _mm256_storeu_ps(out, _mm256_andnot_ps(_mm256_cmp_ps::<_CMP_UNORD_Q>(sum, sum), clamped));
+    }
+}
+
+/// The per-pixel cubic on AVX-512F: eight pixels per step in `f64` lanes where they lie in one
+/// lattice cell (wavelengths of eight pixels and more), the same IEEE operations in the same order as
+/// [`super::cubic_at`] and [`super::add_value`] (as the AVX2 build, whose checked reciprocal it
+/// shares: `unsure`'s test, done on eight lanes with masks).
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::avx2::{add8 as add8_avx2, cubic4, pairs4};
+    use super::{add_value, cubic_at, CubicRow, GROUP_PAIRS, GROUP_SHARED};
+    use geogen_render::raster::HEIGHT_UNITS;
+    use std::arch::x86_64::*;
+
+    /// # Safety
+    /// The machine must support AVX-512F; `row`, `job.cell`, `job.t` and `job.half_t` have at
+    /// least `row.len()` elements.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn cubic_row<const RIDGED: bool>(job: &CubicRow<'_>, row: &mut [f32]) {
+        let n = row.len();
+        assert!(job.cell.len() >= n && job.t.len() >= n && job.half_t.len() >= n);
+        if job.coefficients.is_empty() {
+            return;
+        }
+        let last = job.coefficients.len() - 1;
+        let coefficients = job.coefficients.as_ptr().cast::<f64>();
+        let eights = n / 8;
+        let groups = &job.groups[..eights.min(job.groups.len())];
+        for (j, &kind) in groups.iter().enumerate() {
+            let i = 8 * j;
+            let first = *job.cell.get_unchecked(i) as usize;
+            if kind == GROUP_SHARED {
+                // One lattice cell for the eight: its coefficients broadcast, the numbers the
+                // AVX2 build reads, and the cubic on eight lanes.
+                let k = coefficients.add(4 * first.min(last));
+                let (p1, c1, c2, c3) = (
+                    _mm512_set1_pd(*k),
+                    _mm512_set1_pd(*k.add(1)),
+                    _mm512_set1_pd(*k.add(2)),
+                    _mm512_set1_pd(*k.add(3)),
+                );
+                let t = _mm512_loadu_pd(job.t.as_ptr().add(i));
+                let half_t = _mm512_loadu_pd(job.half_t.as_ptr().add(i));
+                let inner = _mm512_add_pd(c2, _mm512_mul_pd(t, c3));
+                let middle = _mm512_add_pd(c1, _mm512_mul_pd(t, inner));
+                add8::<RIDGED>(row.as_mut_ptr().add(i), _mm512_add_pd(p1, _mm512_mul_pd(half_t, middle)));
+            } else {
+                // Cells changing within the eight: the AVX2 build's reads, cubics and conversion
+                // (eight-lane gathers and joins measured slower there).
+                let (low, high) = if kind == GROUP_PAIRS && last >= 1 {
+                    let fifth = *job.cell.get_unchecked(i + 4) as usize;
+                    (
+                        pairs4(job, i, coefficients, first.min(last - 1)),
+                        pairs4(job, i + 4, coefficients, fifth.min(last - 1)),
+                    )
+                } else {
+                    (cubic4(job, i), cubic4(job, i + 4))
+                };
+                add8_avx2::<RIDGED>(row.as_mut_ptr().add(i), low, high);
+            }
+        }
+        for (i, h) in row.iter_mut().enumerate().skip(8 * groups.len()) {
+            *h = add_value::<RIDGED>(*h, cubic_at(job, i));
+        }
+    }
+
+    /// `h = add_value(h, v)` for the eight heights at `out`: |v| when ridged, `v / HEIGHT_UNITS`
+    /// as an f32 (the product by the reciprocal where it rounds to the quotient's f32, checked per
+    /// lane as the AVX2 build's `unsure` does; else the division), added and saturated (NaN → 0,
+    /// else clamped to [−1, 1]).
+    ///
+    /// # Safety
+    /// The machine must support AVX-512F; `out` points to eight heights.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn add8<const RIDGED: bool>(out: *mut f32, value: __m512d) {
+        const MARGIN: i64 = 8;
+        const MIDPOINT: i64 = 1 << 28;
+        const TINY_BITS: i64 = (1023 - 100) << 52;
+        let value = if RIDGED { _mm512_abs_pd(value) } else { value };
+        let q = _mm512_mul_pd(value, _mm512_set1_pd(1.0 / HEIGHT_UNITS));
+        let bits = _mm512_castpd_si512(q);
+        // (low 29 bits − (2^28 − MARGIN)) mod 2^29 < 2 × MARGIN: within MARGIN f64 ulps of an
+        // f32 rounding midpoint; or |q| below 2^−100.
+        let below = _mm512_and_si512(
+            _mm512_add_epi64(bits, _mm512_set1_epi64(MARGIN - MIDPOINT)),
+            _mm512_set1_epi64((1 << 29) - 1),
+        );
+        let near = _mm512_cmplt_epi64_mask(below, _mm512_set1_epi64(2 * MARGIN));
+        let magnitude = _mm512_and_si512(bits, _mm512_set1_epi64(i64::MAX));
+        let tiny = _mm512_cmplt_epi64_mask(magnitude, _mm512_set1_epi64(TINY_BITS));
+        let converted = if near | tiny == 0 {
+            _mm512_cvtpd_ps(q)
+        } else {
+            _mm512_cvtpd_ps(_mm512_div_pd(value, _mm512_set1_pd(HEIGHT_UNITS)))
+        };
+        let sum = _mm256_add_ps(_mm256_loadu_ps(out), converted);
         let clamped = _mm256_min_ps(_mm256_max_ps(sum, _mm256_set1_ps(-1.0)), _mm256_set1_ps(1.0));
         _mm256_storeu_ps(out, _mm256_andnot_ps(_mm256_cmp_ps::<_CMP_UNORD_Q>(sum, sum), clamped));
     }
@@ -1208,9 +1332,9 @@ mod tests {
                 let field = LayerField { wavelength, amplitude: 32767, current: 99 };
                 let mut expected = HeightMap::from_data(rect, data.clone()).unwrap();
                 add_noise_layer_reference(&mut expected, scale, field, ridged);
-                for isa in [Isa::Scalar, Isa::Avx2] {
+                for isa in builds() {
                     let mut on = HeightMap::from_data(rect, data.clone()).unwrap();
-                    add_noise_layer_on(isa, &mut on, scale, field, ridged);
+                    add_layer_built(isa.0, isa.1, &mut on, scale, field, ridged);
                     let bits = |m: &HeightMap| m.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
                     assert_eq!(bits(&on), bits(&expected), "{isa:?} w={wavelength} scale={scale} ridged={ridged}");
                 }
@@ -1271,15 +1395,25 @@ mod tests {
                 for ridged in [false, true] {
                     let mut expected = noisy_map(rect, 3);
                     add_noise_layer_reference(&mut expected, scale, field, ridged);
-                    for isa in [Isa::Scalar, Isa::Avx2] {
+                    for isa in builds() {
                         let mut on = noisy_map(rect, 3);
-                        add_noise_layer_on(isa, &mut on, scale, field, ridged);
+                        add_layer_built(isa.0, isa.1, &mut on, scale, field, ridged);
                         assert_eq!(on.data(), expected.data(), "{isa:?} w={wavelength} scale={scale} x={x}");
                     }
                 }
             }
         }
         assert_eq!(seen, [true; 3], "every kind of group occurs");
+    }
+
+    /// Every build of a layer this machine runs: scalar, AVX2, and AVX2 with the AVX-512 cubic
+    /// (`(isa, wide)`).
+    fn builds() -> Vec<(Isa, bool)> {
+        let mut builds: Vec<(Isa, bool)> = Isa::available().into_iter().map(|isa| (isa, false)).collect();
+        if Isa::Avx2.is_available() && wide_cubic_available() {
+            builds.push((Isa::Avx2, true));
+        }
+        builds
     }
 
     fn noisy_map(rect: Rect, seed: u32) -> HeightMap {
@@ -1311,9 +1445,9 @@ mod tests {
             prop_assert_eq!(whole.data(), expected.data());
             // Every instruction set gives the same bits (the scalar fallback forced here; the
             // default above is AVX2 where the machine has it).
-            for isa in [Isa::Scalar, Isa::Avx2] {
+            for isa in builds() {
                 let mut on = noisy_map(rect, current);
-                add_noise_layer_on(isa, &mut on, scale, field, ridged);
+                add_layer_built(isa.0, isa.1, &mut on, scale, field, ridged);
                 prop_assert_eq!(on.data(), expected.data(), "{:?}", isa);
             }
             // Band by band, serially, as a fused pass runs it; another layer warms the caches.
