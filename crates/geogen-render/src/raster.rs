@@ -320,7 +320,10 @@ fn compact_rows_in_groups(
     if aside_rows.len().saturating_mul(w) > aside_pixels {
         return false;
     }
-    let mut aside = Vec::with_capacity(aside_rows.len() * w);
+    let mut aside = Vec::new();
+    if aside.try_reserve_exact(aside_rows.len() * w).is_err() {
+        return false;
+    }
     for &r in &aside_rows {
         aside.extend_from_slice(&data[source(r)..source(r) + w]);
     }

@@ -132,6 +132,9 @@ pub struct Renderer {
     concurrent: bool,
     /// The first step of the unit the last [`Renderer::advance`] ran beside the one at its start.
     last_alongside: Option<usize>,
+    /// Set when a unit failed while the one beside it succeeded: its result is in its slot but
+    /// the render cannot go on from there (it would run that unit again).
+    failed: Option<usize>,
 }
 
 /// One unit of [`Renderer::advance`]: a step on its own, or a pass of `len` steps.
@@ -207,6 +210,7 @@ impl Renderer {
             on_progress: None,
             concurrent: config.concurrent_branches,
             last_alongside: None,
+            failed: None,
         })
     }
 
@@ -270,6 +274,9 @@ impl Renderer {
     /// Executes the next step. Returns `Ok(false)` when there was none left.
     pub fn step(&mut self) -> Result<bool, RenderError> {
         let i = self.next;
+        if let Some(step) = self.failed {
+            return Err(RenderError::Internal(format!("the render failed at step #{}", step + 1)));
+        }
         let Some(step) = self.seq.steps().get(i) else {
             crate::pages::keep_at_most(0);
             return Ok(false);
@@ -402,6 +409,9 @@ impl Renderer {
     pub fn advance(&mut self) -> Result<usize, RenderError> {
         let i = self.next;
         self.last_alongside = None;
+        if let Some(step) = self.failed {
+            return Err(RenderError::Internal(format!("the render failed at step #{}", step + 1)));
+        }
         let Some(unit) = self.unit_at(i) else {
             crate::pages::keep_at_most(0);
             return Ok(0);
@@ -508,6 +518,9 @@ impl Renderer {
             rayon::join(|| view.compute_unit(a, &mut target_a), || view.compute_unit(b, &mut target_b));
         self.put_result(a, target_a, result_a.is_ok());
         self.put_result(b, target_b, result_b.is_ok());
+        if result_a.is_err() != result_b.is_err() {
+            self.failed = Some(if result_a.is_err() { a.first } else { b.first });
+        }
         result_a?;
         result_b?;
         self.end_pass(a.first, b.end());
@@ -670,7 +683,7 @@ impl<'a> View<'a> {
             Effect::Modify => {
                 let object = target.as_mut().ok_or_else(|| self.missing(i, step.ret))?;
                 let self_copy = step.args[1..].contains(&step.ret).then(|| object.clone());
-                let inputs = self.modify_inputs(i, self_copy.as_ref())?;
+                let inputs = self.modify_inputs(i, self_copy.as_ref()).map_err(|e| e.at_step(step.location))?;
                 step.op.render(&ctx, object, &inputs).map_err(|e| e.at_step(step.location))
             }
         }
@@ -729,9 +742,12 @@ impl<'a> View<'a> {
         let Some(taken) = self.meta.plan.taken_over_buffer(first) else {
             return Err(RenderError::Internal(format!("step #{}: no buffer to take over", first + 1)));
         };
-        let mut buffer = match target.take() {
-            Some(Object::Map(map)) if map.rect().contains_rect(&extent) => map,
-            _ => return Err(RenderError::Internal(format!("step #{}: slot {taken} cannot take the pass", first + 1))),
+        // A map that cannot take the pass stays where it was (the caller puts it back).
+        if !matches!(target, Some(Object::Map(map)) if map.rect().contains_rect(&extent)) {
+            return Err(RenderError::Internal(format!("step #{}: slot {taken} cannot take the pass", first + 1)));
+        }
+        let Some(Object::Map(mut buffer)) = target.take() else {
+            return Err(RenderError::Internal(format!("step #{}: slot {taken} cannot take the pass", first + 1)));
         };
         let scale = self.seq.scale();
         // Each step's inputs, `None` where it reads the taken-over map (its band is passed).

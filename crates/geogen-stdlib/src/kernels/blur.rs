@@ -358,7 +358,7 @@ mod fast {
             #[cfg(target_arch = "x86_64")]
             AVX2 => std::arch::is_x86_feature_detected!("avx2"),
             #[cfg(target_arch = "x86_64")]
-            AVX512 => std::arch::is_x86_feature_detected!("avx512f"),
+            AVX512 => std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx2"),
             _ => false,
         }
     }

@@ -106,7 +106,9 @@ impl Sampler {
             Sampler::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
             #[cfg(target_arch = "x86_64")]
             Sampler::Avx512 => {
-                std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vl")
+                std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
+                    && std::arch::is_x86_feature_detected!("avx2")
             }
             #[cfg(not(target_arch = "x86_64"))]
             Sampler::Avx2 | Sampler::Avx512 => false,
