@@ -688,12 +688,17 @@ mod fast {
 
     /// The largest of the bits of `|h|` (0 for no heights).
     pub fn largest_abs_bits(data: &[f32]) -> u32 {
+        largest_abs_bits_on(best_isa(), data)
+    }
+
+    /// [`largest_abs_bits`] on the build `isa` (one [`best_isa`] returned; the tests run each).
+    pub fn largest_abs_bits_on(isa: u8, data: &[f32]) -> u32 {
         #[cfg(target_arch = "x86_64")]
-        match best_isa() {
+        match isa {
             // SAFETY: the processor supports AVX-512F (checked at run time).
-            AVX512 => return unsafe { largest_abs_bits_avx512(data) },
+            AVX512 if isa_available(AVX512) => return unsafe { largest_abs_bits_avx512(data) },
             // SAFETY: the processor supports AVX2 (checked at run time).
-            AVX2 => return unsafe { largest_abs_bits_avx2(data) },
+            AVX2 if isa_available(AVX2) => return unsafe { largest_abs_bits_avx2(data) },
             _ => {}
         }
         largest_abs_bits_of(data)
@@ -1340,9 +1345,12 @@ mod tests {
             for isa in fast_isas() {
                 assert_eq!(step(isa), step(fast::SCALAR), "{width} r={r} isa {isa}");
             }
-            // The largest magnitude of the row, on the dispatched build and in plain Rust.
+            // The largest magnitude of the row, on every build and in plain Rust.
             let largest = src.iter().fold(0u32, |m, &h| m.max(h.to_bits() & 0x7fff_ffff));
             assert_eq!(fast::largest_abs_bits(&src), largest);
+            for isa in fast_isas() {
+                assert_eq!(fast::largest_abs_bits_on(isa, &src), largest, "{width} isa {isa}");
+            }
         }
     }
 
