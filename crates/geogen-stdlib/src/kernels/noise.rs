@@ -860,7 +860,9 @@ mod avx2 {
     }
 
     /// How close to an f32 rounding midpoint (in f64 ulps) [`unsure`] counts as unsure.
-    const MARGIN: i64 = 8;
+    pub(super) const MARGIN: i64 = 8;
+    /// Bit 28 of an f64's mantissa: an f32 rounding midpoint (the low 29 bits are rounded off).
+    pub(super) const MIDPOINT: i64 = 1 << 28;
 
     /// The bits of 2^−100 as an f32 (see [`units_to_height8`]).
     const TINY_BITS_F32: i32 = (127 - 100) << 23;
@@ -871,7 +873,6 @@ mod avx2 {
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn unsure(q: __m256d) -> __m256i {
-        const MIDPOINT: i64 = 1 << 28;
         let bits = _mm256_castpd_si256(q);
         // (low 29 bits − (2^28 − MARGIN)) mod 2^29 < 2 × MARGIN: within MARGIN of the midpoint.
         let below = _mm256_and_si256(
@@ -885,7 +886,7 @@ mod avx2 {
     }
 
     /// The bits of 2^−100, below which [`units_to_height`] divides.
-    const TINY_BITS: i64 = (1023 - 100) << 52;
+    pub(super) const TINY_BITS: i64 = (1023 - 100) << 52;
 
     /// The cubic of the four pixels from `i` on: [`super::cubic_at`]'s operations, four lanes.
     ///
@@ -894,7 +895,7 @@ mod avx2 {
     /// elements, `job.coefficients` at least one.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn cubic4(job: &CubicRow<'_>, i: usize) -> __m256d {
+    unsafe fn cubic4(job: &CubicRow<'_>, i: usize) -> __m256d {
         let last = job.coefficients.len() - 1;
         let coefficients = job.coefficients.as_ptr().cast::<f64>();
         let cell = job.cell.as_ptr().add(i);
@@ -942,7 +943,7 @@ mod avx2 {
     /// `job.half_t` at least `i + 4`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn pairs4(job: &CubicRow<'_>, i: usize, coefficients: *const f64, k: usize) -> __m256d {
+    unsafe fn pairs4(job: &CubicRow<'_>, i: usize, coefficients: *const f64, k: usize) -> __m256d {
         let (a, b) = (coefficients.add(4 * k), coefficients.add(4 * k + 4));
         let pair = |a: *const f64, b: *const f64| {
             _mm256_insertf128_pd::<1>(_mm256_castpd128_pd256(_mm_loadu_pd(a)), _mm_loadu_pd(b))
@@ -989,7 +990,7 @@ mod avx2 {
         for (j, &kind) in groups.iter().enumerate() {
             let i = 8 * j;
             let first = *job.cell.get_unchecked(i) as usize;
-            let (low, high) = if kind == super::GROUP_SHARED {
+            if kind == super::GROUP_SHARED {
                 // The eight pixels share one lattice cell: its coefficients broadcast once for both
                 // groups of four, the same numbers as `cubic4` reads for each.
                 let k = coefficients.add(4 * first.min(last));
@@ -999,20 +1000,10 @@ mod avx2 {
                     _mm256_broadcast_sd(&*k.add(2)),
                     _mm256_broadcast_sd(&*k.add(3)),
                 ];
-                (polynomial4(job, i, shared), polynomial4(job, i + 4, shared))
-            } else if kind == super::GROUP_PAIRS && last >= 1 {
-                // Cells k, k, k + 1, k + 1 in each half: the two cells' coefficients side by side
-                // (one 128-bit half of each), duplicated within each lane by the unpacks. The
-                // same numbers as `cubic4`'s gather.
-                let fifth = *job.cell.get_unchecked(i + 4) as usize;
-                (
-                    pairs4(job, i, coefficients, first.min(last - 1)),
-                    pairs4(job, i + 4, coefficients, fifth.min(last - 1)),
-                )
+                add8::<RIDGED>(row.as_mut_ptr().add(i), polynomial4(job, i, shared), polynomial4(job, i + 4, shared));
             } else {
-                (cubic4(job, i), cubic4(job, i + 4))
-            };
-            add8::<RIDGED>(row.as_mut_ptr().add(i), low, high);
+                changing_group8::<RIDGED>(job, i, kind, row.as_mut_ptr().add(i));
+            }
         }
         let mut i = 8 * groups.len();
         if i + 4 <= n {
@@ -1024,6 +1015,30 @@ mod avx2 {
         }
     }
 
+    /// The eight pixels from `i` on of a group whose cells change within it (kind
+    /// [`super::GROUP_PAIRS`] or other), added to the heights at `out`: each half's coefficients
+    /// read as its kind says, its cubic, and [`add8`].
+    ///
+    /// # Safety
+    /// The machine must support AVX2; `job` has at least `i + 8` pixels and one coefficient set;
+    /// `out` points to eight heights.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn changing_group8<const RIDGED: bool>(job: &CubicRow<'_>, i: usize, kind: u8, out: *mut f32) {
+        let last = job.coefficients.len() - 1;
+        let coefficients = job.coefficients.as_ptr().cast::<f64>();
+        let (low, high) = if kind == super::GROUP_PAIRS && last >= 1 {
+            // Cells k, k, k + 1, k + 1 in each half: the two cells' coefficients side by side
+            // (one 128-bit half of each), duplicated within each lane by the unpacks. The same
+            // numbers as `cubic4`'s gather.
+            let (first, fifth) = (*job.cell.get_unchecked(i) as usize, *job.cell.get_unchecked(i + 4) as usize);
+            (pairs4(job, i, coefficients, first.min(last - 1)), pairs4(job, i + 4, coefficients, fifth.min(last - 1)))
+        } else {
+            (cubic4(job, i), cubic4(job, i + 4))
+        };
+        add8::<RIDGED>(out, low, high);
+    }
+
     /// [`add4`] for eight heights at `out`, the values of the first four in `low`: the same
     /// operations on each, the conversion's check and the add and saturation done once for eight.
     ///
@@ -1031,7 +1046,7 @@ mod avx2 {
     /// The machine must support AVX2; `out` points to eight heights.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn add8<const RIDGED: bool>(out: *mut f32, low: __m256d, high: __m256d) {
+    unsafe fn add8<const RIDGED: bool>(out: *mut f32, low: __m256d, high: __m256d) {
         let (low, high) = if RIDGED {
             (_mm256_andnot_pd(_mm256_set1_pd(-0.0), low), _mm256_andnot_pd(_mm256_set1_pd(-0.0), high))
         } else {
@@ -1049,8 +1064,8 @@ mod avx2 {
 /// shares: `unsure`'s test, done on eight lanes with masks).
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::avx2::{add8 as add8_avx2, cubic4, pairs4};
-    use super::{add_value, cubic_at, CubicRow, GROUP_PAIRS, GROUP_SHARED};
+    use super::avx2::{changing_group8, MARGIN, MIDPOINT, TINY_BITS};
+    use super::{add_value, cubic_at, CubicRow, GROUP_SHARED};
     use geogen_render::raster::HEIGHT_UNITS;
     use std::arch::x86_64::*;
 
@@ -1087,18 +1102,9 @@ mod avx512 {
                 let middle = _mm512_add_pd(c1, _mm512_mul_pd(t, inner));
                 add8::<RIDGED>(row.as_mut_ptr().add(i), _mm512_add_pd(p1, _mm512_mul_pd(half_t, middle)));
             } else {
-                // Cells changing within the eight: the AVX2 build's reads, cubics and conversion
-                // (eight-lane gathers and joins measured slower there).
-                let (low, high) = if kind == GROUP_PAIRS && last >= 1 {
-                    let fifth = *job.cell.get_unchecked(i + 4) as usize;
-                    (
-                        pairs4(job, i, coefficients, first.min(last - 1)),
-                        pairs4(job, i + 4, coefficients, fifth.min(last - 1)),
-                    )
-                } else {
-                    (cubic4(job, i), cubic4(job, i + 4))
-                };
-                add8_avx2::<RIDGED>(row.as_mut_ptr().add(i), low, high);
+                // Cells changing within the eight: the AVX2 build's group (eight-lane gathers and
+                // joins measured slower there).
+                changing_group8::<RIDGED>(job, i, kind, row.as_mut_ptr().add(i));
             }
         }
         for (i, h) in row.iter_mut().enumerate().skip(8 * groups.len()) {
@@ -1116,9 +1122,6 @@ mod avx512 {
     #[inline]
     #[target_feature(enable = "avx512f")]
     unsafe fn add8<const RIDGED: bool>(out: *mut f32, value: __m512d) {
-        const MARGIN: i64 = 8;
-        const MIDPOINT: i64 = 1 << 28;
-        const TINY_BITS: i64 = (1023 - 100) << 52;
         let value = if RIDGED { _mm512_abs_pd(value) } else { value };
         let q = _mm512_mul_pd(value, _mm512_set1_pd(1.0 / HEIGHT_UNITS));
         let bits = _mm512_castpd_si512(q);
