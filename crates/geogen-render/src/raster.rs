@@ -62,13 +62,137 @@ fn zeroed_vec(len: u64) -> Result<Vec<f32>, RenderError> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct HeightMap {
     rect: Rect,
-    data: Vec<f32>,
+    data: Pixels,
+}
+
+/// A map's pixels: a buffer of its own, or a band of rows of another map's buffer, lent for the
+/// length of one band kernel call ([`lend_rows`]) so that fused passes run their kernels on the big
+/// buffer's rows where they lie instead of copying each band out and back.
+enum Pixels {
+    Owned(Vec<f32>),
+    Lent(LentRows),
+}
+
+/// Rows lent by [`lend_rows`]: a pointer into a `&mut [f32]` that the lender holds borrowed for as
+/// long as any `LentRows` of it exists (every one holds `_alive`; the lender aborts the process if
+/// one outlives the loan).
+struct LentRows {
+    ptr: std::ptr::NonNull<f32>,
+    len: usize,
+    _alive: std::sync::Arc<()>,
+}
+
+// SAFETY: a `LentRows` stands for a `&mut [f32]` (which is `Send` and `Sync`) that nothing else
+// uses while it lives; it hands out shared access only through `&self` and exclusive access only
+// through `&mut self`.
+unsafe impl Send for LentRows {}
+// SAFETY: as above.
+unsafe impl Sync for LentRows {}
+
+impl std::ops::Deref for Pixels {
+    type Target = [f32];
+
+    fn deref(&self) -> &[f32] {
+        match self {
+            Pixels::Owned(data) => data,
+            // SAFETY: `ptr` and `len` come from a `&mut [f32]` borrowed by `lend_rows` for longer
+            // than this `LentRows` lives, and only this value reaches those elements meanwhile.
+            Pixels::Lent(rows) => unsafe { std::slice::from_raw_parts(rows.ptr.as_ptr(), rows.len) },
+        }
+    }
+}
+
+impl std::ops::DerefMut for Pixels {
+    fn deref_mut(&mut self) -> &mut [f32] {
+        match self {
+            Pixels::Owned(data) => data,
+            // SAFETY: as in `deref`, and `&mut self` makes this the only access.
+            Pixels::Lent(rows) => unsafe { std::slice::from_raw_parts_mut(rows.ptr.as_ptr(), rows.len) },
+        }
+    }
+}
+
+impl Pixels {
+    fn into_vec(self) -> Vec<f32> {
+        match self {
+            Pixels::Owned(data) => data,
+            Pixels::Lent(_) => self.to_vec(),
+        }
+    }
+}
+
+impl Clone for Pixels {
+    /// A copy of lent rows is a buffer of its own: only the loan's one map points into the lender.
+    fn clone(&self) -> Pixels {
+        Pixels::Owned(self.to_vec())
+    }
+}
+
+impl PartialEq for Pixels {
+    fn eq(&self, other: &Pixels) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for Pixels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Pixels::Owned(data) => f.debug_tuple("Owned").field(&data.len()).finish(),
+            Pixels::Lent(rows) => f.debug_tuple("Lent").field(&rows.len).finish(),
+        }
+    }
+}
+
+/// Runs `use_band` on `pixels`, the rows of a band of a bigger buffer, as a map over `rect` without
+/// copying them. If the kernel replaces the map with another of the same rectangle, its pixels are
+/// copied in; a different rectangle is an internal error ("a band kernel resized its band").
+///
+/// Soundness: the lent map borrows `pixels` through a raw pointer the borrow checker cannot follow,
+/// so it must not outlive this call. Every copy of a map is a buffer of its own, so the only way a
+/// lent map survives is a kernel keeping or forgetting it; a guard counts the loan's holders when
+/// the call ends (also when it unwinds) and aborts the process if any remains, before the rows can
+/// be freed.
+fn lend_rows(
+    rect: Rect,
+    pixels: &mut [f32],
+    use_band: impl FnOnce(&mut HeightMap) -> Result<(), RenderError>,
+) -> Result<(), RenderError> {
+    struct Loan(std::sync::Arc<()>);
+    impl Drop for Loan {
+        fn drop(&mut self) {
+            if std::sync::Arc::strong_count(&self.0) != 1 {
+                // A lent map outlived its loan: going on could let it write freed memory.
+                std::process::abort();
+            }
+        }
+    }
+    debug_assert_eq!(rect.area(), pixels.len() as u64);
+    let loan = Loan(std::sync::Arc::new(()));
+    let len = pixels.len();
+    let ptr = std::ptr::NonNull::from(&mut *pixels).cast::<f32>();
+    let mut band = HeightMap { rect, data: Pixels::Lent(LentRows { ptr, len, _alive: loan.0.clone() }) };
+    let result = use_band(&mut band);
+    let HeightMap { rect: band_rect, data } = band;
+    let replacement = match data {
+        Pixels::Owned(data) => Some(data),
+        Pixels::Lent(rows) if rows.ptr == ptr && rows.len == len => None,
+        Pixels::Lent(_) => return Err(RenderError::Internal("a band kernel swapped its band".into())),
+    };
+    result?;
+    if band_rect != rect || replacement.as_ref().is_some_and(|data| data.len() != len) {
+        return Err(RenderError::Internal("a band kernel resized its band".into()));
+    }
+    if let Some(data) = replacement {
+        pixels.copy_from_slice(&data);
+    }
+    drop(loan);
+    Ok(())
 }
 
 impl HeightMap {
     /// A map with no pixels.
     pub fn empty() -> HeightMap {
-        HeightMap { rect: Rect::EMPTY, data: Vec::new() }
+        HeightMap { rect: Rect::EMPTY, data: Pixels::Owned(Vec::new()) }
     }
 
     /// A zero-filled map over `rect`, or an error if it cannot be allocated.
@@ -80,13 +204,13 @@ impl HeightMap {
         if rect.width > usize::MAX as u64 {
             return Err(RenderError::Allocation { bytes: u64::MAX });
         }
-        Ok(HeightMap { rect, data: zeroed_vec(rect.area())? })
+        Ok(HeightMap { rect, data: Pixels::Owned(zeroed_vec(rect.area())?) })
     }
 
     /// Build from raw data; `None` if the length does not match the rectangle.
     pub fn from_data(rect: Rect, data: Vec<f32>) -> Option<HeightMap> {
         let rect = if rect.is_empty() { Rect::EMPTY } else { rect };
-        (rect.is_valid() && data.len() as u64 == rect.area()).then_some(HeightMap { rect, data })
+        (rect.is_valid() && data.len() as u64 == rect.area()).then_some(HeightMap { rect, data: Pixels::Owned(data) })
     }
 
     pub fn rect(&self) -> Rect {
@@ -110,7 +234,7 @@ impl HeightMap {
     }
 
     pub fn into_data(self) -> Vec<f32> {
-        self.data
+        self.data.into_vec()
     }
 
     /// The height at absolute physical `(px, py)`, or `None` outside the extent.
@@ -153,30 +277,33 @@ impl HeightMap {
     /// This map reduced to `rect`, reusing its buffer: rows are moved to the front in place and
     /// the buffer is shrunk, so nothing new is allocated (what a yield of a map used for the last
     /// time needs). `rect` must lie inside the map's extent; otherwise this is [`HeightMap::cut_out`].
-    pub fn into_cut_out(mut self, rect: Rect) -> Result<HeightMap, RenderError> {
+    pub fn into_cut_out(self, rect: Rect) -> Result<HeightMap, RenderError> {
         if rect.is_empty() || !self.rect.contains_rect(&rect) {
             return self.cut_out(rect);
         }
         if rect == self.rect {
             return Ok(self);
         }
-        let (sw, w) = (self.width(), rect.width as usize);
+        let mut data = match self.data {
+            Pixels::Owned(data) => data,
+            lent @ Pixels::Lent(_) => return HeightMap { rect: self.rect, data: lent }.cut_out(rect),
+        };
+        let (sw, w) = (self.rect.width as usize, rect.width as usize);
         let (dx, dy) = ((rect.x - self.rect.x) as usize, (rect.y - self.rect.y) as usize);
-        compact_rows(&mut self.data, rect.height as usize, w, |r| (dy + r) * sw + dx);
-        self.data.truncate(rect.area() as usize);
-        self.data.shrink_to_fit();
-        self.rect = rect;
-        Ok(self)
+        compact_rows(&mut data, rect.height as usize, w, |r| (dy + r) * sw + dx);
+        data.truncate(rect.area() as usize);
+        data.shrink_to_fit();
+        Ok(HeightMap { rect, data: Pixels::Owned(data) })
     }
 }
 
 impl HeightMap {
     /// A map over `rect` built band by band, in parallel: `fill` gets each band of `rows` whole rows
-    /// as a zero-filled map of its own (the band's rectangle) and computes its pixels; each band is
-    /// then written once into the new buffer. So a new map costs one parallel pass of writes, where
-    /// zero-filling the whole buffer first and computing it after would cost a serial `memset`, the
-    /// page faults, and a second pass. `reuse`, a buffer of exactly `rect.area()` pixels (say one
-    /// just freed), is overwritten instead of allocating.
+    /// as a zero-filled map (the band's rectangle; its rows of the new buffer, lent) and computes its
+    /// pixels. So a new map costs one parallel pass, each band zeroed and computed while it is in
+    /// cache, where zero-filling the whole buffer first and computing it after would cost a serial
+    /// `memset`, the page faults, and a second pass. `reuse`, a buffer of exactly `rect.area()`
+    /// pixels (say one just freed), is overwritten instead of allocating.
     pub fn try_from_bands(
         rect: Rect,
         rows: usize,
@@ -200,21 +327,12 @@ impl HeightMap {
         let band = |index: usize, pixels: usize| {
             Rect::new(rect.x, rect.y + (index * rows) as i64, rect.width, (pixels / width) as u64)
         };
-        // Computes one band into a zeroed scratch map and hands its pixels to `store`.
-        let compute = |index: usize, pixels: usize, store: &mut dyn FnMut(&[f32])| -> Result<(), RenderError> {
-            let mut scratch = HeightMap { rect: band(index, pixels), data: zeroed_vec(pixels as u64)? };
-            fill(&mut scratch)?;
-            if scratch.rect != band(index, pixels) || scratch.data.len() != pixels {
-                return Err(RenderError::Internal("a band kernel resized its band".into()));
-            }
-            store(&scratch.data);
-            Ok(())
-        };
         let data = match reuse {
             Some(mut data) if data.len() == len => {
-                data.par_chunks_mut(width * rows)
-                    .enumerate()
-                    .try_for_each(|(i, out)| compute(i, out.len(), &mut |px: &[f32]| out.copy_from_slice(px)))?;
+                data.par_chunks_mut(width * rows).enumerate().try_for_each(|(i, out)| {
+                    out.fill(0.0);
+                    lend_rows(band(i, out.len()), out, &fill)
+                })?;
                 data
             }
             _ => {
@@ -222,24 +340,28 @@ impl HeightMap {
                 data.try_reserve_exact(len).map_err(|_| RenderError::Allocation { bytes: area.saturating_mul(4) })?;
                 let spare: &mut [MaybeUninit<f32>] = &mut data.spare_capacity_mut()[..len];
                 spare.par_chunks_mut(width * rows).enumerate().try_for_each(|(i, out)| {
-                    compute(i, out.len(), &mut |px: &[f32]| {
-                        out.write_copy_of_slice(px);
-                    })
+                    // SAFETY: `out` is `out.len()` elements of the vector's spare capacity; after
+                    // they are all zero bytes (the f32 0.0) they are initialised `f32`s.
+                    let out = unsafe {
+                        std::ptr::write_bytes(out.as_mut_ptr(), 0, out.len());
+                        std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<f32>(), out.len())
+                    };
+                    lend_rows(band(i, out.len()), out, &fill)
                 })?;
                 // SAFETY: the chunks partition `spare[..len]` and the `try_for_each` above succeeded,
-                // so every chunk's `store` ran: each of the first `len` elements was written
-                // (`write_copy_of_slice` of a slice of the same length), and capacity >= len.
+                // so every chunk was zeroed (and then computed): each of the first `len` elements
+                // is initialised, and capacity >= len.
                 unsafe { data.set_len(len) };
                 data
             }
         };
-        Ok(HeightMap { rect, data })
+        Ok(HeightMap { rect, data: Pixels::Owned(data) })
     }
 
-    /// Runs `update` on each band of `rows` whole rows of this map, in parallel: the band is copied
-    /// into a scratch map of its own (its rectangle), `update` changes its pixels, and it is copied
-    /// back. Used for fused passes of several row-local steps, which then read and write the big
-    /// buffer once between them.
+    /// Runs `update` on each band of `rows` whole rows of this map, in parallel: the band's rows are
+    /// lent to `update` as a map of their own (the band's rectangle), not copied. Used for fused
+    /// passes of several row-local steps, which then read and write the big buffer once between
+    /// them, the band staying in cache from one step to the next.
     pub fn update_by_bands(
         &mut self,
         rows: usize,
@@ -252,13 +374,7 @@ impl HeightMap {
         let (rect, width, rows) = (self.rect, self.width(), rows.max(1));
         self.data.par_chunks_mut(width * rows).enumerate().try_for_each(|(i, out)| {
             let band = Rect::new(rect.x, rect.y + (i * rows) as i64, rect.width, (out.len() / width) as u64);
-            let mut scratch = HeightMap { rect: band, data: out.to_vec() };
-            update(&mut scratch)?;
-            if scratch.rect != band || scratch.data.len() != out.len() {
-                return Err(RenderError::Internal("a band kernel resized its band".into()));
-            }
-            out.copy_from_slice(&scratch.data);
-            Ok(())
+            lend_rows(band, out, &update)
         })
     }
 }
@@ -659,6 +775,83 @@ mod tests {
         assert_eq!(out.data(), &[0.0, 0.3, 0.4, 0.0, 0.0, 0.0]);
         assert_eq!(out.get(0, 1), Some(0.3));
         assert_eq!(out.get(5, 5), None);
+    }
+
+    /// A map over `rect` whose pixel at `(x, y)` is `x + 100 y`.
+    fn coordinates(rect: Rect) -> HeightMap {
+        let (xs, ys) = (rect.x..rect.x + rect.width as i64, rect.y..rect.y + rect.height as i64);
+        let data = ys.flat_map(|y| xs.clone().map(move |x| (x + 100 * y) as f32));
+        HeightMap::from_data(rect, data.collect()).unwrap()
+    }
+
+    #[test]
+    fn bands_are_lent_in_place_and_a_replaced_band_is_copied_in() {
+        let rect = Rect::new(-3, -5, 7, 11);
+        let mut map = coordinates(rect);
+        let buffer = map.data().as_ptr() as usize;
+        let seen = std::sync::Mutex::new(Vec::new());
+        map.update_by_bands(3, |band| {
+            seen.lock().unwrap().push((band.rect(), band.data().as_ptr() as usize));
+            if band.rect().y == -2 {
+                // A kernel that makes a new map of the band's rectangle: its pixels land in place.
+                let mut new = HeightMap::try_zeroed(band.rect())?;
+                new.data_mut().iter_mut().zip(band.data()).for_each(|(n, o)| *n = o + 0.5);
+                *band = new;
+            } else {
+                // One that writes the lent rows; a clone of them is a buffer of its own.
+                let mut copy = band.clone();
+                copy.data_mut().fill(9.0);
+                assert_ne!(copy.data().as_ptr(), band.data().as_ptr());
+                band.data_mut().iter_mut().for_each(|h| *h += 0.25);
+            }
+            Ok(())
+        })
+        .unwrap();
+        let expected = coordinates(rect);
+        for (y, row) in (rect.y..).zip(map.data().chunks(7)) {
+            let add = if (-2..1).contains(&y) { 0.5 } else { 0.25 };
+            let want: Vec<f32> = expected.row_span(y, rect.x_interval()).iter().map(|h| h + add).collect();
+            assert_eq!(row, &want[..], "row {y}");
+        }
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_by_key(|(band, _)| band.y);
+        assert_eq!(seen.len(), 4);
+        for (i, (band, ptr)) in seen.into_iter().enumerate() {
+            assert_eq!(band, Rect::new(-3, -5 + 3 * i as i64, 7, if i == 3 { 2 } else { 3 }));
+            assert_eq!(ptr, buffer + 4 * 21 * i, "band {i} is the buffer's own rows");
+        }
+    }
+
+    #[test]
+    fn a_band_kernel_that_resizes_or_fails_is_an_error() {
+        let mut map = coordinates(Rect::new(0, 0, 4, 8));
+        let resized = map.update_by_bands(2, |band| {
+            *band = HeightMap::try_zeroed(Rect::new(0, 0, 1, 1))?;
+            Ok(())
+        });
+        assert!(matches!(resized, Err(RenderError::Internal(m)) if m.contains("resized")));
+        let dropped = map.update_by_bands(2, |band| {
+            drop(std::mem::replace(band, HeightMap::empty()));
+            Ok(())
+        });
+        assert!(matches!(dropped, Err(RenderError::Internal(m)) if m.contains("resized")));
+        let failed = map.update_by_bands(2, |_| Err(RenderError::Internal("kernel".into())));
+        assert!(matches!(failed, Err(RenderError::Internal(m)) if m == "kernel"));
+    }
+
+    #[test]
+    fn new_maps_get_zeroed_lent_bands_also_over_a_reused_buffer() {
+        let rect = Rect::new(2, -1, 5, 9);
+        for reuse in [None, Some(vec![7.0; 45])] {
+            let map = HeightMap::try_from_bands(rect, 2, reuse, |band| {
+                assert!(band.data().iter().all(|&h| h == 0.0), "band {} starts at zero", band.rect());
+                let own = coordinates(band.rect());
+                band.data_mut().copy_from_slice(own.data());
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(map, coordinates(rect));
+        }
     }
 
     #[test]
