@@ -79,8 +79,8 @@ impl Operation for Gradient {
         let (from, to) = (f64::from(self.from), f64::from(self.to));
         let scale = ctx.scale;
         let map = target.as_map_mut()?;
-        if !(len2 > 0.0) {
-            // A segment of no length: every pixel is at its source (t = 0).
+        // A segment of no length (or NaN): every pixel is at its source (t = 0).
+        if len2.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
             let h = saturate(from as f32);
             for_each_row(map, |_, _, row| row.fill(h));
             return Ok(());
