@@ -644,7 +644,7 @@ fn un_loop(op: Un, d: &mut [f64], a: &[f64]) {
         Un::TruncPicogen => each!(ops::trunc_picogen),
         Un::Frac => each!(ops::frac),
         Un::Neg => each!(|a: f64| -a),
-        Un::Sqrt => each!(libm::sqrt),
+        Un::Sqrt => each!(f64::sqrt), // IEEE squareRoot, as libm::sqrt; it vectorises
         Un::TruthDocumented => each!(ops::truth_documented),
         Un::TruthPicogen => each!(ops::truth_picogen),
         Un::Not01 => each!(|a: f64| ops::bool01(a == 0.0)),
