@@ -77,6 +77,33 @@ fn bench_with(c: &mut Criterion, label: &str, op: Arc<dyn Operation>, inputs_own
     );
 }
 
+/// Like [`bench_with`]'s direct measurement, on a map over `rect` (no criterion run), with a
+/// copy floor measured for that map's size.
+fn bench_direct(label: &str, op: Arc<dyn Operation>, rect: Rect) {
+    let pixels = rect.area() as f64;
+    let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
+    let mut target = noise_map(rect, 1);
+    op.render(&ctx, black_box(&mut target), &[]).unwrap();
+    let floor = geogen_render::kernels::copy_floor_ns_per_pixel(rect.area() as usize, 11);
+    let start = Instant::now();
+    let cpu_start = process_cpu_ns();
+    let mut runs = 0u32;
+    while runs < 3 || start.elapsed().as_millis() < 600 {
+        op.render(&ctx, black_box(&mut target), &[]).unwrap();
+        runs += 1;
+    }
+    let ns = start.elapsed().as_nanos() as f64 / (f64::from(runs) * pixels);
+    let cpu = match (cpu_start, process_cpu_ns()) {
+        (Some(a), Some(b)) => format!(", cpu {:.3} ns/pixel", (b - a) as f64 / (f64::from(runs) * pixels)),
+        _ => String::new(),
+    };
+    println!(
+        "{label:<28} {ns:8.3} ns/pixel, {:5.1}x copy ({runs} calls, {} threads, copy floor {floor:.3}{cpu})",
+        ns / floor,
+        rayon::current_num_threads()
+    );
+}
+
 /// ns per pixel of a parallel copy of a map of this size, measured once per process.
 fn copy_floor() -> f64 {
     static FLOOR: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
@@ -139,6 +166,15 @@ fn kernels(c: &mut Criterion) {
     for (label, op, inputs) in gathers {
         if label.contains(only.as_str()) {
             bench_with(c, label, op, inputs);
+        }
+    }
+    // Blur on maps as wide as the examples' renders (4000²), whose ring of horizontal rows is
+    // larger than a core's L2 at large radii: direct measurement only, against a copy of the
+    // same size.
+    for r in [1u64, 8, 50] {
+        let label = format!("Blur r={r} (4096x1024)");
+        if label.contains(only.as_str()) {
+            bench_direct(&label, Arc::new(Blur::new(r as f64)), Rect::new(-2048, -512, 4096, 1024));
         }
     }
     // Glaciate pulls heights towards its curve's fixed points, so repeated calls on one map would

@@ -338,11 +338,15 @@ fn box_blur_i64(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rende
 /// 1 / (8n)`, while a non-integer quotient is at least `1 / n` from the next integer away from
 /// zero, so rounding never reaches it (and never goes below the truncation, an integer).
 ///
-/// The division itself is done without a division instruction ([`fast::divide`]): `q`, the
-/// nearest integer to `|s| × fl(1/n)`, is `⌊|s|/n⌋` or one more (two roundings: the product is
-/// within `|s|/n × 2^-52 × (1 + 2^-53) < 1/4` of `|s|/n`, as `|s|/n < 2^49`), and the exact remainder `|s| − q·n`
-/// (integers below 2^51) is negative exactly when it is one more; so `q` corrected by that test
-/// is `⌊|s|/n⌋`, the truncation above, bit for bit.
+/// The division itself is one multiplication and a truncation ([`fast::divide`]):
+/// `trunc(fl(s × c))` with `c` the smallest `f64` at least `1/n` ([`fast::reciprocal_up`], so
+/// `c = (1/n)(1 + ε)` with `0 ≤ ε < 2^-52`). With `a = |s| = kn + j` (`0 ≤ j < n`, `a < 2^49`),
+/// `x = a·c ≥ a/n ≥ k`, so the rounded product is at least the integer `k`; and
+/// `x ≤ k + 1 − 1/n + (a/n)·2^-52 < k + 1 − 7/(8n)`, while half the spacing of `f64` below
+/// `k + 1 ≤ 2^49/n + 1` is at most `(k + 1)·2^-53 < 1/(16n) + 2^-53 < 7/(8n)`, so the rounded
+/// product stays below `k + 1`. Its truncation is therefore `k = ⌊a/n⌋`; rounding and truncation
+/// are symmetric in the sign, so `trunc(fl(s × c))` is the truncated quotient `trunc(s / n)` of
+/// the `i64` path, bit for bit (`+ 0.0` turns the `−0` of a small negative `s` into `+0`).
 mod fast {
     use super::Window;
 
@@ -384,15 +388,23 @@ mod fast {
         down.copysign(x) + 0.0
     }
 
+    /// `c`, the smallest `f64` at least `1 / n`, for an integer `n` in [1, 2^16] (exact integer
+    /// arithmetic: `c = ⌈2^(52+t) / n⌉ × 2^-(52+t)` with `t = ⌈log2 n⌉`, whose numerator is at
+    /// most 2^53, so the `f64` is exact; `c < (1 / n)(1 + 2^-52)`).
+    pub fn reciprocal_up(n: f64) -> f64 {
+        let n = n as u64;
+        debug_assert!((1..=1 << 16).contains(&n));
+        let t = 64 - (n - 1).leading_zeros(); // ⌈log2 n⌉, 0 for n = 1
+        let m = (1u128 << (52 + t)).div_ceil(u128::from(n));
+        m as f64 * f64::from_bits(u64::from(1023 - 52 - t) << 52)
+    }
+
     /// `trunc(s / n)` for an integer-valued `s` with |s| < 2^49 and an integer `n` in
-    /// [1, 2^16], given `inv = 1.0 / n`, with `+0.0` for a zero result: the same bits as
-    /// `trunc(s / n)` (see the module docs), with a multiplication instead of a division.
+    /// [1, 2^16], given `c = reciprocal_up(n)`, with `+0.0` for a zero result: the same bits as
+    /// `trunc(s / n)` (see the module docs), with one multiplication and a truncation.
     #[inline(always)]
-    pub(super) fn divide(s: f64, n: f64, inv: f64) -> f64 {
-        let a = s.abs();
-        let nearest = (a * inv + MAGIC) - MAGIC;
-        let q = if a - nearest * n < 0.0 { nearest - 1.0 } else { nearest };
-        q.copysign(s) + 0.0
+    pub(super) fn divide(s: f64, c: f64) -> f64 {
+        trunc(s * c)
     }
 
     /// The truncated quotient with the division instruction, for the tests of [`divide`].
@@ -421,7 +433,7 @@ mod fast {
     /// same sums: the AVX2 and AVX-512 builds (`ISA`) and the scalar one give the same bits. `scratch`
     /// holds at least `min(low, len) + min(span, len)` values.
     #[inline(always)]
-    fn row_of<const ISA: u8>(src: &[f32], out: &mut [f64], scratch: &mut [f64], window: Window, n: f64) {
+    fn row_of<const ISA: u8>(src: &[f32], out: &mut [f64], scratch: &mut [f64], window: Window, c: f64) {
         let len = src.len();
         if len == 0 {
             return;
@@ -454,7 +466,6 @@ mod fast {
             s += value(k);
         }
         s += (high - direct) as f64 * value(last);
-        let inv = 1.0 / n;
         let head = low.min(len);
         let o = out.as_mut_ptr();
         // Entering values at out[x + span] before e0, at ext[x − e0] from e0 on (offset pointers
@@ -464,10 +475,10 @@ mod fast {
         // SAFETY: every segment reads `out` at x and x + span only for x + span < len, `ext`
         // at x − e0 < len − e0, and writes `out` at x < len.
         unsafe {
-            s = segment::<ISA>(o, by_out, first.as_ptr(), 0, 0, head.min(e0), s, n, inv);
-            s = segment::<ISA>(o, by_ext, first.as_ptr(), 0, head.min(e0), head, s, n, inv);
-            s = segment::<ISA>(o, by_out, o, 1, head, head.max(e0), s, n, inv);
-            segment::<ISA>(o, by_ext, o, 1, head.max(e0), len, s, n, inv);
+            s = segment::<ISA>(o, by_out, first.as_ptr(), 0, 0, head.min(e0), s, c);
+            s = segment::<ISA>(o, by_ext, first.as_ptr(), 0, head.min(e0), head, s, c);
+            s = segment::<ISA>(o, by_out, o, 1, head, head.max(e0), s, c);
+            segment::<ISA>(o, by_ext, o, 1, head.max(e0), len, s, c);
         }
     }
 
@@ -519,21 +530,20 @@ mod fast {
         x0: usize,
         x1: usize,
         mut s: f64,
-        n: f64,
-        inv: f64,
+        c: f64,
     ) -> f64 {
         let mut x = x0;
         #[cfg(target_arch = "x86_64")]
         if ISA == AVX512 && x + 8 <= x1 {
-            (x, s) = interior_avx512(out, add, sub, step, x, x1, s, n, inv);
+            (x, s) = interior_avx512(out, add, sub, step, x, x1, s, c);
         }
         #[cfg(target_arch = "x86_64")]
         if ISA >= AVX2 && x + 4 <= x1 {
-            (x, s) = interior_avx2(out, add, sub, step, x, x1, s, n, inv);
+            (x, s) = interior_avx2(out, add, sub, step, x, x1, s, c);
         }
         while x < x1 {
             let (a, b) = (*add.wrapping_add(x), *sub.wrapping_add(x * step));
-            *out.add(x) = divide(s, n, inv);
+            *out.add(x) = divide(s, c);
             s += a - b;
             x += 1;
         }
@@ -579,27 +589,15 @@ mod fast {
         k
     }
 
-    /// [`divide`] on four lanes: the same operations (the rounding by [`MAGIC`], the
-    /// remainder's sign, the sign of `s`, + 0.0).
+    /// [`divide`] on four lanes: the same operations (the product by `c`, its truncation by the
+    /// rounding instruction, an exact IEEE operation giving the integer [`trunc`] gives, + 0.0).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn divide_avx2(
-        s: std::arch::x86_64::__m256d,
-        n: std::arch::x86_64::__m256d,
-        inv: std::arch::x86_64::__m256d,
-    ) -> std::arch::x86_64::__m256d {
+    unsafe fn divide_avx2(s: std::arch::x86_64::__m256d, c: std::arch::x86_64::__m256d) -> std::arch::x86_64::__m256d {
         use std::arch::x86_64::*;
-        let sign = _mm256_set1_pd(-0.0);
-        let magic = _mm256_set1_pd(MAGIC);
-        let a = _mm256_andnot_pd(sign, s);
-        let nearest = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(a, inv), magic), magic);
-        // nearest − 1 where the remainder is negative (1.0 masked by the comparison).
-        let r = _mm256_sub_pd(a, _mm256_mul_pd(nearest, n));
-        let below = _mm256_cmp_pd::<_CMP_LT_OQ>(r, _mm256_setzero_pd());
-        let q = _mm256_sub_pd(nearest, _mm256_and_pd(below, _mm256_set1_pd(1.0)));
-        // q ≥ 0, so copysign is an or of the sign bit.
-        _mm256_add_pd(_mm256_or_pd(q, _mm256_and_pd(s, sign)), _mm256_setzero_pd())
+        let q = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(_mm256_mul_pd(s, c));
+        _mm256_add_pd(q, _mm256_setzero_pd())
     }
 
     /// Inclusive prefix sums of the four lanes (exact here: integers below 2^51).
@@ -628,11 +626,10 @@ mod fast {
         x0: usize,
         x1: usize,
         s: f64,
-        n: f64,
-        inv: f64,
+        c: f64,
     ) -> (usize, f64) {
         use std::arch::x86_64::*;
-        let (nv, invv) = (_mm256_set1_pd(n), _mm256_set1_pd(inv));
+        let cv = _mm256_set1_pd(c);
         let load =
             |x: usize| _mm256_sub_pd(_mm256_loadu_pd(add.wrapping_add(x)), _mm256_loadu_pd(sub.wrapping_add(x * step)));
         let mut carry = _mm256_set1_pd(s);
@@ -644,8 +641,8 @@ mod fast {
             let sa = _mm256_add_pd(carry, _mm256_sub_pd(pa, da));
             let sb = _mm256_add_pd(_mm256_add_pd(carry, ta), _mm256_sub_pd(pb, db));
             carry = _mm256_add_pd(carry, _mm256_add_pd(ta, tb));
-            _mm256_storeu_pd(out.add(x), divide_avx2(sa, nv, invv));
-            _mm256_storeu_pd(out.add(x + 4), divide_avx2(sb, nv, invv));
+            _mm256_storeu_pd(out.add(x), divide_avx2(sa, cv));
+            _mm256_storeu_pd(out.add(x + 4), divide_avx2(sb, cv));
             x += 8;
         }
         if x + 4 <= x1 {
@@ -653,7 +650,7 @@ mod fast {
             let p = prefix_avx2(d);
             let sv = _mm256_add_pd(carry, _mm256_sub_pd(p, d));
             carry = _mm256_add_pd(carry, _mm256_permute4x64_pd::<0xff>(p));
-            _mm256_storeu_pd(out.add(x), divide_avx2(sv, nv, invv));
+            _mm256_storeu_pd(out.add(x), divide_avx2(sv, cv));
             x += 4;
         }
         (x, _mm256_cvtsd_f64(carry))
@@ -662,13 +659,12 @@ mod fast {
     /// One output row of the vertical pass from the running column sums, then the window slid
     /// one row: `sums = (sums − sub) + add`, exact (integers below 2^50).
     #[inline(always)]
-    fn emit_slide_of(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], n: f64) {
-        let inv = 1.0 / n;
+    fn emit_slide_of(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], c: f64) {
         let len = out.len();
         let (sums, sub, add) = (&mut sums[..len], &sub[..len], &add[..len]);
         for x in 0..len {
             let s = sums[x];
-            out[x] = (divide(s, n, inv) * INV_FIXED_ONE) as f32;
+            out[x] = (divide(s, c) * INV_FIXED_ONE) as f32;
             sums[x] = (s - sub[x]) + add[x];
         }
     }
@@ -729,37 +725,37 @@ mod fast {
     /// One row of the horizontal pass, in place ([`row_of`]); `tail` holds at least
     /// `min(low, len) + min(span, len)` values. Runs the build `isa` (IEEE basic operations only,
     /// no FMA: the same bits on every build) where the processor has it, else the next one down.
-    pub fn horizontal(isa: u8, src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, n: f64) {
+    pub fn horizontal(isa: u8, src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) {
         #[cfg(target_arch = "x86_64")]
         {
             if isa >= AVX512 && isa_available(AVX512) {
                 // SAFETY: the processor supports AVX-512F (checked at run time).
-                return unsafe { horizontal_avx512(src, out, tail, window, n) };
+                return unsafe { horizontal_avx512(src, out, tail, window, c) };
             }
             if isa >= AVX2 && isa_available(AVX2) {
                 // SAFETY: the processor supports AVX2 (checked at run time).
-                return unsafe { horizontal_avx2(src, out, tail, window, n) };
+                return unsafe { horizontal_avx2(src, out, tail, window, c) };
             }
         }
         let _ = isa;
-        row_of::<SCALAR>(src, out, tail, window, n)
+        row_of::<SCALAR>(src, out, tail, window, c)
     }
 
     /// [`emit_slide_of`] on the build `isa` (or the next one down).
-    pub fn emit_slide(isa: u8, out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], n: f64) {
+    pub fn emit_slide(isa: u8, out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], c: f64) {
         #[cfg(target_arch = "x86_64")]
         {
             if isa >= AVX512 && isa_available(AVX512) {
                 // SAFETY: the processor supports AVX-512F (checked at run time).
-                return unsafe { emit_slide_avx512(out, sums, sub, add, n) };
+                return unsafe { emit_slide_avx512(out, sums, sub, add, c) };
             }
             if isa >= AVX2 && isa_available(AVX2) {
                 // SAFETY: the processor supports AVX2 (checked at run time).
-                return unsafe { emit_slide_avx2(out, sums, sub, add, n) };
+                return unsafe { emit_slide_avx2(out, sums, sub, add, c) };
             }
         }
         let _ = isa;
-        emit_slide_of(out, sums, sub, add, n)
+        emit_slide_of(out, sums, sub, add, c)
     }
 
     /// [`add_row_of`] on the build `isa` (or the next one down).
@@ -781,14 +777,14 @@ mod fast {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn horizontal_avx2(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, n: f64) {
-        row_of::<AVX2>(src, out, tail, window, n)
+    unsafe fn horizontal_avx2(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) {
+        row_of::<AVX2>(src, out, tail, window, c)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    unsafe fn horizontal_avx512(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, n: f64) {
-        row_of::<AVX512>(src, out, tail, window, n)
+    unsafe fn horizontal_avx512(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) {
+        row_of::<AVX512>(src, out, tail, window, c)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -816,26 +812,17 @@ mod fast {
         k
     }
 
-    /// [`divide`] on eight lanes: the same operations as [`divide_avx2`] (the correction by a
-    /// mask instead of a masked 1.0; the sign by integer logic).
+    /// [`divide`] on eight lanes: the same operations as [`divide_avx2`].
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
     #[inline]
     unsafe fn divide_avx512(
         s: std::arch::x86_64::__m512d,
-        n: std::arch::x86_64::__m512d,
-        inv: std::arch::x86_64::__m512d,
+        c: std::arch::x86_64::__m512d,
     ) -> std::arch::x86_64::__m512d {
         use std::arch::x86_64::*;
-        let magic = _mm512_set1_pd(MAGIC);
-        let a = _mm512_abs_pd(s);
-        let nearest = _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(a, inv), magic), magic);
-        let r = _mm512_sub_pd(a, _mm512_mul_pd(nearest, n));
-        let below = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(r, _mm512_setzero_pd());
-        let q = _mm512_mask_sub_pd(nearest, below, nearest, _mm512_set1_pd(1.0));
-        // q ≥ 0, so copysign is an or of the sign bit.
-        let sign = _mm512_and_si512(_mm512_castpd_si512(s), _mm512_set1_epi64(i64::MIN));
-        _mm512_add_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_castpd_si512(q), sign)), _mm512_setzero_pd())
+        let q = _mm512_roundscale_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(_mm512_mul_pd(s, c));
+        _mm512_add_pd(q, _mm512_setzero_pd())
     }
 
     /// Inclusive prefix sums of the eight lanes (exact here: each partial sum is a sum of
@@ -866,11 +853,10 @@ mod fast {
         x0: usize,
         x1: usize,
         s: f64,
-        n: f64,
-        inv: f64,
+        c: f64,
     ) -> (usize, f64) {
         use std::arch::x86_64::*;
-        let (nv, invv) = (_mm512_set1_pd(n), _mm512_set1_pd(inv));
+        let cv = _mm512_set1_pd(c);
         let last = _mm512_set1_epi64(7);
         let load =
             |x: usize| _mm512_sub_pd(_mm512_loadu_pd(add.wrapping_add(x)), _mm512_loadu_pd(sub.wrapping_add(x * step)));
@@ -883,8 +869,8 @@ mod fast {
             let sa = _mm512_add_pd(carry, _mm512_sub_pd(pa, da));
             let sb = _mm512_add_pd(_mm512_add_pd(carry, ta), _mm512_sub_pd(pb, db));
             carry = _mm512_add_pd(carry, _mm512_add_pd(ta, tb));
-            _mm512_storeu_pd(out.add(x), divide_avx512(sa, nv, invv));
-            _mm512_storeu_pd(out.add(x + 8), divide_avx512(sb, nv, invv));
+            _mm512_storeu_pd(out.add(x), divide_avx512(sa, cv));
+            _mm512_storeu_pd(out.add(x + 8), divide_avx512(sb, cv));
             x += 16;
         }
         if x + 8 <= x1 {
@@ -892,7 +878,7 @@ mod fast {
             let p = prefix_avx512(d);
             let sv = _mm512_add_pd(carry, _mm512_sub_pd(p, d));
             carry = _mm512_add_pd(carry, _mm512_permutexvar_pd(last, p));
-            _mm512_storeu_pd(out.add(x), divide_avx512(sv, nv, invv));
+            _mm512_storeu_pd(out.add(x), divide_avx512(sv, cv));
             x += 8;
         }
         (x, _mm_cvtsd_f64(_mm512_castpd512_pd128(carry)))
@@ -902,15 +888,15 @@ mod fast {
     /// rest by [`emit_slide_of`].
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    unsafe fn emit_slide_avx512(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], n: f64) {
+    unsafe fn emit_slide_avx512(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], c: f64) {
         use std::arch::x86_64::*;
         let len = out.len();
         let (sums, sub, add) = (&mut sums[..len], &sub[..len], &add[..len]);
-        let (nv, invv, unit) = (_mm512_set1_pd(n), _mm512_set1_pd(1.0 / n), _mm512_set1_pd(INV_FIXED_ONE));
+        let (cv, unit) = (_mm512_set1_pd(c), _mm512_set1_pd(INV_FIXED_ONE));
         let mut x = 0;
         while x + 8 <= len {
             let s = _mm512_loadu_pd(sums.as_ptr().add(x));
-            let q = divide_avx512(s, nv, invv);
+            let q = divide_avx512(s, cv);
             _mm256_storeu_ps(out.as_mut_ptr().add(x), _mm512_cvtpd_ps(_mm512_mul_pd(q, unit)));
             let next = _mm512_add_pd(
                 _mm512_sub_pd(s, _mm512_loadu_pd(sub.as_ptr().add(x))),
@@ -919,22 +905,22 @@ mod fast {
             _mm512_storeu_pd(sums.as_mut_ptr().add(x), next);
             x += 8;
         }
-        emit_slide_of(&mut out[x..], &mut sums[x..], &sub[x..], &add[x..], n)
+        emit_slide_of(&mut out[x..], &mut sums[x..], &sub[x..], &add[x..], c)
     }
 
     /// [`emit_slide_of`] four lanes at a time with [`divide_avx2`] (the same operations), the
     /// rest by [`emit_slide_of`].
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn emit_slide_avx2(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], n: f64) {
+    unsafe fn emit_slide_avx2(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], c: f64) {
         use std::arch::x86_64::*;
         let len = out.len();
         let (sums, sub, add) = (&mut sums[..len], &sub[..len], &add[..len]);
-        let (nv, invv, unit) = (_mm256_set1_pd(n), _mm256_set1_pd(1.0 / n), _mm256_set1_pd(INV_FIXED_ONE));
+        let (cv, unit) = (_mm256_set1_pd(c), _mm256_set1_pd(INV_FIXED_ONE));
         let mut x = 0;
         while x + 4 <= len {
             let s = _mm256_loadu_pd(sums.as_ptr().add(x));
-            let q = divide_avx2(s, nv, invv);
+            let q = divide_avx2(s, cv);
             _mm_storeu_ps(out.as_mut_ptr().add(x), _mm256_cvtpd_ps(_mm256_mul_pd(q, unit)));
             let next = _mm256_add_pd(
                 _mm256_sub_pd(s, _mm256_loadu_pd(sub.as_ptr().add(x))),
@@ -943,7 +929,7 @@ mod fast {
             _mm256_storeu_pd(sums.as_mut_ptr().add(x), next);
             x += 4;
         }
-        emit_slide_of(&mut out[x..], &mut sums[x..], &sub[x..], &add[x..], n)
+        emit_slide_of(&mut out[x..], &mut sums[x..], &sub[x..], &add[x..], c)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -983,7 +969,7 @@ fn box_blur_fast(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rend
 /// [`box_blur_fast`] on the build `isa` of its row kernels (the tests force each).
 fn box_blur_fast_on(isa: u8, map: &mut HeightMap, window: Window, n: i64) -> Result<(), RenderError> {
     let (w, h) = (map.width(), map.height());
-    let nf = n as f64;
+    let c = fast::reciprocal_up(n as f64);
     let layout = Layout::of(h, window);
     let (low, high) = (window.low as usize, window.high as usize);
     let halos = saved_halos(map, layout, window)?;
@@ -1009,7 +995,7 @@ fn box_blur_fast_on(isa: u8, map: &mut HeightMap, window: Window, n: i64) -> Res
             let mut tail = try_vec(low.min(w) + (n as usize).min(w), 0.0f64)?;
             let mut horizontal = |y: usize, out: &[f32], ring: &mut [f64]| {
                 let src = band_source_row(y, (y0, y1, first), w, out, &halo);
-                fast::horizontal(isa, src, &mut ring[(y % m) * w..(y % m + 1) * w], &mut tail, window, nf);
+                fast::horizontal(isa, src, &mut ring[(y % m) * w..(y % m + 1) * w], &mut tail, window, c);
             };
             let last = h - 1;
             let (top, bottom) = (y0 as i64 - low as i64, (y0 + high) as i64);
@@ -1049,7 +1035,7 @@ fn box_blur_fast_on(isa: u8, map: &mut HeightMap, window: Window, n: i64) -> Res
                     &mut sums,
                     &ring[(sub % m) * w..(sub % m + 1) * w],
                     &ring[(add % m) * w..(add % m + 1) * w],
-                    nf,
+                    c,
                 );
             }
             Ok(())
@@ -1311,12 +1297,13 @@ mod tests {
         for (i, &(width, r)) in cases.iter().enumerate() {
             let window = Window::of_radius(r);
             let n = window.len() as f64;
+            let c = fast::reciprocal_up(n);
             let src: Vec<f32> = (0..width * 3).map(|k| sample(i as u32 + 90, k as u32, 1)).collect();
             let run = |isa: u8| {
                 let mut out = vec![0.0f64; src.len()];
                 let mut tail = vec![0.0f64; window.low as usize + window.len() as usize];
                 for (s, o) in src.chunks(width).zip(out.chunks_mut(width)) {
-                    fast::horizontal(isa, s, o, &mut tail, window, n);
+                    fast::horizontal(isa, s, o, &mut tail, window, c);
                 }
                 out.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()
             };
@@ -1338,7 +1325,7 @@ mod tests {
             let sums: Vec<f64> = (0..width).map(|k| f64::from(hash_i32(i + 3, k)) * 4096.0 * n).collect();
             let step = |isa: u8| {
                 let (mut out, mut s) = (vec![0.0f32; width], sums.clone());
-                fast::emit_slide(isa, &mut out, &mut s, &sub, &add, n);
+                fast::emit_slide(isa, &mut out, &mut s, &sub, &add, c);
                 fast::add_row(isa, &mut s, &sub);
                 (out.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), s.iter().map(|v| v.to_bits()).collect::<Vec<_>>())
             };
@@ -1354,6 +1341,37 @@ mod tests {
         }
     }
 
+    /// `reciprocal_up(n)` is the smallest `f64` at least `1/n`, for every window length the fast
+    /// path takes, and the division by it is exact at the quotients closest to the next integer
+    /// (`kn − 1`, `kn + n − 1`) and at multiples (`kn`), up to the largest `k` below 2^49, both signs.
+    #[test]
+    fn reciprocal_up_is_the_next_f64_and_divides_exactly_for_every_window() {
+        let limit = (1i64 << 49) - 1;
+        for n in 1..=FAST_MAX_WINDOW {
+            let c = fast::reciprocal_up(n as f64);
+            // c = m × 2^e exactly, with m the 53-bit significand: c ≥ 1/n ⇔ m·n ≥ 2^-e, and
+            // c < (1/n)(1 + 2^-52) ⇔ (m·n − 2^-e)·2^52 < 2^-e (the bound the proof uses).
+            let bits = c.to_bits();
+            let (m, e) = (u128::from(bits & ((1 << 52) - 1) | 1 << 52), ((bits >> 52) as i32) - 1075);
+            assert!(e < 0 && e > -127, "{n}");
+            let one = 1u128 << (-e);
+            assert!(m * n as u128 >= one, "{n}: c < 1/n");
+            assert!((m * n as u128 - one) << 52 < one, "{n}: c ≥ (1/n)(1 + 2^-52)");
+            let top = limit / n;
+            for k in [0, 1, 2, top / 2, top - 1, top] {
+                for a in [k * n - 1, k * n, k * n + 1, k * n + n - 1] {
+                    if !(0..=limit).contains(&a) {
+                        continue;
+                    }
+                    for s in [a, -a] {
+                        let q = fast::divide(s as f64, c);
+                        assert_eq!(q.to_bits(), ((s / n) as f64 + 0.0).to_bits(), "{s} / {n}");
+                    }
+                }
+            }
+        }
+    }
+
     /// The division without a division instruction against `trunc(s / n)`, at every multiple
     /// of `n` near the ends of the range and beside them, and at hashed integers, both signs.
     #[test]
@@ -1362,7 +1380,7 @@ mod tests {
         let mut x = 0x2545_f491u32;
         for n in (1..=300).chain([1023, 1024, 1025, 4095, 4097, 65535, 65536]) {
             let nf = n as f64;
-            let inv = 1.0 / nf;
+            let c = fast::reciprocal_up(nf);
             let mut samples: Vec<i64> = vec![0, 1, n - 1, n, n + 1, limit, limit - 1];
             for k in [1i64, 2, 3, 1 << 20, limit / n - 1, limit / n] {
                 samples.extend([k * n - 1, k * n, k * n + 1]);
@@ -1377,7 +1395,7 @@ mod tests {
                 for s in [s, -s] {
                     let sf = s as f64;
                     let expected = fast::trunc_of_quotient(sf, nf);
-                    assert_eq!(fast::divide(sf, nf, inv).to_bits(), expected.to_bits(), "{s} / {n}");
+                    assert_eq!(fast::divide(sf, c).to_bits(), expected.to_bits(), "{s} / {n}");
                     assert_eq!(expected, (s / n) as f64, "{s} / {n}");
                 }
             }
