@@ -558,7 +558,7 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
                 let ty = (ly - y1 as f64) / wf;
                 lattice.prepare(isa, &values, w, columns.x_start, columns.count, y1);
                 let job = CellRow { lattice, ty, first_cell: columns.first_cell };
-                cell_row(isa, &job, interpolated, coefficients);
+                cell_row(isa, wide, &job, interpolated, coefficients);
                 let job = CubicRow {
                     cell: &columns.cell,
                     groups: &columns.groups,
@@ -621,8 +621,11 @@ fn horizontal_coefficients_from(first_cell: usize, interpolated: &[f64], coeffic
     }
 }
 
-fn cell_row(isa: Isa, job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &mut [[f64; 4]]) {
+fn cell_row(isa: Isa, wide: bool, job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &mut [[f64; 4]]) {
     match isa {
+        // SAFETY: `add_layer_built` only passes `wide` with Avx2 when the machine has AVX-512F.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 if wide => unsafe { avx512::cell_row(job, interpolated, coefficients) },
         // SAFETY: `add_noise_layer_on` only passes Avx2 when the machine has it.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { avx2::cell_row(job, interpolated, coefficients) },
@@ -1131,7 +1134,9 @@ mod avx2 {
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::avx2::{changing_group8, MARGIN, MIDPOINT, TINY_BITS};
-    use super::{add_value, cubic_at, CubicRow, GROUP_FEW, GROUP_SHARED};
+    use super::{
+        add_value, cubic_at, horizontal_coefficients_from, vertical_generic, CellRow, CubicRow, GROUP_FEW, GROUP_SHARED,
+    };
     use geogen_render::raster::HEIGHT_UNITS;
     use std::arch::x86_64::*;
 
@@ -1187,6 +1192,54 @@ mod avx512 {
         for (i, h) in row.iter_mut().enumerate().skip(8 * groups.len()) {
             *h = add_value::<RIDGED>(*h, cubic_at(job, i));
         }
+    }
+
+    /// [`super::cell_row_generic`] with the horizontal coefficients of eight cells at a time, one
+    /// cell per lane (the same operations in the same order), transposed into the cells'
+    /// `[p1, c1, c2, c3]` with two-source permutes.
+    ///
+    /// # Safety
+    /// The machine must support AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn cell_row(job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &mut [[f64; 4]]) {
+        vertical_generic(job, interpolated);
+        let cells = interpolated.get(job.first_cell..).unwrap_or(&[]);
+        let n = coefficients.len().min(cells.len().saturating_sub(3));
+        let (from, to) = (cells.as_ptr(), coefficients.as_mut_ptr().cast::<f64>());
+        // Lanes 0, 1 of `a`'s and `b`'s 128-bit lanes 0 and 1 (then 2 and 3), interleaved.
+        let first = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
+        let second = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+        let mut k = 0;
+        while k + 8 <= n {
+            // `k + 11 <= cells.len()` since `n <= cells.len() − 3`.
+            let p = from.add(k);
+            let (p0, p1, p2, p3) =
+                (_mm512_loadu_pd(p), _mm512_loadu_pd(p.add(1)), _mm512_loadu_pd(p.add(2)), _mm512_loadu_pd(p.add(3)));
+            let c1 = _mm512_sub_pd(p2, p0);
+            let c2 = _mm512_sub_pd(
+                _mm512_add_pd(
+                    _mm512_sub_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), p0), _mm512_mul_pd(_mm512_set1_pd(5.0), p1)),
+                    _mm512_mul_pd(_mm512_set1_pd(4.0), p2),
+                ),
+                p3,
+            );
+            let c3 = _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(_mm512_set1_pd(3.0), _mm512_sub_pd(p1, p2)), p3), p0);
+            let even_p = _mm512_unpacklo_pd(p1, c1); // p1₀ c1₀ | p1₂ c1₂ | p1₄ c1₄ | p1₆ c1₆
+            let odd_p = _mm512_unpackhi_pd(p1, c1); // p1₁ c1₁ | p1₃ c1₃ | ...
+            let even_c = _mm512_unpacklo_pd(c2, c3); // c2₀ c3₀ | c2₂ c3₂ | ...
+            let odd_c = _mm512_unpackhi_pd(c2, c3);
+            let cells_02 = _mm512_permutex2var_pd(even_p, first, even_c); // cells 0 and 2
+            let cells_46 = _mm512_permutex2var_pd(even_p, second, even_c); // cells 4 and 6
+            let cells_13 = _mm512_permutex2var_pd(odd_p, first, odd_c);
+            let cells_57 = _mm512_permutex2var_pd(odd_p, second, odd_c);
+            let out = to.add(4 * k);
+            _mm512_storeu_pd(out, _mm512_shuffle_f64x2::<0x44>(cells_02, cells_13));
+            _mm512_storeu_pd(out.add(8), _mm512_shuffle_f64x2::<0xEE>(cells_02, cells_13));
+            _mm512_storeu_pd(out.add(16), _mm512_shuffle_f64x2::<0x44>(cells_46, cells_57));
+            _mm512_storeu_pd(out.add(24), _mm512_shuffle_f64x2::<0xEE>(cells_46, cells_57));
+            k += 8;
+        }
+        horizontal_coefficients_from(job.first_cell, interpolated, coefficients, k);
     }
 
     /// `p1 + half_t × (c1 + t × (c2 + t × c3))` for the eight pixels from `i` on, given their
