@@ -23,9 +23,13 @@
 //! coefficients are transposed with 128-bit loads and in-lane unpacks instead of lane-crossing
 //! permutes (a profile of a 2000² render put the largest share of the loop on the division's
 //! line). The column table also marks each group of eight pixels as lying in one lattice cell, in
-//! pairs of consecutive cells (a wavelength of two pixels) or otherwise, and the eight-wide loop
-//! reads the coefficients accordingly (one broadcast for eight, two loads for the pairs, else a
-//! gather per four); the eight-wide conversion checks its eight products at once in 32-bit lanes.
+//! pairs of consecutive cells (a wavelength of two pixels), in two or three consecutive cells (with
+//! lane masks of the pixels past the first cell) or otherwise, and the eight-wide loop reads the
+//! coefficients accordingly (one broadcast for eight, two loads for the pairs, else a gather per
+//! four); the eight-wide conversion checks its eight products at once in 32-bit lanes. Where the
+//! machine has AVX-512F and a cell spans four pixels or more, the cubic runs eight `f64` lanes and
+//! reads the groups of two or three cells as broadcasts chosen per lane by the masks, and the
+//! per-cell coefficients are computed eight cells at a time.
 //! Lattice rows and per-row scratch reuse their buffers (no allocation per
 //! band or lattice row once warm), and the vertical coefficients of a lattice row are computed
 //! in vectorised loops.
