@@ -23,9 +23,13 @@
 //! coefficients are transposed with 128-bit loads and in-lane unpacks instead of lane-crossing
 //! permutes (a profile of a 2000² render put the largest share of the loop on the division's
 //! line). The column table also marks each group of eight pixels as lying in one lattice cell, in
-//! pairs of consecutive cells (a wavelength of two pixels) or otherwise, and the eight-wide loop
-//! reads the coefficients accordingly (one broadcast for eight, two loads for the pairs, else a
-//! gather per four); the eight-wide conversion checks its eight products at once in 32-bit lanes.
+//! pairs of consecutive cells (a wavelength of two pixels), in two or three consecutive cells (with
+//! lane masks of the pixels past the first cell) or otherwise, and the eight-wide loop reads the
+//! coefficients accordingly (one broadcast for eight, two loads for the pairs, else a gather per
+//! four); the eight-wide conversion checks its eight products at once in 32-bit lanes. Where the
+//! machine has AVX-512F and a cell spans four pixels or more, the cubic runs eight `f64` lanes and
+//! reads the groups of two or three cells as broadcasts chosen per lane by the masks, and the
+//! per-cell coefficients are computed eight cells at a time.
 //! Lattice rows and per-row scratch reuse their buffers (no allocation per
 //! band or lattice row once warm), and the vertical coefficients of a lattice row are computed
 //! in vectorised loops.
@@ -224,8 +228,11 @@ struct ColumnTable {
     /// as `run_end`, in the form a per-pixel loop without run boundaries reads.
     cell: Vec<u32>,
     /// Per group of eight pixels (`8g..8g + 8`), how the AVX2 cubic reads their cells' coefficients
-    /// ([`GROUP_SHARED`], [`GROUP_PAIRS`] or [`GROUP_OTHER`]); the last partial group is absent.
+    /// ([`GROUP_SHARED`], [`GROUP_PAIRS`], [`GROUP_FEW`] or [`GROUP_OTHER`]); the last partial
+    /// group is absent.
     groups: Vec<u8>,
+    /// Per group, [`later_cell_masks`] of its pixels' cells (read for [`GROUP_FEW`] groups only).
+    masks: Vec<[u8; 2]>,
     /// Index of the lattice cell of the first run.
     first_cell: usize,
     /// Lattice columns the row touches, from `x_start` on.
@@ -283,6 +290,8 @@ impl ColumnTable {
         self.groups.clear();
         let cells = self.run_end.len() as u32;
         self.groups.extend(self.cell.chunks_exact(8).map(|c| group_kind(c, cells)));
+        self.masks.clear();
+        self.masks.extend(self.cell.chunks_exact(8).map(later_cell_masks));
         self.key = Some(key);
     }
 }
@@ -294,6 +303,10 @@ const GROUP_SHARED: u8 = 0;
 const GROUP_PAIRS: u8 = 1;
 /// Any other arrangement.
 const GROUP_OTHER: u8 = 2;
+/// The group lies in two or three consecutive cells `k`, `k + 1`, `k + 2` (the pixels past `k`
+/// marked by [`ColumnTable::masks`]), and is not [`GROUP_PAIRS`]: wavelengths of three to eight
+/// pixels at any alignment and scale, and the groups of longer ones that cross a cell boundary.
+const GROUP_FEW: u8 = 3;
 
 /// The kind of a group of eight pixels' cells (`cells` of the row, every cell below it).
 fn group_kind(c: &[u32], cells: u32) -> u8 {
@@ -301,9 +314,18 @@ fn group_kind(c: &[u32], cells: u32) -> u8 {
         GROUP_SHARED
     } else if c.chunks_exact(4).all(|h| h[0] == h[1] && h[2] == h[3] && h[2] == h[0].wrapping_add(1) && h[2] < cells) {
         GROUP_PAIRS
+    } else if c[7] > c[0] && c[7] - c[0] <= 2 && c[7] < cells {
+        GROUP_FEW
     } else {
         GROUP_OTHER
     }
+}
+
+/// For a group of eight pixels' cells: bit `j` of the first mask set where pixel `j` lies past the
+/// first pixel's cell `k`, of the second where it lies past `k + 1`.
+fn later_cell_masks(c: &[u32]) -> [u8; 2] {
+    let past = |after: u32| c.iter().enumerate().filter(|&(_, &k)| k > after).fold(0u8, |m, (j, _)| m | (1 << j));
+    [past(c[0]), past(c[0].saturating_add(1))]
 }
 
 /// The field values of the four lattice rows around a row (`y1 − w`, `y1`, `y1 + w`, `y1 + 2w`) at
@@ -517,9 +539,10 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
         return;
     }
     let wf = w as f64;
-    // The eight-lane cubic gains where groups of eight pixels share a lattice cell; below eight
+    // The eight-lane cubic gains where groups of eight pixels lie in one to three lattice cells
+    // (four pixels per cell and more: every group is then `GROUP_SHARED` or `GROUP_FEW`); at two
     // pixels per cell it measured slower than the AVX2 build.
-    let wide = wide && physical_wavelength >= 8.0;
+    let wide = wide && physical_wavelength >= 4.0;
     for_each_band(map, |y0, x0, rows| {
         with_cache(|cache| {
             let column_key = (x0, width, scale.to_bits(), w);
@@ -539,10 +562,11 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
                 let ty = (ly - y1 as f64) / wf;
                 lattice.prepare(isa, &values, w, columns.x_start, columns.count, y1);
                 let job = CellRow { lattice, ty, first_cell: columns.first_cell };
-                cell_row(isa, &job, interpolated, coefficients);
+                cell_row(isa, wide, &job, interpolated, coefficients);
                 let job = CubicRow {
                     cell: &columns.cell,
                     groups: &columns.groups,
+                    masks: &columns.masks,
                     t: &columns.t,
                     half_t: &columns.half_t,
                     coefficients,
@@ -563,6 +587,13 @@ struct CellRow<'a> {
 
 #[inline(always)]
 fn cell_row_generic(job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &mut [[f64; 4]]) {
+    vertical_generic(job, interpolated);
+    horizontal_coefficients_from(job.first_cell, interpolated, coefficients, 0);
+}
+
+/// The vertical interpolation at `job.ty` of every lattice column the row touches.
+#[inline(always)]
+fn vertical_generic(job: &CellRow<'_>, interpolated: &mut [f64]) {
     let (lattice, ty) = (job.lattice, job.ty);
     // Vertical interpolation at every lattice column the row touches.
     let half_ty = 0.5 * ty;
@@ -575,11 +606,16 @@ fn cell_row_generic(job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &
     for out in interpolated.iter_mut().skip(lattice.p1.len()) {
         *out = 0.0;
     }
-    // Horizontal: per lattice cell its coefficients (every run's four lattice columns exist, see
-    // `ColumnTable::prepare`; a cell without them, never reached, gets zeros).
-    let cells = interpolated.get(job.first_cell..).unwrap_or(&[]);
-    let mut filled = 0;
-    for (out, p) in coefficients.iter_mut().zip(cells.windows(4)) {
+}
+
+/// Horizontal: per lattice cell from `start` on its coefficients `[p1, c1, c2, c3]` from the
+/// vertical interpolations from `first_cell` on (every run's four lattice columns exist, see
+/// `ColumnTable::prepare`; a cell without them, never reached, gets zeros).
+#[inline(always)]
+fn horizontal_coefficients_from(first_cell: usize, interpolated: &[f64], coefficients: &mut [[f64; 4]], start: usize) {
+    let cells = interpolated.get(first_cell..).unwrap_or(&[]);
+    let mut filled = start;
+    for (out, p) in coefficients.iter_mut().zip(cells.windows(4)).skip(start) {
         let (p0, p1, p2, p3) = (p[0], p[1], p[2], p[3]);
         *out = [p1, p2 - p0, 2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3, 3.0 * (p1 - p2) + p3 - p0];
         filled += 1;
@@ -589,8 +625,11 @@ fn cell_row_generic(job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &
     }
 }
 
-fn cell_row(isa: Isa, job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &mut [[f64; 4]]) {
+fn cell_row(isa: Isa, wide: bool, job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &mut [[f64; 4]]) {
     match isa {
+        // SAFETY: `add_layer_built` only passes `wide` with Avx2 when the machine has AVX-512F.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 if wide => unsafe { avx512::cell_row(job, interpolated, coefficients) },
         // SAFETY: `add_noise_layer_on` only passes Avx2 when the machine has it.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { avx2::cell_row(job, interpolated, coefficients) },
@@ -604,6 +643,8 @@ struct CubicRow<'a> {
     cell: &'a [u32],
     /// [`ColumnTable::groups`] (read by the AVX2 loop only).
     groups: &'a [u8],
+    /// [`ColumnTable::masks`] (read by the AVX2 loop only).
+    masks: &'a [[u8; 2]],
     t: &'a [f64],
     half_t: &'a [f64],
     coefficients: &'a [[f64; 4]],
@@ -727,8 +768,8 @@ impl FloatMod {
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{
-        add_value, cell_row_generic, cubic_at, lattice_row_generic, quad_coefficients_generic, CellRow, CubicRow,
-        PointRow, QuadRows,
+        add_value, cubic_at, horizontal_coefficients_from, lattice_row_generic, quad_coefficients_generic,
+        vertical_generic, CellRow, CubicRow, PointRow, QuadRows,
     };
     use geogen_render::raster::HEIGHT_UNITS;
     use std::arch::x86_64::*;
@@ -775,7 +816,39 @@ mod avx2 {
     /// The machine must support AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn cell_row(job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &mut [[f64; 4]]) {
-        cell_row_generic(job, interpolated, coefficients)
+        vertical_generic(job, interpolated);
+        // Four cells at a time, one lane per cell, in `horizontal_coefficients_from`'s operations
+        // and order; the four coefficient vectors transposed into the cells' `[p1, c1, c2, c3]`.
+        let cells = interpolated.get(job.first_cell..).unwrap_or(&[]);
+        let n = coefficients.len().min(cells.len().saturating_sub(3));
+        let (from, to) = (cells.as_ptr(), coefficients.as_mut_ptr().cast::<f64>());
+        let mut k = 0;
+        while k + 4 <= n {
+            // `k + 7 <= cells.len()` since `n <= cells.len() − 3`.
+            let p = from.add(k);
+            let (p0, p1, p2, p3) =
+                (_mm256_loadu_pd(p), _mm256_loadu_pd(p.add(1)), _mm256_loadu_pd(p.add(2)), _mm256_loadu_pd(p.add(3)));
+            let c1 = _mm256_sub_pd(p2, p0);
+            let c2 = _mm256_sub_pd(
+                _mm256_add_pd(
+                    _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), p0), _mm256_mul_pd(_mm256_set1_pd(5.0), p1)),
+                    _mm256_mul_pd(_mm256_set1_pd(4.0), p2),
+                ),
+                p3,
+            );
+            let c3 = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(3.0), _mm256_sub_pd(p1, p2)), p3), p0);
+            let low_p = _mm256_unpacklo_pd(p1, c1); // p1₀ c1₀ p1₂ c1₂
+            let high_p = _mm256_unpackhi_pd(p1, c1); // p1₁ c1₁ p1₃ c1₃
+            let low_c = _mm256_unpacklo_pd(c2, c3); // c2₀ c3₀ c2₂ c3₂
+            let high_c = _mm256_unpackhi_pd(c2, c3); // c2₁ c3₁ c2₃ c3₃
+            let out = to.add(4 * k);
+            _mm256_storeu_pd(out, _mm256_permute2f128_pd::<0x20>(low_p, low_c));
+            _mm256_storeu_pd(out.add(4), _mm256_permute2f128_pd::<0x20>(high_p, high_c));
+            _mm256_storeu_pd(out.add(8), _mm256_permute2f128_pd::<0x31>(low_p, low_c));
+            _mm256_storeu_pd(out.add(12), _mm256_permute2f128_pd::<0x31>(high_p, high_c));
+            k += 4;
+        }
+        horizontal_coefficients_from(job.first_cell, interpolated, coefficients, k);
     }
 
     /// # Safety
@@ -1065,7 +1138,9 @@ mod avx2 {
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::avx2::{changing_group8, MARGIN, MIDPOINT, TINY_BITS};
-    use super::{add_value, cubic_at, CubicRow, GROUP_SHARED};
+    use super::{
+        add_value, cubic_at, horizontal_coefficients_from, vertical_generic, CellRow, CubicRow, GROUP_FEW, GROUP_SHARED,
+    };
     use geogen_render::raster::HEIGHT_UNITS;
     use std::arch::x86_64::*;
 
@@ -1083,10 +1158,25 @@ mod avx512 {
         let coefficients = job.coefficients.as_ptr().cast::<f64>();
         let eights = n / 8;
         let groups = &job.groups[..eights.min(job.groups.len())];
-        for (j, &kind) in groups.iter().enumerate() {
+        let masks = &job.masks[..groups.len()];
+        for (j, (&kind, &[second, third])) in groups.iter().zip(masks).enumerate() {
             let i = 8 * j;
             let first = *job.cell.get_unchecked(i) as usize;
-            if kind == GROUP_SHARED {
+            if kind == GROUP_FEW {
+                // Two or three cells: their coefficients broadcast and each lane's chosen by the
+                // masks (the numbers the AVX2 build's gather reads), the cubic on eight lanes.
+                let at = |k: usize| coefficients.add(4 * k.min(last));
+                let (a, b) = (at(first), at(first + 1));
+                let two = |q: usize| _mm512_mask_blend_pd(second, _mm512_set1_pd(*a.add(q)), _mm512_set1_pd(*b.add(q)));
+                let (p1, c1, c2, c3) = if third == 0 {
+                    (two(0), two(1), two(2), two(3))
+                } else {
+                    let c = at(first + 2);
+                    let three = |q: usize| _mm512_mask_blend_pd(third, two(q), _mm512_set1_pd(*c.add(q)));
+                    (three(0), three(1), three(2), three(3))
+                };
+                add8::<RIDGED>(row.as_mut_ptr().add(i), polynomial8(job, i, [p1, c1, c2, c3]));
+            } else if kind == GROUP_SHARED {
                 // One lattice cell for the eight: its coefficients broadcast, the numbers the
                 // AVX2 build reads, and the cubic on eight lanes.
                 let k = coefficients.add(4 * first.min(last));
@@ -1096,11 +1186,7 @@ mod avx512 {
                     _mm512_set1_pd(*k.add(2)),
                     _mm512_set1_pd(*k.add(3)),
                 );
-                let t = _mm512_loadu_pd(job.t.as_ptr().add(i));
-                let half_t = _mm512_loadu_pd(job.half_t.as_ptr().add(i));
-                let inner = _mm512_add_pd(c2, _mm512_mul_pd(t, c3));
-                let middle = _mm512_add_pd(c1, _mm512_mul_pd(t, inner));
-                add8::<RIDGED>(row.as_mut_ptr().add(i), _mm512_add_pd(p1, _mm512_mul_pd(half_t, middle)));
+                add8::<RIDGED>(row.as_mut_ptr().add(i), polynomial8(job, i, [p1, c1, c2, c3]));
             } else {
                 // Cells changing within the eight: the AVX2 build's group (eight-lane gathers and
                 // joins measured slower there).
@@ -1110,6 +1196,70 @@ mod avx512 {
         for (i, h) in row.iter_mut().enumerate().skip(8 * groups.len()) {
             *h = add_value::<RIDGED>(*h, cubic_at(job, i));
         }
+    }
+
+    /// [`super::cell_row_generic`] with the horizontal coefficients of eight cells at a time, one
+    /// cell per lane (the same operations in the same order), transposed into the cells'
+    /// `[p1, c1, c2, c3]` with two-source permutes.
+    ///
+    /// # Safety
+    /// The machine must support AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn cell_row(job: &CellRow<'_>, interpolated: &mut [f64], coefficients: &mut [[f64; 4]]) {
+        vertical_generic(job, interpolated);
+        let cells = interpolated.get(job.first_cell..).unwrap_or(&[]);
+        let n = coefficients.len().min(cells.len().saturating_sub(3));
+        let (from, to) = (cells.as_ptr(), coefficients.as_mut_ptr().cast::<f64>());
+        // Lanes 0, 1 of `a`'s and `b`'s 128-bit lanes 0 and 1 (then 2 and 3), interleaved.
+        let first = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
+        let second = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+        let mut k = 0;
+        while k + 8 <= n {
+            // `k + 11 <= cells.len()` since `n <= cells.len() − 3`.
+            let p = from.add(k);
+            let (p0, p1, p2, p3) =
+                (_mm512_loadu_pd(p), _mm512_loadu_pd(p.add(1)), _mm512_loadu_pd(p.add(2)), _mm512_loadu_pd(p.add(3)));
+            let c1 = _mm512_sub_pd(p2, p0);
+            let c2 = _mm512_sub_pd(
+                _mm512_add_pd(
+                    _mm512_sub_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), p0), _mm512_mul_pd(_mm512_set1_pd(5.0), p1)),
+                    _mm512_mul_pd(_mm512_set1_pd(4.0), p2),
+                ),
+                p3,
+            );
+            let c3 = _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(_mm512_set1_pd(3.0), _mm512_sub_pd(p1, p2)), p3), p0);
+            let even_p = _mm512_unpacklo_pd(p1, c1); // p1₀ c1₀ | p1₂ c1₂ | p1₄ c1₄ | p1₆ c1₆
+            let odd_p = _mm512_unpackhi_pd(p1, c1); // p1₁ c1₁ | p1₃ c1₃ | ...
+            let even_c = _mm512_unpacklo_pd(c2, c3); // c2₀ c3₀ | c2₂ c3₂ | ...
+            let odd_c = _mm512_unpackhi_pd(c2, c3);
+            let cells_02 = _mm512_permutex2var_pd(even_p, first, even_c); // cells 0 and 2
+            let cells_46 = _mm512_permutex2var_pd(even_p, second, even_c); // cells 4 and 6
+            let cells_13 = _mm512_permutex2var_pd(odd_p, first, odd_c);
+            let cells_57 = _mm512_permutex2var_pd(odd_p, second, odd_c);
+            let out = to.add(4 * k);
+            _mm512_storeu_pd(out, _mm512_shuffle_f64x2::<0x44>(cells_02, cells_13));
+            _mm512_storeu_pd(out.add(8), _mm512_shuffle_f64x2::<0xEE>(cells_02, cells_13));
+            _mm512_storeu_pd(out.add(16), _mm512_shuffle_f64x2::<0x44>(cells_46, cells_57));
+            _mm512_storeu_pd(out.add(24), _mm512_shuffle_f64x2::<0xEE>(cells_46, cells_57));
+            k += 8;
+        }
+        horizontal_coefficients_from(job.first_cell, interpolated, coefficients, k);
+    }
+
+    /// `p1 + half_t × (c1 + t × (c2 + t × c3))` for the eight pixels from `i` on, given their
+    /// coefficients ([`super::cubic_at`]'s operations and order).
+    ///
+    /// # Safety
+    /// The machine must support AVX-512F; `job.t` and `job.half_t` have at least `i + 8` elements.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn polynomial8(job: &CubicRow<'_>, i: usize, [p1, c1, c2, c3]: [__m512d; 4]) -> __m512d {
+        let t = _mm512_loadu_pd(job.t.as_ptr().add(i));
+        // `half_t` is `0.5 × t` (see `ColumnTable::prepare`): the same product, not loaded.
+        let half_t = _mm512_mul_pd(_mm512_set1_pd(0.5), t);
+        let inner = _mm512_add_pd(c2, _mm512_mul_pd(t, c3));
+        let middle = _mm512_add_pd(c1, _mm512_mul_pd(t, inner));
+        _mm512_add_pd(p1, _mm512_mul_pd(half_t, middle))
     }
 
     /// `h = add_value(h, v)` for the eight heights at `out`: |v| when ridged, `v / HEIGHT_UNITS`
@@ -1379,20 +1529,28 @@ mod tests {
         }
     }
 
-    /// The AVX2 cubic reads a group of eight pixels' coefficients three ways (one shared cell,
-    /// pairs of cells at a wavelength of two pixels, any other arrangement): rows where each kind
-    /// occurs, at both alignments of the pairs, equal the direct evaluation on every instruction
-    /// set.
+    /// The vector cubics read a group of eight pixels' coefficients four ways (one shared cell,
+    /// pairs of cells at a wavelength of two pixels, two or three cells, any other arrangement):
+    /// rows where each kind occurs, at every alignment of the cells, equal the direct evaluation
+    /// on every build (the AVX-512 one reads the groups of two and of three cells with masks from
+    /// four pixels per cell on: both occur here).
     #[test]
     fn every_kind_of_pixel_group_equals_the_direct_evaluation() {
-        let mut seen = [false; 3];
-        for (wavelength, scale) in [(2u32, 1.0), (2, 1.5), (16, 1.0), (4, 1.0), (3, 1.0), (5, 0.7)] {
-            for x in [-41i64, -40, 0, 1, 7] {
+        let mut seen = [false; 4];
+        let (mut wide_two, mut wide_three) = (false, false);
+        let cases = [(2u32, 1.0), (2, 1.5), (16, 1.0), (4, 1.0), (3, 1.0), (5, 0.7), (5, 1.0), (6, 0.7), (7, 1.3)];
+        for (wavelength, scale) in cases {
+            for x in [-41i64, -40, -39, -38, 0, 1, 2, 3, 7] {
                 let rect = Rect::new(x, -3, 203, 5);
                 let mut table = ColumnTable::default();
                 table.prepare(rect.x, rect.width as usize, scale, i64::from(wavelength));
-                for &kind in &table.groups {
+                let wide = (f64::from(wavelength) * scale).floor() >= 4.0;
+                for (&kind, masks) in table.groups.iter().zip(&table.masks) {
                     seen[kind as usize] = true;
+                    if kind == GROUP_FEW && wide {
+                        wide_two |= masks[1] == 0;
+                        wide_three |= masks[1] != 0;
+                    }
                 }
                 let field = LayerField { wavelength, amplitude: 20000, current: 77 };
                 for ridged in [false, true] {
@@ -1406,7 +1564,8 @@ mod tests {
                 }
             }
         }
-        assert_eq!(seen, [true; 3], "every kind of group occurs");
+        assert_eq!(seen, [true; 4], "every kind of group occurs");
+        assert!(wide_two && wide_three, "groups of two and of three cells occur where the AVX-512 cubic runs");
     }
 
     /// Every build of a layer this machine runs: scalar, AVX2, and AVX2 with the AVX-512 cubic
