@@ -938,7 +938,12 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
         geogen_io::write_bytes(&path, sidecar.as_bytes()).map_err(|e| CliError::Usage(e.to_string()))?;
     }
 
-    let config = render_config(&cmd.output);
+    let mut config = render_config(&cmd.output);
+    // The blocks share what their renders compute alike: a part of the script made whatever the
+    // block (ouroboros' island template, read by every block showing an island) is computed by
+    // the first block that needs it and taken by the others (`geogen_render::SharedParts`; the
+    // same bytes). It holds at most an eighth of the memory limit, beside the blocks' renders.
+    config.shared = Some(geogen::SharedParts::new(config.memory_limit / 8));
     let job = Job {
         script: &script,
         settings,
