@@ -944,6 +944,10 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     // the first block that needs it and taken by the others (`geogen_render::SharedParts`; the
     // same bytes). It holds at most an eighth of the memory limit, beside the blocks' renders.
     config.shared = Some(geogen::SharedParts::new(config.memory_limit / 8));
+    // The pages one block's maps leave are kept for the next block (within the most ever in use
+    // at once; each block's first step trims them to its own plan): else every block faults its
+    // whole peak in afresh, about 2.3 µs a page on this project's KVM machine.
+    config.keep_pages_after = true;
     let job = Job {
         script: &script,
         settings,

@@ -43,11 +43,21 @@ pub struct RenderConfig {
     /// tiles` shares one between its blocks): a narrowed step's part another render computed is
     /// taken instead of computed again, with every step that only led to it. `None` by default.
     pub shared: Option<SharedParts>,
+    /// Whether the pages of freed maps stay kept when the render ends (`pages.rs`), for a host that
+    /// renders again at once (`geogen tiles`' next block; its first step trims them to its own
+    /// plan). By default the render gives them all back.
+    pub keep_pages_after: bool,
 }
 
 impl Default for RenderConfig {
     fn default() -> RenderConfig {
-        RenderConfig { memory_limit: DEFAULT_MEMORY_LIMIT, support_pass: true, concurrent_branches: true, shared: None }
+        RenderConfig {
+            memory_limit: DEFAULT_MEMORY_LIMIT,
+            support_pass: true,
+            concurrent_branches: true,
+            shared: None,
+            keep_pages_after: false,
+        }
     }
 }
 
@@ -142,6 +152,8 @@ pub struct Renderer {
     failed: Option<usize>,
     /// What this render takes from and gives to `RenderConfig::shared`.
     shared: Option<SharedUse>,
+    /// `RenderConfig::keep_pages_after`.
+    keep_pages_after: bool,
 }
 
 /// One unit of [`Renderer::advance`]: a step on its own, or a pass of `len` steps.
@@ -220,6 +232,7 @@ impl Renderer {
             last_alongside: None,
             failed: None,
             shared,
+            keep_pages_after: config.keep_pages_after,
         })
     }
 
@@ -287,7 +300,7 @@ impl Renderer {
             return Err(RenderError::Internal(format!("the render failed at step #{}", step + 1)));
         }
         let Some(step) = self.seq.steps().get(i) else {
-            crate::pages::keep_at_most(0);
+            self.release_pages_at_end();
             return Ok(false);
         };
         if self.skipped(i) {
@@ -461,7 +474,7 @@ impl Renderer {
             return Err(RenderError::Internal(format!("the render failed at step #{}", step + 1)));
         }
         let Some(unit) = self.unit_at(i) else {
-            crate::pages::keep_at_most(0);
+            self.release_pages_at_end();
             return Ok(0);
         };
         if self.skipped(i) {
@@ -582,6 +595,14 @@ impl Renderer {
         self.end_pass(a.first, b.end());
         self.last_alongside = Some(b.first);
         Ok(())
+    }
+
+    /// At the end of the render: gives the kept pages back, unless the host keeps them for its next
+    /// render (`RenderConfig::keep_pages_after`).
+    fn release_pages_at_end(&self) {
+        if !self.keep_pages_after {
+            crate::pages::keep_at_most(0);
+        }
     }
 
     /// Whether step `i` is not run: it only leads to a part taken from `RenderConfig::shared`.
