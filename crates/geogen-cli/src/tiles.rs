@@ -236,9 +236,10 @@ impl TileGrid {
 /// tile equals the same rectangle of a larger render (the tile contract), so a block pays the
 /// simulation and the halo its operations need around it once for all its tiles: 250² tiles cost
 /// about what 1000² tiles cost instead of up to several times more, and the larger the block, the
-/// less its halo and the features it shares with its neighbours (a template several islands are
-/// rotated from) are computed again. The cap keeps what one interrupted block loses, and the wait
-/// for the first tiles, small.
+/// less its halo and the features it shares with its neighbours are computed again (a feature
+/// computed whole, like a template several islands are rotated from, is computed once for all
+/// the blocks of one run: `geogen_render::SharedParts`). The cap keeps what one interrupted block
+/// loses, and the wait for the first tiles, small.
 pub const BLOCK_PIXELS: u32 = 4096;
 
 /// Blocks of a sharded run: a fixed size, since every shard must cut the region into the same

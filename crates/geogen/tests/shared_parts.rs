@@ -91,10 +91,11 @@ fn blocks_sharing_parts_equal_the_large_render_one_after_another_and_at_once() {
         let next = AtomicUsize::new(0);
         std::thread::scope(|scope| {
             for _ in 0..2 {
-                scope.spawn(|| loop {
-                    let Some(&block) = list.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-                    let shared = render(&script, scale, block, Some(&parts));
-                    assert_same_pixels(&whole, &shared, &format!("scale {scale}, block {block:?} at once"));
+                scope.spawn(|| {
+                    while let Some(&block) = list.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let shared = render(&script, scale, block, Some(&parts));
+                        assert_same_pixels(&whole, &shared, &format!("scale {scale}, block {block:?} at once"));
+                    }
                 });
             }
         });
