@@ -236,9 +236,10 @@ impl TileGrid {
 /// tile equals the same rectangle of a larger render (the tile contract), so a block pays the
 /// simulation and the halo its operations need around it once for all its tiles: 250² tiles cost
 /// about what 1000² tiles cost instead of up to several times more, and the larger the block, the
-/// less its halo and the features it shares with its neighbours (a template several islands are
-/// rotated from) are computed again. The cap keeps what one interrupted block loses, and the wait
-/// for the first tiles, small.
+/// less its halo and the features it shares with its neighbours are computed again (a feature
+/// computed whole, like a template several islands are rotated from, is computed once for all
+/// the blocks of one run: `geogen_render::SharedParts`). The cap keeps what one interrupted block
+/// loses, and the wait for the first tiles, small.
 pub const BLOCK_PIXELS: u32 = 4096;
 
 /// Blocks of a sharded run: a fixed size, since every shard must cut the region into the same
@@ -664,6 +665,15 @@ impl Job<'_> {
             return one_by_one();
         };
         let margin = self.settings.yield_margin;
+        // Formats that read each pixel of the tile alone are encoded straight from the block's
+        // maps, clipped to the tile (the surface `Export::encode_map` makes either way), instead of
+        // from a copy of the tile cut out first: a copy and fresh pages less per tile.
+        let direct = margin == 0
+            && self.export.preset.is_none()
+            && self
+                .formats
+                .iter()
+                .all(|f| matches!(f, Format::Png16 | Format::Png8 | Format::R16 | Format::Tiff32 | Format::Exr));
         let encode_group = |group: &[Tile]| {
             group
                 .par_iter()
@@ -673,6 +683,10 @@ impl Job<'_> {
                         .geometry(&self.settings_for(tile.x, tile.y, tile.width, tile.height))
                         .map_err(|d| (*tile, TileError::Script(Box::new(self.script.failure(d)))))?;
                     let rect = geometry.yield_rect_with_margin(margin);
+                    if direct && !rect.is_empty() && rendered.maps.values().all(|m| m.rect().contains_rect(&rect)) {
+                        let files = self.encode(tile, &rendered.maps, geometry.yield_rect()).map_err(|e| (*tile, e))?;
+                        return Ok((*tile, files));
+                    }
                     let mut maps = BTreeMap::new();
                     for (name, map) in &rendered.maps {
                         let cut = if rect.is_empty() || map.rect().is_empty() {
@@ -938,7 +952,16 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
         geogen_io::write_bytes(&path, sidecar.as_bytes()).map_err(|e| CliError::Usage(e.to_string()))?;
     }
 
-    let config = render_config(&cmd.output);
+    let mut config = render_config(&cmd.output);
+    // The blocks share what their renders compute alike: a part of the script made whatever the
+    // block (ouroboros' island template, read by every block showing an island) is computed by
+    // the first block that needs it and taken by the others (`geogen_render::SharedParts`; the
+    // same bytes). It holds at most an eighth of the memory limit, beside the blocks' renders.
+    config.shared = Some(geogen::SharedParts::new(config.memory_limit / 8));
+    // The pages one block's maps leave are kept for the next block (within the most ever in use
+    // at once; each block's first step trims them to its own plan): else every block faults its
+    // whole peak in afresh, about 2.3 µs a page on this project's KVM machine.
+    config.keep_pages_after = true;
     let job = Job {
         script: &script,
         settings,

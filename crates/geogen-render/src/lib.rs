@@ -32,6 +32,7 @@ pub mod renderer;
 pub mod scale;
 mod schedule;
 pub mod sequence;
+mod shared;
 pub mod support;
 
 pub use bounds::{calculate_bounds, calculate_narrowed_bounds};
@@ -46,4 +47,5 @@ pub use plan::MemoryPlan;
 pub use raster::{HeightMap, HeightProfile, Object};
 pub use renderer::{render, Progress, RenderConfig, RenderMetadata, Renderer, DEFAULT_MEMORY_LIMIT};
 pub use sequence::{RenderingSequence, Slot, Step, Yield, DEFAULT_MAX_STEPS};
+pub use shared::SharedParts;
 pub use support::{background_of, monotone_range, pointwise_support, Facts, Range, Support, Supports};

@@ -23,6 +23,7 @@ use crate::operation::{Bounds, Effect, KernelContext, ObjectKind};
 use crate::plan::MemoryPlan;
 use crate::raster::{HeightMap, HeightProfile, Object};
 use crate::sequence::RenderingSequence;
+use crate::shared::{SharedParts, SharedUse};
 use crate::support::Supports;
 
 /// Default memory limit: 1 GiB. Hosts set their own (the CLI uses a quarter of the machine's memory).
@@ -38,11 +39,25 @@ pub struct RenderConfig {
     /// Whether [`Renderer::advance`] may run two independent units (steps or fused passes) of the
     /// graph at once, when the memory plan's peak allows it. On by default; off only to compare.
     pub concurrent_branches: bool,
+    /// Parts shared with other renders of the same script and settings (`shared.rs`; `geogen
+    /// tiles` shares one between its blocks): a narrowed step's part another render computed is
+    /// taken instead of computed again, with every step that only led to it. `None` by default.
+    pub shared: Option<SharedParts>,
+    /// Whether the pages of freed maps stay kept when the render ends (`pages.rs`), for a host that
+    /// renders again at once (`geogen tiles`' next block; its first step trims them to its own
+    /// plan). By default the render gives them all back.
+    pub keep_pages_after: bool,
 }
 
 impl Default for RenderConfig {
     fn default() -> RenderConfig {
-        RenderConfig { memory_limit: DEFAULT_MEMORY_LIMIT, support_pass: true, concurrent_branches: true }
+        RenderConfig {
+            memory_limit: DEFAULT_MEMORY_LIMIT,
+            support_pass: true,
+            concurrent_branches: true,
+            shared: None,
+            keep_pages_after: false,
+        }
     }
 }
 
@@ -135,6 +150,10 @@ pub struct Renderer {
     /// Set when a unit failed while the one beside it succeeded: its result is in its slot but
     /// the render cannot go on from there (it would run that unit again).
     failed: Option<usize>,
+    /// What this render takes from and gives to `RenderConfig::shared`.
+    shared: Option<SharedUse>,
+    /// `RenderConfig::keep_pages_after`.
+    keep_pages_after: bool,
 }
 
 /// One unit of [`Renderer::advance`]: a step on its own, or a pass of `len` steps.
@@ -200,6 +219,7 @@ impl Renderer {
         meta.plan.check_limit(config.memory_limit)?;
         let slots = vec![None; seq.slot_count()];
         let fused = (0..seq.len()).map(|i| meta.plan.fused_pass(i)).collect();
+        let shared = config.shared.as_ref().map(|parts| parts.plan(&seq, &meta));
         Ok(Renderer {
             seq,
             meta,
@@ -211,6 +231,8 @@ impl Renderer {
             concurrent: config.concurrent_branches,
             last_alongside: None,
             failed: None,
+            shared,
+            keep_pages_after: config.keep_pages_after,
         })
     }
 
@@ -278,13 +300,21 @@ impl Renderer {
             return Err(RenderError::Internal(format!("the render failed at step #{}", step + 1)));
         }
         let Some(step) = self.seq.steps().get(i) else {
-            crate::pages::keep_at_most(0);
+            self.release_pages_at_end();
             return Ok(false);
         };
+        if self.skipped(i) {
+            self.end_pass(i, i + 1);
+            return Ok(true);
+        }
         self.keep_pages_for(i);
         let own = self.meta.bounds[i];
         let missing = |slot: crate::Slot| RenderError::Internal(format!("step #{}: slot {slot} is empty", i + 1));
-        if let Some(y) = step.op.as_yield() {
+        let hit = self.shared.as_ref().and_then(|s| s.hits[i].clone());
+        if let (Some(part), Some(narrow)) = (hit, self.meta.narrowed[i]) {
+            let location = step.location;
+            self.take_shared(i, &part, narrow).map_err(|e| e.at_step(location))?;
+        } else if let Some(y) = step.op.as_yield() {
             let arg = step.args[0];
             // A map yielded for the last time is moved into the output (cropped in place) instead
             // of copied: no second buffer, no copy when the extents match. The plan counts it so.
@@ -335,6 +365,33 @@ impl Renderer {
         Ok(true)
     }
 
+    /// Step `i`'s narrowed part taken from another render (`shared.rs`): as `run_narrowed` leaves
+    /// its bounds, the part there and the rest filled with the background (the result made over
+    /// the planned extent) or the target's own pixels (the part copied into the target).
+    fn take_shared(&mut self, i: usize, part: &HeightMap, narrow: Narrowed) -> Result<(), RenderError> {
+        let slot = self.seq.steps()[i].ret;
+        let wanted = narrow.part;
+        match narrow.fill {
+            Some(height) => {
+                let extent = self.meta.plan.extent(i).rect();
+                let result = crate::raster::with_background(part, extent, wanted, height)?;
+                self.slots[slot.index()] = Some(Object::Map(result));
+            }
+            None => {
+                let target = self.slots[slot.index()]
+                    .as_mut()
+                    .ok_or_else(|| RenderError::Internal(format!("step #{}: slot {slot} is empty", i + 1)))?
+                    .as_map_mut()?;
+                if part.rect() == wanted {
+                    crate::raster::copy_overlap(part, target);
+                } else {
+                    crate::raster::copy_overlap(&part.cut_out(wanted)?, target);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// An in-place step the support pass narrowed to a part of its bounds (`bounds.rs`): its
     /// arguments are exact on what the part reads only, and the rest of the bounds either keeps
     /// the target's pixels (the operation leaves them unchanged there) or is filled with the
@@ -378,6 +435,10 @@ impl Renderer {
                 Ok(())
             }
         })();
+        // The part is final now (the fill below is outside it): another render may take it.
+        if let (Ok(()), Some(shared), Ok(map)) = (&result, self.shared.as_mut(), target.as_map()) {
+            shared.fulfil(i, map, part);
+        }
         // After the kernel, which never touches the rest of the bounds: filled in place when the
         // result has the planned extent, else made over the planned extent (`plan.rs`).
         let result = result.and_then(|()| match narrow.fill {
@@ -413,9 +474,14 @@ impl Renderer {
             return Err(RenderError::Internal(format!("the render failed at step #{}", step + 1)));
         }
         let Some(unit) = self.unit_at(i) else {
-            crate::pages::keep_at_most(0);
+            self.release_pages_at_end();
             return Ok(0);
         };
+        if self.skipped(i) {
+            // Only led to a part taken from `RenderConfig::shared`; a pass is skipped whole.
+            self.end_pass(unit.first, unit.end());
+            return Ok(unit.len);
+        }
         if let Some((other, together)) = self.concurrent_partner(unit) {
             self.run_pair(unit, other, together)?;
             return Ok(unit.len + other.len);
@@ -485,6 +551,9 @@ impl Renderer {
             return None;
         }
         let other = self.unit_at(unit.end())?;
+        if self.skipped(other.first) {
+            return None;
+        }
         let (reads_a, writes_a) = self.unit_slots(unit)?;
         let (reads_b, writes_b) = self.unit_slots(other)?;
         if writes_a.iter().any(|s| reads_b.contains(s) || writes_b.contains(s))
@@ -526,6 +595,19 @@ impl Renderer {
         self.end_pass(a.first, b.end());
         self.last_alongside = Some(b.first);
         Ok(())
+    }
+
+    /// At the end of the render: gives the kept pages back, unless the host keeps them for its next
+    /// render (`RenderConfig::keep_pages_after`).
+    fn release_pages_at_end(&self) {
+        if !self.keep_pages_after {
+            crate::pages::keep_at_most(0);
+        }
+    }
+
+    /// Whether step `i` is not run: it only leads to a part taken from `RenderConfig::shared`.
+    fn skipped(&self, i: usize) -> bool {
+        self.shared.as_ref().is_some_and(|s| s.skipped.get(i).copied().unwrap_or(false))
     }
 
     fn view(&self) -> View<'_> {
