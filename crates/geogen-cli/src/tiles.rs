@@ -956,8 +956,11 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     // The blocks share what their renders compute alike: a part of the script made whatever the
     // block (ouroboros' island template, read by every block showing an island) is computed by
     // the first block that needs it and taken by the others (`geogen_render::SharedParts`; the
-    // same bytes). It holds at most an eighth of the memory limit, beside the blocks' renders.
-    config.shared = Some(geogen::SharedParts::new(config.memory_limit / 8));
+    // same bytes). It holds at most an eighth of the memory limit, which the blocks' renders
+    // then do without: `--memory-limit` bounds the renders and the shared parts together.
+    let shared_bytes = config.memory_limit / 8;
+    config.shared = Some(geogen::SharedParts::new(shared_bytes));
+    config.memory_limit -= shared_bytes;
     // The pages one block's maps leave are kept for the next block (within the most ever in use
     // at once; each block's first step trims them to its own plan): else every block faults its
     // whole peak in afresh, about 2.3 µs a page on this project's KVM machine.
