@@ -525,6 +525,8 @@ struct MemoryBudget {
     limit: u64,
     reserved: Mutex<u64>,
     freed: Condvar,
+    /// The parts the blocks share (`geogen_render::SharedParts`): their bytes count too.
+    shared: Option<geogen::SharedParts>,
 }
 
 /// Bytes of a [`MemoryBudget`] held until dropped.
@@ -534,17 +536,24 @@ struct Reservation<'a> {
 }
 
 impl MemoryBudget {
-    fn new(limit: u64) -> MemoryBudget {
-        MemoryBudget { limit, reserved: Mutex::new(0), freed: Condvar::new() }
+    fn new(limit: u64, shared: Option<geogen::SharedParts>) -> MemoryBudget {
+        MemoryBudget { limit, reserved: Mutex::new(0), freed: Condvar::new(), shared }
     }
 
-    /// Waits until `bytes` fit beside what the others hold (a render alone always starts: its plan
-    /// was checked against the limit), then holds them.
+    /// Waits until `bytes` fit beside what the others and the shared parts hold, then holds them.
+    /// A render alone always starts (its plan was checked against the limit): the shared parts
+    /// give up the room it needs.
     fn reserve(&self, bytes: u64) -> Reservation<'_> {
         let bytes = bytes.min(self.limit);
+        let shared = || self.shared.as_ref().map_or(0, geogen::SharedParts::held_bytes);
         let mut reserved = self.reserved.lock().unwrap_or_else(PoisonError::into_inner);
-        while *reserved > 0 && *reserved + bytes > self.limit {
+        while *reserved > 0 && *reserved + shared() + bytes > self.limit {
             reserved = self.freed.wait(reserved).unwrap_or_else(PoisonError::into_inner);
+        }
+        if *reserved == 0 {
+            if let Some(parts) = &self.shared {
+                parts.release_finished(self.limit - bytes);
+            }
         }
         *reserved += bytes;
         Reservation { budget: self, bytes }
@@ -956,11 +965,10 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     // The blocks share what their renders compute alike: a part of the script made whatever the
     // block (ouroboros' island template, read by every block showing an island) is computed by
     // the first block that needs it and taken by the others (`geogen_render::SharedParts`; the
-    // same bytes). It holds at most an eighth of the memory limit, which the blocks' renders
-    // then do without: `--memory-limit` bounds the renders and the shared parts together.
-    let shared_bytes = config.memory_limit / 8;
-    config.shared = Some(geogen::SharedParts::new(shared_bytes));
-    config.memory_limit -= shared_bytes;
+    // same bytes). It holds at most an eighth of the memory limit; the budget below counts what
+    // it holds beside the renders' reservations, so `--memory-limit` bounds both together.
+    let shared = geogen::SharedParts::new(config.memory_limit / 8);
+    config.shared = Some(shared.clone());
     // The pages one block's maps leave are kept for the next block (within the most ever in use
     // at once; each block's first step trims them to its own plan): else every block faults its
     // whole peak in afresh, about 2.3 µs a page on this project's KVM machine.
@@ -968,7 +976,7 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     let job = Job {
         script: &script,
         settings,
-        budget: MemoryBudget::new(config.memory_limit),
+        budget: MemoryBudget::new(config.memory_limit, Some(shared)),
         config,
         formats: &formats,
         maps: &maps,
@@ -1079,7 +1087,7 @@ mod tests {
     /// Reservations never hold more than the limit together; one larger than the limit runs alone.
     #[test]
     fn the_memory_budget_holds_renders_back_until_they_fit() {
-        let budget = MemoryBudget::new(100);
+        let budget = MemoryBudget::new(100, None);
         let first = budget.reserve(60);
         let peak = AtomicU64::new(0);
         std::thread::scope(|scope| {

@@ -148,44 +148,53 @@ impl std::fmt::Debug for Pixels {
 /// copied in; a different rectangle is an internal error ("a band kernel resized its band").
 ///
 /// Soundness: the lent map borrows `pixels` through a raw pointer the borrow checker cannot follow,
-/// so it must not outlive this call. Every copy of a map is a buffer of its own, so the only way a
-/// lent map survives is a kernel keeping or forgetting it; a guard counts the loan's holders when
-/// the call ends (also when it unwinds) and aborts the process if any remains, before the rows can
-/// be freed.
+/// so it must not outlive its loan. Every copy of a map is a buffer of its own, so the only way a
+/// lent map survives is a kernel keeping, sending or forgetting it; the loan's holders are counted
+/// as soon as the kernel returns, before the lender touches the rows again, and when the call
+/// unwinds, and the process aborts if any remains.
 fn lend_rows(
     rect: Rect,
     pixels: &mut [f32],
     use_band: impl FnOnce(&mut HeightMap) -> Result<(), RenderError>,
 ) -> Result<(), RenderError> {
     struct Loan(std::sync::Arc<()>);
-    impl Drop for Loan {
-        fn drop(&mut self) {
-            if std::sync::Arc::strong_count(&self.0) != 1 {
-                // A lent map outlived its loan: going on could let it write freed memory.
+    impl Loan {
+        /// Aborts unless this is the loan's last holder. `Arc::get_mut` (an acquire) also orders
+        /// every access by a holder already dropped, on any thread, before what follows.
+        fn settle(&mut self) {
+            if std::sync::Arc::get_mut(&mut self.0).is_none() {
+                // A lent map outlived its loan: going on could let it use rows no longer lent.
                 std::process::abort();
             }
         }
     }
+    impl Drop for Loan {
+        fn drop(&mut self) {
+            self.settle();
+        }
+    }
     debug_assert_eq!(rect.area(), pixels.len() as u64);
-    let loan = Loan(std::sync::Arc::new(()));
+    let mut loan = Loan(std::sync::Arc::new(()));
     let len = pixels.len();
     let ptr = std::ptr::NonNull::from(&mut *pixels).cast::<f32>();
     let mut band = HeightMap { rect, data: Pixels::Lent(LentRows { ptr, len, _alive: loan.0.clone() }) };
     let result = use_band(&mut band);
     let HeightMap { rect: band_rect, data } = band;
-    let replacement = match data {
-        Pixels::Owned(data) => Some(data),
-        Pixels::Lent(rows) if rows.ptr == ptr && rows.len == len => None,
-        Pixels::Lent(_) => return Err(RenderError::Internal("a band kernel swapped its band".into())),
+    let (replacement, swapped) = match data {
+        Pixels::Owned(data) => (Some(data), false),
+        Pixels::Lent(rows) => (None, rows.ptr != ptr || rows.len != len),
     };
+    loan.settle();
     result?;
+    if swapped {
+        return Err(RenderError::Internal("a band kernel swapped its band".into()));
+    }
     if band_rect != rect || replacement.as_ref().is_some_and(|data| data.len() != len) {
         return Err(RenderError::Internal("a band kernel resized its band".into()));
     }
     if let Some(data) = replacement {
         pixels.copy_from_slice(&data);
     }
-    drop(loan);
     Ok(())
 }
 

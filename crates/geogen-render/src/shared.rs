@@ -22,7 +22,15 @@
 //! it before it starts (it holds nothing then: no claim and no memory of its own), unless it holds a
 //! claim itself, and then computes the part itself, so no two renders ever wait on each other.
 //! A claim a render gives up (it failed or was dropped) is withdrawn, and a waiting render claims
-//! the entry in its turn. Entries are kept up to a number of bytes given when the cache is made.
+//! the entry in its turn. Entries are kept up to a number of bytes given when the cache is made;
+//! a part with no room left is neither claimed nor waited for, but computed by each render.
+//!
+//! The wait happens in `Renderer::new`, so a host must not create a second renderer sharing the
+//! cache on a thread whose first renderer still holds a claim (it would wait for itself), and a
+//! waiting render does not see `stop()` before it starts. `geogen tiles` runs one renderer per
+//! thread and drops it when its block ends. The cache's bytes are outside each render's plan: a
+//! host counts them itself (`geogen tiles` does, in its memory budget, and calls
+//! [`SharedParts::release_finished`] when a render needs their room).
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
@@ -95,6 +103,18 @@ impl SharedParts {
         self.lock().held
     }
 
+    /// Drops finished entries, newest first, until they hold at most `bytes` (for a host whose
+    /// next render needs their room: `geogen tiles` counts them in its memory budget). Renders
+    /// that took one keep their copy until they end.
+    pub fn release_finished(&self, bytes: u64) {
+        let mut entries = self.lock();
+        while entries.held > bytes {
+            let Some(k) = entries.list.iter().rposition(|e| e.map.is_some()) else { break };
+            let entry = entries.list.remove(k);
+            entries.held -= entry.part.area().saturating_mul(4);
+        }
+    }
+
     /// Finished entries (for tests and statistics).
     pub fn finished(&self) -> usize {
         self.lock().list.iter().filter(|e| e.map.is_some()).count()
@@ -122,9 +142,13 @@ impl SharedParts {
             }
             let Some(skip) = skippable(seq, meta, c, fill.is_none(), &out.skipped) else { continue };
             let key = key(seq, meta, c, fill);
+            let bytes = part.area().saturating_mul(4);
             let mut entries = self.lock();
             loop {
                 let found = entries.list.iter().find(|e| e.key == key && e.part.contains_rect(&part));
+                // A part the cache has no room for now is computed here, neither claimed nor
+                // waited for: a claim of it would only make other renders wait for nothing.
+                let room = entries.held.saturating_add(bytes) <= entries.capacity;
                 match found {
                     Some(Entry { map: Some(map), .. }) => {
                         out.hits[c] = Some(map.clone());
@@ -136,11 +160,12 @@ impl SharedParts {
                     // Claimed by another render: wait unless this one holds a claim (then it
                     // computes the part itself, and neither ever waits for the other).
                     Some(Entry { map: None, .. }) => {
-                        if out.claims.iter().any(Option::is_some) {
+                        if !room || out.claims.iter().any(Option::is_some) {
                             break;
                         }
                         entries = self.inner.changed.wait(entries).unwrap_or_else(std::sync::PoisonError::into_inner);
                     }
+                    None if !room => break,
                     None => {
                         let id = entries.next_id;
                         entries.next_id += 1;
@@ -171,20 +196,33 @@ impl SharedUse {
     /// the cache's capacity; else withdraws the claim.
     pub fn fulfil(&mut self, i: usize, map: &HeightMap, part: Rect) {
         let Some(id) = self.claims.get_mut(i).and_then(Option::take) else { return };
-        let cut = map.cut_out(part).ok();
-        let mut entries = self.cache.lock();
         let bytes = part.area().saturating_mul(4);
-        let fits = entries.held.saturating_add(bytes) <= entries.capacity;
-        match cut {
-            Some(cut) if fits => {
+        // The room is taken before the copy is made, so a part that does not fit is never copied.
+        let fits = {
+            let mut entries = self.cache.lock();
+            let fits = entries.held.saturating_add(bytes) <= entries.capacity;
+            if fits {
                 entries.held += bytes;
-                if let Some(entry) = entries.list.iter_mut().find(|e| e.id == id) {
-                    entry.map = Some(Arc::new(cut));
+            } else {
+                entries.list.retain(|e| e.id != id);
+            }
+            fits
+        };
+        if fits {
+            let cut = map.cut_out(part).ok();
+            let mut entries = self.cache.lock();
+            match cut {
+                Some(cut) => {
+                    if let Some(entry) = entries.list.iter_mut().find(|e| e.id == id) {
+                        entry.map = Some(Arc::new(cut));
+                    }
+                }
+                None => {
+                    entries.held -= bytes;
+                    entries.list.retain(|e| e.id != id);
                 }
             }
-            _ => entries.list.retain(|e| e.id != id),
         }
-        drop(entries);
         self.cache.inner.changed.notify_all();
     }
 }
