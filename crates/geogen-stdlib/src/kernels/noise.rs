@@ -481,6 +481,20 @@ pub fn add_noise_layer_on(isa: Isa, map: &mut HeightMap, scale: f64, field: Laye
     add_layer_built(isa, isa == Isa::Avx2 && wide_cubic_available(), map, scale, field, ridged)
 }
 
+/// Whether the machine runs the sub-pixel rows' field values on AVX-512 (F, DQ and VL).
+fn wide_points_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512dq")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Whether the machine runs the per-pixel cubic eight pixels at a time on AVX-512F.
 fn wide_cubic_available() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -532,7 +546,7 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
                 for (r, row) in rows.chunks_exact_mut(width).enumerate() {
                     let ly = floor_i64(to_logical(y0 + r as i64, scale)) as i32 as u32;
                     let job = PointRow { columns: &columns.columns, ly, remainder, amplitude };
-                    point_row::<RIDGED>(isa, &job, row);
+                    point_row::<RIDGED>(isa, wide, &job, row);
                 }
             })
         });
@@ -722,8 +736,13 @@ fn lattice_row(isa: Isa, job: &PointRow<'_>, out: &mut [f64]) {
     }
 }
 
-fn point_row<const RIDGED: bool>(isa: Isa, job: &PointRow<'_>, row: &mut [f32]) {
+/// One sub-pixel row on `isa`; `wide` takes the AVX-512 build of the field values (16-lane
+/// hashes) where the machine has it.
+fn point_row<const RIDGED: bool>(isa: Isa, wide: bool, job: &PointRow<'_>, row: &mut [f32]) {
     match isa {
+        // SAFETY: AVX-512F, DQ and VL are available (checked); AVX2 too (`add_noise_layer_on`).
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 if wide && wide_points_available() => unsafe { avx512::point_row::<RIDGED>(job, row) },
         // SAFETY: `add_noise_layer_on` only passes Avx2 when the machine has it.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { avx2::point_row::<RIDGED>(job, row) },
@@ -805,7 +824,7 @@ mod avx2 {
     /// The machine must support AVX2; `out` points to four heights.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn add4<const RIDGED: bool>(out: *mut f32, value: __m256d) {
+    pub(super) unsafe fn add4<const RIDGED: bool>(out: *mut f32, value: __m256d) {
         let value = if RIDGED { _mm256_andnot_pd(_mm256_set1_pd(-0.0), value) } else { value };
         let sum = _mm_add_ps(_mm_loadu_ps(out), units_to_height(value));
         let clamped = _mm_min_ps(_mm_max_ps(sum, _mm_set1_ps(-1.0)), _mm_set1_ps(1.0));
@@ -1138,6 +1157,31 @@ mod avx2 {
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::avx2::{changing_group8, MARGIN, MIDPOINT, TINY_BITS};
+
+    /// [`super::avx2::point_row`] with its field values computed by the same loop compiled for
+    /// AVX-512 (the vectoriser's sixteen-lane hashes and eight-lane remainders: the same integer
+    /// and IEEE operations, so the same values); the adds stay the AVX2 build's.
+    ///
+    /// # Safety
+    /// The machine must support AVX2 and AVX-512F, DQ and VL.
+    #[target_feature(enable = "avx2,avx512f,avx512dq,avx512vl")]
+    pub(super) unsafe fn point_row<const RIDGED: bool>(job: &super::PointRow<'_>, row: &mut [f32]) {
+        const PIECE: usize = 64;
+        let mut values = [0.0f64; PIECE];
+        for (row, columns) in row.chunks_mut(PIECE).zip(job.columns.chunks(PIECE)) {
+            let n = row.len().min(columns.len());
+            let piece = super::PointRow { columns: &columns[..n], ..*job };
+            super::lattice_row_generic(&piece, &mut values[..n]);
+            let chunks = n / 4;
+            for j in 0..chunks {
+                let i = 4 * j;
+                super::avx2::add4::<RIDGED>(row.as_mut_ptr().add(i), _mm256_loadu_pd(values.as_ptr().add(i)));
+            }
+            for i in 4 * chunks..n {
+                row[i] = add_value::<RIDGED>(row[i], values[i]);
+            }
+        }
+    }
     use super::{
         add_value, cubic_at, horizontal_coefficients_from, vertical_generic, CellRow, CubicRow, GROUP_FEW, GROUP_SHARED,
     };
