@@ -253,15 +253,7 @@ fn skippable(
     skipped: &[bool],
 ) -> Option<Vec<usize>> {
     let steps = seq.steps();
-    let mut ancestor = vec![false; c + 1];
-    ancestor[c] = true;
-    for j in (0..=c).rev() {
-        if ancestor[j] {
-            for &p in meta.graph.producers(j) {
-                ancestor[p] = true;
-            }
-        }
-    }
+    let ancestor = ancestors(meta, c);
     let target = if keep_target { meta.graph.producers(c).first().copied() } else { None };
     let mut skip = vec![false; c + 1];
     for j in (0..c).rev() {
@@ -285,8 +277,8 @@ fn skippable(
     (!list.is_empty()).then_some(list)
 }
 
-/// The canonical listing of step `c` and every step it depends on (see the module docs).
-fn key(seq: &RenderingSequence, meta: &RenderMetadata, c: usize, fill: Option<f32>) -> String {
+/// Which of the steps `0..=c` step `c` depends on (itself included).
+fn ancestors(meta: &RenderMetadata, c: usize) -> Vec<bool> {
     let mut ancestor = vec![false; c + 1];
     ancestor[c] = true;
     for j in (0..=c).rev() {
@@ -296,6 +288,12 @@ fn key(seq: &RenderingSequence, meta: &RenderMetadata, c: usize, fill: Option<f3
             }
         }
     }
+    ancestor
+}
+
+/// The canonical listing of step `c` and every step it depends on (see the module docs).
+fn key(seq: &RenderingSequence, meta: &RenderMetadata, c: usize, fill: Option<f32>) -> String {
+    let ancestor = ancestors(meta, c);
     let order: Vec<usize> = (0..=c).filter(|&j| ancestor[j]).collect();
     let position = |j: usize| order.binary_search(&j).unwrap_or(usize::MAX);
     let mut key = format!("scale {:#x} fill {:?}\n", seq.scale().to_bits(), fill.map(f32::to_bits));
