@@ -797,6 +797,16 @@ mod avx2 {
     /// The machine must support AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn point_row<const RIDGED: bool>(job: &PointRow<'_>, row: &mut [f32]) {
+        point_row_body::<RIDGED>(job, row)
+    }
+
+    /// [`point_row`]'s loop, inlined into each build that runs it (AVX2, and AVX-512 for the
+    /// field values: `super::avx512::point_row`).
+    ///
+    /// # Safety
+    /// The caller's build must have AVX2.
+    #[inline(always)]
+    pub(super) unsafe fn point_row_body<const RIDGED: bool>(job: &PointRow<'_>, row: &mut [f32]) {
         // In pieces of 64: the field values (the vectorised loop of the lattice rows), then the
         // adds four at a time with the division-free conversion.
         const PIECE: usize = 64;
@@ -824,7 +834,7 @@ mod avx2 {
     /// The machine must support AVX2; `out` points to four heights.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn add4<const RIDGED: bool>(out: *mut f32, value: __m256d) {
+    unsafe fn add4<const RIDGED: bool>(out: *mut f32, value: __m256d) {
         let value = if RIDGED { _mm256_andnot_pd(_mm256_set1_pd(-0.0), value) } else { value };
         let sum = _mm_add_ps(_mm_loadu_ps(out), units_to_height(value));
         let clamped = _mm_min_ps(_mm_max_ps(sum, _mm_set1_ps(-1.0)), _mm_set1_ps(1.0));
@@ -1166,21 +1176,7 @@ mod avx512 {
     /// The machine must support AVX2 and AVX-512F, DQ and VL.
     #[target_feature(enable = "avx2,avx512f,avx512dq,avx512vl")]
     pub(super) unsafe fn point_row<const RIDGED: bool>(job: &super::PointRow<'_>, row: &mut [f32]) {
-        const PIECE: usize = 64;
-        let mut values = [0.0f64; PIECE];
-        for (row, columns) in row.chunks_mut(PIECE).zip(job.columns.chunks(PIECE)) {
-            let n = row.len().min(columns.len());
-            let piece = super::PointRow { columns: &columns[..n], ..*job };
-            super::lattice_row_generic(&piece, &mut values[..n]);
-            let chunks = n / 4;
-            for j in 0..chunks {
-                let i = 4 * j;
-                super::avx2::add4::<RIDGED>(row.as_mut_ptr().add(i), _mm256_loadu_pd(values.as_ptr().add(i)));
-            }
-            for i in 4 * chunks..n {
-                row[i] = add_value::<RIDGED>(row[i], values[i]);
-            }
-        }
+        super::avx2::point_row_body::<RIDGED>(job, row)
     }
     use super::{
         add_value, cubic_at, horizontal_coefficients_from, vertical_generic, CellRow, CubicRow, GROUP_FEW, GROUP_SHARED,
