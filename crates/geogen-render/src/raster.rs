@@ -46,16 +46,53 @@ fn zeroed_vec(len: u64) -> Result<Vec<f32>, RenderError> {
         // chunk: collecting a parallel iterator of zeros (what this was) wrote one element at a
         // time.
         use rayon::prelude::*;
-        v.spare_capacity_mut()[..n].par_chunks_mut(PARALLEL_ZEROING_MIN).for_each(|chunk| {
-            // SAFETY: `chunk` is `chunk.len()` elements of the vector's spare capacity; all-zero
-            // bytes are the f32 0.0.
-            unsafe { std::ptr::write_bytes(chunk.as_mut_ptr(), 0, chunk.len()) };
+        let fresh = FreshPages::of(v.as_ptr(), n);
+        v.spare_capacity_mut()[..n].par_chunks_mut(PARALLEL_ZEROING_MIN).enumerate().for_each(|(i, chunk)| {
+            fresh.zero(i * PARALLEL_ZEROING_MIN, chunk);
         });
         // SAFETY: capacity >= n (reserved above) and the chunks, which partition the first n
         // elements, were all written.
         unsafe { v.set_len(n) };
     }
     Ok(v)
+}
+
+/// The pixels of a new buffer that are fresh pages (see [`crate::pages::take_fresh_range`]): zero
+/// already, so zeroing the buffer only faults them in, in one system call per chunk, and writes
+/// zeros over the rest.
+#[derive(Clone, Copy)]
+struct FreshPages {
+    start: usize,
+    end: usize,
+}
+
+impl FreshPages {
+    /// The fresh pixels of the buffer at `buffer`, just reserved for `n` pixels on this thread.
+    fn of(buffer: *const f32, n: usize) -> FreshPages {
+        let bytes = crate::pages::take_fresh_range(buffer.cast(), n * 4);
+        FreshPages { start: bytes.start.div_ceil(4), end: bytes.end / 4 }
+    }
+
+    /// Makes the pixels `start..start + chunk.len()` of the buffer, `chunk`, zero.
+    fn zero(&self, start: usize, chunk: &mut [std::mem::MaybeUninit<f32>]) {
+        let end = start + chunk.len();
+        let (from, to) = (self.start.clamp(start, end) - start, self.end.clamp(start, end) - start);
+        let (head, rest) = chunk.split_at_mut(from);
+        let (fresh, tail) = rest.split_at_mut(to - from);
+        for part in [head, tail] {
+            // SAFETY: `part` is `part.len()` elements of the buffer's spare capacity; all-zero
+            // bytes are the f32 0.0.
+            unsafe { std::ptr::write_bytes(part.as_mut_ptr(), 0, part.len()) };
+        }
+        if !fresh.is_empty() {
+            // SAFETY: the f32s of `fresh` are in fresh pages, zero already (see `FreshPages`);
+            // viewing them as bytes only lets `populate` fault them in.
+            let bytes = unsafe {
+                std::slice::from_raw_parts_mut(fresh.as_mut_ptr().cast::<std::mem::MaybeUninit<u8>>(), fresh.len() * 4)
+            };
+            crate::pages::populate(bytes);
+        }
+    }
 }
 
 /// A rectangle of heights in physical pixel space.
@@ -347,14 +384,13 @@ impl HeightMap {
             _ => {
                 let mut data: Vec<f32> = Vec::new();
                 data.try_reserve_exact(len).map_err(|_| RenderError::Allocation { bytes: area.saturating_mul(4) })?;
+                let fresh = FreshPages::of(data.as_ptr(), len);
                 let spare: &mut [MaybeUninit<f32>] = &mut data.spare_capacity_mut()[..len];
                 spare.par_chunks_mut(width * rows).enumerate().try_for_each(|(i, out)| {
-                    // SAFETY: `out` is `out.len()` elements of the vector's spare capacity; after
-                    // they are all zero bytes (the f32 0.0) they are initialised `f32`s.
-                    let out = unsafe {
-                        std::ptr::write_bytes(out.as_mut_ptr(), 0, out.len());
-                        std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<f32>(), out.len())
-                    };
+                    fresh.zero(i * width * rows, out);
+                    // SAFETY: `out` is `out.len()` elements of the vector's spare capacity, all
+                    // zero now (the f32 0.0): initialised `f32`s.
+                    let out = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<f32>(), out.len()) };
                     lend_rows(band(i, out.len()), out, &fill)
                 })?;
                 // SAFETY: the chunks partition `spare[..len]` and the `try_for_each` above succeeded,

@@ -497,36 +497,18 @@ pub(crate) fn map_by_bands(
     rows: usize,
     f: impl Fn(i64, i64, &mut [f32]) + Sync + Send,
 ) -> Result<HeightMap, RenderError> {
-    use rayon::prelude::*;
-    use std::mem::MaybeUninit;
-
     if geogen_render::kernels::in_serial_mode() || rect.is_empty() || !rect.is_valid() {
         // `try_zeroed` also reports the rectangles no buffer can hold.
         let mut out = HeightMap::try_zeroed(rect)?;
         for_each_band_of(&mut out, rows, f);
         return Ok(out);
     }
-    let area = rect.area();
-    let too_big = || RenderError::Allocation { bytes: area.saturating_mul(4) };
-    let len = usize::try_from(area).map_err(|_| too_big())?;
-    let width = usize::try_from(rect.width).map_err(|_| too_big())?;
-    let rows = rows.max(1);
-    let mut data: Vec<f32> = Vec::new();
-    data.try_reserve_exact(len).map_err(|_| too_big())?;
-    data.spare_capacity_mut()[..len].par_chunks_mut(width * rows).enumerate().for_each(|(i, band)| {
-        for h in band.iter_mut() {
-            h.write(0.0);
-        }
-        // SAFETY: every element of `band` was initialised just above, and `MaybeUninit<f32>` has
-        // the layout of `f32`.
-        let band = unsafe { &mut *(band as *mut [MaybeUninit<f32>] as *mut [f32]) };
-        f(rect.y + (i * rows) as i64, rect.x, band);
-    });
-    // SAFETY: the bands partition `spare_capacity_mut()[..len]` (capacity >= len) and each was
-    // initialised before `f` ran; `for_each` returned, so every band was.
-    unsafe { data.set_len(len) };
-    HeightMap::from_data(rect, data)
-        .ok_or_else(|| RenderError::Internal(format!("map_by_bands: {len} pixels do not fill {rect}")))
+    // Each band zeroed (fresh pages only faulted in) and computed while it is in cache.
+    HeightMap::try_from_bands(rect, rows, None, |band| {
+        let band_rect = band.rect();
+        f(band_rect.y, band_rect.x, band.data_mut());
+        Ok(())
+    })
 }
 
 /// Calls `f(absolute_y, absolute_x, band)` for bands of `rows` whole rows, in parallel (serially,
