@@ -82,7 +82,7 @@ impl Declared for Distort {
             geogen_random::hash_str("HeightMap.Distort"),
         ]);
         let target = rec.this_slot()?;
-        // The two fields (layers 0 and 1 of the seed) are computed band by band inside the step
+        // The two fields (layers 0 and 1 of the seed) are computed row by row inside the step
         // (see [`NoiseDistort`]): the same pixels as two maps `Flat(0)` + `NoiseLayer`, never held.
         let field = |layer_index: u32| NoiseLayer::new(wavelength, FIELD_AMPLITUDE, seed, layer_index, false).field;
         let op = NoiseDistort { maximum_distance: call.number(1)?, x_field: field(0), y_field: field(1) };
@@ -216,10 +216,11 @@ fn fill_row(
 }
 
 /// The step `Distort` records: [`Distort`] with its two displacement fields, noise layers of
-/// amplitude 1 (`Flat(0)` plus `NoiseLayer` of layers 0 and 1), computed band by band into a
-/// scratch and gathered at once, instead of two whole maps made by steps of their own, written,
-/// held and read back. Each field band is a zeroed map to which the layer is added, exactly as
-/// the map steps do on those rows (the noise is row-local), so the bytes are the same.
+/// amplitude 1 (`Flat(0)` plus `NoiseLayer` of layers 0 and 1), computed row by row inside the
+/// gather instead of two whole maps made by steps of their own, written, held and read back. On
+/// AVX-512 with cells of four pixels or more, the positions come straight from both layers at once
+/// ([`displaced_by_layers`]); otherwise each field row is a zeroed row to which the layer is added,
+/// exactly as the map steps do on that row (the noise is row-local). The bytes are the same.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NoiseDistort {
     /// Logical maximum displacement.
@@ -372,7 +373,8 @@ mod tests {
 
     /// The step `Distort` records gives, on every instruction set, the bits of its definition: the
     /// two fields as maps (`Flat(0)` plus the noise layer over B) and the gather by them, at
-    /// scales 1 and 0.7, bands cut short, D = 0, and positions off the origin.
+    /// scales 1, 0.7, 1.3 and 0.5, bands cut short, D = 0, odd widths, positions off the origin and
+    /// past the source, on the fused path and off it.
     #[test]
     fn noise_distort_equals_the_fields_as_maps_then_the_gather_on_every_isa() {
         let source = HeightMap::from_data(
