@@ -18,7 +18,7 @@ use support::process_cpu_ns;
 use geogen_render::{Bounds, HeightMap, HeightProfile, KernelContext, Object, OpContext, Operation, Rect};
 use geogen_stdlib::coordinates::Axis;
 use geogen_stdlib::generators::NoiseLayer;
-use geogen_stdlib::transforms::{Distort, Rescale, Shift, Transform};
+use geogen_stdlib::transforms::{Distort, NoiseDistort, Rescale, Shift, Transform};
 
 /// The renderer's allocator, as the CLI installs it: after the first call of a gather, its output
 /// takes the pages a freed map left, so the figures are the kernel's and not the kernel's page
@@ -47,6 +47,12 @@ fn input(bounds: Bounds, seed: u32) -> Object {
         }
         other => noise_map(other.rect(), seed),
     }
+}
+
+/// The step `map.Distort(wavelength, d)` records (seed 0).
+fn noise_distort(wavelength: u32, d: f64) -> Arc<dyn Operation> {
+    let field = |k| NoiseLayer::new(wavelength, 32767, 0x5eed, k, false).field;
+    Arc::new(NoiseDistort { maximum_distance: d, x_field: field(0), y_field: field(1) })
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -78,6 +84,10 @@ fn main() {
         ("Rotate 2.5", rotate(2.5)),
         ("Distort 20", Arc::new(Distort { maximum_distance: 20.0 })),
         ("Distort 100", Arc::new(Distort { maximum_distance: 100.0 })),
+        // What `map.Distort(100, 50)` and `Distort(50, 25)` record (conflux): the noise fields
+        // computed inside the step, band by band.
+        ("NoiseDistort 100, 50", noise_distort(100, 50.0)),
+        ("NoiseDistort 50, 25", noise_distort(50, 25.0)),
         ("Shift horizontal", Arc::new(Shift { distance: 150, direction: Axis::Horizontal })),
         ("Shift vertical", Arc::new(Shift { distance: 150, direction: Axis::Vertical })),
         ("Rescale 3, 1", Arc::new(Rescale { horizontal: 3.0, vertical: 1.0 })),

@@ -189,6 +189,8 @@ struct NoiseCache {
     /// One row's vertical interpolations and horizontal coefficients (scratch, reused).
     interpolated: Vec<f64>,
     coefficients: Vec<[f64; 4]>,
+    /// The horizontal coefficients of the two layers of [`displaced_by_layers`] (scratch).
+    pair_coefficients: [Vec<[f64; 4]>; 2],
 }
 
 /// Entries per cache and thread: more than the layers of one `Noise` (at most 32 wavelengths of a
@@ -479,6 +481,86 @@ pub fn add_noise_layer(map: &mut HeightMap, scale: f64, field: LayerField, ridge
 pub fn add_noise_layer_on(isa: Isa, map: &mut HeightMap, scale: f64, field: LayerField, ridged: bool) {
     let isa = if isa.is_available() { isa } else { Isa::Scalar };
     add_layer_built(isa, isa == Isa::Avx2 && wide_cubic_available(), map, scale, field, ridged)
+}
+
+/// Pixels per call of [`displaced_by_layers`]'s `gather` (positions on the stack).
+pub const DISPLACED_BATCH: usize = 64;
+
+/// `Distort`'s source positions on row `py` of `width` pixels from `x0`, straight from its two
+/// displacement layers (the same wavelength): `x = px + nx × d`, `y = py + ny × d` in `f64`, where
+/// `nx` and `ny` are the layers' values at the pixel, each what [`add_noise_layer_on`] adds to a
+/// zeroed map (`saturate(0 + value)` as an f32). Handed to `gather(first, xs, ys)` in pieces of
+/// [`DISPLACED_BATCH`] pixels from pixel `first` on. The two layers share the row's column table
+/// and, per group of eight pixels, the fractions and the choice of cells; their values never go
+/// through memory. The same operations as the separate layers and the positions' arithmetic,
+/// so the same bits (the tests compare). Returns `false`, having called nothing, where it does
+/// not apply: only the AVX-512 cubic path (`isa` AVX2 on a machine with AVX-512F, cells of four
+/// pixels or more) is fused; the caller then computes the layers as maps.
+#[allow(clippy::too_many_arguments)]
+pub fn displaced_by_layers(
+    isa: Isa,
+    scale: f64,
+    [x_field, y_field]: [LayerField; 2],
+    x0: i64,
+    width: usize,
+    py: i64,
+    d: f64,
+    mut gather: impl FnMut(usize, &[f64], &[f64]),
+) -> bool {
+    let physical_wavelength = (f64::from(x_field.wavelength) * scale).floor();
+    let applies = isa == Isa::Avx2
+        && isa.is_available()
+        && wide_cubic_available()
+        && x_field.wavelength == y_field.wavelength
+        && physical_wavelength >= 4.0
+        && width > 0
+        && (x0.unsigned_abs() < 1 << 52)
+        && ((width as u64) < 1 << 52);
+    if !applies {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    with_cache(|cache| {
+        let w = i64::from(x_field.wavelength.max(1));
+        let column_key = (x0, width, scale.to_bits(), w);
+        let columns = pick(&mut cache.columns, |c| c.key == Some(column_key));
+        columns.prepare(x0, width, scale, w);
+        let ly = to_logical(py, scale);
+        let y1 = previous_multiple_inclusive(floor_i64(ly), w);
+        let ty = (ly - y1 as f64) / w as f64;
+        let cells = columns.run_end.len();
+        let interpolated = &mut cache.interpolated;
+        interpolated.resize(columns.count, 0.0);
+        interpolated.truncate(columns.count);
+        for (field, coefficients) in [x_field, y_field].iter().zip(cache.pair_coefficients.iter_mut()) {
+            let values = FieldValues::new(field);
+            let lattice_key = (values.current, values.amplitude, w, columns.x_start, columns.count);
+            let lattice = pick(&mut cache.lattices, |l| l.key == Some(lattice_key));
+            lattice.prepare(isa, &values, w, columns.x_start, columns.count, y1);
+            coefficients.resize(cells, [0.0; 4]);
+            coefficients.truncate(cells);
+            cell_row(isa, true, &CellRow { lattice, ty, first_cell: columns.first_cell }, interpolated, coefficients);
+        }
+        let job = |coefficients| CubicRow {
+            cell: &columns.cell,
+            groups: &columns.groups,
+            masks: &columns.masks,
+            t: &columns.t,
+            half_t: &columns.half_t,
+            coefficients,
+        };
+        let jobs = [job(&cache.pair_coefficients[0]), job(&cache.pair_coefficients[1])];
+        let (mut xs, mut ys) = ([0.0f64; DISPLACED_BATCH], [0.0f64; DISPLACED_BATCH]);
+        let n_all = width.min(columns.cell.len()).min(columns.t.len());
+        for first in (0..n_all).step_by(DISPLACED_BATCH) {
+            let n = DISPLACED_BATCH.min(n_all - first);
+            // SAFETY: AVX-512F (checked above); `first` is a multiple of 8 and `first + n` is
+            // within the column table's per-pixel arrays.
+            unsafe { avx512::displaced(&jobs, first, x0, py, d, &mut xs[..n], &mut ys[..n]) };
+            gather(first, &xs[..n], &ys[..n]);
+        }
+    });
+    true
 }
 
 /// Whether the machine runs the sub-pixel rows' field values on AVX-512 (F, DQ and VL).
@@ -1302,6 +1384,92 @@ mod avx512 {
         _mm512_add_pd(p1, _mm512_mul_pd(half_t, middle))
     }
 
+    /// The coefficients of the eight pixels of group `g` (from pixel `i`) of a `GROUP_SHARED` or
+    /// `GROUP_FEW` group, as [`cubic_row`] chooses them.
+    #[inline(always)]
+    unsafe fn group_coefficients(job: &CubicRow<'_>, g: usize, i: usize) -> [__m512d; 4] {
+        let last = job.coefficients.len() - 1;
+        let coefficients = job.coefficients.as_ptr().cast::<f64>();
+        let first = *job.cell.get_unchecked(i) as usize;
+        let at = |k: usize| coefficients.add(4 * k.min(last));
+        if *job.groups.get_unchecked(g) == GROUP_FEW {
+            let [second, third] = *job.masks.get_unchecked(g);
+            let (a, b) = (at(first), at(first + 1));
+            let two = |q: usize| _mm512_mask_blend_pd(second, _mm512_set1_pd(*a.add(q)), _mm512_set1_pd(*b.add(q)));
+            if third == 0 {
+                [two(0), two(1), two(2), two(3)]
+            } else {
+                let c = at(first + 2);
+                let three = |q: usize| _mm512_mask_blend_pd(third, two(q), _mm512_set1_pd(*c.add(q)));
+                [three(0), three(1), three(2), three(3)]
+            }
+        } else {
+            let k = at(first);
+            [_mm512_set1_pd(*k), _mm512_set1_pd(*k.add(1)), _mm512_set1_pd(*k.add(2)), _mm512_set1_pd(*k.add(3))]
+        }
+    }
+
+    /// [`add8`] onto eight zero heights: the eight field values `saturate(0 + v / HEIGHT_UNITS)`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn height8(value: __m512d) -> __m256 {
+        saturate8(_mm256_add_ps(_mm256_setzero_ps(), units8::<false>(value)))
+    }
+
+    /// [`super::displaced_by_layers`] on pixels `first..first + xs.len()` of the row: the two
+    /// layers' values (`jobs`), eight pixels at a time where the group's cells are broadcast
+    /// (`GROUP_SHARED`, `GROUP_FEW`), else and for the row's last partial group one pixel at a
+    /// time, then the positions `px + nx × d`, `py + ny × d`.
+    ///
+    /// # Safety
+    /// The machine must support AVX-512F; `first` is a multiple of 8; both jobs' per-pixel arrays
+    /// hold `first + xs.len()` pixels and their coefficients are not empty; `|px0|` and the row's
+    /// width are below 2^52; `xs` and `ys` have the same length.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn displaced(
+        jobs: &[CubicRow<'_>; 2],
+        first: usize,
+        px0: i64,
+        py: i64,
+        d: f64,
+        xs: &mut [f64],
+        ys: &mut [f64],
+    ) {
+        let n = xs.len();
+        let fy = py as f64;
+        let (dd, fy8) = (_mm512_set1_pd(d), _mm512_set1_pd(fy));
+        let lanes = _mm512_set_pd(7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0, 0.0);
+        let groups = jobs[0].groups.len().min(jobs[1].groups.len());
+        let mut k = 0;
+        while k < n {
+            let i = first + k;
+            let g = i / 8;
+            if k + 8 <= n && g < groups {
+                let kind = *jobs[0].groups.get_unchecked(g);
+                if kind == GROUP_SHARED || kind == GROUP_FEW {
+                    let vx = polynomial8(&jobs[0], i, group_coefficients(&jobs[0], g, i));
+                    let vy = polynomial8(&jobs[1], i, group_coefficients(&jobs[1], g, i));
+                    let (nx, ny) = (_mm512_cvtps_pd(height8(vx)), _mm512_cvtps_pd(height8(vy)));
+                    // px as an exact f64 (|px| < 2^52), plus the lane.
+                    let px = _mm512_add_pd(_mm512_set1_pd((px0 + i as i64) as f64), lanes);
+                    _mm512_storeu_pd(xs.as_mut_ptr().add(k), _mm512_add_pd(px, _mm512_mul_pd(nx, dd)));
+                    _mm512_storeu_pd(ys.as_mut_ptr().add(k), _mm512_add_pd(fy8, _mm512_mul_pd(ny, dd)));
+                    k += 8;
+                    continue;
+                }
+            }
+            let end = if k + 8 <= n { k + 8 } else { n };
+            for k in k..end {
+                let i = first + k;
+                let (nx, ny) =
+                    (add_value::<false>(0.0, cubic_at(&jobs[0], i)), add_value::<false>(0.0, cubic_at(&jobs[1], i)));
+                xs[k] = (px0 + i as i64) as f64 + f64::from(nx) * d;
+                ys[k] = fy + f64::from(ny) * d;
+            }
+            k = end;
+        }
+    }
+
     /// `h = add_value(h, v)` for the eight heights at `out`: |v| when ridged, `v / HEIGHT_UNITS`
     /// as an f32 (the product by the reciprocal where it rounds to the quotient's f32, checked per
     /// lane as the AVX2 build's `unsure` does; else the division), added and saturated (NaN → 0,
@@ -1312,6 +1480,14 @@ mod avx512 {
     #[inline]
     #[target_feature(enable = "avx512f")]
     unsafe fn add8<const RIDGED: bool>(out: *mut f32, value: __m512d) {
+        let sum = _mm256_add_ps(_mm256_loadu_ps(out), units8::<RIDGED>(value));
+        _mm256_storeu_ps(out, saturate8(sum));
+    }
+
+    /// |v| when ridged, `v / HEIGHT_UNITS` as an f32: [`add8`]'s value before the add.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn units8<const RIDGED: bool>(value: __m512d) -> __m256 {
         let value = if RIDGED { _mm512_abs_pd(value) } else { value };
         let q = _mm512_mul_pd(value, _mm512_set1_pd(1.0 / HEIGHT_UNITS));
         let bits = _mm512_castpd_si512(q);
@@ -1324,14 +1500,19 @@ mod avx512 {
         let near = _mm512_cmplt_epi64_mask(below, _mm512_set1_epi64(2 * MARGIN));
         let magnitude = _mm512_and_si512(bits, _mm512_set1_epi64(i64::MAX));
         let tiny = _mm512_cmplt_epi64_mask(magnitude, _mm512_set1_epi64(TINY_BITS));
-        let converted = if near | tiny == 0 {
+        if near | tiny == 0 {
             _mm512_cvtpd_ps(q)
         } else {
             _mm512_cvtpd_ps(_mm512_div_pd(value, _mm512_set1_pd(HEIGHT_UNITS)))
-        };
-        let sum = _mm256_add_ps(_mm256_loadu_ps(out), converted);
+        }
+    }
+
+    /// NaN → 0, else clamped to [−1, 1] ([`super::saturate`] on eight heights).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn saturate8(sum: __m256) -> __m256 {
         let clamped = _mm256_min_ps(_mm256_max_ps(sum, _mm256_set1_ps(-1.0)), _mm256_set1_ps(1.0));
-        _mm256_storeu_ps(out, _mm256_andnot_ps(_mm256_cmp_ps::<_CMP_UNORD_Q>(sum, sum), clamped));
+        _mm256_andnot_ps(_mm256_cmp_ps::<_CMP_UNORD_Q>(sum, sum), clamped)
     }
 }
 

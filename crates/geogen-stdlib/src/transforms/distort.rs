@@ -11,7 +11,7 @@ use geogen_vm::{RuntimeError, Value};
 
 use crate::generators::NoiseLayer;
 use crate::kernels::coherent::Isa;
-use crate::kernels::noise::{add_noise_layer_on, LayerField};
+use crate::kernels::noise::{add_noise_layer_on, displaced_by_layers, LayerField};
 use crate::kernels::sample::{bilinear_many, displaced_positions, map_by_bands, prefetch_rows_ahead, BATCH};
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
@@ -82,7 +82,7 @@ impl Declared for Distort {
             geogen_random::hash_str("HeightMap.Distort"),
         ]);
         let target = rec.this_slot()?;
-        // The two fields (layers 0 and 1 of the seed) are computed band by band inside the step
+        // The two fields (layers 0 and 1 of the seed) are computed row by row inside the step
         // (see [`NoiseDistort`]): the same pixels as two maps `Flat(0)` + `NoiseLayer`, never held.
         let field = |layer_index: u32| NoiseLayer::new(wavelength, FIELD_AMPLITUDE, seed, layer_index, false).field;
         let op = NoiseDistort { maximum_distance: call.number(1)?, x_field: field(0), y_field: field(1) };
@@ -216,10 +216,11 @@ fn fill_row(
 }
 
 /// The step `Distort` records: [`Distort`] with its two displacement fields, noise layers of
-/// amplitude 1 (`Flat(0)` plus `NoiseLayer` of layers 0 and 1), computed band by band into a
-/// scratch and gathered at once, instead of two whole maps made by steps of their own, written,
-/// held and read back. Each field band is a zeroed map to which the layer is added, exactly as
-/// the map steps do on those rows (the noise is row-local), so the bytes are the same.
+/// amplitude 1 (`Flat(0)` plus `NoiseLayer` of layers 0 and 1), computed row by row inside the
+/// gather instead of two whole maps made by steps of their own, written, held and read back. On
+/// AVX-512 with cells of four pixels or more, the positions come straight from both layers at once
+/// ([`displaced_by_layers`]); otherwise each field row is a zeroed row to which the layer is added,
+/// exactly as the map steps do on that row (the noise is row-local). The bytes are the same.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NoiseDistort {
     /// Logical maximum displacement.
@@ -255,10 +256,10 @@ impl Operation for NoiseDistort {
     fn result_extent(&self, own: Bounds, _: &[Bounds], _: &OpContext) -> Bounds {
         own
     }
-    /// The two field bands of the band each worker thread gathers: per-thread band scratch,
-    /// O(width), which the plan leaves out (plan.rs), counted here for two threads all the same.
+    /// The two field rows of the band each worker thread gathers: per-thread scratch, O(width),
+    /// which the plan leaves out (plan.rs), counted here for two threads all the same.
     fn extra_memory(&self, extent: Bounds, _: &OpContext) -> u64 {
-        FIELD_BANDS_IN_FLIGHT * 2 * BAND_ROWS as u64 * extent.rect().width.saturating_mul(4)
+        FIELD_BANDS_IN_FLIGHT * 2 * extent.rect().width.saturating_mul(4)
     }
     fn replaces_target(&self) -> bool {
         true
@@ -278,6 +279,14 @@ impl Operation for NoiseDistort {
 
 /// Field bands the memory plan counts for [`NoiseDistort`] (bands computed at once).
 const FIELD_BANDS_IN_FLIGHT: u64 = 2;
+
+/// A row of `width` field values (zeroed before each use), or the allocation error.
+fn field_row(width: usize) -> Result<Vec<f32>, RenderError> {
+    let mut row = Vec::new();
+    row.try_reserve_exact(width).map_err(|_| RenderError::Allocation { bytes: width as u64 * 4 })?;
+    row.resize(width, 0.0);
+    Ok(row)
+}
 
 impl NoiseDistort {
     /// The kernel on `isa` (the tests force each).
@@ -305,29 +314,48 @@ impl NoiseDistort {
         let rect = ctx.bounds.rect();
         let width = rect.width.max(1) as usize;
         let failed = std::sync::Mutex::new(None);
+        let fields = [self.x_field, self.y_field];
         let out = map_by_bands(rect, BAND_ROWS, |py0, x0, band| {
-            let rows = (band.len() / width) as u64;
-            let band_rect = Rect::new(x0, py0, rect.width, rows);
-            // Each field over the band's rows: 0, plus the layer (what `Flat(0)` and `NoiseLayer`
-            // give on these rows).
-            // On this thread only: a layer split into parallel parts would let a waiting thread
-            // start another band, holding two bands' fields at once.
-            let field = |layer: LayerField| -> Result<HeightMap, RenderError> {
-                let mut map = HeightMap::try_zeroed(band_rect)?;
-                serially(|| add_noise_layer_on(isa, &mut map, ctx.scale, layer, false));
-                Ok(map)
-            };
-            let (x_field, y_field) = match (field(self.x_field), field(self.y_field)) {
-                (Ok(x), Ok(y)) => (x, y),
-                (Err(e), _) | (_, Err(e)) => {
-                    *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                    return;
-                }
-            };
+            // The fields' rows where the positions cannot come straight from the layers (made on
+            // the first such row of the band, reused for the others).
+            let mut rows: Option<(Vec<f32>, Vec<f32>)> = None;
             for (r, row) in band.chunks_mut(width).enumerate() {
                 let py = py0 + r as i64;
-                let spans = Some((x_field.row_span(py, rect.x_interval()), y_field.row_span(py, rect.x_interval())));
-                fill_row(isa, source, d, py, x0, row, spans, |_| (0.0, 0.0));
+                // The positions straight from the two layers, gathered piece by piece.
+                let fused = displaced_by_layers(isa, ctx.scale, fields, x0, row.len(), py, d, |first, xs, ys| {
+                    let out = &mut row[first..first + xs.len()];
+                    prefetch_rows_ahead(source, xs, ys, PREFETCH_ROWS, PREFETCH_STEP);
+                    bilinear_many(source, xs, ys, out, isa);
+                });
+                if fused {
+                    continue;
+                }
+                if rows.is_none() {
+                    match (field_row(width), field_row(width)) {
+                        (Ok(x), Ok(y)) => rows = Some((x, y)),
+                        (Err(e), _) | (_, Err(e)) => {
+                            *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                            return;
+                        }
+                    }
+                }
+                let Some((x_row, y_row)) = rows.as_mut() else { return };
+                let row_rect = Rect::new(x0, py, rect.width, 1);
+                // Each field on this row: 0, plus the layer (what `Flat(0)` and `NoiseLayer` give
+                // on it: the layer is row-local and addressed by absolute coordinates). On this
+                // thread only: a layer split into parallel parts would let a waiting thread start
+                // another band.
+                let field = |layer: LayerField, data: &mut Vec<f32>| {
+                    data.fill(0.0);
+                    let Some(mut map) = HeightMap::from_data(row_rect, std::mem::take(data)) else {
+                        return;
+                    };
+                    serially(|| add_noise_layer_on(isa, &mut map, ctx.scale, layer, false));
+                    *data = map.into_data();
+                };
+                field(self.x_field, x_row);
+                field(self.y_field, y_row);
+                fill_row(isa, source, d, py, x0, row, Some((x_row, y_row)), |_| (0.0, 0.0));
             }
         })?;
         if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
@@ -345,7 +373,8 @@ mod tests {
 
     /// The step `Distort` records gives, on every instruction set, the bits of its definition: the
     /// two fields as maps (`Flat(0)` plus the noise layer over B) and the gather by them, at
-    /// scales 1 and 0.7, bands cut short, D = 0, and positions off the origin.
+    /// scales 1, 0.7, 1.3 and 0.5, bands cut short, D = 0, odd widths, positions off the origin and
+    /// past the source, on the fused path and off it.
     #[test]
     fn noise_distort_equals_the_fields_as_maps_then_the_gather_on_every_isa() {
         let source = HeightMap::from_data(
@@ -358,6 +387,13 @@ mod tests {
             (Rect::new(5, -20, 70, 33), 0.7, 40, 12.0, 11),
             (Rect::new(-13, -9, 97, 61), 1.0, 3, 0.0, 5),
             (Rect::new(40, 30, 1, 17), 1.0, 9, 20.0, 8),
+            // The fused path (cells of four pixels and more on AVX-512): cells of 4 to 5 pixels
+            // (groups across two and three cells), odd widths and offsets, tails of 1 to 7
+            // pixels, and displacements reaching past the source (clamped).
+            (Rect::new(-50, -40, 203, 45), 1.0, 5, 40.0, 21),
+            (Rect::new(-31, 7, 131, 19), 1.3, 4, 9.0, 2),
+            (Rect::new(-64, -3, 9, 23), 0.5, 8, 15.0, 4),
+            (Rect::new(-7, -50, 66, 70), 1.0, 200, 90.0, 6),
         ];
         for (rect, scale, wavelength, d, seed) in cases {
             let layer = |k| NoiseLayer::new(wavelength, FIELD_AMPLITUDE, seed, k, false);
@@ -372,6 +408,15 @@ mod tests {
             Distort { maximum_distance: d }.render_on(Isa::Scalar, &ctx, &mut want, &[&nx, &ny]).unwrap();
             let want = want.as_map().unwrap();
             let op = NoiseDistort { maximum_distance: d, x_field: layer(0).field, y_field: layer(1).field };
+            // Where the machine has AVX-512F and cells span four pixels or more, the vector
+            // instruction set takes the fused path (the positions straight from the layers).
+            let fused = displaced_by_layers(Isa::Avx2, scale, [op.x_field, op.y_field], rect.x, 8, 0, d, |_, _, _| {});
+            #[cfg(target_arch = "x86_64")]
+            let avx512 = std::arch::is_x86_feature_detected!("avx512f");
+            #[cfg(not(target_arch = "x86_64"))]
+            let avx512 = false;
+            let expected = Isa::Avx2.is_available() && avx512 && (wavelength as f64 * scale).floor() >= 4.0;
+            assert_eq!(fused, expected, "{rect} scale {scale} wavelength {wavelength}");
             for isa in Isa::available() {
                 let mut got = Object::Map(source.clone());
                 op.render_on(isa, &ctx, &mut got, &[]).unwrap();

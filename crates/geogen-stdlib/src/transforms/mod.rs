@@ -11,7 +11,7 @@ mod shift;
 mod transform;
 mod warp;
 
-pub use distort::Distort;
+pub use distort::{Distort, NoiseDistort};
 pub use flip::Flip;
 pub use r#move::Move;
 pub use rescale::Rescale;
