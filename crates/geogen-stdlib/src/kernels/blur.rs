@@ -444,11 +444,15 @@ mod fast {
     /// their partial sums below 2^51 (see the module docs), so any order of additions gives the
     /// same sums: the AVX2 and AVX-512 builds (`ISA`) and the scalar one give the same bits. `scratch`
     /// holds at least `min(low, len) + min(span, len)` values.
+    ///
+    /// Returns the largest bits of `|h|` over the row ([`largest_abs_bits`], found while the
+    /// heights are converted, so the row is read once): the caller checks the row fitted the
+    /// fast path, and if not, discards the row (then any values, computed with no fault).
     #[inline(always)]
-    fn row_of<const ISA: u8>(src: &[f32], out: &mut [f64], scratch: &mut [f64], window: Window, c: f64) {
+    fn row_of<const ISA: u8>(src: &[f32], out: &mut [f64], scratch: &mut [f64], window: Window, c: f64) -> u32 {
         let len = src.len();
         if len == 0 {
-            return;
+            return 0;
         }
         let out = &mut out[..len];
         let (low, high) = (window.low as usize, window.high as usize);
@@ -458,8 +462,7 @@ mod fast {
         let split = len.saturating_sub(low);
         let (tail, rest) = scratch.split_at_mut(len - split);
         let at = low.min(len); // = low whenever split > 0
-        convert::<ISA>(&src[..split], &mut out[at..at + split]);
-        convert::<ISA>(&src[split..], tail);
+        let largest = convert::<ISA>(&src[..split], &mut out[at..at + split]).max(convert::<ISA>(&src[split..], tail));
         let value = |k: usize| if k < split { out[k + low] } else { tail[k - split] };
         // From output e0 on, the entering values are not at out[x + span]: copied to `ext`.
         let e0 = len.saturating_sub(span);
@@ -492,6 +495,7 @@ mod fast {
             s = segment::<ISA>(o, by_out, o, 1, head, head.max(e0), s, c);
             segment::<ISA>(o, by_ext, o, 1, head.max(e0), len, s, c);
         }
+        largest
     }
 
     /// An exact sum of integer-valued `f64` below 2^49 in magnitude (in any order).
@@ -564,41 +568,50 @@ mod fast {
 
     /// `out[k] = fixed(src[k])`.
     #[inline(always)]
-    fn convert<const ISA: u8>(src: &[f32], out: &mut [f64]) {
-        let mut k = 0;
+    fn convert<const ISA: u8>(src: &[f32], out: &mut [f64]) -> u32 {
+        let (mut k, mut largest) = (0, 0);
         #[cfg(target_arch = "x86_64")]
         if ISA == AVX512 {
             // SAFETY: `ISA` is AVX512 only in the AVX-512 build.
-            k = unsafe { convert_avx512(src, out) };
+            (k, largest) = unsafe { convert_avx512(src, out) };
         }
         #[cfg(target_arch = "x86_64")]
         if ISA >= AVX2 {
             // SAFETY: `ISA` is AVX2 or more only in the AVX2 and AVX-512 builds.
-            k += unsafe { convert_avx2(&src[k..], &mut out[k..]) };
+            let (more, m) = unsafe { convert_avx2(&src[k..], &mut out[k..]) };
+            (k, largest) = (k + more, largest.max(m));
         }
         for (o, &h) in out[k..].iter_mut().zip(&src[k..]) {
             *o = fixed(h);
         }
+        largest.max(largest_abs_bits_of(&src[k..]))
     }
 
     /// [`fixed`] four at a time, with the rounding instruction's truncation (an exact IEEE
-    /// operation, the same integer as [`trunc`]); returns how many were converted.
+    /// operation, the same integer as [`trunc`]); returns how many were converted and the
+    /// largest bits of `|h|` among them.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn convert_avx2(src: &[f32], out: &mut [f64]) -> usize {
+    unsafe fn convert_avx2(src: &[f32], out: &mut [f64]) -> (usize, u32) {
         use std::arch::x86_64::*;
         let len = src.len().min(out.len());
         let (s, o) = (src.as_ptr(), out.as_mut_ptr());
         let one = _mm256_set1_pd(FIXED_ONE);
         let zero = _mm256_setzero_pd();
+        let magnitude = _mm_set1_epi32(0x7fff_ffff);
+        let mut m = _mm_setzero_si128();
         let mut k = 0;
         while k + 4 <= len {
-            let h = _mm256_cvtps_pd(_mm_loadu_ps(s.add(k)));
+            let bits = _mm_loadu_si128(s.add(k).cast());
+            m = _mm_max_epu32(m, _mm_and_si128(bits, magnitude));
+            let h = _mm256_cvtps_pd(_mm_castsi128_ps(bits));
             let t = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(_mm256_mul_pd(h, one));
             _mm256_storeu_pd(o.add(k), _mm256_add_pd(t, zero));
             k += 4;
         }
-        k
+        let mut lanes = [0u32; 4];
+        _mm_storeu_si128(lanes.as_mut_ptr().cast(), m);
+        (k, lanes.into_iter().max().unwrap_or(0))
     }
 
     /// [`divide`] on four lanes: the same operations (the product by `c`, its truncation by the
@@ -701,6 +714,7 @@ mod fast {
     }
 
     /// [`largest_abs_bits`] on the build `isa` (one [`best_isa`] returned; the tests run each).
+    #[cfg(test)]
     pub fn largest_abs_bits_on(isa: u8, data: &[f32]) -> u32 {
         #[cfg(target_arch = "x86_64")]
         match isa {
@@ -714,7 +728,7 @@ mod fast {
     }
 
     /// [`largest_abs_bits_of`] sixteen lanes at a time (a maximum: any order gives the same).
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(test, target_arch = "x86_64"))]
     #[target_feature(enable = "avx512f")]
     unsafe fn largest_abs_bits_avx512(data: &[f32]) -> u32 {
         use std::arch::x86_64::*;
@@ -729,7 +743,7 @@ mod fast {
         _mm512_reduce_max_epu32(m).max(largest_abs_bits_of(&data[k..]))
     }
 
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(test, target_arch = "x86_64"))]
     #[target_feature(enable = "avx2")]
     unsafe fn largest_abs_bits_avx2(data: &[f32]) -> u32 {
         largest_abs_bits_of(data)
@@ -738,7 +752,7 @@ mod fast {
     /// One row of the horizontal pass, in place ([`row_of`]); `tail` holds at least
     /// `min(low, len) + min(span, len)` values. Runs the build `isa` (IEEE basic operations only,
     /// no FMA: the same bits on every build) where the processor has it, else the next one down.
-    pub fn horizontal(isa: u8, src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) {
+    pub fn horizontal(isa: u8, src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) -> u32 {
         #[cfg(target_arch = "x86_64")]
         {
             if isa >= AVX512 && isa_available(AVX512) {
@@ -790,13 +804,13 @@ mod fast {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn horizontal_avx2(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) {
+    unsafe fn horizontal_avx2(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) -> u32 {
         row_of::<AVX2>(src, out, tail, window, c)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    unsafe fn horizontal_avx512(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) {
+    unsafe fn horizontal_avx512(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) -> u32 {
         row_of::<AVX512>(src, out, tail, window, c)
     }
 
@@ -809,20 +823,26 @@ mod fast {
     /// [`fixed`] eight at a time, as [`convert_avx2`]; returns how many were converted.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    unsafe fn convert_avx512(src: &[f32], out: &mut [f64]) -> usize {
+    unsafe fn convert_avx512(src: &[f32], out: &mut [f64]) -> (usize, u32) {
         use std::arch::x86_64::*;
         let len = src.len().min(out.len());
         let (s, o) = (src.as_ptr(), out.as_mut_ptr());
         let one = _mm512_set1_pd(FIXED_ONE);
         let zero = _mm512_setzero_pd();
+        let magnitude = _mm256_set1_epi32(0x7fff_ffff);
+        let mut m = _mm256_setzero_si256();
         let mut k = 0;
         while k + 8 <= len {
-            let h = _mm512_cvtps_pd(_mm256_loadu_ps(s.add(k)));
+            let bits = _mm256_loadu_si256(s.add(k).cast());
+            m = _mm256_max_epu32(m, _mm256_and_si256(bits, magnitude));
+            let h = _mm512_cvtps_pd(_mm256_castsi256_ps(bits));
             let t = _mm512_roundscale_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(_mm512_mul_pd(h, one));
             _mm512_storeu_pd(o.add(k), _mm512_add_pd(t, zero));
             k += 8;
         }
-        k
+        let mut lanes = [0u32; 8];
+        _mm256_storeu_si256(lanes.as_mut_ptr().cast(), m);
+        (k, lanes.into_iter().max().unwrap_or(0))
     }
 
     /// [`divide`] on eight lanes: the same operations as [`divide_avx2`].
@@ -1046,19 +1066,19 @@ fn box_blur_fast_on(isa: u8, map: &mut HeightMap, window: Window, n: i64) -> Res
             let mut exact = false;
             let mut horizontal = |y: usize, out: &[f32], ring: &mut [f64], sums: &mut [f64], exact: &mut bool| {
                 let src = band_source_row(y, (y0, y1, first), w, out, &halo);
-                if !*exact && !fast_fits(fast::largest_abs_bits_on(isa, src), n) {
-                    // Every value in the ring and sums is an integer-valued f64 below 2^50 in
-                    // magnitude (slots not yet written hold +0.0), so the conversion is exact.
+                let at = (y % m) * w..(y % m + 1) * w;
+                if !*exact && !fast_fits(fast::horizontal(isa, src, &mut ring[at.clone()], &mut tail, window, c), n) {
+                    // The row did not fit: its slot holds values of no use, recomputed below;
+                    // every other value in the ring and sums is an integer-valued f64 below 2^50
+                    // in magnitude (slots not yet written hold +0.0), so it converts exactly.
                     for v in ring.iter_mut().chain(sums.iter_mut()) {
                         *v = slot_of(*v as i64);
                     }
                     *exact = true;
                 }
-                let slot = &mut ring[(y % m) * w..(y % m + 1) * w];
                 if *exact {
+                    let slot = &mut ring[at];
                     blur_line_of(w, |k| to_fixed(src[k]), window, divisor, |x, q| slot[x] = slot_of(q));
-                } else {
-                    fast::horizontal(isa, src, slot, &mut tail, window, c);
                 }
             };
             let last = h - 1;
@@ -1423,7 +1443,9 @@ mod tests {
                 let mut out = vec![0.0f64; src.len()];
                 let mut tail = vec![0.0f64; window.low as usize + window.len() as usize];
                 for (s, o) in src.chunks(width).zip(out.chunks_mut(width)) {
-                    fast::horizontal(isa, s, o, &mut tail, window, c);
+                    // The row's largest magnitude comes back with it (the band's fitness check).
+                    let largest = s.iter().fold(0u32, |m, &h| m.max(h.to_bits() & 0x7fff_ffff));
+                    assert_eq!(fast::horizontal(isa, s, o, &mut tail, window, c), largest, "{width} isa {isa}");
                 }
                 out.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()
             };
