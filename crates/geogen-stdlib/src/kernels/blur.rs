@@ -445,8 +445,8 @@ mod fast {
     /// same sums: the AVX2 and AVX-512 builds (`ISA`) and the scalar one give the same bits. `scratch`
     /// holds at least `min(low, len) + min(span, len)` values.
     ///
-    /// Returns the largest bits of `|h|` over the row ([`largest_abs_bits`], found while the
-    /// heights are converted, so the row is read once): the caller checks the row fitted the
+    /// Returns the largest bits of `|h|` over the row (as [`largest_abs_bits_of`], found while
+    /// the heights are converted, so the row is read once): the caller checks the row fitted the
     /// fast path, and if not, discards the row (then any values, computed with no fault).
     #[inline(always)]
     fn row_of<const ISA: u8>(src: &[f32], out: &mut [f64], scratch: &mut [f64], window: Window, c: f64) -> u32 {
@@ -976,7 +976,7 @@ mod fast {
 const FAST_MAX_WINDOW: i64 = 1 << 16;
 
 /// Whether the fast path is exact for heights whose largest magnitude has the bits
-/// `largest_bits` (as [`fast::largest_abs_bits`] gives them) and a window of `n` rows, at most
+/// `largest_bits` (as [`fast::horizontal`] returns them) and a window of `n` rows, at most
 /// [`FAST_MAX_WINDOW`] (see [`fast`]).
 fn fast_fits(largest_bits: u32, n: i64) -> bool {
     // The bits of |h| order non-negative floats as their values do and put NaN above infinity.
@@ -1022,8 +1022,8 @@ fn emit_slide_i64(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], d
 /// of horizontal rows and in-place writing as [`box_blur_i64`] (so no more scratch than the
 /// memory plan counts).
 ///
-/// Whether a row fits the fast path is checked by each band just before its horizontal pass,
-/// while the row is in cache, instead of in a separate read of the whole map. A band reaching a
+/// Whether a row fits the fast path is checked by each band as its horizontal pass converts the
+/// row (from the same loads), instead of in a separate read of the whole map. A band reaching a
 /// row that does not fit (a height too large for the window, an infinity or a NaN) continues on
 /// the `i64` path from there: its ring rows and column sums are exact integers below 2^50 at that
 /// point, so they convert exactly, and the `i64` sums wrap modulo 2^64 whatever the order of
