@@ -100,30 +100,42 @@ impl Divisor {
     }
 }
 
-/// Sum of `line[clamp(k)]` for `k` in `-low..=high`: the clamped window of the first output.
-fn initial_window_sum(line: &[i64], window: Window) -> i64 {
-    let last = line.len() as i64 - 1;
+/// Sum of `value(clamp(k))` for `k` in `-low..=high`, over a line of `len` values: the clamped
+/// window of the first output.
+fn initial_window_sum(len: usize, value: &impl Fn(usize) -> i64, window: Window) -> i64 {
+    let last = len as i64 - 1;
     let mut sum = 0i64;
     // Inputs before index 0 all repeat index 0; those past the end repeat the last one.
-    sum = sum.wrapping_add(line[0].wrapping_mul(window.low as i64 + 1));
+    sum = sum.wrapping_add(value(0).wrapping_mul(window.low as i64 + 1));
     let direct = (window.high as i64).min(last);
-    for &v in &line[1..=direct as usize] {
-        sum = sum.wrapping_add(v);
+    for k in 1..=direct as usize {
+        sum = sum.wrapping_add(value(k));
     }
     let replicated = window.high as i64 - direct;
-    sum.wrapping_add(line[last as usize].wrapping_mul(replicated))
+    sum.wrapping_add(value(last as usize).wrapping_mul(replicated))
 }
 
 /// Blurs one line of fixed-point values: `out(x, window sum at x / n)` for every x.
-fn blur_line(line: &[i64], window: Window, divisor: Divisor, mut out: impl FnMut(usize, i64)) {
-    let len = line.len();
+fn blur_line(line: &[i64], window: Window, divisor: Divisor, out: impl FnMut(usize, i64)) {
+    blur_line_of(line.len(), |k| line[k], window, divisor, out)
+}
+
+/// [`blur_line`] over the `len` values `value(k)` (computed where they are read, so a row of
+/// heights needs no row of fixed-point values beside it).
+fn blur_line_of(
+    len: usize,
+    value: impl Fn(usize) -> i64,
+    window: Window,
+    divisor: Divisor,
+    mut out: impl FnMut(usize, i64),
+) {
     let last = len as i64 - 1;
-    let mut sum = initial_window_sum(line, window);
+    let mut sum = initial_window_sum(len, &value, window);
     for x in 0..len {
         out(x, divisor.divide(sum));
         let add = (x as i64 + window.high as i64 + 1).min(last) as usize;
         let sub = (x as i64 - window.low as i64).max(0) as usize;
-        sum = sum.wrapping_add(line[add]).wrapping_sub(line[sub]);
+        sum = sum.wrapping_add(value(add)).wrapping_sub(value(sub));
     }
 }
 
@@ -207,7 +219,7 @@ pub fn box_blur(map: &mut HeightMap, r: u64) -> Result<(), RenderError> {
         return Ok(());
     }
     let n = window.len();
-    if fast_path_fits(map.data(), n) {
+    if n <= FAST_MAX_WINDOW {
         box_blur_fast(map, window, n)
     } else {
         box_blur_i64(map, window, n)
@@ -432,11 +444,15 @@ mod fast {
     /// their partial sums below 2^51 (see the module docs), so any order of additions gives the
     /// same sums: the AVX2 and AVX-512 builds (`ISA`) and the scalar one give the same bits. `scratch`
     /// holds at least `min(low, len) + min(span, len)` values.
+    ///
+    /// Returns the largest bits of `|h|` over the row (as [`largest_abs_bits_of`], found while
+    /// the heights are converted, so the row is read once): the caller checks the row fitted the
+    /// fast path, and if not, discards the row (then any values, computed with no fault).
     #[inline(always)]
-    fn row_of<const ISA: u8>(src: &[f32], out: &mut [f64], scratch: &mut [f64], window: Window, c: f64) {
+    fn row_of<const ISA: u8>(src: &[f32], out: &mut [f64], scratch: &mut [f64], window: Window, c: f64) -> u32 {
         let len = src.len();
         if len == 0 {
-            return;
+            return 0;
         }
         let out = &mut out[..len];
         let (low, high) = (window.low as usize, window.high as usize);
@@ -446,8 +462,7 @@ mod fast {
         let split = len.saturating_sub(low);
         let (tail, rest) = scratch.split_at_mut(len - split);
         let at = low.min(len); // = low whenever split > 0
-        convert::<ISA>(&src[..split], &mut out[at..at + split]);
-        convert::<ISA>(&src[split..], tail);
+        let largest = convert::<ISA>(&src[..split], &mut out[at..at + split]).max(convert::<ISA>(&src[split..], tail));
         let value = |k: usize| if k < split { out[k + low] } else { tail[k - split] };
         // From output e0 on, the entering values are not at out[x + span]: copied to `ext`.
         let e0 = len.saturating_sub(span);
@@ -480,6 +495,7 @@ mod fast {
             s = segment::<ISA>(o, by_out, o, 1, head, head.max(e0), s, c);
             segment::<ISA>(o, by_ext, o, 1, head.max(e0), len, s, c);
         }
+        largest
     }
 
     /// An exact sum of integer-valued `f64` below 2^49 in magnitude (in any order).
@@ -552,41 +568,50 @@ mod fast {
 
     /// `out[k] = fixed(src[k])`.
     #[inline(always)]
-    fn convert<const ISA: u8>(src: &[f32], out: &mut [f64]) {
-        let mut k = 0;
+    fn convert<const ISA: u8>(src: &[f32], out: &mut [f64]) -> u32 {
+        let (mut k, mut largest) = (0, 0);
         #[cfg(target_arch = "x86_64")]
         if ISA == AVX512 {
             // SAFETY: `ISA` is AVX512 only in the AVX-512 build.
-            k = unsafe { convert_avx512(src, out) };
+            (k, largest) = unsafe { convert_avx512(src, out) };
         }
         #[cfg(target_arch = "x86_64")]
         if ISA >= AVX2 {
             // SAFETY: `ISA` is AVX2 or more only in the AVX2 and AVX-512 builds.
-            k += unsafe { convert_avx2(&src[k..], &mut out[k..]) };
+            let (more, m) = unsafe { convert_avx2(&src[k..], &mut out[k..]) };
+            (k, largest) = (k + more, largest.max(m));
         }
         for (o, &h) in out[k..].iter_mut().zip(&src[k..]) {
             *o = fixed(h);
         }
+        largest.max(largest_abs_bits_of(&src[k..]))
     }
 
     /// [`fixed`] four at a time, with the rounding instruction's truncation (an exact IEEE
-    /// operation, the same integer as [`trunc`]); returns how many were converted.
+    /// operation, the same integer as [`trunc`]); returns how many were converted and the
+    /// largest bits of `|h|` among them.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn convert_avx2(src: &[f32], out: &mut [f64]) -> usize {
+    unsafe fn convert_avx2(src: &[f32], out: &mut [f64]) -> (usize, u32) {
         use std::arch::x86_64::*;
         let len = src.len().min(out.len());
         let (s, o) = (src.as_ptr(), out.as_mut_ptr());
         let one = _mm256_set1_pd(FIXED_ONE);
         let zero = _mm256_setzero_pd();
+        let magnitude = _mm_set1_epi32(0x7fff_ffff);
+        let mut m = _mm_setzero_si128();
         let mut k = 0;
         while k + 4 <= len {
-            let h = _mm256_cvtps_pd(_mm_loadu_ps(s.add(k)));
+            let bits = _mm_loadu_si128(s.add(k).cast());
+            m = _mm_max_epu32(m, _mm_and_si128(bits, magnitude));
+            let h = _mm256_cvtps_pd(_mm_castsi128_ps(bits));
             let t = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(_mm256_mul_pd(h, one));
             _mm256_storeu_pd(o.add(k), _mm256_add_pd(t, zero));
             k += 4;
         }
-        k
+        let mut lanes = [0u32; 4];
+        _mm_storeu_si128(lanes.as_mut_ptr().cast(), m);
+        (k, lanes.into_iter().max().unwrap_or(0))
     }
 
     /// [`divide`] on four lanes: the same operations (the product by `c`, its truncation by the
@@ -683,11 +708,13 @@ mod fast {
     }
 
     /// The largest of the bits of `|h|` (0 for no heights).
+    #[cfg(test)]
     pub fn largest_abs_bits(data: &[f32]) -> u32 {
         largest_abs_bits_on(best_isa(), data)
     }
 
     /// [`largest_abs_bits`] on the build `isa` (one [`best_isa`] returned; the tests run each).
+    #[cfg(test)]
     pub fn largest_abs_bits_on(isa: u8, data: &[f32]) -> u32 {
         #[cfg(target_arch = "x86_64")]
         match isa {
@@ -701,7 +728,7 @@ mod fast {
     }
 
     /// [`largest_abs_bits_of`] sixteen lanes at a time (a maximum: any order gives the same).
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(test, target_arch = "x86_64"))]
     #[target_feature(enable = "avx512f")]
     unsafe fn largest_abs_bits_avx512(data: &[f32]) -> u32 {
         use std::arch::x86_64::*;
@@ -716,7 +743,7 @@ mod fast {
         _mm512_reduce_max_epu32(m).max(largest_abs_bits_of(&data[k..]))
     }
 
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(test, target_arch = "x86_64"))]
     #[target_feature(enable = "avx2")]
     unsafe fn largest_abs_bits_avx2(data: &[f32]) -> u32 {
         largest_abs_bits_of(data)
@@ -725,7 +752,7 @@ mod fast {
     /// One row of the horizontal pass, in place ([`row_of`]); `tail` holds at least
     /// `min(low, len) + min(span, len)` values. Runs the build `isa` (IEEE basic operations only,
     /// no FMA: the same bits on every build) where the processor has it, else the next one down.
-    pub fn horizontal(isa: u8, src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) {
+    pub fn horizontal(isa: u8, src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) -> u32 {
         #[cfg(target_arch = "x86_64")]
         {
             if isa >= AVX512 && isa_available(AVX512) {
@@ -777,13 +804,13 @@ mod fast {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn horizontal_avx2(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) {
+    unsafe fn horizontal_avx2(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) -> u32 {
         row_of::<AVX2>(src, out, tail, window, c)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    unsafe fn horizontal_avx512(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) {
+    unsafe fn horizontal_avx512(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) -> u32 {
         row_of::<AVX512>(src, out, tail, window, c)
     }
 
@@ -796,20 +823,26 @@ mod fast {
     /// [`fixed`] eight at a time, as [`convert_avx2`]; returns how many were converted.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    unsafe fn convert_avx512(src: &[f32], out: &mut [f64]) -> usize {
+    unsafe fn convert_avx512(src: &[f32], out: &mut [f64]) -> (usize, u32) {
         use std::arch::x86_64::*;
         let len = src.len().min(out.len());
         let (s, o) = (src.as_ptr(), out.as_mut_ptr());
         let one = _mm512_set1_pd(FIXED_ONE);
         let zero = _mm512_setzero_pd();
+        let magnitude = _mm256_set1_epi32(0x7fff_ffff);
+        let mut m = _mm256_setzero_si256();
         let mut k = 0;
         while k + 8 <= len {
-            let h = _mm512_cvtps_pd(_mm256_loadu_ps(s.add(k)));
+            let bits = _mm256_loadu_si256(s.add(k).cast());
+            m = _mm256_max_epu32(m, _mm256_and_si256(bits, magnitude));
+            let h = _mm512_cvtps_pd(_mm256_castsi256_ps(bits));
             let t = _mm512_roundscale_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(_mm512_mul_pd(h, one));
             _mm512_storeu_pd(o.add(k), _mm512_add_pd(t, zero));
             k += 8;
         }
-        k
+        let mut lanes = [0u32; 8];
+        _mm256_storeu_si256(lanes.as_mut_ptr().cast(), m);
+        (k, lanes.into_iter().max().unwrap_or(0))
     }
 
     /// [`divide`] on eight lanes: the same operations as [`divide_avx2`].
@@ -942,14 +975,11 @@ mod fast {
 /// The longest window the fast path takes (its padded rows stay small).
 const FAST_MAX_WINDOW: i64 = 1 << 16;
 
-/// Whether the fast path is exact for this map and window (see [`fast`]).
-fn fast_path_fits(data: &[f32], n: i64) -> bool {
-    if n > FAST_MAX_WINDOW {
-        return false;
-    }
-    // max |h| over the bits of |h|, which order non-negative floats as their values do and put
-    // NaN above infinity; a maximum is exact, so any split gives the same value.
-    let largest_bits = data.par_chunks(1 << 16).map(fast::largest_abs_bits).reduce(|| 0, u32::max);
+/// Whether the fast path is exact for heights whose largest magnitude has the bits
+/// `largest_bits` (as [`fast::horizontal`] returns them) and a window of `n` rows, at most
+/// [`FAST_MAX_WINDOW`] (see [`fast`]).
+fn fast_fits(largest_bits: u32, n: i64) -> bool {
+    // The bits of |h| order non-negative floats as their values do and put NaN above infinity.
     if largest_bits >= f32::INFINITY.to_bits() {
         return false;
     }
@@ -959,9 +989,47 @@ fn fast_path_fits(data: &[f32], n: i64) -> bool {
     f64::from(largest) * (n as f64) < 131_072.0
 }
 
+/// Whether the fast path is exact for every height of `data` with a window of `n` rows.
+#[cfg(test)]
+fn fast_path_fits(data: &[f32], n: i64) -> bool {
+    n <= FAST_MAX_WINDOW && fast_fits(fast::largest_abs_bits(data), n)
+}
+
+/// An `i64` kept in the bits of an `f64` slot (the ring and sums of a band that left the fast
+/// path keep their storage).
+#[inline(always)]
+fn int_of(v: f64) -> i64 {
+    v.to_bits() as i64
+}
+
+/// The `f64` slot holding the bits of `q` ([`int_of`]'s inverse).
+#[inline(always)]
+fn slot_of(q: i64) -> f64 {
+    f64::from_bits(q as u64)
+}
+
+/// One output row of a band on the `i64` path, with ring rows kept as [`int_of`] bits:
+/// `out = sums / n` (exact division), then `sums = sums − sub + add` (wrapping, so in any order).
+fn emit_slide_i64(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], divisor: Divisor) {
+    for (((o, s), &u), &a) in out.iter_mut().zip(sums.iter_mut()).zip(sub).zip(add) {
+        let q = int_of(*s);
+        *o = from_fixed(divisor.divide(q));
+        *s = slot_of(q.wrapping_sub(int_of(u)).wrapping_add(int_of(a)));
+    }
+}
+
 /// [`box_blur`]'s fast path: the same bits, in `f64` (see [`fast`]), with the same bands, ring
-/// of horizontal rows and in-place writing as [`box_blur_i64`] (so the same scratch, which the
+/// of horizontal rows and in-place writing as [`box_blur_i64`] (so no more scratch than the
 /// memory plan counts).
+///
+/// Whether a row fits the fast path is checked by each band as its horizontal pass converts the
+/// row (from the same loads), instead of in a separate read of the whole map. A band reaching a
+/// row that does not fit (a height too large for the window, an infinity or a NaN) continues on
+/// the `i64` path from there: its ring rows and column sums are exact integers below 2^50 at that
+/// point, so they convert exactly, and the `i64` sums wrap modulo 2^64 whatever the order of
+/// additions, so they are the `i64` path's own sums and the output has its bits. The `i64` rows
+/// are kept in the `f64` storage ([`int_of`]) and computed from the heights where they are read
+/// ([`blur_line_of`]), so the switch allocates nothing.
 fn box_blur_fast(map: &mut HeightMap, window: Window, n: i64) -> Result<(), RenderError> {
     box_blur_fast_on(fast::best_isa(), map, window, n)
 }
@@ -970,6 +1038,7 @@ fn box_blur_fast(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rend
 fn box_blur_fast_on(isa: u8, map: &mut HeightMap, window: Window, n: i64) -> Result<(), RenderError> {
     let (w, h) = (map.width(), map.height());
     let c = fast::reciprocal_up(n as f64);
+    let divisor = Divisor::new(n);
     let layout = Layout::of(h, window);
     let (low, high) = (window.low as usize, window.high as usize);
     let halos = saved_halos(map, layout, window)?;
@@ -993,26 +1062,53 @@ fn box_blur_fast_on(isa: u8, map: &mut HeightMap, window: Window, n: i64) -> Res
             // values of a row and the last `span` entering ones go aside (a few values, not a
             // row, for usual radii).
             let mut tail = try_vec(low.min(w) + (n as usize).min(w), 0.0f64)?;
-            let mut horizontal = |y: usize, out: &[f32], ring: &mut [f64]| {
+            // Whether this band has left the fast path (its ring and sums then hold `i64` bits).
+            let mut exact = false;
+            let mut horizontal = |y: usize, out: &[f32], ring: &mut [f64], sums: &mut [f64], exact: &mut bool| {
                 let src = band_source_row(y, (y0, y1, first), w, out, &halo);
-                fast::horizontal(isa, src, &mut ring[(y % m) * w..(y % m + 1) * w], &mut tail, window, c);
+                let at = (y % m) * w..(y % m + 1) * w;
+                if !*exact && !fast_fits(fast::horizontal(isa, src, &mut ring[at.clone()], &mut tail, window, c), n) {
+                    // The row did not fit: its slot holds values of no use, recomputed below;
+                    // every other value in the ring and sums is an integer-valued f64 below 2^50
+                    // in magnitude (slots not yet written hold +0.0), so it converts exactly.
+                    for v in ring.iter_mut().chain(sums.iter_mut()) {
+                        *v = slot_of(*v as i64);
+                    }
+                    *exact = true;
+                }
+                if *exact {
+                    let slot = &mut ring[at];
+                    blur_line_of(w, |k| to_fixed(src[k]), window, divisor, |x, q| slot[x] = slot_of(q));
+                }
             };
             let last = h - 1;
             let (top, bottom) = (y0 as i64 - low as i64, (y0 + high) as i64);
-            let below = (bottom.min(-1) - top + 1).max(0) as f64;
-            let above = (bottom - top.max(last as i64 + 1) + 1).max(0) as f64;
+            let below = (bottom.min(-1) - top + 1).max(0);
+            let above = (bottom - top.max(last as i64 + 1) + 1).max(0);
             let (lo, mut hi) = (y0.saturating_sub(low), (y0 + high).min(last));
             for y in lo..=hi {
-                horizontal(y, out, &mut ring);
-                fast::add_row(isa, &mut sums, &ring[(y % m) * w..(y % m + 1) * w]);
+                horizontal(y, out, &mut ring, &mut sums, &mut exact);
+                let row = &ring[(y % m) * w..(y % m + 1) * w];
+                if exact {
+                    for (s, &v) in sums.iter_mut().zip(row) {
+                        *s = slot_of(int_of(*s).wrapping_add(int_of(v)));
+                    }
+                } else {
+                    fast::add_row(isa, &mut sums, row);
+                }
             }
             // Positions before row 0 (after the last row) repeat it; it is among the rows just
             // computed exactly when it is counted (`below > 0` means `lo = 0`, `above > 0` means
             // `hi = last`), and a count of 0 adds nothing (the sums are never −0).
             for (i, count) in [(0, below), (last, above)] {
-                if count > 0.0 {
-                    for (s, &v) in sums.iter_mut().zip(&ring[(i % m) * w..(i % m + 1) * w]) {
-                        *s += v * count;
+                if count > 0 {
+                    let row = &ring[(i % m) * w..(i % m + 1) * w];
+                    for (s, &v) in sums.iter_mut().zip(row) {
+                        *s = if exact {
+                            slot_of(int_of(*s).wrapping_add(int_of(v).wrapping_mul(count)))
+                        } else {
+                            *s + v * count as f64
+                        };
                     }
                 }
             }
@@ -1024,19 +1120,19 @@ fn box_blur_fast_on(isa: u8, map: &mut HeightMap, window: Window, n: i64) -> Res
                 let sub = y.saturating_sub(low).min(last);
                 let add = if y + 1 == y1 { sub } else { (y + high + 1).min(last) };
                 if add > hi {
-                    horizontal(add, out, &mut ring);
+                    horizontal(add, out, &mut ring, &mut sums, &mut exact);
                     hi = add;
                 }
                 // The output row, then `sums − sub + add` (on the last row the sums are not
                 // needed any more).
-                fast::emit_slide(
-                    isa,
-                    &mut out[(y - y0) * w..(y - y0 + 1) * w],
-                    &mut sums,
-                    &ring[(sub % m) * w..(sub % m + 1) * w],
-                    &ring[(add % m) * w..(add % m + 1) * w],
-                    c,
-                );
+                let out_row = &mut out[(y - y0) * w..(y - y0 + 1) * w];
+                let (sub_row, add_row) =
+                    (&ring[(sub % m) * w..(sub % m + 1) * w], &ring[(add % m) * w..(add % m + 1) * w]);
+                if exact {
+                    emit_slide_i64(out_row, &mut sums, sub_row, add_row, divisor);
+                } else {
+                    fast::emit_slide(isa, out_row, &mut sums, sub_row, add_row, c);
+                }
             }
             Ok(())
         },
@@ -1259,6 +1355,50 @@ mod tests {
         assert!(!fast_path_fits(&[0.0], FAST_MAX_WINDOW + 1));
     }
 
+    /// A band meeting a row that does not fit the fast path continues on the `i64` path with the
+    /// same bits: one unfit row (too large for the window, infinite or NaN) at every row of maps
+    /// cut into several bands (so first and last rows, both sides of every band cut, rows late
+    /// in a band and rows only a neighbour's halo reads), two unfit rows in different bands, on
+    /// every build and on 1 and 3 threads, against the `i64` path of the whole map.
+    #[test]
+    fn a_row_unfit_for_the_fast_path_switches_its_band_to_the_i64_path() {
+        let pools: Vec<_> =
+            [1, 3].iter().map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap()).collect();
+        let bits = |m: &HeightMap| m.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        for (i, &(width, height, r)) in
+            [(37u64, 100u64, 1u64), (18, 120, 2), (5, 200, 4), (67, 40, 30)].iter().enumerate()
+        {
+            let window = Window::of_radius(r);
+            let n = window.len();
+            let layout = Layout::of(height as usize, window);
+            assert!(layout.bands > 1 || height < 64, "{layout:?}");
+            let rect = Rect::new(-5, 11, width, height);
+            let base: Vec<f32> = (0..rect.area()).map(|k| sample(i as u32 + 70, k as u32, 1)).collect();
+            let unfit = [131_072.0 / n as f32 * 1.5, -3.0e9, f32::INFINITY, f32::NAN];
+            for row in 0..height as usize {
+                let mut data = base.clone();
+                let w = width as usize;
+                let kind = row % unfit.len();
+                data[row * w + (row * 7) % w] = unfit[kind];
+                if row % 3 == 0 {
+                    // A second unfit row, in another band when the map has several.
+                    let other = (row + layout.band_rows + 1) % height as usize;
+                    data[other * w] = -unfit[(kind + 1) % unfit.len()];
+                }
+                assert!(!fast_path_fits(&data, n));
+                let mut exact = HeightMap::from_data(rect, data.clone()).unwrap();
+                box_blur_i64(&mut exact, window, n).unwrap();
+                for isa in fast_isas() {
+                    for pool in &pools {
+                        let mut fast = HeightMap::from_data(rect, data.clone()).unwrap();
+                        pool.install(|| box_blur_fast_on(isa, &mut fast, window, n)).unwrap();
+                        assert_eq!(bits(&fast), bits(&exact), "{width}x{height} r={r} row {row} isa {isa}");
+                    }
+                }
+            }
+        }
+    }
+
     /// The builds of the fast path this processor runs (the scalar one first).
     fn fast_isas() -> Vec<u8> {
         [fast::SCALAR, fast::AVX2, fast::AVX512].into_iter().filter(|&i| fast::isa_available(i)).collect()
@@ -1303,7 +1443,9 @@ mod tests {
                 let mut out = vec![0.0f64; src.len()];
                 let mut tail = vec![0.0f64; window.low as usize + window.len() as usize];
                 for (s, o) in src.chunks(width).zip(out.chunks_mut(width)) {
-                    fast::horizontal(isa, s, o, &mut tail, window, c);
+                    // The row's largest magnitude comes back with it (the band's fitness check).
+                    let largest = s.iter().fold(0u32, |m, &h| m.max(h.to_bits() & 0x7fff_ffff));
+                    assert_eq!(fast::horizontal(isa, s, o, &mut tail, window, c), largest, "{width} isa {isa}");
                 }
                 out.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()
             };
