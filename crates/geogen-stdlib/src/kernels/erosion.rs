@@ -1288,7 +1288,10 @@ fn zeroed(row: &mut [MaybeUninit<f32>]) -> &mut [f32] {
 /// same values as the plain kernel ([`super::erosion_reference::hydraulic`], bit for bit): only
 /// the schedule differs. The row functions are built for AVX-512 or AVX2 where the processor has
 /// it (IEEE basic operations and integer hashing only, no FMA: the same bits). The flow total is
-/// kept only when the output is the flow mask.
+/// kept only when the output is the flow mask. Nothing else goes over the map: the first sweep
+/// computes the first rain row by row as its first iteration reaches it, the last sweep writes
+/// the output into its terrain rows (which become the map's buffer) and no water or load, and no
+/// buffer is zeroed before a sweep (each row is zeroed in cache just before the sweep writes it).
 pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), RenderError> {
     let threads = rayon::current_num_threads();
     let (depth, band) = hydraulic_blocking(map.width(), map.height(), threads, HYDRAULIC_SWEEP_BYTES);
