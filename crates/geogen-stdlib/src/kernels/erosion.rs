@@ -21,6 +21,7 @@
 pub(crate) use geogen_random::hash2;
 use geogen_render::{HeightMap, Rect, RenderError};
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 use std::sync::Mutex;
 
 /// The body of a dispatcher: `$avx512(args)` where the processor has AVX-512F, else `$avx2(args)`
@@ -1156,21 +1157,24 @@ struct State<'a> {
 }
 
 /// One thread's rows for one iteration of a sweep: pass A's ring, the state it writes for the next
-/// iteration of the sweep (a ring of [`STATE_RING`] rows; empty for the last iteration, which
-/// writes the full buffer), and a row for the flow of rows outside the band (computed for the
-/// next iteration's sake, not added to the flow total: their own band adds theirs) and of every
-/// row when no flow total is kept (outputs other than the flow mask).
+/// iteration of the sweep (a ring of [`STATE_RING`] rows; for the last iteration, which writes the
+/// full buffer, one row of water and of load, where the very last iteration's go: nothing reads
+/// them), a row for the flow of rows outside the band (computed for the next iteration's sake, not
+/// added to the flow total: their own band adds theirs) and of every row when no flow total is
+/// kept (outputs other than the flow mask), and for the first iteration of a sweep a ring of three
+/// rows for the first rain (the first sweep's water, computed row by row as pass A reaches it).
 struct Level {
     pass_a: PassARing,
     terrain: Vec<f32>,
     water: Vec<f32>,
     sediment: Vec<f32>,
     flow: Vec<f32>,
+    rain: Vec<f32>,
 }
 
 impl Level {
-    fn new(w: usize, keeps_state: bool) -> Result<Level, RenderError> {
-        let state = if keeps_state { STATE_RING * w } else { 0 };
+    fn new(w: usize, keeps_state: bool, first: bool) -> Result<Level, RenderError> {
+        let state = if keeps_state { STATE_RING * w } else { w };
         Ok(Level {
             pass_a: PassARing {
                 surface: scratch(3 * w)?,
@@ -1178,10 +1182,11 @@ impl Level {
                 concentration: scratch(3 * w)?,
                 steepest: scratch(3 * w)?,
             },
-            terrain: scratch(state)?,
+            terrain: scratch(if keeps_state { state } else { 0 })?,
             water: scratch(state)?,
             sediment: scratch(state)?,
             flow: scratch(w)?,
+            rain: scratch(if first { 3 * w } else { 0 })?,
         })
     }
 
@@ -1213,23 +1218,43 @@ struct HydraulicStep<'a> {
     y0: i64,
 }
 
-/// One band's share of the state a sweep writes (rows `r0..`, whole rows), and of the flow total
-/// when the output is the flow mask (otherwise no row keeps it: see [`hydraulic_with`]).
+/// One band's share of the state a sweep writes (rows `r0..`, whole rows, uninitialised until
+/// the band writes them; the last sweep writes the output into `terrain` and no water or load),
+/// and of the flow total when the output is the flow mask (otherwise no row keeps it: see
+/// [`hydraulic_with`]).
 struct HydraulicBand<'a> {
-    terrain: &'a mut [f32],
-    water: &'a mut [f32],
-    sediment: &'a mut [f32],
+    terrain: &'a mut [MaybeUninit<f32>],
+    water: Option<&'a mut [MaybeUninit<f32>]>,
+    sediment: Option<&'a mut [MaybeUninit<f32>]>,
     flow: Option<&'a mut [f32]>,
 }
 
-/// The source and destination of a double-buffered field for an iteration that reads `cur`.
-fn pair(fields: &mut [Vec<f32>; 2], cur: usize) -> (&[f32], &mut [f32]) {
-    let [first, second] = fields;
-    if cur == 0 {
-        (first, second)
-    } else {
-        (second, first)
-    }
+/// What the last sweep needs to write the output into its rows: the map before the erosion (read
+/// by the erosion and deposition masks) and the output's constants.
+#[derive(Copy, Clone)]
+struct Finish<'a> {
+    output: Output,
+    rain: f32,
+    flow_norm: f32,
+    old: &'a [f32],
+}
+
+/// What the first sweep needs to compute the first rain row by row: the rain per cell, the first
+/// rain's column hashes (as [`rain_columns_mixed`]) and the absolute row of the buffer's first row.
+#[derive(Copy, Clone)]
+struct FirstRain<'a> {
+    rain: f32,
+    columns: &'a [u32],
+    y0: i64,
+}
+
+/// Row `row` of a destination band zeroed, and viewed as the initialised row it now is (zeroed in
+/// cache just before the sweep writes it, instead of the whole buffer in memory before the sweep).
+#[inline]
+fn zeroed(row: &mut [MaybeUninit<f32>]) -> &mut [f32] {
+    row.fill(MaybeUninit::new(0.0));
+    // SAFETY: every element was written just above; `MaybeUninit<f32>` has the layout of `f32`.
+    unsafe { &mut *(row as *mut [MaybeUninit<f32>] as *mut [f32]) }
 }
 
 /// Hydraulic erosion of `map` in place: iterated multiple-flow-direction routing with a
@@ -1263,7 +1288,10 @@ fn pair(fields: &mut [Vec<f32>; 2], cur: usize) -> (&[f32], &mut [f32]) {
 /// same values as the plain kernel ([`super::erosion_reference::hydraulic`], bit for bit): only
 /// the schedule differs. The row functions are built for AVX-512 or AVX2 where the processor has
 /// it (IEEE basic operations and integer hashing only, no FMA: the same bits). The flow total is
-/// kept only when the output is the flow mask.
+/// kept only when the output is the flow mask. Nothing else goes over the map: the first sweep
+/// computes the first rain row by row as its first iteration reaches it, the last sweep writes
+/// the output into its terrain rows (which become the map's buffer) and no water or load, and no
+/// buffer is zeroed before a sweep (each row is zeroed in cache just before the sweep writes it).
 pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), RenderError> {
     let threads = rayon::current_num_threads();
     let (depth, band) = hydraulic_blocking(map.width(), map.height(), threads, HYDRAULIC_SWEEP_BYTES);
@@ -1280,26 +1308,21 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
         }
         return Ok(());
     }
+    // The output is written over the rendering bounds only: when they are out of reach nothing of
+    // the map changes (and the spans of every iteration hold the output's, so from here on every
+    // iteration has cells to compute).
+    let Some(out_span) = span(rect, own, 0) else {
+        return Ok(());
+    };
     let (w, h) = (map.width(), map.height());
     let len = w * h;
-    // The first sweep reads the map's terrain where it is (the map is not written before the
-    // output): the second terrain buffer is needed only from the second sweep on, as its
-    // destination, and made then. The first water is written whole before anything reads it:
-    // not zeroed first.
-    let mut terrain = [Vec::new(), scratch(len)?];
-    let mut water = [unfilled(len)?, scratch(len)?];
-    // The first load is zero everywhere: the first sweep reads it from one zero row (a ring of one
-    // row), so the first load buffer is needed only from the second sweep on, as its destination.
-    let mut sediment = [Vec::new(), scratch(len)?];
-    let zero_row = scratch(w)?;
     // Only the flow mask reads the flow total: for the other outputs no buffer keeps it (every
     // row's discharge goes to its level's spare row, as the rows outside a band's own do), which
     // saves the buffer's fill and 8 of the 32 bytes an iteration moves per cell.
     let keeps_flow = p.output == Output::Flow;
     let mut flow = if keeps_flow { scratch(len)? } else { Vec::new() };
     let n = u64::from(p.iterations);
-    // The iterations that have cells to compute (pass A on the cells pass B reads; pass B on the
-    // cells still needed), with their spans.
+    // The iterations' spans (pass A on the cells pass B reads; pass B on the cells still needed).
     let mut spans = Vec::new();
     for k in 0..n {
         let remaining = (n - 1 - k) * HYDRAULIC_RADIUS;
@@ -1310,20 +1333,29 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
     }
     let depth = depth.clamp(1, spans.len().clamp(1, HYDRAULIC_MAX_DEPTH));
     let band = band.clamp(1, h);
-    let slots = rayon::current_num_threads().clamp(1, h.div_ceil(band));
+    let bands = h.div_ceil(band);
+    let slots = rayon::current_num_threads().clamp(1, bands);
     let levels = (0..slots)
-        .map(|_| Ok(Mutex::new((0..depth).map(|l| Level::new(w, l + 1 < depth)).collect::<Result<Vec<_>, _>>()?)))
+        .map(|_| {
+            let level = |l: usize| Level::new(w, l + 1 < depth, l == 0);
+            Ok(Mutex::new((0..depth).map(level).collect::<Result<Vec<_>, _>>()?))
+        })
         .collect::<Result<Vec<_>, RenderError>>()?;
     let iteration_seed = |k: u64| hash2(p.seed, k as u32);
-
-    // The first rain, into the first water buffer's capacity.
+    // The first sweep reads the map's terrain where it is (the map is not written before the
+    // end), the first rain from each thread's ring of rain rows (computed as pass A reaches them:
+    // no buffer of the first water), and the first load, zero everywhere, from one zero row (a
+    // ring of one row). A sweep writes a new state into the buffers of its parity, made when
+    // first needed and never zeroed (each band writes all of its rows, see [`hydraulic_band`]);
+    // the last sweep writes the output into a terrain buffer, which becomes the map's, and no
+    // water or load (nothing reads them).
     let columns0 = rain_columns_mixed(iteration_seed(0), rect.x, w);
-    water[0].spare_capacity_mut()[..len].par_chunks_mut(w).enumerate().for_each(|(r, row)| {
-        rain_row_dispatch(p.rain, &columns0, rect.y + r as i64, row);
-    });
-    // SAFETY: the capacity is at least `len` (`unfilled`), and the loop above wrote each of its
-    // first `len` elements (the rows of `w` cover `len = w × h`).
-    unsafe { water[0].set_len(len) };
+    let first_rain = FirstRain { rain: p.rain, columns: &columns0, y0: rect.y };
+    let zero_row = scratch(w)?;
+    let mut terrain = [Vec::new(), Vec::new()];
+    let mut water = [Vec::new(), Vec::new()];
+    let mut sediment = [Vec::new(), Vec::new()];
+    let flow_norm = 1.0 / (p.rain * n as f32) / p.area_scale.max(f32::MIN_POSITIVE);
 
     // Per-iteration constants, hoisted out of the pixel loops (the same values).
     let keep = 1.0 - p.evaporation;
@@ -1332,6 +1364,7 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
     let mut k0 = 0;
     while k0 < spans.len() {
         let k1 = (k0 + depth).min(spans.len());
+        let finish = k1 == spans.len();
         let columns: Vec<Vec<u32>> =
             (k0..k1).map(|k| rain_columns_mixed(iteration_seed(k as u64 + 1), rect.x, w)).collect();
         let steps: Vec<HydraulicStep> = (k0..k1)
@@ -1349,139 +1382,165 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
                 y0: rect.y,
             })
             .collect();
-        if k0 > 0 && terrain[0].is_empty() {
-            terrain[0] = scratch(len)?;
-            sediment[0] = scratch(len)?;
+        // The source (the buffers of parity `cur`, but for the first sweep) and the destinations
+        // (the other parity), as room for `len` values: their old values (an earlier sweep's)
+        // are never read again.
+        fn split(fields: &mut [Vec<f32>; 2], cur: usize) -> (&Vec<f32>, &mut Vec<f32>) {
+            let [first, second] = fields;
+            if cur == 0 {
+                (first, second)
+            } else {
+                (second, first)
+            }
         }
-        let (terrain_src, terrain_dst) =
-            if k0 == 0 { (map.data(), &mut terrain[1][..]) } else { pair(&mut terrain, cur) };
-        let (water_src, water_dst) = pair(&mut water, cur);
+        let (t_src, t_dst) = split(&mut terrain, cur);
+        let (w_src, w_dst) = split(&mut water, cur);
+        let (s_src, s_dst) = split(&mut sediment, cur);
+        for (dst, needed) in [(&mut *t_dst, true), (&mut *w_dst, !finish), (&mut *s_dst, !finish)] {
+            if needed {
+                if dst.capacity() < len {
+                    *dst = unfilled(len)?;
+                }
+                dst.clear();
+            }
+        }
         let whole = |data| Rows { data, ring: h, w };
-        let (sediment_src, sediment_dst) = if k0 == 0 {
-            (Rows { data: &zero_row, ring: 1, w }, &mut sediment[1][..])
+        let (src, first) = if k0 == 0 {
+            let zero = Rows { data: &zero_row[..], ring: 1, w };
+            // The water is never read from `src` in the first sweep: its first iteration reads the
+            // rain ring.
+            (State { terrain: whole(map.data()), water: zero, sediment: zero }, Some(first_rain))
         } else {
-            let (src, dst) = pair(&mut sediment, cur);
-            (whole(src), dst)
+            (State { terrain: whole(&t_src[..]), water: whole(&w_src[..]), sediment: whole(&s_src[..]) }, None)
         };
-        let src = State { terrain: whole(terrain_src), water: whole(water_src), sediment: sediment_src };
+        let fin = finish.then_some(Finish { output: p.output, rain: p.rain, flow_norm, old: map.data() });
         let chunk = band * w;
-        let flows: Vec<Option<&mut [f32]>> = if keeps_flow {
-            flow.chunks_mut(chunk).map(Some).collect()
-        } else {
-            (0..h.div_ceil(band)).map(|_| None).collect()
-        };
-        terrain_dst
-            .par_chunks_mut(chunk)
-            .zip(water_dst.par_chunks_mut(chunk))
-            .zip(sediment_dst.par_chunks_mut(chunk))
-            .zip(flows.into_par_iter())
-            .enumerate()
-            .for_each(|(i, (((terrain, water), sediment), flow))| {
-                let slot = rayon::current_thread_index().unwrap_or(0) % levels.len();
-                let mut levels = levels[slot].lock().unwrap_or_else(|e| e.into_inner());
-                let out = HydraulicBand { terrain, water, sediment, flow };
-                hydraulic_band(&steps, src, i * band, out, &mut levels);
-            });
+        // A destination's bands (`None` for a destination the sweep does not write).
+        fn room(v: &mut Vec<f32>, needed: bool, len: usize, chunk: usize) -> Vec<Option<&mut [MaybeUninit<f32>]>> {
+            if needed {
+                v.spare_capacity_mut()[..len].chunks_mut(chunk).map(Some).collect()
+            } else {
+                (0..len.div_ceil(chunk)).map(|_| None).collect()
+            }
+        }
+        let outs: Vec<HydraulicBand> = room(t_dst, true, len, chunk)
+            .into_iter()
+            .zip(room(w_dst, !finish, len, chunk))
+            .zip(room(s_dst, !finish, len, chunk))
+            .zip(flow.chunks_mut(chunk).map(Some).chain(std::iter::repeat_with(|| None)))
+            .map(|(((terrain, water), sediment), flow)| HydraulicBand {
+                terrain: terrain.unwrap_or_default(),
+                water,
+                sediment,
+                flow,
+            })
+            .collect();
+        debug_assert_eq!(outs.len(), bands);
+        outs.into_par_iter().enumerate().for_each(|(i, out)| {
+            let slot = rayon::current_thread_index().unwrap_or(0) % levels.len();
+            let mut levels = levels[slot].lock().unwrap_or_else(|e| e.into_inner());
+            hydraulic_band(&steps, src, first, fin, i * band, out, &mut levels);
+        });
+        // SAFETY: each destination made above had room for `len` values, and every band wrote
+        // each value of its rows (`hydraulic_band`); the bands' rows cover `0..len`.
+        unsafe {
+            t_dst.set_len(len);
+            if !finish {
+                w_dst.set_len(len);
+                s_dst.set_len(len);
+            }
+        }
         cur = 1 - cur;
         k0 = k1;
     }
-    if terrain[cur].is_empty() {
-        // No sweep ran: the terrain is the map's.
-        terrain[cur] = unfilled(len)?;
-        terrain[cur].extend_from_slice(map.data());
-    }
-    let terrain = &terrain[cur];
 
-    // Write the requested output over the rendering bounds.
-    let Some(s) = span(rect, own, 0) else {
-        return Ok(());
-    };
-    let flow_norm = 1.0 / (p.rain * n as f32) / p.area_scale.max(f32::MIN_POSITIVE);
-    let data = map.data_mut();
-    let flow_of = |i: usize| if keeps_flow { &flow[i..i + s.x1 - s.x0] } else { &[][..] };
-    for y in s.y0..s.y1 {
-        let (a, b) = (y * w + s.x0, y * w + s.x1);
-        output_row_dispatch(p.output, p.rain, flow_norm, &terrain[a..b], flow_of(a), &mut data[a..b]);
+    // The last sweep wrote the output over the rendering bounds into `terrain[cur]`; the cells
+    // outside them keep the map's values.
+    let mut out = std::mem::take(&mut terrain[cur]);
+    let old = map.data();
+    let s = out_span;
+    for y in 0..h {
+        let row = y * w..(y + 1) * w;
+        if (s.y0..s.y1).contains(&y) {
+            out[row.start..row.start + s.x0].copy_from_slice(&old[row.start..row.start + s.x0]);
+            out[row.start + s.x1..row.end].copy_from_slice(&old[row.start + s.x1..row.end]);
+        } else {
+            out[row.clone()].copy_from_slice(&old[row]);
+        }
     }
+    *map = HeightMap::from_data(rect, out).ok_or_else(|| RenderError::Internal("hydraulic output size".into()))?;
     Ok(())
 }
 
 /// The first rain on one row: `rain × rain_factor(column, y)` for each column hash (given as
-/// [`rain_columns_mixed`]), built for
-/// AVX-512 or AVX2 where the processor has it (integer hashing, a conversion and two products in
-/// the same order: the same bits).
-fn rain_row_dispatch(rain: f32, columns: &[u32], y: i64, row: &mut [std::mem::MaybeUninit<f32>]) {
+/// [`rain_columns_mixed`]), built for AVX-512 or AVX2 where the processor has it (integer hashing,
+/// a conversion and two products in the same order: the same bits).
+fn rain_row_dispatch(rain: f32, columns: &[u32], y: i64, row: &mut [f32]) {
     by_isa!(rain_row_avx512, rain_row_avx2, rain_row, (rain, columns, y, row))
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn rain_row_avx512(rain: f32, columns: &[u32], y: i64, row: &mut [std::mem::MaybeUninit<f32>]) {
+unsafe fn rain_row_avx512(rain: f32, columns: &[u32], y: i64, row: &mut [f32]) {
     rain_row(rain, columns, y, row)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn rain_row_avx2(rain: f32, columns: &[u32], y: i64, row: &mut [std::mem::MaybeUninit<f32>]) {
+unsafe fn rain_row_avx2(rain: f32, columns: &[u32], y: i64, row: &mut [f32]) {
     rain_row(rain, columns, y, row)
 }
 
 #[inline(always)]
-fn rain_row(rain: f32, columns: &[u32], y: i64, row: &mut [std::mem::MaybeUninit<f32>]) {
+fn rain_row(rain: f32, columns: &[u32], y: i64, row: &mut [f32]) {
     let columns = &columns[..row.len()];
     let r = RainRow::new(y);
     for (v, &c) in row.iter_mut().zip(columns) {
-        v.write(rain * r.factor(c));
+        *v = rain * r.factor(c);
     }
 }
 
-/// The requested output on one row of the rendering bounds: `terrain` the final terrain, `flow`
-/// the flow total (kept for the flow mask only), `data` the map (the terrain before, overwritten),
-/// built for AVX-512 or AVX2 where the processor has it (the same operations: the same bits).
-fn output_row_dispatch(output: Output, rain: f32, flow_norm: f32, terrain: &[f32], flow: &[f32], data: &mut [f32]) {
-    by_isa!(output_row_avx512, output_row_avx2, output_row, (output, rain, flow_norm, terrain, flow, data))
+/// The requested output on one row of the rendering bounds, in place: `row` holds the final
+/// terrain and receives the output, `old` is the map before the erosion (read by the erosion and
+/// deposition masks), `flow` the flow total (kept for the flow mask only); built for AVX-512 or
+/// AVX2 where the processor has it (the same operations: the same bits).
+fn output_row_dispatch(output: Output, rain: f32, flow_norm: f32, old: &[f32], flow: &[f32], row: &mut [f32]) {
+    by_isa!(output_row_avx512, output_row_avx2, output_row, (output, rain, flow_norm, old, flow, row))
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn output_row_avx512(
-    output: Output,
-    rain: f32,
-    flow_norm: f32,
-    terrain: &[f32],
-    flow: &[f32],
-    data: &mut [f32],
-) {
-    output_row(output, rain, flow_norm, terrain, flow, data)
+unsafe fn output_row_avx512(output: Output, rain: f32, flow_norm: f32, old: &[f32], flow: &[f32], row: &mut [f32]) {
+    output_row(output, rain, flow_norm, old, flow, row)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn output_row_avx2(output: Output, rain: f32, flow_norm: f32, terrain: &[f32], flow: &[f32], data: &mut [f32]) {
-    output_row(output, rain, flow_norm, terrain, flow, data)
+unsafe fn output_row_avx2(output: Output, rain: f32, flow_norm: f32, old: &[f32], flow: &[f32], row: &mut [f32]) {
+    output_row(output, rain, flow_norm, old, flow, row)
 }
 
 #[inline(always)]
-fn output_row(output: Output, rain: f32, flow_norm: f32, terrain: &[f32], flow: &[f32], data: &mut [f32]) {
-    let terrain = &terrain[..data.len()];
+fn output_row(output: Output, rain: f32, flow_norm: f32, old: &[f32], flow: &[f32], row: &mut [f32]) {
+    let n = row.len();
     match output {
         // Settled load can pile a pit above the height range (material is conserved, the range
         // is not): heights stay in [-1, 1] like every operation's.
-        Output::Height => data.iter_mut().zip(terrain).for_each(|(d, &t)| *d = t.clamp(-1.0, 1.0)),
-        Output::Flow => data.iter_mut().zip(&flow[..terrain.len()]).for_each(|(d, &f)| {
+        Output::Height => row.iter_mut().for_each(|t| *t = t.clamp(-1.0, 1.0)),
+        Output::Flow => row.iter_mut().zip(&flow[..n]).for_each(|(d, &f)| {
             // A tiny rain makes the normaliser overflow: an infinite or undefined ratio is read
             // as the most and the least flow.
             let a = if rain > 0.0 { f * flow_norm } else { 0.0 };
             let a = if a.is_nan() { 0.0 } else { a.min(f32::MAX) };
             *d = a / (a + FLOW_REF);
         }),
-        Output::Erosion => data.iter_mut().zip(terrain).for_each(|(d, &t)| {
-            let e = (*d - t).max(0.0);
-            *d = e / (e + MASK_REF);
+        Output::Erosion => row.iter_mut().zip(&old[..n]).for_each(|(t, &d)| {
+            let e = (d - *t).max(0.0);
+            *t = e / (e + MASK_REF);
         }),
-        Output::Deposition => data.iter_mut().zip(terrain).for_each(|(d, &t)| {
-            let e = (t - *d).max(0.0);
-            *d = e / (e + MASK_REF);
+        Output::Deposition => row.iter_mut().zip(&old[..n]).for_each(|(t, &d)| {
+            let e = (*t - d).max(0.0);
+            *t = e / (e + MASK_REF);
         }),
     }
 }
@@ -1491,6 +1550,10 @@ fn output_row(output: Output, rain: f32, flow_norm: f32, terrain: &[f32], flow: 
 struct Sweep<'s, 'a> {
     steps: &'s [HydraulicStep<'a>],
     src: State<'s>,
+    /// For the first sweep: its first iteration reads the first rain from the level's rain ring.
+    first: Option<FirstRain<'s>>,
+    /// For the last sweep: its last iteration writes the output into the terrain rows.
+    fin: Option<Finish<'s>>,
     r0: usize,
     r1: usize,
     out: HydraulicBand<'s>,
@@ -1503,14 +1566,26 @@ struct Sweep<'s, 'a> {
 /// One band of a hydraulic sweep: every iteration of the sweep on the band's rows grown by 2 rows
 /// per iteration still to come (within the iteration's span of pass B), pass A of each one row
 /// ahead of its pass B (within pass A's span), pulled down the rows by the last iteration, which
-/// writes the band's new state.
-fn hydraulic_band(steps: &[HydraulicStep], src: State, r0: usize, out: HydraulicBand, levels: &mut [Level]) {
+/// writes the band's new state. Every value of the band's destination rows is written: the last
+/// iteration's rows as it reaches them (zeroed first, then its span written), the band's other
+/// rows (outside the last iteration's span) zeroed at the end.
+fn hydraulic_band(
+    steps: &[HydraulicStep],
+    src: State,
+    first: Option<FirstRain>,
+    fin: Option<Finish>,
+    r0: usize,
+    out: HydraulicBand,
+    levels: &mut [Level],
+) {
     let d = steps.len();
     let w = steps[0].w;
     let r1 = r0 + out.terrain.len() / w;
     let mut sweep = Sweep {
         steps,
         src,
+        first,
+        fin,
         r0,
         r1,
         out,
@@ -1529,7 +1604,16 @@ fn hydraulic_band(steps: &[HydraulicStep], src: State, r0: usize, out: Hydraulic
         sweep.next_a[l] = b0.saturating_sub(1).max(s.a.y0);
         sweep.a_end[l] = (b1 + 1).min(s.a.y1);
     }
+    // The last iteration writes rows `written` of the band (all of them: no halo grows it).
+    let (w0, w1) = (sweep.next_b[d - 1].min(r1), sweep.b_end[d - 1].min(r1));
+    let written = (w0 - r0) * w..(w1.max(w0) - r0) * w;
     produce(&mut sweep, levels, d - 1, usize::MAX);
+    let HydraulicBand { terrain, water, sediment, .. } = sweep.out;
+    for field in [Some(terrain), water, sediment].into_iter().flatten() {
+        let end = field.len();
+        zeroed(&mut field[..written.start]);
+        zeroed(&mut field[written.end..end]);
+    }
 }
 
 /// Iteration `l` of the sweep computes its pass B rows up to `upto` (and the pass A rows and
@@ -1545,16 +1629,32 @@ fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
                 produce(sw, levels, l - 1, ya + 1);
             }
             let (below, rest) = levels.split_at_mut(l);
-            let src = if l == 0 { sw.src } else { below[l - 1].state(w) };
-            pass_a_line(&sw.steps[l], src, ya, &mut rest[0].pass_a);
+            let Level { pass_a, rain, .. } = &mut rest[0];
+            let src = match (l, sw.first) {
+                (0, Some(first)) => {
+                    // The first rain of row `ya`, over pass A's columns (what pass A and B read).
+                    let a = sw.steps[0].a;
+                    let at = (ya % 3) * w;
+                    let row = &mut rain[at + a.x0..at + a.x1];
+                    rain_row_dispatch(first.rain, &first.columns[a.x0..a.x1], first.y0 + ya as i64, row);
+                    State { water: Rows { data: rain, ring: 3, w }, ..sw.src }
+                }
+                (0, None) => sw.src,
+                _ => below[l - 1].state(w),
+            };
+            pass_a_line(&sw.steps[l], src, ya, pass_a);
             sw.next_a[l] += 1;
         }
         if l > 0 {
             produce(sw, levels, l - 1, y);
         }
         let (below, rest) = levels.split_at_mut(l);
-        let src = if l == 0 { sw.src } else { below[l - 1].state(w) };
-        let Level { pass_a, terrain, water, sediment, flow } = &mut rest[0];
+        let Level { pass_a, terrain, water, sediment, flow, rain } = &mut rest[0];
+        let src = match (l, sw.first) {
+            (0, Some(_)) => State { water: Rows { data: rain, ring: 3, w }, ..sw.src },
+            (0, None) => sw.src,
+            _ => below[l - 1].state(w),
+        };
         let at = (y % STATE_RING) * w;
         let own_row = (sw.r0..sw.r1).contains(&y);
         let o = if own_row { (y - sw.r0) * w } else { 0 };
@@ -1564,25 +1664,36 @@ fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
             Some(total) if own_row => (&mut total[o..o + w], true),
             _ => (&mut flow[..], false),
         };
-        let row = if last {
-            PassBRow {
-                terrain: &mut sw.out.terrain[o..o + w],
-                water: &mut sw.out.water[o..o + w],
-                sediment: &mut sw.out.sediment[o..o + w],
-                flow,
+        // Pass B reads the row's state where the iteration read it and writes the new state
+        // (no copy of the old state into the row first).
+        let state = [src.terrain.row(y), src.water.row(y), src.sediment.row(y)];
+        if last {
+            debug_assert!(own_row);
+            let terrain = zeroed(&mut sw.out.terrain[o..o + w]);
+            // The very last iteration's water and load go to the level's spare rows.
+            let (water, sediment) = match (sw.out.water.as_deref_mut(), sw.out.sediment.as_deref_mut()) {
+                (Some(water), Some(sediment)) => (zeroed(&mut water[o..o + w]), zeroed(&mut sediment[o..o + w])),
+                _ => (&mut water[..w], &mut sediment[..w]),
+            };
+            let row = PassBRow { terrain: &mut *terrain, water, sediment, flow: &mut *flow };
+            pass_b_line(&sw.steps[l], y, pass_a, state, row, kept);
+            if let Some(fin) = sw.fin {
+                // The output over the span of the last iteration (the output's), from the row just
+                // written.
+                let b = sw.steps[l].b;
+                let flow = if kept { &flow[b.x0..b.x1] } else { &[][..] };
+                let old = &fin.old[y * w + b.x0..y * w + b.x1];
+                output_row_dispatch(fin.output, fin.rain, fin.flow_norm, old, flow, &mut terrain[b.x0..b.x1]);
             }
         } else {
-            PassBRow {
+            let row = PassBRow {
                 terrain: &mut terrain[at..at + w],
                 water: &mut water[at..at + w],
                 sediment: &mut sediment[at..at + w],
                 flow,
-            }
-        };
-        // Pass B reads the row's state where the iteration read it and writes the new state
-        // (no copy of the old state into the row first).
-        let state = [src.terrain.row(y), src.water.row(y), src.sediment.row(y)];
-        pass_b_line(&sw.steps[l], y, pass_a, state, row, kept);
+            };
+            pass_b_line(&sw.steps[l], y, pass_a, state, row, kept);
+        }
         sw.next_b[l] += 1;
     }
 }
@@ -2465,6 +2576,83 @@ mod tests {
     /// ISA, bit for bit (but for the sign of a NaN in pass B), on every chunk and vector tail
     /// length of pass B's two loops, with signed zeros, infinities, NaN, huge values and many
     /// equal neighbours.
+    /// The first rain's row and the output's row (in place) forced to the scalar, AVX2 and AVX-512
+    /// builds: the same bits, on every 8- and 16-lane tail, with ±0, tiny and huge values,
+    /// infinities and NaN, for every output (and a zero rain, whose flow normaliser is infinite).
+    #[test]
+    fn rain_and_output_rows_are_the_same_on_every_isa() {
+        let pool = [0.0f32, -0.0, 0.5, -0.5, 1e-30, -1e-30, 3e38, -3e38, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
+        let mut state = 0x2545_f491u32;
+        let mut next = || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            state
+        };
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let isas = [SCALAR, AVX2, AVX512].into_iter().filter(|&isa| match isa {
+            #[cfg(target_arch = "x86_64")]
+            AVX2 => std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(target_arch = "x86_64")]
+            AVX512 => std::arch::is_x86_feature_detected!("avx512f"),
+            _ => isa == SCALAR,
+        });
+        let isas: Vec<u8> = isas.collect();
+        for n in [1usize, 7, 8, 9, 15, 16, 17, 31, 33, 127, 128, 129, 255, 300] {
+            let mut field = || -> Vec<f32> {
+                (0..n)
+                    .map(|_| {
+                        let r = next();
+                        if r % 5 == 0 {
+                            pool[(r >> 8) as usize % pool.len()]
+                        } else {
+                            ((r >> 8) % 64) as f32 * 0.03125 - 1.0
+                        }
+                    })
+                    .collect()
+            };
+            let (terrain, old, flow) = (field(), field(), field());
+            let columns: Vec<u32> = (0..n).map(|_| next()).collect();
+            for (y, rain) in [(-17i64, 0.002f32), (i64::from(i32::MAX) + 5, 0.3), (4, 0.0)] {
+                let run = |isa: u8| {
+                    let mut row = vec![7.0f32; n];
+                    match isa {
+                        #[cfg(target_arch = "x86_64")]
+                        // SAFETY: only where the processor has AVX2 (filtered above).
+                        AVX2 => unsafe { rain_row_avx2(rain, &columns, y, &mut row) },
+                        #[cfg(target_arch = "x86_64")]
+                        // SAFETY: only where the processor has AVX-512F (filtered above).
+                        AVX512 => unsafe { rain_row_avx512(rain, &columns, y, &mut row) },
+                        _ => rain_row(rain, &columns, y, &mut row),
+                    }
+                    bits(&row)
+                };
+                let want: Vec<u32> = columns.iter().map(|&c| (rain * RainRow::new(y).factor(c)).to_bits()).collect();
+                for &isa in &isas {
+                    assert_eq!(run(isa), want, "rain row, isa {isa}, {n} cells");
+                }
+                for output in [Output::Height, Output::Flow, Output::Erosion, Output::Deposition] {
+                    let flow_norm = 1.0 / (rain * 3.0) / 0.25;
+                    let run = |isa: u8| {
+                        let mut row = terrain.clone();
+                        match isa {
+                            #[cfg(target_arch = "x86_64")]
+                            // SAFETY: only where the processor has AVX2 (filtered above).
+                            AVX2 => unsafe { output_row_avx2(output, rain, flow_norm, &old, &flow, &mut row) },
+                            #[cfg(target_arch = "x86_64")]
+                            // SAFETY: only where the processor has AVX-512F (filtered above).
+                            AVX512 => unsafe { output_row_avx512(output, rain, flow_norm, &old, &flow, &mut row) },
+                            _ => output_row(output, rain, flow_norm, &old, &flow, &mut row),
+                        }
+                        bits(&row)
+                    };
+                    let scalar = run(SCALAR);
+                    for &isa in &isas {
+                        assert_eq!(run(isa), scalar, "output row {output:?}, isa {isa}, {n} cells, rain {rain}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn hydraulic_rows_are_the_same_on_every_isa() {
         let pool = [0.0f32, -0.0, 0.5, -0.5, 1e-30, -1e-30, 3e38, -3e38, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
@@ -2708,7 +2896,10 @@ mod tests {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             for own in [buffer.expand(1 << 20), Rect::new(-10, -40, 20, 50), Rect::new(0, 50, 30, 40)] {
                 for iterations in [1, 2, 9] {
-                    for output in [Output::Height, Output::Flow] {
+                    // The masks read the map before the erosion while the last sweep writes the
+                    // output: with several sweeps (9 iterations) too.
+                    let masks: &[Output] = if iterations == 9 { &[Output::Erosion, Output::Deposition] } else { &[] };
+                    for &output in [Output::Height, Output::Flow].iter().chain(masks) {
                         let p = hydraulic_params(iterations, output);
                         let mut b = map_over(buffer, f);
                         reference::hydraulic(&mut b, own, p).unwrap();
