@@ -17,7 +17,8 @@
 //! one `MADV_POPULATE_WRITE` per band than by a fault at each page's first write, and they are
 //! zero already: [`take_fresh_range`] tells the thread that just allocated which bytes are fresh,
 //! and the renderer's zeroing of a new map ([`crate::HeightMap::try_zeroed`],
-//! [`crate::HeightMap::try_from_bands`]) populates those bands instead of writing zeros on them.
+//! [`crate::HeightMap::try_from_bands`]) populates those bands ([`zero_fresh`]) instead of writing
+//! zeros on them.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
@@ -104,26 +105,31 @@ pub(crate) fn take_fresh_range(ptr: *const u8, len: usize) -> std::ops::Range<us
     0..0
 }
 
-/// Faults in the whole pages within `bytes` in one system call (`MADV_POPULATE_WRITE`): about
-/// half the time of faulting them at their first writes one by one, and no fault later. The
-/// contents do not change. Where the system cannot (another OS, a kernel before 5.14), the pages
-/// fault in as usual at their first write.
-pub(crate) fn populate(bytes: &mut [std::mem::MaybeUninit<u8>]) {
+/// Makes `bytes`, which lie in fresh pages (zero, see [`take_fresh_range`]), initialised zeros at
+/// about half the cost of writing them: the whole pages among them are faulted in with one
+/// `MADV_POPULATE_WRITE` (which writes them as far as the program can tell, and leaves them zero),
+/// the partial pages at the ends are written. Where the system cannot populate (another OS, a
+/// kernel before 5.14), every byte is written.
+pub(crate) fn zero_fresh(bytes: &mut [std::mem::MaybeUninit<u8>]) {
+    const PAGE: usize = 4096;
+    let start = bytes.as_ptr() as usize;
+    let first = (start.div_ceil(PAGE) * PAGE - start).min(bytes.len());
+    let last = ((start + bytes.len()) / PAGE * PAGE).saturating_sub(start).max(first);
+    let (head, rest) = bytes.split_at_mut(first);
+    let (pages, tail) = rest.split_at_mut(last - first);
     #[cfg(target_os = "linux")]
-    {
-        const PAGE: usize = 4096;
-        let (start, end) = (bytes.as_ptr() as usize, bytes.as_ptr() as usize + bytes.len());
-        let (first, last) = (start.div_ceil(PAGE) * PAGE, end / PAGE * PAGE);
-        if first < last {
-            // SAFETY: [first, last) lies within `bytes`, memory we may write; populating only
-            // faults its pages in. A failure leaves them to fault at their first write.
-            unsafe {
-                libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_POPULATE_WRITE);
-            }
-        }
-    }
+    // SAFETY: `pages` is memory we may write, whole pages; populating only faults them in, and a
+    // failure leaves them untouched.
+    let populated = pages.is_empty()
+        || unsafe { libc::madvise(pages.as_mut_ptr().cast(), pages.len(), libc::MADV_POPULATE_WRITE) } == 0;
     #[cfg(not(target_os = "linux"))]
-    let _ = bytes;
+    let populated = pages.is_empty();
+    let written: [&mut [std::mem::MaybeUninit<u8>]; 3] =
+        if populated { [head, tail, &mut []] } else { [head, pages, tail] };
+    for part in written {
+        // SAFETY: `part` is `part.len()` bytes we may write.
+        unsafe { std::ptr::write_bytes(part.as_mut_ptr(), 0, part.len()) };
+    }
 }
 
 impl LargePages {
@@ -195,6 +201,12 @@ unsafe impl GlobalAlloc for LargePages {
         if !large::is_large(layout.size(), layout.align()) {
             return unsafe { System.dealloc(ptr, layout) };
         }
+        // A record of this block must not outlive it: its address may come back recycled.
+        let _ = LAST_FRESH.try_with(|last| {
+            if last.get().0 == ptr as usize {
+                last.set((0, 0, 0));
+            }
+        });
         if let Ok(mut state) = STATE.lock() {
             state.give_back(ptr, layout.size());
         }
@@ -222,6 +234,8 @@ unsafe impl GlobalAlloc for LargePages {
                 self.dealloc(ptr, layout);
             }
         }
+        // The new block holds the old bytes now: none of it is fresh.
+        let _ = LAST_FRESH.try_with(|last| last.set((0, 0, 0)));
         new
     }
 }
@@ -559,6 +573,42 @@ mod tests {
         assert!(unsafe { std::slice::from_raw_parts(z, 8 * MIB) }.iter().all(|&b| b == 0));
         s.give_back(z, 8 * MIB);
         s.keep_at_most(0);
+    }
+
+    #[test]
+    fn zero_fresh_writes_the_partial_pages_and_populates_the_whole_ones() {
+        // On dirty memory (not what it is for) the split shows: the partial pages at both ends
+        // are written, the whole pages between are only populated, so they keep their bytes.
+        let mut buffer = vec![std::mem::MaybeUninit::new(0xabu8); 6 * 4096];
+        let base = buffer.as_ptr() as usize;
+        let skip = base.div_ceil(4096) * 4096 - base + 100; // 100 bytes into a page
+        let bytes = &mut buffer[skip..skip + 3 * 4096 + 50];
+        zero_fresh(bytes);
+        let read = |i: usize| unsafe { bytes[i].assume_init() };
+        assert!((0..3996).all(|i| read(i) == 0), "the head's partial page is written");
+        assert!((3996..3996 + 3 * 4096 - 4096).all(|i| read(i) == 0xab) || cfg!(not(target_os = "linux")));
+        assert!((3996 + 2 * 4096..bytes.len()).all(|i| read(i) == 0), "the tail's partial page is written");
+        // Within one page: nothing to populate, every byte written.
+        let small = &mut buffer[skip + 10..skip + 20];
+        zero_fresh(small);
+        assert!(small.iter().all(|b| unsafe { b.assume_init() } == 0));
+    }
+
+    #[test]
+    fn the_fresh_record_is_dropped_by_a_copy_across_the_threshold_and_by_a_free() {
+        let a = LargePages::new();
+        unsafe {
+            let small = a.alloc(layout(MIB));
+            std::ptr::write_bytes(small, 0xab, MIB);
+            let big = a.realloc(small, layout(MIB), 8 * MIB);
+            assert!(!big.is_null());
+            assert_eq!(take_fresh_range(big, 8 * MIB), 0..0, "the head holds the old bytes");
+            a.dealloc(big, layout(8 * MIB));
+
+            let fresh = a.alloc(layout(16 * MIB));
+            a.dealloc(fresh, layout(16 * MIB));
+            assert_eq!(take_fresh_range(fresh, 16 * MIB), 0..0, "a freed block's record is gone");
+        }
     }
 
     #[test]

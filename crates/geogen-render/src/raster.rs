@@ -37,28 +37,27 @@ const PARALLEL_ZEROING_MIN: usize = 1 << 16;
 
 fn zeroed_vec(len: u64) -> Result<Vec<f32>, RenderError> {
     let n = usize::try_from(len).map_err(|_| RenderError::Allocation { bytes: len.saturating_mul(4) })?;
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| RenderError::Allocation { bytes: len.saturating_mul(4) })?;
     if n < PARALLEL_ZEROING_MIN {
+        let mut v = Vec::new();
+        v.try_reserve_exact(n).map_err(|_| RenderError::Allocation { bytes: len.saturating_mul(4) })?;
         v.resize(n, 0.0);
-    } else {
-        // Zeroing (and the page faults of a fresh allocation) on every thread, a `memset` per
-        // chunk: collecting a parallel iterator of zeros (what this was) wrote one element at a
-        // time.
-        use rayon::prelude::*;
-        let fresh = FreshPages::of(v.as_ptr(), n);
-        v.spare_capacity_mut()[..n].par_chunks_mut(PARALLEL_ZEROING_MIN).enumerate().for_each(|(i, chunk)| {
-            fresh.zero(i * PARALLEL_ZEROING_MIN, chunk);
-        });
-        // SAFETY: capacity >= n (reserved above) and the chunks, which partition the first n
-        // elements, were all written.
-        unsafe { v.set_len(n) };
+        return Ok(v);
     }
+    let (mut v, fresh) = FreshPages::reserve(n)?;
+    // Zeroing (and the page faults of a fresh allocation) on every thread, a `memset` per chunk:
+    // collecting a parallel iterator of zeros (what this was) wrote one element at a time.
+    use rayon::prelude::*;
+    v.spare_capacity_mut()[..n].par_chunks_mut(PARALLEL_ZEROING_MIN).enumerate().for_each(|(i, chunk)| {
+        fresh.zero(i * PARALLEL_ZEROING_MIN, chunk);
+    });
+    // SAFETY: capacity >= n (reserved above) and the chunks, which partition the first n
+    // elements, were all written.
+    unsafe { v.set_len(n) };
     Ok(v)
 }
 
 /// The pixels of a new buffer that are fresh pages (see [`crate::pages::take_fresh_range`]): zero
-/// already, so zeroing the buffer only faults them in, in one system call per chunk, and writes
+/// already, so zeroing the buffer only faults them in ([`crate::pages::zero_fresh`]) and writes
 /// zeros over the rest.
 #[derive(Clone, Copy)]
 struct FreshPages {
@@ -67,10 +66,14 @@ struct FreshPages {
 }
 
 impl FreshPages {
-    /// The fresh pixels of the buffer at `buffer`, just reserved for `n` pixels on this thread.
-    fn of(buffer: *const f32, n: usize) -> FreshPages {
-        let bytes = crate::pages::take_fresh_range(buffer.cast(), n * 4);
-        FreshPages { start: bytes.start.div_ceil(4), end: bytes.end / 4 }
+    /// A buffer with room for `len` pixels, reserved on this thread, and which of them are fresh.
+    fn reserve(len: usize) -> Result<(Vec<f32>, FreshPages), RenderError> {
+        let mut v: Vec<f32> = Vec::new();
+        v.try_reserve_exact(len).map_err(|_| RenderError::Allocation { bytes: (len as u64).saturating_mul(4) })?;
+        // Right after the reservation, on the thread that made it: the record is this buffer's.
+        let bytes = crate::pages::take_fresh_range(v.as_ptr().cast(), len.saturating_mul(4));
+        let start = bytes.start.div_ceil(4);
+        Ok((v, FreshPages { start, end: (bytes.end / 4).max(start) }))
     }
 
     /// Makes the pixels `start..start + chunk.len()` of the buffer, `chunk`, zero.
@@ -84,14 +87,11 @@ impl FreshPages {
             // bytes are the f32 0.0.
             unsafe { std::ptr::write_bytes(part.as_mut_ptr(), 0, part.len()) };
         }
-        if !fresh.is_empty() {
-            // SAFETY: the f32s of `fresh` are in fresh pages, zero already (see `FreshPages`);
-            // viewing them as bytes only lets `populate` fault them in.
-            let bytes = unsafe {
-                std::slice::from_raw_parts_mut(fresh.as_mut_ptr().cast::<std::mem::MaybeUninit<u8>>(), fresh.len() * 4)
-            };
-            crate::pages::populate(bytes);
-        }
+        // SAFETY: the same memory as `fresh`, as bytes (any bit pattern is a `MaybeUninit<u8>`).
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(fresh.as_mut_ptr().cast::<std::mem::MaybeUninit<u8>>(), fresh.len() * 4)
+        };
+        crate::pages::zero_fresh(bytes);
     }
 }
 
@@ -382,9 +382,7 @@ impl HeightMap {
                 data
             }
             _ => {
-                let mut data: Vec<f32> = Vec::new();
-                data.try_reserve_exact(len).map_err(|_| RenderError::Allocation { bytes: area.saturating_mul(4) })?;
-                let fresh = FreshPages::of(data.as_ptr(), len);
+                let (mut data, fresh) = FreshPages::reserve(len)?;
                 let spare: &mut [MaybeUninit<f32>] = &mut data.spare_capacity_mut()[..len];
                 spare.par_chunks_mut(width * rows).enumerate().try_for_each(|(i, out)| {
                     fresh.zero(i * width * rows, out);

@@ -39,7 +39,7 @@ fn new_maps_are_zero_over_fresh_recycled_and_grown_blocks() {
             .unwrap();
             assert_all_zero(&banded, "try_from_bands");
         }
-        // Fresh only: nothing kept to recycle is as large.
+        // Larger than anything kept: a kept block grown, most of it fresh.
         let fresh = HeightMap::try_from_bands(Rect::new(0, 0, 4000, 4000), 64, None, |_| Ok(())).unwrap();
         assert_all_zero(&fresh, "a fresh block");
     });

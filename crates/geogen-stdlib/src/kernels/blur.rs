@@ -710,42 +710,6 @@ mod fast {
     /// The largest of the bits of `|h|` (0 for no heights).
     #[cfg(test)]
     pub fn largest_abs_bits(data: &[f32]) -> u32 {
-        largest_abs_bits_on(best_isa(), data)
-    }
-
-    /// [`largest_abs_bits`] on the build `isa` (one [`best_isa`] returned; the tests run each).
-    #[cfg(test)]
-    pub fn largest_abs_bits_on(isa: u8, data: &[f32]) -> u32 {
-        #[cfg(target_arch = "x86_64")]
-        match isa {
-            // SAFETY: the processor supports AVX-512F (checked at run time).
-            AVX512 if isa_available(AVX512) => return unsafe { largest_abs_bits_avx512(data) },
-            // SAFETY: the processor supports AVX2 (checked at run time).
-            AVX2 if isa_available(AVX2) => return unsafe { largest_abs_bits_avx2(data) },
-            _ => {}
-        }
-        largest_abs_bits_of(data)
-    }
-
-    /// [`largest_abs_bits_of`] sixteen lanes at a time (a maximum: any order gives the same).
-    #[cfg(all(test, target_arch = "x86_64"))]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn largest_abs_bits_avx512(data: &[f32]) -> u32 {
-        use std::arch::x86_64::*;
-        let magnitude = _mm512_set1_epi32(0x7fff_ffff);
-        let mut m = _mm512_setzero_si512();
-        let mut k = 0;
-        while k + 16 <= data.len() {
-            let v = _mm512_loadu_si512(data.as_ptr().add(k).cast());
-            m = _mm512_max_epu32(m, _mm512_and_si512(v, magnitude));
-            k += 16;
-        }
-        _mm512_reduce_max_epu32(m).max(largest_abs_bits_of(&data[k..]))
-    }
-
-    #[cfg(all(test, target_arch = "x86_64"))]
-    #[target_feature(enable = "avx2")]
-    unsafe fn largest_abs_bits_avx2(data: &[f32]) -> u32 {
         largest_abs_bits_of(data)
     }
 
@@ -1473,12 +1437,6 @@ mod tests {
             };
             for isa in fast_isas() {
                 assert_eq!(step(isa), step(fast::SCALAR), "{width} r={r} isa {isa}");
-            }
-            // The largest magnitude of the row, on every build and in plain Rust.
-            let largest = src.iter().fold(0u32, |m, &h| m.max(h.to_bits() & 0x7fff_ffff));
-            assert_eq!(fast::largest_abs_bits(&src), largest);
-            for isa in fast_isas() {
-                assert_eq!(fast::largest_abs_bits_on(isa, &src), largest, "{width} isa {isa}");
             }
         }
     }

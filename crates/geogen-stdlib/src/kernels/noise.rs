@@ -243,6 +243,18 @@ struct ColumnTable {
 }
 
 impl ColumnTable {
+    /// The cubic of one row over this table's pixels, with its cells' `coefficients`.
+    fn cubic_row<'a>(&'a self, coefficients: &'a [[f64; 4]]) -> CubicRow<'a> {
+        CubicRow {
+            cell: &self.cell,
+            groups: &self.groups,
+            masks: &self.masks,
+            t: &self.t,
+            half_t: &self.half_t,
+            coefficients,
+        }
+    }
+
     fn prepare(&mut self, x0: i64, width: usize, scale: f64, w: i64) {
         let key = (x0, width, scale.to_bits(), w);
         if self.key == Some(key) {
@@ -541,17 +553,10 @@ pub fn displaced_by_layers(
             coefficients.truncate(cells);
             cell_row(isa, true, &CellRow { lattice, ty, first_cell: columns.first_cell }, interpolated, coefficients);
         }
-        let job = |coefficients| CubicRow {
-            cell: &columns.cell,
-            groups: &columns.groups,
-            masks: &columns.masks,
-            t: &columns.t,
-            half_t: &columns.half_t,
-            coefficients,
-        };
-        let jobs = [job(&cache.pair_coefficients[0]), job(&cache.pair_coefficients[1])];
+        let jobs = [columns.cubic_row(&cache.pair_coefficients[0]), columns.cubic_row(&cache.pair_coefficients[1])];
         let (mut xs, mut ys) = ([0.0f64; DISPLACED_BATCH], [0.0f64; DISPLACED_BATCH]);
         let n_all = width.min(columns.cell.len()).min(columns.t.len());
+        debug_assert_eq!(n_all, width, "the column table covers the row");
         for first in (0..n_all).step_by(DISPLACED_BATCH) {
             let n = DISPLACED_BATCH.min(n_all - first);
             // SAFETY: AVX-512F (checked above); `first` is a multiple of 8 and `first + n` is
@@ -659,15 +664,7 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
                 lattice.prepare(isa, &values, w, columns.x_start, columns.count, y1);
                 let job = CellRow { lattice, ty, first_cell: columns.first_cell };
                 cell_row(isa, wide, &job, interpolated, coefficients);
-                let job = CubicRow {
-                    cell: &columns.cell,
-                    groups: &columns.groups,
-                    masks: &columns.masks,
-                    t: &columns.t,
-                    half_t: &columns.half_t,
-                    coefficients,
-                };
-                cubic_row::<RIDGED>(isa, wide, &job, row);
+                cubic_row::<RIDGED>(isa, wide, &columns.cubic_row(coefficients), row);
             }
         })
     });
@@ -1171,6 +1168,8 @@ mod avx2 {
         let last = job.coefficients.len() - 1;
         let coefficients = job.coefficients.as_ptr().cast::<f64>();
         let groups = &job.groups[..eights.min(job.groups.len())];
+        // `group_coefficients` reads each group's masks unchecked.
+        assert!(job.masks.len() >= groups.len());
         for (j, &kind) in groups.iter().enumerate() {
             let i = 8 * j;
             let first = *job.cell.get_unchecked(i) as usize;
@@ -1276,39 +1275,14 @@ mod avx512 {
         if job.coefficients.is_empty() {
             return;
         }
-        let last = job.coefficients.len() - 1;
-        let coefficients = job.coefficients.as_ptr().cast::<f64>();
         let eights = n / 8;
         let groups = &job.groups[..eights.min(job.groups.len())];
-        let masks = &job.masks[..groups.len()];
-        for (j, (&kind, &[second, third])) in groups.iter().zip(masks).enumerate() {
+        for (j, &kind) in groups.iter().enumerate() {
             let i = 8 * j;
-            let first = *job.cell.get_unchecked(i) as usize;
-            if kind == GROUP_FEW {
-                // Two or three cells: their coefficients broadcast and each lane's chosen by the
-                // masks (the numbers the AVX2 build's gather reads), the cubic on eight lanes.
-                let at = |k: usize| coefficients.add(4 * k.min(last));
-                let (a, b) = (at(first), at(first + 1));
-                let two = |q: usize| _mm512_mask_blend_pd(second, _mm512_set1_pd(*a.add(q)), _mm512_set1_pd(*b.add(q)));
-                let (p1, c1, c2, c3) = if third == 0 {
-                    (two(0), two(1), two(2), two(3))
-                } else {
-                    let c = at(first + 2);
-                    let three = |q: usize| _mm512_mask_blend_pd(third, two(q), _mm512_set1_pd(*c.add(q)));
-                    (three(0), three(1), three(2), three(3))
-                };
-                add8::<RIDGED>(row.as_mut_ptr().add(i), polynomial8(job, i, [p1, c1, c2, c3]));
-            } else if kind == GROUP_SHARED {
-                // One lattice cell for the eight: its coefficients broadcast, the numbers the
-                // AVX2 build reads, and the cubic on eight lanes.
-                let k = coefficients.add(4 * first.min(last));
-                let (p1, c1, c2, c3) = (
-                    _mm512_set1_pd(*k),
-                    _mm512_set1_pd(*k.add(1)),
-                    _mm512_set1_pd(*k.add(2)),
-                    _mm512_set1_pd(*k.add(3)),
-                );
-                add8::<RIDGED>(row.as_mut_ptr().add(i), polynomial8(job, i, [p1, c1, c2, c3]));
+            if kind == GROUP_FEW || kind == GROUP_SHARED {
+                // One lattice cell for the eight (broadcast), or two or three chosen per lane by
+                // the masks (the numbers the AVX2 build's gather reads): the cubic on eight lanes.
+                add8::<RIDGED>(row.as_mut_ptr().add(i), polynomial8(job, i, group_coefficients(job, j, i)));
             } else {
                 // Cells changing within the eight: the AVX2 build's group (eight-lane gathers and
                 // joins measured slower there).
