@@ -1429,7 +1429,7 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
             .zip(room(s_dst, !finish, len, chunk))
             .zip(flow.chunks_mut(chunk).map(Some).chain(std::iter::repeat_with(|| None)))
             .map(|(((terrain, water), sediment), flow)| HydraulicBand {
-                terrain: terrain.unwrap_or_default(),
+                terrain: terrain.expect("every band has room for its terrain rows"),
                 water,
                 sediment,
                 flow,
@@ -1668,7 +1668,7 @@ fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
         // (no copy of the old state into the row first).
         let state = [src.terrain.row(y), src.water.row(y), src.sediment.row(y)];
         if last {
-            debug_assert!(own_row);
+            assert!(own_row, "the last iteration writes its band's own rows only");
             let terrain = zeroed(&mut sw.out.terrain[o..o + w]);
             // The very last iteration's water and load go to the level's spare rows.
             let (water, sediment) = match (sw.out.water.as_deref_mut(), sw.out.sediment.as_deref_mut()) {
@@ -2572,10 +2572,6 @@ mod tests {
         }
     }
 
-    /// The hydraulic row functions built for AVX2 against the same functions built for the base
-    /// ISA, bit for bit (but for the sign of a NaN in pass B), on every chunk and vector tail
-    /// length of pass B's two loops, with signed zeros, infinities, NaN, huge values and many
-    /// equal neighbours.
     /// The first rain's row and the output's row (in place) forced to the scalar, AVX2 and AVX-512
     /// builds: the same bits, on every 8- and 16-lane tail, with ±0, tiny and huge values,
     /// infinities and NaN, for every output (and a zero rain, whose flow normaliser is infinite).
@@ -2653,6 +2649,10 @@ mod tests {
         }
     }
 
+    /// The hydraulic row functions built for AVX2 against the same functions built for the base
+    /// ISA, bit for bit (but for the sign of a NaN in pass B), on every chunk and vector tail
+    /// length of pass B's two loops, with signed zeros, infinities, NaN, huge values and many
+    /// equal neighbours.
     #[test]
     fn hydraulic_rows_are_the_same_on_every_isa() {
         let pool = [0.0f32, -0.0, 0.5, -0.5, 1e-30, -1e-30, 3e38, -3e38, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
@@ -2965,6 +2965,60 @@ mod tests {
                             reference::hydraulic(&mut b, own, p).unwrap();
                             let bits = |m: &HeightMap| m.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
                             assert_eq!(bits(&a), bits(&b), "hydraulic {buffer:?} {own:?} {p:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Hydraulic erosion on tiny and odd buffers (1×1, one row, one column, 2×2, a negative
+    /// origin) with the rendering bounds everywhere, equal to the buffer, inside, past a corner,
+    /// outside and empty, 0 to 9 iterations, every output and several sweep depths and band
+    /// heights on 1 to 3 threads: the same bits as the reference. (From stop 30's review.)
+    #[test]
+    fn hydraulic_equals_the_reference_on_tiny_buffers_with_bounds_anywhere() {
+        use super::super::erosion_reference as reference;
+        let f = |x: i64, y: i64| {
+            let r = ((x * 7919 + y * 104_729).rem_euclid(97)) as f32 / 97.0;
+            ((x as f32 * 0.013 + r * 0.2) * 8.0).floor() / 8.0 * 0.5 + (y as f32 * 0.004) + r * 0.05 - 0.4
+        };
+        let bits = |m: &HeightMap| m.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let buffers = [
+            Rect::new(-3, -5, 1, 1),
+            Rect::new(-3, -5, 1, 40),
+            Rect::new(-3, -5, 40, 1),
+            Rect::new(-3, -5, 2, 2),
+            Rect::new(-300, -500, 17, 33),
+            Rect::new(5, 9, 33, 2),
+        ];
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            for buffer in buffers {
+                let (right, bottom) = (buffer.x + buffer.width as i64, buffer.y + buffer.height as i64);
+                let owns = [
+                    everywhere(&map_over(buffer, f)),
+                    buffer,
+                    Rect::new(buffer.x + 1, buffer.y + 1, 1, 1),
+                    Rect::new(buffer.x - 4, buffer.y - 4, 5, 5),
+                    Rect::new(right + 3, buffer.y, 4, 4),
+                    Rect::new(right, bottom, 4, 4),
+                    Rect::new(buffer.x, buffer.y, 0, 0),
+                ];
+                for own in owns {
+                    for iterations in [0, 1, 2, 3, 5, 9] {
+                        for output in [Output::Height, Output::Flow, Output::Erosion, Output::Deposition] {
+                            let p = hydraulic_params(iterations, output);
+                            let mut expected = map_over(buffer, f);
+                            reference::hydraulic(&mut expected, own, p).unwrap();
+                            for (depth, band) in [(1, 1), (2, 1), (3, 2), (8, 5), (4, 100), (2, 3)] {
+                                let mut got = map_over(buffer, f);
+                                pool.install(|| hydraulic_with(&mut got, own, p, depth, band)).unwrap();
+                                assert!(
+                                    bits(&got) == bits(&expected),
+                                    "{buffer} own {own}, {iterations} iterations, {output:?}, {threads} threads, depth {depth}, band {band}"
+                                );
+                            }
                         }
                     }
                 }
