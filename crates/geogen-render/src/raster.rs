@@ -37,13 +37,11 @@ const PARALLEL_ZEROING_MIN: usize = 1 << 16;
 
 fn zeroed_vec(len: u64) -> Result<Vec<f32>, RenderError> {
     let n = usize::try_from(len).map_err(|_| RenderError::Allocation { bytes: len.saturating_mul(4) })?;
+    let (mut v, fresh) = FreshPages::reserve(n)?;
     if n < PARALLEL_ZEROING_MIN {
-        let mut v = Vec::new();
-        v.try_reserve_exact(n).map_err(|_| RenderError::Allocation { bytes: len.saturating_mul(4) })?;
         v.resize(n, 0.0);
         return Ok(v);
     }
-    let (mut v, fresh) = FreshPages::reserve(n)?;
     // Zeroing (and the page faults of a fresh allocation) on every thread, a `memset` per chunk:
     // collecting a parallel iterator of zeros (what this was) wrote one element at a time.
     use rayon::prelude::*;
