@@ -240,6 +240,53 @@ struct ColumnTable {
     /// Lattice columns the row touches, from `x_start` on.
     x_start: i64,
     count: usize,
+    /// Whether the row's pixels repeat one small pattern per cell (see [`Regular`]).
+    regular: Option<Regular>,
+}
+
+/// A row whose cells all hold the same few pixels at the same fractions: cell `k` covers pixels
+/// `k × P − skip .. (k + 1) × P − skip` (the first cell cut by `skip`, the last by the row's end),
+/// the pixel of phase `j` within its cell at fraction `t[j]`. This is every row at scale 1 with
+/// a wavelength of two or four pixels (where the per-pixel tables cost more than the cubic):
+/// then the cells' coefficients stay in registers and each phase is one vector of cells
+/// ([`avx512::regular_row`]).
+#[derive(Copy, Clone, Debug, PartialEq)]
+struct Regular {
+    /// Pixels per cell, `P`: 2 or 4.
+    pixels_per_cell: usize,
+    /// Pixels of the first cell left of the row, `0 ≤ skip < P`.
+    skip: usize,
+    /// The fraction of each phase (the first `P` are used).
+    t: [f64; 4],
+}
+
+impl Regular {
+    /// The pattern of a row's cells and fractions, if it has one of two or four pixels per cell.
+    fn of(cell: &[u32], t: &[f64]) -> Option<Regular> {
+        let n = cell.len().min(t.len());
+        if n == 0 {
+            return None;
+        }
+        // The first cell's pixels, and the cell after it (full unless the row ends in it).
+        let first_run = cell.iter().take_while(|&&c| c == cell[0]).count();
+        let second_run = cell[first_run.min(n)..].iter().take_while(|&&c| c == cell[0] + 1).count();
+        let pixels_per_cell = second_run;
+        if !matches!(pixels_per_cell, 2 | 4) || first_run > pixels_per_cell || cell[0] != 0 {
+            return None;
+        }
+        let skip = pixels_per_cell - first_run;
+        let mut pattern = [0.0; 4];
+        for (j, slot) in pattern.iter_mut().enumerate().take(pixels_per_cell) {
+            // Phase j's first pixel in the row (the second cell's, if the first cell lacks it).
+            let i = if j >= skip { j - skip } else { j + first_run };
+            *slot = t[i];
+        }
+        let regular = (0..n).all(|i| {
+            let (k, j) = ((i + skip) / pixels_per_cell, (i + skip) % pixels_per_cell);
+            cell[i] as usize == k && t[i].to_bits() == pattern[j].to_bits()
+        });
+        regular.then_some(Regular { pixels_per_cell, skip, t: pattern })
+    }
 }
 
 impl ColumnTable {
@@ -306,6 +353,7 @@ impl ColumnTable {
         self.groups.extend(self.cell.chunks_exact(8).map(|c| group_kind(c, cells)));
         self.masks.clear();
         self.masks.extend(self.cell.chunks_exact(8).map(later_cell_masks));
+        self.regular = if self.cell.len() == width { Regular::of(&self.cell, &self.t) } else { None };
         self.key = Some(key);
     }
 }
@@ -640,6 +688,9 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
         return;
     }
     let wf = w as f64;
+    // Rows of two or four pixels per cell with one pattern (scale 1) take the AVX-512 row that
+    // keeps the cells' coefficients in registers.
+    let regular_rows = wide;
     // The eight-lane cubic gains where groups of eight pixels lie in one to three lattice cells
     // (four pixels per cell and more: every group is then `GROUP_SHARED` or `GROUP_FEW`); at two
     // pixels per cell it measured slower than the AVX2 build.
@@ -663,6 +714,13 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
                 let ty = (ly - y1 as f64) / wf;
                 lattice.prepare(isa, &values, w, columns.x_start, columns.count, y1);
                 let job = CellRow { lattice, ty, first_cell: columns.first_cell };
+                #[cfg(target_arch = "x86_64")]
+                if let (true, Some(regular)) = (regular_rows, &columns.regular) {
+                    // SAFETY: `wide` (so `regular_rows`) is only set where the machine has AVX-512F;
+                    // `Regular::of` only gives 2 or 4 pixels per cell.
+                    unsafe { avx512::regular_row::<RIDGED>(&job, regular, interpolated, row) };
+                    continue;
+                }
                 cell_row(isa, wide, &job, interpolated, coefficients);
                 cubic_row::<RIDGED>(isa, wide, &columns.cubic_row(coefficients), row);
             }
@@ -1342,6 +1400,99 @@ mod avx512 {
         horizontal_coefficients_from(job.first_cell, interpolated, coefficients, k);
     }
 
+    /// One row of a [`super::Regular`] layout: the vertical interpolation of every lattice column
+    /// (`job`), then per eight cells their horizontal coefficients (as [`cell_row`] computes them)
+    /// and, per phase `j`, the cubic of the eight cells at the phase's fraction
+    /// ([`polynomial8`]'s operations), interleaved into the cells' pixels and added. The pixels of
+    /// the cut cells at the ends take [`super::add_value`] of [`super::cubic_at`]'s operations.
+    /// No per-pixel table is read and no coefficient is stored.
+    ///
+    /// # Safety
+    /// The machine must support AVX-512F; `regular.pixels_per_cell` is 2 or 4.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn regular_row<const RIDGED: bool>(
+        job: &CellRow<'_>,
+        regular: &super::Regular,
+        interpolated: &mut [f64],
+        row: &mut [f32],
+    ) {
+        vertical_generic(job, interpolated);
+        let cells = interpolated.get(job.first_cell..).unwrap_or(&[]);
+        let (p, skip, n) = (regular.pixels_per_cell, regular.skip, row.len());
+        let phase = |j: usize| {
+            let t = _mm512_set1_pd(regular.t[j]);
+            (t, _mm512_mul_pd(_mm512_set1_pd(0.5), t))
+        };
+        let phases = [phase(0), phase(1), phase(2), phase(3)];
+        // Vector steps cover cells k..k + 8 whose pixels all lie in the row and whose four
+        // lattice columns all exist; the first is the first whole cell.
+        let first = usize::from(skip > 0);
+        let mut k = first;
+        let out = row.as_mut_ptr();
+        while (k + 8) * p - skip <= n && k + 11 <= cells.len() {
+            let from = cells.as_ptr().add(k);
+            let (p0, p1, p2, p3) = (
+                _mm512_loadu_pd(from),
+                _mm512_loadu_pd(from.add(1)),
+                _mm512_loadu_pd(from.add(2)),
+                _mm512_loadu_pd(from.add(3)),
+            );
+            let c1 = _mm512_sub_pd(p2, p0);
+            let c2 = _mm512_sub_pd(
+                _mm512_add_pd(
+                    _mm512_sub_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), p0), _mm512_mul_pd(_mm512_set1_pd(5.0), p1)),
+                    _mm512_mul_pd(_mm512_set1_pd(4.0), p2),
+                ),
+                p3,
+            );
+            let c3 = _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(_mm512_set1_pd(3.0), _mm512_sub_pd(p1, p2)), p3), p0);
+            let at = |j: usize| {
+                let (t, half_t) = phases[j];
+                let inner = _mm512_add_pd(c2, _mm512_mul_pd(t, c3));
+                let middle = _mm512_add_pd(c1, _mm512_mul_pd(t, inner));
+                _mm512_add_pd(p1, _mm512_mul_pd(half_t, middle))
+            };
+            let pixels = out.add(k * p - skip);
+            if p == 2 {
+                let (v0, v1) = (at(0), at(1));
+                let low = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+                let high = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+                add8::<RIDGED>(pixels, _mm512_permutex2var_pd(v0, low, v1));
+                add8::<RIDGED>(pixels.add(8), _mm512_permutex2var_pd(v0, high, v1));
+            } else {
+                // Lanes: cell c's four phases are pixels 4c..4c + 4 of the 32.
+                let (v0, v1, v2, v3) = (at(0), at(1), at(2), at(3));
+                let (a, b) = (_mm512_unpacklo_pd(v0, v1), _mm512_unpackhi_pd(v0, v1)); // phases 0, 1 of even | odd cells
+                let (c, d) = (_mm512_unpacklo_pd(v2, v3), _mm512_unpackhi_pd(v2, v3)); // phases 2, 3
+                let first_half = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
+                let second_half = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+                let cells_02 = _mm512_permutex2var_pd(a, first_half, c);
+                let cells_46 = _mm512_permutex2var_pd(a, second_half, c);
+                let cells_13 = _mm512_permutex2var_pd(b, first_half, d);
+                let cells_57 = _mm512_permutex2var_pd(b, second_half, d);
+                add8::<RIDGED>(pixels, _mm512_shuffle_f64x2::<0x44>(cells_02, cells_13));
+                add8::<RIDGED>(pixels.add(8), _mm512_shuffle_f64x2::<0xEE>(cells_02, cells_13));
+                add8::<RIDGED>(pixels.add(16), _mm512_shuffle_f64x2::<0x44>(cells_46, cells_57));
+                add8::<RIDGED>(pixels.add(24), _mm512_shuffle_f64x2::<0xEE>(cells_46, cells_57));
+            }
+            k += 8;
+        }
+        // The pixels before the first vector step and after the last, one at a time.
+        let (head, tail) = ((first * p - skip).min(n), (k * p - skip).clamp(first * p - skip, n));
+        for i in (0..head).chain(tail..n) {
+            let (cell, j) = ((i + skip) / p, (i + skip) % p);
+            let coefficients = match cells.get(cell..cell + 4) {
+                Some(&[p0, p1, p2, p3]) => {
+                    [p1, p2 - p0, 2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3, 3.0 * (p1 - p2) + p3 - p0]
+                }
+                _ => [0.0; 4], // never reached: the lattice has the row's columns (see `horizontal_coefficients_from`)
+            };
+            let t = regular.t[j];
+            let [p1, c1, c2, c3] = coefficients;
+            row[i] = add_value::<RIDGED>(row[i], p1 + (0.5 * t) * (c1 + t * (c2 + t * c3)));
+        }
+    }
+
     /// `p1 + half_t × (c1 + t × (c2 + t × c3))` for the eight pixels from `i` on, given their
     /// coefficients ([`super::cubic_at`]'s operations and order).
     ///
@@ -1761,6 +1912,50 @@ mod tests {
         }
         assert_eq!(seen, [true; 4], "every kind of group occurs");
         assert!(wide_two && wide_three, "groups of two and of three cells occur where the AVX-512 cubic runs");
+    }
+
+    /// Rows of two or four pixels per cell in one pattern (scale 1 with a wavelength of 2 or 4, and
+    /// the scales that give such cells from other wavelengths) take the AVX-512 regular row where
+    /// the machine has it: every alignment of the cells and widths that cut a vector step anywhere
+    /// equal the direct evaluation on every build; other layouts are not taken for regular.
+    #[test]
+    fn regular_rows_equal_the_direct_evaluation() {
+        let mut table = ColumnTable::default();
+        table.prepare(-7, 97, 1.0, 4);
+        assert_eq!(table.regular, Some(Regular { pixels_per_cell: 4, skip: 1, t: [0.0, 0.25, 0.5, 0.75] }));
+        table.prepare(4, 40, 1.0, 2);
+        assert_eq!(table.regular, Some(Regular { pixels_per_cell: 2, skip: 0, t: [0.0, 0.5, 0.0, 0.0] }));
+        for (x, wavelength, scale) in [(0, 3, 1.0), (0, 8, 1.0), (0, 2, 1.5), (0, 5, 0.7), (-3, 4, 1.3)] {
+            table.prepare(x, 64, scale, wavelength);
+            assert_eq!(table.regular, None, "w={wavelength} scale={scale}");
+        }
+        let mut seen = [false; 2];
+        for (wavelength, scale) in [(2u32, 1.0), (4, 1.0), (1, 2.0), (4, 0.5), (1, 4.0), (8, 0.5)] {
+            for x in [-9i64, -8, -7, -6, -5, 0, 1, 2, 3, 5] {
+                for width in [1u64, 2, 3, 5, 7, 15, 16, 17, 31, 33, 63, 64, 65, 97] {
+                    let rect = Rect::new(x, -2, width, 3);
+                    table.prepare(rect.x, width as usize, scale, i64::from(wavelength));
+                    if let Some(regular) = table.regular {
+                        seen[regular.pixels_per_cell / 4] = true;
+                    }
+                    let field = LayerField { wavelength, amplitude: 32767, current: 5 };
+                    for ridged in [false, true] {
+                        let mut expected = noisy_map(rect, 9);
+                        add_noise_layer_reference(&mut expected, scale, field, ridged);
+                        for isa in builds() {
+                            let mut on = noisy_map(rect, 9);
+                            add_layer_built(isa.0, isa.1, &mut on, scale, field, ridged);
+                            assert_eq!(
+                                on.data(),
+                                expected.data(),
+                                "{isa:?} w={wavelength} scale={scale} x={x} {width}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(seen, [true; 2], "rows of two and of four pixels per cell are regular");
     }
 
     /// Every build of a layer this machine runs: scalar, AVX2, and AVX2 with the AVX-512 cubic
