@@ -1309,13 +1309,26 @@ mod avx512 {
 
     /// [`super::avx2::point_row`] with its field values computed by the same loop compiled for
     /// AVX-512 (the vectoriser's sixteen-lane hashes and eight-lane remainders: the same integer
-    /// and IEEE operations, so the same values); the adds stay the AVX2 build's.
+    /// and IEEE operations, so the same values) and added eight at a time ([`add8`]).
     ///
     /// # Safety
     /// The machine must support AVX2 and AVX-512F, DQ and VL.
     #[target_feature(enable = "avx2,avx512f,avx512dq,avx512vl")]
     pub(super) unsafe fn point_row<const RIDGED: bool>(job: &super::PointRow<'_>, row: &mut [f32]) {
-        super::avx2::point_row_body::<RIDGED>(job, row)
+        const PIECE: usize = 64;
+        let mut values = [0.0f64; PIECE];
+        for (row, columns) in row.chunks_mut(PIECE).zip(job.columns.chunks(PIECE)) {
+            let n = row.len().min(columns.len());
+            let piece = super::PointRow { columns: &columns[..n], ..*job };
+            super::lattice_row_generic(&piece, &mut values[..n]);
+            let eights = n / 8;
+            for j in 0..eights {
+                add8::<RIDGED>(row.as_mut_ptr().add(8 * j), _mm512_loadu_pd(values.as_ptr().add(8 * j)));
+            }
+            for i in 8 * eights..n {
+                row[i] = add_value::<RIDGED>(row[i], values[i]);
+            }
+        }
     }
     use super::{
         add_value, cubic_at, horizontal_coefficients_from, vertical_generic, CellRow, CubicRow, GROUP_FEW, GROUP_SHARED,
