@@ -249,7 +249,8 @@ struct ColumnTable {
 /// the pixel of phase `j` within its cell at fraction `t[j]`. This is every row at scale 1 with
 /// a wavelength of two or four pixels (where the per-pixel tables cost more than the cubic):
 /// then the cells' coefficients stay in registers and each phase is one vector of cells
-/// ([`avx512::regular_row`]).
+/// (`avx512::regular_row`; on machines with AVX2 alone, `avx2::regular_row` for two pixels per
+/// cell).
 #[derive(Copy, Clone, Debug, PartialEq)]
 struct Regular {
     /// Pixels per cell, `P`: 2 or 4.
@@ -688,9 +689,10 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
         return;
     }
     let wf = w as f64;
-    // Rows of two or four pixels per cell with one pattern (scale 1) take the AVX-512 row that
-    // keeps the cells' coefficients in registers.
-    let regular_rows = wide;
+    // Rows of two or four pixels per cell with one pattern (scale 1) keep the cells' coefficients
+    // in registers, eight cells at a time where the machine has AVX-512F; on AVX2 alone, rows
+    // of two pixels per cell (four cells at a time).
+    let regular_wide = wide;
     // The eight-lane cubic gains where groups of eight pixels lie in one to three lattice cells
     // (four pixels per cell and more: every group is then `GROUP_SHARED` or `GROUP_FEW`); at two
     // pixels per cell it measured slower than the AVX2 build.
@@ -715,11 +717,17 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
                 lattice.prepare(isa, &values, w, columns.x_start, columns.count, y1);
                 let job = CellRow { lattice, ty, first_cell: columns.first_cell };
                 #[cfg(target_arch = "x86_64")]
-                if let (true, Some(regular)) = (regular_rows, &columns.regular) {
-                    // SAFETY: `wide` (so `regular_rows`) is only set where the machine has AVX-512F;
-                    // `Regular::of` only gives 2 or 4 pixels per cell.
-                    unsafe { avx512::regular_row::<RIDGED>(&job, regular, interpolated, row) };
-                    continue;
+                if let (Isa::Avx2, Some(regular)) = (isa, &columns.regular) {
+                    // SAFETY: `add_noise_layer_on` only passes Avx2 when the machine has it, and
+                    // `wide` (so `regular_wide`) only where it has AVX-512F; `Regular::of` only
+                    // gives 2 or 4 pixels per cell.
+                    if regular_wide {
+                        unsafe { avx512::regular_row::<RIDGED>(&job, regular, interpolated, row) };
+                        continue;
+                    } else if regular.pixels_per_cell == 2 {
+                        unsafe { avx2::regular_row::<RIDGED>(&job, regular, interpolated, row) };
+                        continue;
+                    }
                 }
                 cell_row(isa, wide, &job, interpolated, coefficients);
                 cubic_row::<RIDGED>(isa, wide, &columns.cubic_row(coefficients), row);
@@ -785,6 +793,23 @@ fn cell_row(isa: Isa, wide: bool, job: &CellRow<'_>, interpolated: &mut [f64], c
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { avx2::cell_row(job, interpolated, coefficients) },
         _ => cell_row_generic(job, interpolated, coefficients),
+    }
+}
+
+/// The pixels of a [`Regular`] row outside `vector` (the pixels a vector loop covered), one at a
+/// time: their cells' coefficients as [`horizontal_coefficients_from`] computes them and the
+/// cubic as [`cubic_at`] does. `cells` are the row's vertical interpolations from its first cell.
+fn regular_ends<const RIDGED: bool>(cells: &[f64], regular: &Regular, vector: std::ops::Range<usize>, row: &mut [f32]) {
+    let (p, skip, n) = (regular.pixels_per_cell, regular.skip, row.len());
+    let (head, tail) = (vector.start.min(n), vector.end.clamp(vector.start, n));
+    for i in (0..head).chain(tail..n) {
+        let (cell, j) = ((i + skip) / p, (i + skip) % p);
+        let [p1, c1, c2, c3] = match cells.get(cell..cell + 4) {
+            Some(&[p0, p1, p2, p3]) => [p1, p2 - p0, 2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3, 3.0 * (p1 - p2) + p3 - p0],
+            _ => [0.0; 4], // never reached: the lattice has the row's columns (see `horizontal_coefficients_from`)
+        };
+        let t = regular.t[j];
+        row[i] = add_value::<RIDGED>(row[i], p1 + (0.5 * t) * (c1 + t * (c2 + t * c3)));
     }
 }
 
@@ -1015,6 +1040,64 @@ mod avx2 {
             k += 4;
         }
         horizontal_coefficients_from(job.first_cell, interpolated, coefficients, k);
+    }
+
+    /// [`super::avx512::regular_row`] for two pixels per cell, four cells at a time: the same
+    /// operations per cell and phase, the two phases interleaved into pixels with unpacks and
+    /// 128-bit lane moves. (At four pixels per cell it measured no faster than the cell tables.)
+    ///
+    /// # Safety
+    /// The machine must support AVX2; `regular.pixels_per_cell` is 2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn regular_row<const RIDGED: bool>(
+        job: &CellRow<'_>,
+        regular: &super::Regular,
+        interpolated: &mut [f64],
+        row: &mut [f32],
+    ) {
+        assert_eq!(regular.pixels_per_cell, 2);
+        vertical_generic(job, interpolated);
+        let cells = interpolated.get(job.first_cell..).unwrap_or(&[]);
+        let (p, skip, n) = (2, regular.skip, row.len());
+        let phase = |j: usize| {
+            let t = _mm256_set1_pd(regular.t[j]);
+            (t, _mm256_mul_pd(_mm256_set1_pd(0.5), t))
+        };
+        let phases = [phase(0), phase(1)];
+        let first = usize::from(skip > 0);
+        let mut k = first;
+        let out = row.as_mut_ptr();
+        while (k + 4) * p - skip <= n && k + 7 <= cells.len() {
+            let from = cells.as_ptr().add(k);
+            let (p0, p1, p2, p3) = (
+                _mm256_loadu_pd(from),
+                _mm256_loadu_pd(from.add(1)),
+                _mm256_loadu_pd(from.add(2)),
+                _mm256_loadu_pd(from.add(3)),
+            );
+            let c1 = _mm256_sub_pd(p2, p0);
+            let c2 = _mm256_sub_pd(
+                _mm256_add_pd(
+                    _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), p0), _mm256_mul_pd(_mm256_set1_pd(5.0), p1)),
+                    _mm256_mul_pd(_mm256_set1_pd(4.0), p2),
+                ),
+                p3,
+            );
+            let c3 = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(3.0), _mm256_sub_pd(p1, p2)), p3), p0);
+            let at = |j: usize| {
+                let (t, half_t) = phases[j];
+                let inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
+                let middle = _mm256_add_pd(c1, _mm256_mul_pd(t, inner));
+                _mm256_add_pd(p1, _mm256_mul_pd(half_t, middle))
+            };
+            let pixels = out.add(k * p - skip);
+            let (v0, v1) = (at(0), at(1));
+            let (a, b) = (_mm256_unpacklo_pd(v0, v1), _mm256_unpackhi_pd(v0, v1)); // cells 0, 2 | 1, 3
+            add4::<RIDGED>(pixels, _mm256_permute2f128_pd::<0x20>(a, b));
+            add4::<RIDGED>(pixels.add(4), _mm256_permute2f128_pd::<0x31>(a, b));
+            k += 4;
+        }
+        super::regular_ends::<RIDGED>(cells, regular, (first * p - skip)..(k * p - skip), row);
     }
 
     /// # Safety
@@ -1490,20 +1573,7 @@ mod avx512 {
             }
             k += 8;
         }
-        // The pixels before the first vector step and after the last, one at a time.
-        let (head, tail) = ((first * p - skip).min(n), (k * p - skip).clamp(first * p - skip, n));
-        for i in (0..head).chain(tail..n) {
-            let (cell, j) = ((i + skip) / p, (i + skip) % p);
-            let coefficients = match cells.get(cell..cell + 4) {
-                Some(&[p0, p1, p2, p3]) => {
-                    [p1, p2 - p0, 2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3, 3.0 * (p1 - p2) + p3 - p0]
-                }
-                _ => [0.0; 4], // never reached: the lattice has the row's columns (see `horizontal_coefficients_from`)
-            };
-            let t = regular.t[j];
-            let [p1, c1, c2, c3] = coefficients;
-            row[i] = add_value::<RIDGED>(row[i], p1 + (0.5 * t) * (c1 + t * (c2 + t * c3)));
-        }
+        super::regular_ends::<RIDGED>(cells, regular, (first * p - skip)..(k * p - skip), row);
     }
 
     /// `p1 + half_t × (c1 + t × (c2 + t × c3))` for the eight pixels from `i` on, given their
