@@ -30,6 +30,11 @@
 //! machine has AVX-512F and a cell spans four pixels or more, the cubic runs eight `f64` lanes and
 //! reads the groups of two or three cells as broadcasts chosen per lane by the masks, and the
 //! per-cell coefficients are computed eight cells at a time.
+//! Rows whose cells all hold the same two or four pixels at the same fractions (scale 1 with a
+//! wavelength of 2 or 4, the costliest layers of every `Noise`, and whatever other scale gives
+//! such a row) skip the per-pixel tables: eight cells' coefficients (four with AVX2 alone, two
+//! pixels per cell only) stay in registers, each phase is one vector of cells, and the phases are
+//! interleaved into pixels ([`Regular`]).
 //! Lattice rows and per-row scratch reuse their buffers (no allocation per
 //! band or lattice row once warm), and the vertical coefficients of a lattice row are computed
 //! in vectorised loops.
@@ -246,12 +251,16 @@ struct ColumnTable {
 
 /// A row whose cells all hold the same few pixels at the same fractions: cell `k` covers pixels
 /// `k × P − skip .. (k + 1) × P − skip` (the first cell cut by `skip`, the last by the row's end),
-/// the pixel of phase `j` within its cell at fraction `t[j]`. This is every row at scale 1 with
-/// a wavelength of two or four pixels (where the per-pixel tables cost more than the cubic):
-/// then the cells' coefficients stay in registers and each phase is one vector of cells
+/// the pixel of phase `j` within its cell at fraction `t[j]`. Every row at scale 1 with a
+/// wavelength of two or four pixels has one (there the per-pixel tables cost more than the
+/// cubic), and so do rows of other scales and wavelengths that give such cells: [`Regular::of`]
+/// checks every pixel's cell and fraction (its bits) against the pattern, so a row it accepts
+/// computes exactly what the tables would. The cells' coefficients then stay in registers and each
+/// phase is one vector of cells
 /// (`avx512::regular_row`; on machines with AVX2 alone, `avx2::regular_row` for two pixels per
 /// cell).
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct Regular {
     /// Pixels per cell, `P`: 2 or 4.
     pixels_per_cell: usize,
@@ -265,14 +274,15 @@ impl Regular {
     /// The pattern of a row's cells and fractions, if it has one of two or four pixels per cell.
     fn of(cell: &[u32], t: &[f64]) -> Option<Regular> {
         let n = cell.len().min(t.len());
-        if n == 0 {
+        let (cell, t) = (&cell[..n], &t[..n]);
+        if cell.first() != Some(&0) {
             return None;
         }
         // The first cell's pixels, and the cell after it (full unless the row ends in it).
-        let first_run = cell.iter().take_while(|&&c| c == cell[0]).count();
-        let second_run = cell[first_run.min(n)..].iter().take_while(|&&c| c == cell[0] + 1).count();
+        let first_run = cell.iter().take_while(|&&c| c == 0).count();
+        let second_run = cell[first_run..].iter().take_while(|&&c| c == 1).count();
         let pixels_per_cell = second_run;
-        if !matches!(pixels_per_cell, 2 | 4) || first_run > pixels_per_cell || cell[0] != 0 {
+        if !matches!(pixels_per_cell, 2 | 4) || first_run > pixels_per_cell {
             return None;
         }
         let skip = pixels_per_cell - first_run;
@@ -692,6 +702,7 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
     // Rows of two or four pixels per cell with one pattern (scale 1) keep the cells' coefficients
     // in registers, eight cells at a time where the machine has AVX-512F; on AVX2 alone, rows
     // of two pixels per cell (four cells at a time).
+    #[cfg(target_arch = "x86_64")]
     let regular_wide = wide;
     // The eight-lane cubic gains where groups of eight pixels lie in one to three lattice cells
     // (four pixels per cell and more: every group is then `GROUP_SHARED` or `GROUP_FEW`); at two
@@ -767,6 +778,13 @@ fn vertical_generic(job: &CellRow<'_>, interpolated: &mut [f64]) {
     }
 }
 
+/// The horizontal Catmull-Rom coefficients `[p1, c1, c2, c3]` of the cell between `p1` and `p2`
+/// ([`catmull_rom`]'s expressions, in its order: the vector builds compute the same).
+#[inline(always)]
+fn cell_coefficients([p0, p1, p2, p3]: [f64; 4]) -> [f64; 4] {
+    [p1, p2 - p0, 2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3, 3.0 * (p1 - p2) + p3 - p0]
+}
+
 /// Horizontal: per lattice cell from `start` on its coefficients `[p1, c1, c2, c3]` from the
 /// vertical interpolations from `first_cell` on (every run's four lattice columns exist, see
 /// `ColumnTable::prepare`; a cell without them, never reached, gets zeros).
@@ -775,8 +793,7 @@ fn horizontal_coefficients_from(first_cell: usize, interpolated: &[f64], coeffic
     let cells = interpolated.get(first_cell..).unwrap_or(&[]);
     let mut filled = start;
     for (out, p) in coefficients.iter_mut().zip(cells.windows(4)).skip(start) {
-        let (p0, p1, p2, p3) = (p[0], p[1], p[2], p[3]);
-        *out = [p1, p2 - p0, 2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3, 3.0 * (p1 - p2) + p3 - p0];
+        *out = cell_coefficients([p[0], p[1], p[2], p[3]]);
         filled += 1;
     }
     for out in coefficients.iter_mut().skip(filled) {
@@ -799,13 +816,15 @@ fn cell_row(isa: Isa, wide: bool, job: &CellRow<'_>, interpolated: &mut [f64], c
 /// The pixels of a [`Regular`] row outside `vector` (the pixels a vector loop covered), one at a
 /// time: their cells' coefficients as [`horizontal_coefficients_from`] computes them and the
 /// cubic as [`cubic_at`] does. `cells` are the row's vertical interpolations from its first cell.
+#[cfg(target_arch = "x86_64")]
 fn regular_ends<const RIDGED: bool>(cells: &[f64], regular: &Regular, vector: std::ops::Range<usize>, row: &mut [f32]) {
     let (p, skip, n) = (regular.pixels_per_cell, regular.skip, row.len());
-    let (head, tail) = (vector.start.min(n), vector.end.clamp(vector.start, n));
+    let head = vector.start.min(n);
+    let tail = vector.end.max(head).min(n);
     for i in (0..head).chain(tail..n) {
         let (cell, j) = ((i + skip) / p, (i + skip) % p);
         let [p1, c1, c2, c3] = match cells.get(cell..cell + 4) {
-            Some(&[p0, p1, p2, p3]) => [p1, p2 - p0, 2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3, 3.0 * (p1 - p2) + p3 - p0],
+            Some(&[p0, p1, p2, p3]) => cell_coefficients([p0, p1, p2, p3]),
             _ => [0.0; 4], // never reached: the lattice has the row's columns (see `horizontal_coefficients_from`)
         };
         let t = regular.t[j];
@@ -959,16 +978,6 @@ mod avx2 {
     /// The machine must support AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn point_row<const RIDGED: bool>(job: &PointRow<'_>, row: &mut [f32]) {
-        point_row_body::<RIDGED>(job, row)
-    }
-
-    /// [`point_row`]'s loop, inlined into each build that runs it (AVX2, and AVX-512 for the
-    /// field values: `super::avx512::point_row`).
-    ///
-    /// # Safety
-    /// The caller's build must have AVX2.
-    #[inline(always)]
-    pub(super) unsafe fn point_row_body<const RIDGED: bool>(job: &PointRow<'_>, row: &mut [f32]) {
         // In pieces of 64: the field values (the vectorised loop of the lattice rows), then the
         // adds four at a time with the division-free conversion.
         const PIECE: usize = 64;
@@ -1064,8 +1073,8 @@ mod avx2 {
             (t, _mm256_mul_pd(_mm256_set1_pd(0.5), t))
         };
         let phases = [phase(0), phase(1)];
-        let first = usize::from(skip > 0);
-        let mut k = first;
+        let first_whole = usize::from(skip > 0);
+        let mut k = first_whole;
         let out = row.as_mut_ptr();
         while (k + 4) * p - skip <= n && k + 7 <= cells.len() {
             let from = cells.as_ptr().add(k);
@@ -1097,7 +1106,7 @@ mod avx2 {
             add4::<RIDGED>(pixels.add(4), _mm256_permute2f128_pd::<0x31>(a, b));
             k += 4;
         }
-        super::regular_ends::<RIDGED>(cells, regular, (first * p - skip)..(k * p - skip), row);
+        super::regular_ends::<RIDGED>(cells, regular, (first_whole * p - skip)..(k * p - skip), row);
     }
 
     /// # Safety
@@ -1385,7 +1394,8 @@ mod avx2 {
 /// The per-pixel cubic on AVX-512F: eight pixels per step in `f64` lanes where they lie in one
 /// lattice cell (wavelengths of eight pixels and more), the same IEEE operations in the same order as
 /// [`super::cubic_at`] and [`super::add_value`] (as the AVX2 build, whose checked reciprocal it
-/// shares: `unsure`'s test, done on eight lanes with masks).
+/// shares: `unsure`'s test, done on eight lanes with masks). Also the per-cell coefficients eight
+/// cells at a time, the rows of a [`super::Regular`] layout, and the sub-pixel rows' adds.
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::avx2::{changing_group8, MARGIN, MIDPOINT, TINY_BITS};
@@ -1466,18 +1476,7 @@ mod avx512 {
         let mut k = 0;
         while k + 8 <= n {
             // `k + 11 <= cells.len()` since `n <= cells.len() − 3`.
-            let p = from.add(k);
-            let (p0, p1, p2, p3) =
-                (_mm512_loadu_pd(p), _mm512_loadu_pd(p.add(1)), _mm512_loadu_pd(p.add(2)), _mm512_loadu_pd(p.add(3)));
-            let c1 = _mm512_sub_pd(p2, p0);
-            let c2 = _mm512_sub_pd(
-                _mm512_add_pd(
-                    _mm512_sub_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), p0), _mm512_mul_pd(_mm512_set1_pd(5.0), p1)),
-                    _mm512_mul_pd(_mm512_set1_pd(4.0), p2),
-                ),
-                p3,
-            );
-            let c3 = _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(_mm512_set1_pd(3.0), _mm512_sub_pd(p1, p2)), p3), p0);
+            let [p1, c1, c2, c3] = coefficients8(from.add(k));
             let even_p = _mm512_unpacklo_pd(p1, c1); // p1₀ c1₀ | p1₂ c1₂ | p1₄ c1₄ | p1₆ c1₆
             let odd_p = _mm512_unpackhi_pd(p1, c1); // p1₁ c1₁ | p1₃ c1₃ | ...
             let even_c = _mm512_unpacklo_pd(c2, c3); // c2₀ c3₀ | c2₂ c3₂ | ...
@@ -1494,6 +1493,32 @@ mod avx512 {
             k += 8;
         }
         horizontal_coefficients_from(job.first_cell, interpolated, coefficients, k);
+    }
+
+    /// [`super::cell_coefficients`] of the eight cells whose first lattice columns are at
+    /// `from .. from + 8`, one cell per lane: `[p1, c1, c2, c3]`.
+    ///
+    /// # Safety
+    /// The machine must support AVX-512F; `from .. from + 11` are readable.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn coefficients8(from: *const f64) -> [__m512d; 4] {
+        let (p0, p1, p2, p3) = (
+            _mm512_loadu_pd(from),
+            _mm512_loadu_pd(from.add(1)),
+            _mm512_loadu_pd(from.add(2)),
+            _mm512_loadu_pd(from.add(3)),
+        );
+        let c1 = _mm512_sub_pd(p2, p0);
+        let c2 = _mm512_sub_pd(
+            _mm512_add_pd(
+                _mm512_sub_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), p0), _mm512_mul_pd(_mm512_set1_pd(5.0), p1)),
+                _mm512_mul_pd(_mm512_set1_pd(4.0), p2),
+            ),
+            p3,
+        );
+        let c3 = _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(_mm512_set1_pd(3.0), _mm512_sub_pd(p1, p2)), p3), p0);
+        [p1, c1, c2, c3]
     }
 
     /// One row of a [`super::Regular`] layout: the vertical interpolation of every lattice column
@@ -1521,27 +1546,12 @@ mod avx512 {
         };
         let phases = [phase(0), phase(1), phase(2), phase(3)];
         // Vector steps cover cells k..k + 8 whose pixels all lie in the row and whose four
-        // lattice columns all exist; the first is the first whole cell.
-        let first = usize::from(skip > 0);
-        let mut k = first;
+        // lattice columns all exist, from the first whole cell on.
+        let first_whole = usize::from(skip > 0);
+        let mut k = first_whole;
         let out = row.as_mut_ptr();
         while (k + 8) * p - skip <= n && k + 11 <= cells.len() {
-            let from = cells.as_ptr().add(k);
-            let (p0, p1, p2, p3) = (
-                _mm512_loadu_pd(from),
-                _mm512_loadu_pd(from.add(1)),
-                _mm512_loadu_pd(from.add(2)),
-                _mm512_loadu_pd(from.add(3)),
-            );
-            let c1 = _mm512_sub_pd(p2, p0);
-            let c2 = _mm512_sub_pd(
-                _mm512_add_pd(
-                    _mm512_sub_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), p0), _mm512_mul_pd(_mm512_set1_pd(5.0), p1)),
-                    _mm512_mul_pd(_mm512_set1_pd(4.0), p2),
-                ),
-                p3,
-            );
-            let c3 = _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(_mm512_set1_pd(3.0), _mm512_sub_pd(p1, p2)), p3), p0);
+            let [p1, c1, c2, c3] = coefficients8(cells.as_ptr().add(k));
             let at = |j: usize| {
                 let (t, half_t) = phases[j];
                 let inner = _mm512_add_pd(c2, _mm512_mul_pd(t, c3));
@@ -1573,7 +1583,7 @@ mod avx512 {
             }
             k += 8;
         }
-        super::regular_ends::<RIDGED>(cells, regular, (first * p - skip)..(k * p - skip), row);
+        super::regular_ends::<RIDGED>(cells, regular, (first_whole * p - skip)..(k * p - skip), row);
     }
 
     /// `p1 + half_t × (c1 + t × (c2 + t × c3))` for the eight pixels from `i` on, given their
