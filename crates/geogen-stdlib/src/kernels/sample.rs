@@ -1034,7 +1034,7 @@ mod avx512 {
     /// AVX-512F and VL; `m` made from `map`, which fits; `|px0|` and `px0 + out.len()` below 2^52.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn linear_row(
+    unsafe fn linear_row<const AHEAD: bool>(
         m: &Map,
         map: &HeightMap,
         inverse: [f64; 4],
@@ -1044,6 +1044,9 @@ mod avx512 {
         out: &mut [f32],
     ) {
         let [i11, i12, i21, i22] = inverse;
+        // The next block's positions on this row, near enough for hints: these moved by a block.
+        let ahead =
+            (_mm512_set1_pd(i11 * super::BLOCK_COLUMNS as f64), _mm512_set1_pd(i21 * super::BLOCK_COLUMNS as f64));
         let fy = py as f64;
         let (b1, b2) = (i12 * fy, i22 * fy);
         let (a11, a21) = (_mm512_set1_pd(i11), _mm512_set1_pd(i21));
@@ -1062,6 +1065,9 @@ mod avx512 {
         if inside {
             while i + 8 <= n {
                 let (x, y) = position(px);
+                if AHEAD {
+                    unsafe { hint(m, _mm512_add_pd(x, ahead.0), _mm512_add_pd(y, ahead.1)) };
+                }
                 // SAFETY: the positions are inside (caller); i + 8 ≤ n.
                 unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight_inside(m, x, y)) };
                 px = _mm512_add_pd(px, step);
@@ -1070,6 +1076,9 @@ mod avx512 {
         }
         while i + 8 <= n {
             let (x, y) = position(px);
+            if AHEAD {
+                unsafe { hint(m, _mm512_add_pd(x, ahead.0), _mm512_add_pd(y, ahead.1)) };
+            }
             if unsafe { near(x, y, 0xff) } {
                 // SAFETY: `m` fits; i + 8 ≤ n.
                 unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight(m, x, y)) };
@@ -1116,15 +1125,12 @@ mod avx512 {
             return;
         }
         let (mut xs, mut ys) = ([0.0f64; BLOCK_COLUMNS], [0.0f64; BLOCK_COLUMNS]);
-        let mut prefetch = |bx: usize, r: usize| {
-            let n = (bx + BLOCK_COLUMNS).min(width) - bx;
-            let (xs, ys) = (&mut xs[..n], &mut ys[..n]);
-            linear_positions(Isa::Avx2, inverse, x0 + bx as i64, py0 + r as i64, xs, ys);
-            // SAFETY: AVX2; `map` fits.
-            unsafe { super::avx2::prefetch_sources(map, xs, ys) };
-        };
+        // The first block's lines (the later blocks' are hinted while the one before is filled).
+        let n = BLOCK_COLUMNS.min(width);
         for r in (0..rows).step_by(PREFETCH_EVERY_ROWS) {
-            prefetch(0, r);
+            linear_positions(Isa::Avx2, inverse, x0, py0 + r as i64, &mut xs[..n], &mut ys[..n]);
+            // SAFETY: AVX2; `map` fits.
+            unsafe { super::avx2::prefetch_sources(map, &xs[..n], &ys[..n]) };
         }
         let last_row = py0 + rows as i64 - 1;
         for bx in (0..width).step_by(BLOCK_COLUMNS) {
@@ -1133,12 +1139,44 @@ mod avx512 {
             let whole = (end - bx) / 8 * 8;
             let inside = whole > 0 && linear_block_inside(map, inverse, (px0, px0 + whole as i64 - 1), (py0, last_row));
             for (r, row) in band.chunks_mut(width).enumerate() {
-                if end < width && r.is_multiple_of(PREFETCH_EVERY_ROWS) {
-                    prefetch(end, r);
-                }
+                let (py, out) = (py0 + r as i64, &mut row[bx..end]);
                 // SAFETY: `m` from `map`, which fits; the columns are below 2^52 (caller).
-                unsafe { linear_row(&m, map, inverse, px0, py0 + r as i64, inside, &mut row[bx..end]) };
+                if end < width && r.is_multiple_of(PREFETCH_EVERY_ROWS) {
+                    unsafe { linear_row::<true>(&m, map, inverse, px0, py, inside, out) };
+                } else {
+                    unsafe { linear_row::<false>(&m, map, inverse, px0, py, inside, out) };
+                }
             }
+        }
+    }
+
+    /// Starts loading the lines of the samples at positions 0, 2, 4 and 6 of these (rows floor(y)
+    /// and floor(y) + 1 at column floor(x), clamped into the map: NaN clamps to the first row or
+    /// column), the hints [`super::prefetch_sources`] gives. A hint only.
+    ///
+    /// # Safety
+    /// AVX-512F and VL; `m` made from a map that fits.
+    #[inline(always)]
+    unsafe fn hint(m: &Map, x: __m512d, y: __m512d) {
+        let zero = _mm512_setzero_pd();
+        let floor = |c: __m512d| _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(c);
+        // `max(v, 0)` gives 0 for a NaN `v` (the second operand).
+        let clamp = |v: __m512d, last: __m512d| _mm512_min_pd(_mm512_max_pd(v, zero), last);
+        let column = clamp(_mm512_sub_pd(floor(x), m.start_x), m.last_x);
+        let row = clamp(_mm512_sub_pd(floor(y), m.start_y), m.last_y);
+        let below = _mm512_min_pd(_mm512_add_pd(row, _mm512_set1_pd(1.0)), m.last_y);
+        let top = _mm512_cvttpd_epi32(_mm512_add_pd(_mm512_mul_pd(row, m.width), column));
+        let bottom = _mm512_cvttpd_epi32(_mm512_add_pd(_mm512_mul_pd(below, m.width), column));
+        let mut lines = [0i32; 16];
+        // SAFETY: `lines` has room for sixteen i32.
+        unsafe {
+            _mm256_storeu_si256(lines.as_mut_ptr().cast(), top);
+            _mm256_storeu_si256(lines.as_mut_ptr().add(8).cast(), bottom);
+        }
+        for k in [0, 2, 4, 6, 8, 10, 12, 14] {
+            // SAFETY: each index is a pixel of the data (clamped above, below 2^31 by `fits`); a
+            // prefetch reads nothing the program sees.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(m.data.add(lines[k] as usize).cast()) };
         }
     }
 
