@@ -920,6 +920,11 @@ mod avx512 {
         last_y: __m512d,
         width: __m512d,
         width_i: __m256i,
+        /// The first column and row, and one past the last, as `f64` (exact: within ±2^32).
+        low_x: __m512d,
+        low_y: __m512d,
+        high_x: __m512d,
+        high_y: __m512d,
     }
 
     impl Map {
@@ -936,6 +941,10 @@ mod avx512 {
                 last_y: _mm512_set1_pd((r.height - 1) as f64),
                 width: _mm512_set1_pd(map.width() as f64),
                 width_i: _mm256_set1_epi32(map.width() as i32),
+                low_x: _mm512_set1_pd(r.x as f64),
+                low_y: _mm512_set1_pd(r.y as f64),
+                high_x: _mm512_set1_pd((r.x + r.width as i64 - 1) as f64),
+                high_y: _mm512_set1_pd((r.y + r.height as i64 - 1) as f64),
             }
         }
     }
@@ -994,8 +1003,8 @@ mod avx512 {
         _mm512_cvtpd_ps(unsafe { lerp(top, bottom, ty, keep_y) })
     }
 
-    /// [`eight`] at eight positions each at least a pixel inside the map on both axes (finite, so
-    /// their fractions are below 1): no clamps, and the second indexes are the first plus 1 and
+    /// [`eight`] at eight positions each inside the map on both axes (`start ≤ c < start + last`):
+    /// no clamps, and the second indexes are the first plus 1 and
     /// plus the width unmasked (inside the map; where a fraction is not kept, the masked add of
     /// the lerp keeps `a`, whatever was read for `b`).
     ///
@@ -1007,15 +1016,17 @@ mod avx512 {
         let floor_x = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(x);
         let floor_y = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(y);
         let (tx, ty) = (_mm512_sub_pd(x, floor_x), _mm512_sub_pd(y, floor_y));
-        let keep_x = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(tx, snap);
-        let keep_y = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(ty, snap);
+        // t rounds to 1 for a tiny negative c (−1e-17 − (−1)): then the fraction is not kept.
+        let one = _mm512_set1_pd(1.0);
+        let keep_x = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(tx, snap) & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(tx, one);
+        let keep_y = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(ty, snap) & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(ty, one);
         let (rel_x, rel_y) = (_mm512_sub_pd(floor_x, m.start_x), _mm512_sub_pd(floor_y, m.start_y));
         // row × width + column is below 2^31 (`fits`), exact in f64 and in i32.
         let i00 = _mm512_cvttpd_epi32(_mm512_add_pd(_mm512_mul_pd(rel_y, m.width), rel_x));
-        let one = _mm256_set1_epi32(1);
-        let i10 = _mm256_add_epi32(i00, one);
+        let next = _mm256_set1_epi32(1);
+        let i10 = _mm256_add_epi32(i00, next);
         let i01 = _mm256_add_epi32(i00, m.width_i);
-        let i11 = _mm256_add_epi32(i01, one);
+        let i11 = _mm256_add_epi32(i01, next);
         // SAFETY: floor − start is in [0, last) on both axes, so all four are pixels of the map.
         let (a00, a10, a01, a11) =
             unsafe { (gather(m.data, i00), gather(m.data, i10), gather(m.data, i01), gather(m.data, i11)) };
@@ -1079,7 +1090,10 @@ mod avx512 {
             if AHEAD {
                 unsafe { hint(m, _mm512_add_pd(x, ahead.0), _mm512_add_pd(y, ahead.1)) };
             }
-            if unsafe { near(x, y, 0xff) } {
+            if unsafe { all_inside(m, x, y) } {
+                // SAFETY: the eight positions are inside (just checked); i + 8 ≤ n.
+                unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight_inside(m, x, y)) };
+            } else if unsafe { near(x, y, 0xff) } {
                 // SAFETY: `m` fits; i + 8 ≤ n.
                 unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight(m, x, y)) };
             } else {
@@ -1180,6 +1194,17 @@ mod avx512 {
         }
     }
 
+    /// Whether all eight positions suit [`eight_inside`]: `start ≤ c < start + last` on both axes
+    /// (so `0 ≤ floor(c) − start < last`), which no NaN passes.
+    #[inline(always)]
+    unsafe fn all_inside(m: &Map, x: __m512d, y: __m512d) -> bool {
+        let ok = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(x, m.low_x)
+            & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(x, m.high_x)
+            & _mm512_cmp_pd_mask::<_CMP_GE_OQ>(y, m.low_y)
+            & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(y, m.high_y);
+        ok == 0xff
+    }
+
     /// Whether every coordinate of the lanes in `lanes` is below 2^52 in magnitude (not NaN).
     #[inline(always)]
     unsafe fn near(x: __m512d, y: __m512d, lanes: __mmask8) -> bool {
@@ -1200,7 +1225,11 @@ mod avx512 {
         while i + 8 <= n {
             // SAFETY: i + 8 ≤ n, the length of all three slices.
             let (x, y) = unsafe { (_mm512_loadu_pd(xs.as_ptr().add(i)), _mm512_loadu_pd(ys.as_ptr().add(i))) };
-            if unsafe { near(x, y, 0xff) } {
+            if unsafe { all_inside(&m, x, y) } {
+                // SAFETY: AVX-512F and VL, `fits(map)` (caller), the eight positions inside (just
+                // checked); i + 8 ≤ n.
+                unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight_inside(&m, x, y)) };
+            } else if unsafe { near(x, y, 0xff) } {
                 // SAFETY: AVX-512F and VL, `fits(map)` (caller); i + 8 ≤ n.
                 unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight(&m, x, y)) };
             } else {
@@ -1347,6 +1376,19 @@ mod tests {
                 positions.push(((x0 + (u * w).floor()) + 0.00004 * v, y0 + (v * h).floor()));
                 positions.push((x0 + (u * w).floor() - 1e-17, y0 + (v * h).floor() + 0.5));
             }
+            // Runs of positions all inside (the vector builds' clamp-free groups): on the first
+            // column and row, just short of the last, snapped and kept fractions.
+            let below_last = |start: f64, len: f64| start + len - 1.0 - (start + len).abs().max(1.0) * 1e-15;
+            for k in 0..800 {
+                let (u, v) = (next(), next());
+                positions.push(match k % 5 {
+                    0 => (x0 + u * (w - 1.0), y0 + v * (h - 1.0)),
+                    1 => (x0, below_last(y0, h)),
+                    2 => (below_last(x0, w), y0 + 0.00004 * v),
+                    3 => (x0 + (u * (w - 1.0)).floor() + 0.00005, y0 + (v * (h - 1.0)).floor()),
+                    _ => (x0 + (u * (w - 1.0)).floor() + 0.99999, y0 + (v * (h - 1.0)).floor() + 0.5),
+                });
+            }
             let (xs, ys): (Vec<f64>, Vec<f64>) = positions.iter().copied().unzip();
             let single: Vec<u32> = positions.iter().map(|&(px, py)| bilinear(&map, px, py).to_bits()).collect();
             for isa in Sampler::available() {
@@ -1420,6 +1462,8 @@ mod tests {
             [-1.0, 0.0, 0.0, 1.0],
             [0.5, -0.0, 0.0, 2.5],
             [1.0, 0.00003, 0.0, 1.0],
+            // Tiny positions either side of 0: the fraction of −1e-17 rounds to 1 (not kept).
+            [1e-19, 0.0, 0.0, 1.0],
             [4.5e13, 0.0, 0.0, 1.0],
             [1e300, -1e300, 0.0, 1.0],
             [f64::NAN, 0.0, 0.0, 1.0],
@@ -1428,6 +1472,7 @@ mod tests {
         // The rotation's first block of the second rectangle lies wholly inside the map.
         assert!(linear_block_inside(&source, matrices[0], (-40, -33), (-30, 1)));
         assert!(!linear_block_inside(&source, matrices[0], (-200, -137), (-30, 1)));
+        assert!(linear_block_inside(&source, matrices[5], (-40, 23), (-30, 1)));
         let rects = [
             Rect::new(-60, -40, 1, 1),
             Rect::new(-40, -30, 64, 32),
