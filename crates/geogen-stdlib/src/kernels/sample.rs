@@ -249,6 +249,73 @@ pub fn resample_rows(
     map_by_bands(rect, BLOCK_ROWS, block)
 }
 
+/// [`resample_rows`] with [`linear_positions`]: the map whose pixel `(px, py)` is the bilinear
+/// sample of `source` at `(i11 × px + i12 × py, i21 × px + i22 × py)` (`inverse` is
+/// `[i11, i12, i21, i22]`), the bits of [`bilinear`] at [`linear_positions`]' positions on every
+/// sampler. On AVX-512 (where the map fits the vector path and every `px` is below 2^51 in
+/// magnitude) the positions are computed in the sampler's own registers, eight pixels at a time,
+/// never written to memory; a block whose positions all lie at least a pixel inside the map (its
+/// four corners decide it: a linear map sends the block to a parallelogram) is sampled without
+/// the clamps and the 2^52 checks.
+pub fn resample_linear(
+    sampler: impl Into<Sampler>,
+    source: &HeightMap,
+    rect: Rect,
+    inverse: [f64; 4],
+) -> Result<HeightMap, RenderError> {
+    let sampler = sampler.into();
+    let isa = if sampler == Sampler::Scalar { Isa::Scalar } else { Isa::Avx2 };
+    #[cfg(target_arch = "x86_64")]
+    if sampler == Sampler::Avx512
+        && Sampler::Avx512.is_available()
+        && avx2::fits(source)
+        && rect.x.unsigned_abs() < 1 << 51
+        && rect.width < 1 << 51
+    {
+        let block = |py0: i64, x0: i64, band: &mut [f32]| {
+            let width = rect.width as usize;
+            if width > 0 {
+                // SAFETY: AVX-512F and VL (checked above), `fits(source)`, and every column of the
+                // band below 2^52 in magnitude.
+                unsafe { avx512::linear_band(source, inverse, py0, x0, width, band) };
+            }
+        };
+        return map_by_bands(rect, BLOCK_ROWS, block);
+    }
+    resample_rows(sampler, source, rect, |px0, py, xs: &mut [f64], ys: &mut [f64]| {
+        linear_positions(isa, inverse, px0, py, xs, ys)
+    })
+}
+
+/// Whether every position [`linear_positions`] gives the pixels of columns `px` (first, last)
+/// and rows `py` (first, last) lies at least a pixel inside `map` on both axes (so its floor and
+/// the next index are inside, unclamped): decided from the four corners' positions, computed with
+/// the same arithmetic. Every position between them is within 2^-9 of the parallelogram they span
+/// when the products are below 2^40 (which is required), so a pixel's margin covers the rounding.
+/// `px` below 2^52 in magnitude.
+fn linear_block_inside(map: &HeightMap, inverse: [f64; 4], px: (i64, i64), py: (i64, i64)) -> bool {
+    const LIMIT: f64 = (1u64 << 40) as f64;
+    let r = map.rect();
+    if r.is_empty() || r.x.unsigned_abs() >= 1 << 60 || r.y.unsigned_abs() >= 1 << 60 {
+        return false;
+    }
+    let [i11, i12, i21, i22] = inverse;
+    let (xa, xb, ya, yb) = (px.0 as f64, px.1 as f64, py.0 as f64, py.1 as f64);
+    let (far_x, far_y) = (xa.abs().max(xb.abs()), ya.abs().max(yb.abs()));
+    // NaN or infinite coefficients fail here (the comparisons are false).
+    if !(i11.abs() * far_x + i12.abs() * far_y < LIMIT && i21.abs() * far_x + i22.abs() * far_y < LIMIT) {
+        return false;
+    }
+    let inside = |c: f64, start: i64, len: u64| {
+        let (lo, hi) = (start as f64 + 1.0, (start + len as i64 - 2) as f64);
+        c >= lo && c <= hi
+    };
+    [(xa, ya), (xb, ya), (xa, yb), (xb, yb)].iter().all(|&(x, y)| {
+        let (sx, sy) = (i11 * x + i12 * y, i21 * x + i22 * y);
+        inside(sx, r.x, r.width) && inside(sy, r.y, r.height)
+    })
+}
+
 /// The source positions of a linear map's pixels `(px0 + i, py)`: `x = i11 × px + i12 × py` and
 /// `y = i21 × px + i22 × py` in `f64`, with `px` and `py` converted exactly as `as f64` does, each
 /// a plain product and sum (no FMA), so the same bits whatever the path. On AVX2 (when every
@@ -853,6 +920,33 @@ mod avx512 {
         last_y: __m512d,
         width: __m512d,
         width_i: __m256i,
+        /// The first column and row, and one past the last, as `f64` (exact: within ±2^32).
+        low_x: __m512d,
+        low_y: __m512d,
+        high_x: __m512d,
+        high_y: __m512d,
+    }
+
+    impl Map {
+        /// # Safety
+        /// AVX-512F; `map` fits the vector path.
+        #[inline(always)]
+        unsafe fn new(map: &HeightMap) -> Map {
+            let r = map.rect();
+            Map {
+                data: map.data().as_ptr(),
+                start_x: _mm512_set1_pd(r.x as f64),
+                start_y: _mm512_set1_pd(r.y as f64),
+                last_x: _mm512_set1_pd((r.width - 1) as f64),
+                last_y: _mm512_set1_pd((r.height - 1) as f64),
+                width: _mm512_set1_pd(map.width() as f64),
+                width_i: _mm256_set1_epi32(map.width() as i32),
+                low_x: _mm512_set1_pd(r.x as f64),
+                low_y: _mm512_set1_pd(r.y as f64),
+                high_x: _mm512_set1_pd((r.x + r.width as i64 - 1) as f64),
+                high_y: _mm512_set1_pd((r.y + r.height as i64 - 1) as f64),
+            }
+        }
     }
 
     /// One axis of eight positions: (first index, whether the second is first + 1, fraction,
@@ -909,6 +1003,208 @@ mod avx512 {
         _mm512_cvtpd_ps(unsafe { lerp(top, bottom, ty, keep_y) })
     }
 
+    /// [`eight`] at eight positions each inside the map on both axes (`start ≤ c < start + last`):
+    /// no clamps, and the second indexes are the first plus 1 and
+    /// plus the width unmasked (inside the map; where a fraction is not kept, the masked add of
+    /// the lerp keeps `a`, whatever was read for `b`).
+    ///
+    /// # Safety
+    /// AVX-512F and VL; `m` was made from a map that `fits`; every position is inside as said.
+    #[inline(always)]
+    unsafe fn eight_inside(m: &Map, x: __m512d, y: __m512d) -> __m256 {
+        let snap = _mm512_set1_pd(SNAP);
+        let floor_x = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(x);
+        let floor_y = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(y);
+        let (tx, ty) = (_mm512_sub_pd(x, floor_x), _mm512_sub_pd(y, floor_y));
+        // t rounds to 1 for a tiny negative c (−1e-17 − (−1)): then the fraction is not kept.
+        let one = _mm512_set1_pd(1.0);
+        let keep_x = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(tx, snap) & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(tx, one);
+        let keep_y = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(ty, snap) & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(ty, one);
+        let (rel_x, rel_y) = (_mm512_sub_pd(floor_x, m.start_x), _mm512_sub_pd(floor_y, m.start_y));
+        // row × width + column is below 2^31 (`fits`), exact in f64 and in i32.
+        let i00 = _mm512_cvttpd_epi32(_mm512_add_pd(_mm512_mul_pd(rel_y, m.width), rel_x));
+        let next = _mm256_set1_epi32(1);
+        let i10 = _mm256_add_epi32(i00, next);
+        let i01 = _mm256_add_epi32(i00, m.width_i);
+        let i11 = _mm256_add_epi32(i01, next);
+        // SAFETY: floor − start is in [0, last) on both axes, so all four are pixels of the map.
+        let (a00, a10, a01, a11) =
+            unsafe { (gather(m.data, i00), gather(m.data, i10), gather(m.data, i01), gather(m.data, i11)) };
+        let top = unsafe { lerp(a00, a10, tx, keep_x) };
+        let bottom = unsafe { lerp(a01, a11, tx, keep_x) };
+        _mm512_cvtpd_ps(unsafe { lerp(top, bottom, ty, keep_y) })
+    }
+
+    /// One block row of [`super::resample_linear`]: the samples of `map` at the linear positions
+    /// of pixels `(px0 + i, py)` into `out[i]`, computed in registers (`x = i11 × px + b1`, with
+    /// `b1 = i12 × py` as [`super::linear_positions`] has it, a plain product and sum). `inside`:
+    /// every position of the row is at least a pixel inside the map ([`eight_inside`] for the
+    /// whole groups of eight).
+    ///
+    /// # Safety
+    /// AVX-512F and VL; `m` made from `map`, which fits; `|px0|` and `px0 + out.len()` below 2^52.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn linear_row<const AHEAD: bool>(
+        m: &Map,
+        map: &HeightMap,
+        inverse: [f64; 4],
+        px0: i64,
+        py: i64,
+        inside: bool,
+        out: &mut [f32],
+    ) {
+        let [i11, i12, i21, i22] = inverse;
+        // The next block's positions on this row, near enough for hints: these moved by a block.
+        let ahead =
+            (_mm512_set1_pd(i11 * super::BLOCK_COLUMNS as f64), _mm512_set1_pd(i21 * super::BLOCK_COLUMNS as f64));
+        let fy = py as f64;
+        let (b1, b2) = (i12 * fy, i22 * fy);
+        let (a11, a21) = (_mm512_set1_pd(i11), _mm512_set1_pd(i21));
+        let (b1v, b2v) = (_mm512_set1_pd(b1), _mm512_set1_pd(b2));
+        let step = _mm512_set1_pd(8.0);
+        // Exact: every column is below 2^52 in magnitude, and so is each step.
+        let mut px = _mm512_add_pd(_mm512_set1_pd(px0 as f64), _mm512_set_pd(7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0, 0.0));
+        let n = out.len();
+        let position =
+            |px: __m512d| (_mm512_add_pd(_mm512_mul_pd(a11, px), b1v), _mm512_add_pd(_mm512_mul_pd(a21, px), b2v));
+        let single = |k: usize| {
+            let x = (px0 + k as i64) as f64;
+            bilinear(map, i11 * x + b1, i21 * x + b2)
+        };
+        let mut i = 0;
+        if inside {
+            while i + 8 <= n {
+                let (x, y) = position(px);
+                if AHEAD {
+                    unsafe { hint(m, _mm512_add_pd(x, ahead.0), _mm512_add_pd(y, ahead.1)) };
+                }
+                // SAFETY: the positions are inside (caller); i + 8 ≤ n.
+                unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight_inside(m, x, y)) };
+                px = _mm512_add_pd(px, step);
+                i += 8;
+            }
+        }
+        while i + 8 <= n {
+            let (x, y) = position(px);
+            if AHEAD {
+                unsafe { hint(m, _mm512_add_pd(x, ahead.0), _mm512_add_pd(y, ahead.1)) };
+            }
+            if unsafe { all_inside(m, x, y) } {
+                // SAFETY: the eight positions are inside (just checked); i + 8 ≤ n.
+                unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight_inside(m, x, y)) };
+            } else if unsafe { near(x, y, 0xff) } {
+                // SAFETY: `m` fits; i + 8 ≤ n.
+                unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight(m, x, y)) };
+            } else {
+                for (k, h) in out.iter_mut().enumerate().skip(i).take(8) {
+                    *h = single(k);
+                }
+            }
+            px = _mm512_add_pd(px, step);
+            i += 8;
+        }
+        if i < n {
+            // The lanes past the end are set to 0 (a position clamped into the map like any
+            // other) and not stored.
+            let lanes: __mmask8 = (1u8 << (n - i)) - 1;
+            let (x, y) = position(px);
+            let (x, y) = (_mm512_maskz_mov_pd(lanes, x), _mm512_maskz_mov_pd(lanes, y));
+            if unsafe { near(x, y, lanes) } {
+                // SAFETY: the store writes only elements i..n of `out`.
+                unsafe { _mm256_mask_storeu_ps(out.as_mut_ptr().add(i), lanes, eight(m, x, y)) };
+            } else {
+                for (k, h) in out.iter_mut().enumerate().skip(i) {
+                    *h = single(k);
+                }
+            }
+        }
+    }
+
+    /// A band of [`super::resample_linear`] (rows from `py0`, columns from `x0`, `width` wide) in
+    /// blocks of [`super::BLOCK_COLUMNS`] columns, as [`super::resample_rows`] fills them, with the
+    /// positions in registers. The next block's source lines are prefetched while a block is
+    /// filled, from its positions on one row in [`super::PREFETCH_EVERY_ROWS`] (computed into a
+    /// small buffer for the hint only).
+    ///
+    /// # Safety
+    /// AVX-512F, VL and AVX2; `map` fits; every column `x0 .. x0 + width` below 2^52 in magnitude.
+    #[target_feature(enable = "avx512f,avx512vl,avx2")]
+    pub unsafe fn linear_band(map: &HeightMap, inverse: [f64; 4], py0: i64, x0: i64, width: usize, band: &mut [f32]) {
+        use super::{linear_block_inside, linear_positions, BLOCK_COLUMNS, PREFETCH_EVERY_ROWS};
+        use crate::kernels::coherent::Isa;
+        let m = unsafe { Map::new(map) };
+        let rows = band.len() / width;
+        if rows == 0 {
+            return;
+        }
+        let (mut xs, mut ys) = ([0.0f64; BLOCK_COLUMNS], [0.0f64; BLOCK_COLUMNS]);
+        // The first block's lines (the later blocks' are hinted while the one before is filled).
+        let n = BLOCK_COLUMNS.min(width);
+        for r in (0..rows).step_by(PREFETCH_EVERY_ROWS) {
+            linear_positions(Isa::Avx2, inverse, x0, py0 + r as i64, &mut xs[..n], &mut ys[..n]);
+            // SAFETY: AVX2; `map` fits.
+            unsafe { super::avx2::prefetch_sources(map, &xs[..n], &ys[..n]) };
+        }
+        let last_row = py0 + rows as i64 - 1;
+        for bx in (0..width).step_by(BLOCK_COLUMNS) {
+            let end = (bx + BLOCK_COLUMNS).min(width);
+            let px0 = x0 + bx as i64;
+            let whole = (end - bx) / 8 * 8;
+            let inside = whole > 0 && linear_block_inside(map, inverse, (px0, px0 + whole as i64 - 1), (py0, last_row));
+            for (r, row) in band.chunks_mut(width).enumerate() {
+                let (py, out) = (py0 + r as i64, &mut row[bx..end]);
+                // SAFETY: `m` from `map`, which fits; the columns are below 2^52 (caller).
+                if end < width && r.is_multiple_of(PREFETCH_EVERY_ROWS) {
+                    unsafe { linear_row::<true>(&m, map, inverse, px0, py, inside, out) };
+                } else {
+                    unsafe { linear_row::<false>(&m, map, inverse, px0, py, inside, out) };
+                }
+            }
+        }
+    }
+
+    /// Starts loading the lines of the samples at positions 0, 2, 4 and 6 of these (rows floor(y)
+    /// and floor(y) + 1 at column floor(x), clamped into the map: NaN clamps to the first row or
+    /// column), the hints [`super::prefetch_sources`] gives. A hint only.
+    ///
+    /// # Safety
+    /// AVX-512F and VL; `m` made from a map that fits.
+    #[inline(always)]
+    unsafe fn hint(m: &Map, x: __m512d, y: __m512d) {
+        let zero = _mm512_setzero_pd();
+        let floor = |c: __m512d| _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(c);
+        // `max(v, 0)` gives 0 for a NaN `v` (the second operand).
+        let clamp = |v: __m512d, last: __m512d| _mm512_min_pd(_mm512_max_pd(v, zero), last);
+        let column = clamp(_mm512_sub_pd(floor(x), m.start_x), m.last_x);
+        let row = clamp(_mm512_sub_pd(floor(y), m.start_y), m.last_y);
+        let below = _mm512_min_pd(_mm512_add_pd(row, _mm512_set1_pd(1.0)), m.last_y);
+        let top = _mm512_cvttpd_epi32(_mm512_add_pd(_mm512_mul_pd(row, m.width), column));
+        let bottom = _mm512_cvttpd_epi32(_mm512_add_pd(_mm512_mul_pd(below, m.width), column));
+        let mut lines = [0i32; 16];
+        // SAFETY: `lines` has room for sixteen i32.
+        unsafe {
+            _mm256_storeu_si256(lines.as_mut_ptr().cast(), top);
+            _mm256_storeu_si256(lines.as_mut_ptr().add(8).cast(), bottom);
+        }
+        for k in [0, 2, 4, 6, 8, 10, 12, 14] {
+            // SAFETY: each index is a pixel of the data (clamped above, below 2^31 by `fits`); a
+            // prefetch reads nothing the program sees.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(m.data.add(lines[k] as usize).cast()) };
+        }
+    }
+
+    /// Whether all eight positions suit [`eight_inside`]: `start ≤ c < start + last` on both axes
+    /// (so `0 ≤ floor(c) − start < last`), which no NaN passes.
+    #[inline(always)]
+    unsafe fn all_inside(m: &Map, x: __m512d, y: __m512d) -> bool {
+        let ok = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(x, m.low_x)
+            & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(x, m.high_x)
+            & _mm512_cmp_pd_mask::<_CMP_GE_OQ>(y, m.low_y)
+            & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(y, m.high_y);
+        ok == 0xff
+    }
+
     /// Whether every coordinate of the lanes in `lanes` is below 2^52 in magnitude (not NaN).
     #[inline(always)]
     unsafe fn near(x: __m512d, y: __m512d, lanes: __mmask8) -> bool {
@@ -923,22 +1219,17 @@ mod avx512 {
     /// slices have the same length.
     #[target_feature(enable = "avx512f,avx512vl,avx2")]
     pub unsafe fn bilinear_many(map: &HeightMap, xs: &[f64], ys: &[f64], out: &mut [f32]) {
-        let r = map.rect();
-        let m = Map {
-            data: map.data().as_ptr(),
-            start_x: _mm512_set1_pd(r.x as f64),
-            start_y: _mm512_set1_pd(r.y as f64),
-            last_x: _mm512_set1_pd((r.width - 1) as f64),
-            last_y: _mm512_set1_pd((r.height - 1) as f64),
-            width: _mm512_set1_pd(map.width() as f64),
-            width_i: _mm256_set1_epi32(map.width() as i32),
-        };
+        let m = unsafe { Map::new(map) };
         let n = out.len();
         let mut i = 0;
         while i + 8 <= n {
             // SAFETY: i + 8 ≤ n, the length of all three slices.
             let (x, y) = unsafe { (_mm512_loadu_pd(xs.as_ptr().add(i)), _mm512_loadu_pd(ys.as_ptr().add(i))) };
-            if unsafe { near(x, y, 0xff) } {
+            if unsafe { all_inside(&m, x, y) } {
+                // SAFETY: AVX-512F and VL, `fits(map)` (caller), the eight positions inside (just
+                // checked); i + 8 ≤ n.
+                unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight_inside(&m, x, y)) };
+            } else if unsafe { near(x, y, 0xff) } {
                 // SAFETY: AVX-512F and VL, `fits(map)` (caller); i + 8 ≤ n.
                 unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight(&m, x, y)) };
             } else {
@@ -1085,6 +1376,19 @@ mod tests {
                 positions.push(((x0 + (u * w).floor()) + 0.00004 * v, y0 + (v * h).floor()));
                 positions.push((x0 + (u * w).floor() - 1e-17, y0 + (v * h).floor() + 0.5));
             }
+            // Runs of positions all inside (the vector builds' clamp-free groups): on the first
+            // column and row, just short of the last, snapped and kept fractions.
+            let below_last = |start: f64, len: f64| start + len - 1.0 - (start + len).abs().max(1.0) * 1e-15;
+            for k in 0..800 {
+                let (u, v) = (next(), next());
+                positions.push(match k % 5 {
+                    0 => (x0 + u * (w - 1.0), y0 + v * (h - 1.0)),
+                    1 => (x0, below_last(y0, h)),
+                    2 => (below_last(x0, w), y0 + 0.00004 * v),
+                    3 => (x0 + (u * (w - 1.0)).floor() + 0.00005, y0 + (v * (h - 1.0)).floor()),
+                    _ => (x0 + (u * (w - 1.0)).floor() + 0.99999, y0 + (v * (h - 1.0)).floor() + 0.5),
+                });
+            }
             let (xs, ys): (Vec<f64>, Vec<f64>) = positions.iter().copied().unzip();
             let single: Vec<u32> = positions.iter().map(|&(px, py)| bilinear(&map, px, py).to_bits()).collect();
             for isa in Sampler::available() {
@@ -1129,6 +1433,70 @@ mod tests {
                         let (x, y) = position(px, py);
                         let want = bilinear(&source, x, y).to_bits();
                         assert_eq!(got.get(px, py).unwrap().to_bits(), want, "{isa:?} {rect} ({px}, {py})");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The linear resampling with its positions in registers gives every pixel the bits of
+    /// [`bilinear`] at [`linear_positions`]' scalar position, on every sampler and with 1 to 3
+    /// threads: blocks wholly inside the map (the clamp-free path), partly and wholly outside,
+    /// odd widths and tails, negative origins, positions beyond 2^52 and NaN.
+    #[test]
+    fn linear_resampling_equals_the_per_pixel_sample_on_every_sampler() {
+        let source_rect = Rect::new(-90, -70, 260, 230);
+        let len = (source_rect.width * source_rect.height) as u32;
+        let data = (0..len)
+            .map(|k| match k % 97 {
+                0 => -0.0,
+                1 => 0.0,
+                _ => geogen_random::hash1(k) as f32 / u32::MAX as f32 - 0.5,
+            })
+            .collect();
+        let source = HeightMap::from_data(source_rect, data).unwrap();
+        let (sin, cos) = (libm::sin(0.5), libm::cos(0.5));
+        let matrices = [
+            [cos, sin, -sin, cos],
+            [0.5, 0.0, 0.0, 0.5],
+            [-1.0, 0.0, 0.0, 1.0],
+            [0.5, -0.0, 0.0, 2.5],
+            [1.0, 0.00003, 0.0, 1.0],
+            // Tiny positions either side of 0: the fraction of −1e-17 rounds to 1 (not kept).
+            [1e-19, 0.0, 0.0, 1.0],
+            [4.5e13, 0.0, 0.0, 1.0],
+            [1e300, -1e300, 0.0, 1.0],
+            [f64::NAN, 0.0, 0.0, 1.0],
+            [cos, sin, f64::INFINITY, cos],
+        ];
+        // The rotation's first block of the second rectangle lies wholly inside the map.
+        assert!(linear_block_inside(&source, matrices[0], (-40, -33), (-30, 1)));
+        assert!(!linear_block_inside(&source, matrices[0], (-200, -137), (-30, 1)));
+        assert!(linear_block_inside(&source, matrices[5], (-40, 23), (-30, 1)));
+        let rects = [
+            Rect::new(-60, -40, 1, 1),
+            Rect::new(-40, -30, 64, 32),
+            Rect::new(-61, -45, 135, 70),
+            Rect::new(-20, -10, 7, 40),
+            Rect::new(-150, -120, 300, 9),
+        ];
+        for inverse in matrices {
+            let [i11, i12, i21, i22] = inverse;
+            for rect in rects {
+                let mut want = Vec::new();
+                for py in rect.y..rect.y + rect.height as i64 {
+                    for px in rect.x..rect.x + rect.width as i64 {
+                        let (x, y) = (px as f64, py as f64);
+                        want.push(bilinear(&source, i11 * x + i12 * y, i21 * x + i22 * y).to_bits());
+                    }
+                }
+                for sampler in Sampler::available() {
+                    for threads in 1..=3 {
+                        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                        let got = pool.install(|| resample_linear(sampler, &source, rect, inverse)).unwrap();
+                        assert_eq!(got.rect(), rect);
+                        let got: Vec<u32> = got.data().iter().map(|v| v.to_bits()).collect();
+                        assert!(got == want, "{sampler:?} {inverse:?} {rect} {threads} threads");
                     }
                 }
             }

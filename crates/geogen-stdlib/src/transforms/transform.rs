@@ -14,7 +14,7 @@ use geogen_render::{
 use geogen_vm::{RuntimeError, Value};
 
 use crate::kernels::coherent::Isa;
-use crate::kernels::sample::{covering_rect, linear_positions, resample_rows};
+use crate::kernels::sample::{covering_rect, resample_linear};
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 use crate::util::n;
 
@@ -163,9 +163,7 @@ impl Transform {
     /// The transformed map of `source` over the step's bounds, on `isa` (the tests force each):
     /// each pixel's position is [`Transform::source`]'s arithmetic, a row piece at a time.
     pub fn render_from(&self, isa: Isa, ctx: &KernelContext, source: &Object) -> Result<Object, RenderError> {
-        let inverse = self.inverse;
-        let positions = |px0, py, xs: &mut [f64], ys: &mut [f64]| linear_positions(isa, inverse, px0, py, xs, ys);
-        Ok(Object::Map(resample_rows(isa, source.as_map()?, ctx.bounds.rect(), positions)?))
+        Ok(Object::Map(resample_linear(isa, source.as_map()?, ctx.bounds.rect(), self.inverse)?))
     }
 }
 
