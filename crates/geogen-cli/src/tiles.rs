@@ -659,14 +659,15 @@ impl Job<'_> {
     /// Renders the cells of one block (`tiles`, in grid order) as one rectangle and writes each cell's
     /// files cut out of it: the same bytes as [`Job::render`] of each cell (the tile contract; tested).
     /// A block that cannot be rendered at once (over the memory limit, or any other failure) renders
-    /// its cells one by one, so a failure is reported for the first cell it happens in.
-    fn render_block(&self, tiles: &[Tile]) -> Result<usize, (Tile, TileError)> {
-        let one_by_one =
-            || tiles.iter().try_fold(0, |written, tile| Ok(written + self.render(tile).map_err(|e| (*tile, e))?));
+    /// its cells one by one, so a failure is reported for the first cell it happens in. A block's
+    /// cells go to `write` (the run's writer, see [`Job::commit`]) in groups; cells rendered one
+    /// by one are written at once.
+    fn render_block(&self, tiles: &[Tile], write: &Writes) -> Result<(), (Tile, TileError)> {
+        let one_by_one = || tiles.iter().try_for_each(|tile| self.render(tile).map(drop).map_err(|e| (*tile, e)));
         if tiles.len() == 1 {
             return one_by_one();
         }
-        let Some((x0, y0, width, height)) = cells_rect(tiles) else { return Ok(0) };
+        let Some((x0, y0, width, height)) = cells_rect(tiles) else { return Ok(()) };
         let settings = self.settings_for(x0, y0, width, height);
         let Ok((rendered, _reservation)) =
             self.script.render_admitted(&settings, &self.config, |bytes| self.budget.reserve(bytes))
@@ -711,36 +712,17 @@ impl Job<'_> {
                 .collect::<Result<Vec<_>, (Tile, TileError)>>()
         };
         // The cells are cut out and encoded on every core, a group of about COMMIT_PIXELS at a time
-        // so that encoded files held at once stay small next to the render; a thread of its own
-        // writes each group (waiting for the disk) while the next one is encoded.
-        std::thread::scope(|scope| {
-            let (send, receive) = std::sync::mpsc::sync_channel::<Vec<(Tile, CellFiles)>>(1);
-            let writer = scope.spawn(move || {
-                receive.into_iter().try_fold(0, |written, encoded| Ok(written + self.commit(&encoded)?))
-            });
-            let mut failed = None;
-            for group in commit_groups(tiles, rayon::current_num_threads()) {
-                match encode_group(group) {
-                    // A send fails only when the writer has stopped on an error: it reports that.
-                    Ok(encoded) => {
-                        if send.send(encoded).is_err() {
-                            break;
-                        }
-                    }
-                    Err(error) => {
-                        failed = Some(error);
-                        break;
-                    }
-                }
+        // so that encoded files held at once stay small next to the render; the run's writer
+        // thread writes each group (waiting for the disk) while the next one is encoded, and the
+        // last ones while the next block renders.
+        for group in commit_groups(tiles, rayon::current_num_threads()) {
+            let encoded = encode_group(group)?;
+            // A send fails only when the writer has stopped on an error: it reports that.
+            if write.send(encoded).is_err() {
+                break;
             }
-            drop(send);
-            let written = writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            // The writer's failure is in an earlier group than an encoding failure after it.
-            match (written, failed) {
-                (Err(error), _) | (Ok(_), Some(error)) => Err(error),
-                (Ok(written), None) => Ok(written),
-            }
-        })
+        }
+        Ok(())
     }
 
     /// Encodes the cell's files from its rendered maps (`yield_rect` is the cell's render rectangle
@@ -855,6 +837,9 @@ fn cells_rect(tiles: &[Tile]) -> Option<(i64, i64, u32, u32)> {
     let y1 = last.y + i64::from(last.height);
     Some((x0, y0, (x1 - x0) as u32, (y1 - y0) as u32))
 }
+
+/// Where blocks send their encoded cells, a group at a time: the run's writer thread.
+type Writes = std::sync::mpsc::SyncSender<Vec<(Tile, CellFiles)>>;
 
 /// One cell's encoded files (path and bytes) and its marker, ready to be written.
 struct CellFiles {
@@ -1012,7 +997,17 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     // render using the renderer's threads: a block waiting for memory (see `MemoryBudget`) then
     // never waits on a thread that holds the memory it needs, which waiting inside rayon could.
     let next = AtomicU64::new(0);
-    let run_blocks = || loop {
+    // Records a failure (the first in grid order is reported) and stops the blocks not yet started.
+    let fail = |tile: Tile, error: TileError| {
+        stop.store(true, Ordering::Relaxed);
+        let index = grid.index_of(&tile);
+        if let Ok(mut first) = first_error.lock() {
+            if first.as_ref().is_none_or(|(i, _, _)| index < *i) {
+                *first = Some((index, tile, error));
+            }
+        }
+    };
+    let run_blocks = |write: Writes| loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         let Some(&block) = shard_blocks.get(k as usize) else { break };
         if stop.load(Ordering::Relaxed) {
@@ -1022,27 +1017,35 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
         let missing: Vec<Tile> =
             cells.iter().map(|&index| grid.tile(index)).filter(|tile| !job.is_complete(tile)).collect();
         skipped.fetch_add((cells.len() - missing.len()) as u64, Ordering::Relaxed);
-        match job.render_block(&missing) {
-            Ok(_) => {
+        match job.render_block(&missing, &write) {
+            Ok(()) => {
                 rendered.fetch_add(missing.len() as u64, Ordering::Relaxed);
             }
-            Err((tile, error)) => {
-                stop.store(true, Ordering::Relaxed);
-                let index = grid.index_of(&tile);
-                if let Ok(mut first) = first_error.lock() {
-                    if first.as_ref().is_none_or(|(i, _, _)| index < *i) {
-                        *first = Some((index, tile, error));
-                    }
-                }
-            }
+            Err((tile, error)) => fail(tile, error),
         }
         bar.update(done.fetch_add(cells.len() as u64, Ordering::Relaxed) + cells.len() as u64, total);
     };
     let workers = rayon::current_num_threads().clamp(1, shard_blocks.len().max(1));
     std::thread::scope(|scope| {
+        // One writer for the run: a block's last files are written and synced while the next block
+        // renders (a block does not wait for the disk), and the groups of all blocks go through
+        // one queue. It stops at the first failure; the blocks' sends then fail and they stop.
+        let (write, groups) = std::sync::mpsc::sync_channel::<Vec<(Tile, CellFiles)>>(1);
+        let (job, fail, run_blocks) = (&job, &fail, &run_blocks);
+        scope.spawn(move || {
+            for group in groups {
+                if let Err((tile, error)) = job.commit(&group) {
+                    fail(tile, error);
+                    break;
+                }
+            }
+        });
         for _ in 0..workers {
-            scope.spawn(run_blocks);
+            let write = write.clone();
+            scope.spawn(move || run_blocks(write));
         }
+        // The writer ends once every block's sender is gone.
+        drop(write);
     });
     bar.finish();
     let first_error = first_error.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -282,8 +282,14 @@ impl Renderer {
     /// resident memory during the step stays within `held + max(kept, need)`. Keeping
     /// `peak_from(i) - held` bounds it by `peak_from(i)`: the kept pages fill the room that this
     /// step or a later, bigger one will use anyway.
+    ///
+    /// A render whose host renders again at once (`keep_pages_after`) keeps within its whole
+    /// plan's peak instead, in its last steps too: the next render (`geogen tiles`' next block,
+    /// of a like plan) then finds its pages kept rather than faulting them in afresh; resident
+    /// memory still stays within this render's peak.
     fn keep_pages_for(&self, i: usize) {
-        self.keep_pages_within(self.meta.plan.peak_from(i));
+        let plan = &self.meta.plan;
+        self.keep_pages_within(if self.keep_pages_after { plan.peak() } else { plan.peak_from(i) });
     }
 
     /// Keeps at most `budget` minus what is held of freed pages (see [`Renderer::keep_pages_for`]).
