@@ -178,10 +178,10 @@ impl Layout {
 }
 
 /// Bytes of scratch [`box_blur`] allocates for a `width` × `height` map with radius `r` (what the
-/// memory plan counts for a Blur): the saved rows between bands, and each band's scratch, the
-/// larger of the `i64` path's (a ring of fixed-point rows, column sums and a row buffer) and the
+/// memory plan counts for a Blur): the saved rows between bands, and each band's scratch: the
 /// fast path's (a ring of strip rows, column sums of a strip, the few values its horizontal pass
-/// puts aside, and two copies of a strip's left margin).
+/// puts aside, and two copies of a strip's left margin) for the windows it takes, else the `i64`
+/// path's (a ring of fixed-point rows, column sums and a row buffer).
 pub fn map_scratch_bytes(width: u64, height: u64, r: u64) -> u64 {
     let window = Window::of_radius(r.min(MAX_RADIUS));
     if window.is_identity() || width == 0 || height == 0 {
@@ -202,7 +202,9 @@ pub fn map_scratch_bytes(width: u64, height: u64, r: u64) -> u64 {
         .saturating_add(tail)
         .saturating_mul(8)
         .saturating_add((layout.band_rows as u64).saturating_mul(strips.margin as u64).saturating_mul(8));
-    let per_band = if window.len() <= FAST_MAX_WINDOW { exact.max(fast) } else { exact };
+    // The fast path's switch to `i64` reuses its own scratch: only the long windows' `i64` path
+    // allocates the other.
+    let per_band = if window.len() <= FAST_MAX_WINDOW { fast } else { exact };
     (layout.bands as u64).saturating_mul(per_band).saturating_add(halo.saturating_mul(width).saturating_mul(4))
 }
 
