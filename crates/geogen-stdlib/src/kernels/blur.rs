@@ -177,20 +177,34 @@ impl Layout {
     }
 }
 
-/// Bytes of scratch [`box_blur`] allocates for a `width` × `height` map with radius `r`: each
-/// band's ring of fixed-point rows and its column sums and row buffer, and the saved rows between
-/// bands (what the memory plan counts for a Blur).
+/// Bytes of scratch [`box_blur`] allocates for a `width` × `height` map with radius `r` (what the
+/// memory plan counts for a Blur): the saved rows between bands, and each band's scratch: the
+/// fast path's (a ring of strip rows, column sums of a strip, the few values its horizontal pass
+/// puts aside, and two copies of a strip's left margin) for the windows it takes, else the `i64`
+/// path's (a ring of fixed-point rows, column sums and a row buffer).
 pub fn map_scratch_bytes(width: u64, height: u64, r: u64) -> u64 {
     let window = Window::of_radius(r.min(MAX_RADIUS));
     if window.is_identity() || width == 0 || height == 0 {
         return 0;
     }
-    let Ok(h) = usize::try_from(height) else {
+    let (Ok(h), Ok(w)) = (usize::try_from(height), usize::try_from(width)) else {
         return u64::MAX;
     };
     let layout = Layout::of(h, window);
     let halo: u64 = (0..layout.bands).map(|b| layout.halo_rows(b, h, window) as u64).sum();
-    let per_band = (layout.ring as u64 + 2).saturating_mul(width).saturating_mul(8);
+    let exact = (layout.ring as u64 + 2).saturating_mul(width).saturating_mul(8);
+    let strips = Strips::of(w, window, strip_columns(window));
+    let slot = strips.slot as u64;
+    let tail = (window.low.min(slot)).saturating_add((window.len() as u64).min(slot));
+    let fast = (layout.ring as u64 + 1)
+        .saturating_mul(slot)
+        .saturating_add(strips.width as u64)
+        .saturating_add(tail)
+        .saturating_mul(8)
+        .saturating_add((layout.band_rows as u64).saturating_mul(strips.margin as u64).saturating_mul(8));
+    // The fast path's switch to `i64` reuses its own scratch: only the long windows' `i64` path
+    // allocates the other.
+    let per_band = if window.len() <= FAST_MAX_WINDOW { fast } else { exact };
     (layout.bands as u64).saturating_mul(per_band).saturating_add(halo.saturating_mul(width).saturating_mul(4))
 }
 
@@ -448,12 +462,23 @@ mod fast {
     /// Returns the largest bits of `|h|` over the row (as [`largest_abs_bits_of`], found while
     /// the heights are converted, so the row is read once): the caller checks the row fitted the
     /// fast path, and if not, discards the row (then any values, computed with no fault).
+    ///
+    /// Only the outputs `[x0, x1)` are computed (a strip's own columns: the others are there
+    /// for their values); positions outside hold values of no use.
     #[inline(always)]
-    fn row_of<const ISA: u8>(src: &[f32], out: &mut [f64], scratch: &mut [f64], window: Window, c: f64) -> u32 {
-        let len = src.len();
+    fn row_of<const ISA: u8>(
+        (left, src): (&[f32], &[f32]),
+        (x0, x1): (usize, usize),
+        out: &mut [f64],
+        scratch: &mut [f64],
+        window: Window,
+        c: f64,
+    ) -> u32 {
+        let len = left.len() + src.len();
         if len == 0 {
             return 0;
         }
+        let x1 = x1.min(len);
         let out = &mut out[..len];
         let (low, high) = (window.low as usize, window.high as usize);
         let span = low + high + 1;
@@ -462,7 +487,7 @@ mod fast {
         let split = len.saturating_sub(low);
         let (tail, rest) = scratch.split_at_mut(len - split);
         let at = low.min(len); // = low whenever split > 0
-        let largest = convert::<ISA>(&src[..split], &mut out[at..at + split]).max(convert::<ISA>(&src[split..], tail));
+        let largest = convert_split::<ISA>((left, src), split, &mut out[at..at + split], tail);
         let value = |k: usize| if k < split { out[k + low] } else { tail[k - split] };
         // From output e0 on, the entering values are not at out[x + span]: copied to `ext`.
         let e0 = len.saturating_sub(span);
@@ -472,16 +497,28 @@ mod fast {
         }
         // Eight copies: the vector steps read the leaving value as a vector of `step` 0.
         let first = [value(0); 8];
-        // The window of output 0, [−low, high] clamped into the row: exact integer products
-        // and sums (all below 2^49 in magnitude).
-        let direct = high.min(last);
-        let inner = direct.min(split.saturating_sub(1));
-        let mut s = (low + 1) as f64 * first[0] + sum::<ISA>(&out[(1 + low).min(len)..(inner + 1 + low).min(len)]);
-        for k in inner + 1..=direct {
+        if x0 >= x1 {
+            return largest;
+        }
+        // The window of output x0, [x0 − low, x0 + high] clamped into the row: exact integer
+        // products and sums (all below 2^49 in magnitude), so in any order.
+        let below = low.saturating_sub(x0);
+        let (kmin, kmax) = (x0.saturating_sub(low), (x0 + high).min(last));
+        // Values kmin.. below `split` are in `out`, in a row; the others in `tail`.
+        let in_out = (kmax + 1).min(split).max(kmin);
+        let mut s = sum::<ISA>(&out[(kmin + low).min(len)..(in_out + low).min(len)]);
+        for k in in_out..=kmax {
             s += value(k);
         }
-        s += (high - direct) as f64 * value(last);
+        if below > 0 {
+            s += below as f64 * first[0];
+        }
+        if x0 + high > last {
+            s += (x0 + high - last) as f64 * value(last);
+        }
         let head = low.min(len);
+        // The four segments below, clipped to [x0, x1).
+        let clip = |a: usize, b: usize| (a.max(x0), b.min(x1).max(a.max(x0)));
         let o = out.as_mut_ptr();
         // Entering values at out[x + span] before e0, at ext[x − e0] from e0 on (offset pointers
         // are only dereferenced at x in their segment).
@@ -490,10 +527,14 @@ mod fast {
         // SAFETY: every segment reads `out` at x and x + span only for x + span < len, `ext`
         // at x − e0 < len − e0, and writes `out` at x < len.
         unsafe {
-            s = segment::<ISA>(o, by_out, first.as_ptr(), 0, 0, head.min(e0), s, c);
-            s = segment::<ISA>(o, by_ext, first.as_ptr(), 0, head.min(e0), head, s, c);
-            s = segment::<ISA>(o, by_out, o, 1, head, head.max(e0), s, c);
-            segment::<ISA>(o, by_ext, o, 1, head.max(e0), len, s, c);
+            let (a, b) = clip(0, head.min(e0));
+            s = segment::<ISA>(o, by_out, first.as_ptr(), 0, a, b, s, c);
+            let (a, b) = clip(head.min(e0), head);
+            s = segment::<ISA>(o, by_ext, first.as_ptr(), 0, a, b, s, c);
+            let (a, b) = clip(head, head.max(e0));
+            s = segment::<ISA>(o, by_out, o, 1, a, b, s, c);
+            let (a, b) = clip(head.max(e0), len);
+            segment::<ISA>(o, by_ext, o, 1, a, b, s, c);
         }
         largest
     }
@@ -564,6 +605,29 @@ mod fast {
             x += 1;
         }
         s
+    }
+
+    /// `fixed` of the row `left` then `src` (two pieces, one value sequence): its first `split`
+    /// values into `head`, the others into `tail`. Returns the largest bits of `|h|` of the row.
+    #[inline(always)]
+    fn convert_split<const ISA: u8>(
+        (left, src): (&[f32], &[f32]),
+        split: usize,
+        head: &mut [f64],
+        tail: &mut [f64],
+    ) -> u32 {
+        let l = left.len();
+        if split <= l {
+            let (into, rest) = tail.split_at_mut(l - split);
+            convert::<ISA>(&left[..split], head)
+                .max(convert::<ISA>(&left[split..], into))
+                .max(convert::<ISA>(src, rest))
+        } else {
+            let (into, rest) = head.split_at_mut(l);
+            convert::<ISA>(left, into)
+                .max(convert::<ISA>(&src[..split - l], rest))
+                .max(convert::<ISA>(&src[split - l..], tail))
+        }
     }
 
     /// `out[k] = fixed(src[k])`.
@@ -713,23 +777,47 @@ mod fast {
         largest_abs_bits_of(data)
     }
 
-    /// One row of the horizontal pass, in place ([`row_of`]); `tail` holds at least
+    /// One row of the horizontal pass, in place ([`row_of`]), of the row `left` then `src` (a
+    /// strip's row may start in a saved copy of its left margin); `tail` holds at least
     /// `min(low, len) + min(span, len)` values. Runs the build `isa` (IEEE basic operations only,
     /// no FMA: the same bits on every build) where the processor has it, else the next one down.
-    pub fn horizontal(isa: u8, src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) -> u32 {
+    pub fn horizontal(
+        isa: u8,
+        src: (&[f32], &[f32]),
+        outputs: (usize, usize),
+        out: &mut [f64],
+        tail: &mut [f64],
+        window: Window,
+        c: f64,
+    ) -> u32 {
         #[cfg(target_arch = "x86_64")]
         {
             if isa >= AVX512 && isa_available(AVX512) {
                 // SAFETY: the processor supports AVX-512F (checked at run time).
-                return unsafe { horizontal_avx512(src, out, tail, window, c) };
+                return unsafe { horizontal_avx512(src, outputs, out, tail, window, c) };
             }
             if isa >= AVX2 && isa_available(AVX2) {
                 // SAFETY: the processor supports AVX2 (checked at run time).
-                return unsafe { horizontal_avx2(src, out, tail, window, c) };
+                return unsafe { horizontal_avx2(src, outputs, out, tail, window, c) };
             }
         }
         let _ = isa;
-        row_of::<SCALAR>(src, out, tail, window, c)
+        row_of::<SCALAR>(src, outputs, out, tail, window, c)
+    }
+
+    /// Asks the processor to bring `data` into its caches (no effect on any value).
+    #[inline]
+    pub fn prefetch(data: &[f32]) {
+        #[cfg(target_arch = "x86_64")]
+        for k in (0..data.len()).step_by(16) {
+            // SAFETY: a prefetch of an address inside `data`, which never faults.
+            unsafe {
+                use std::arch::x86_64::*;
+                _mm_prefetch::<_MM_HINT_T0>(data.as_ptr().add(k).cast());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = data;
     }
 
     /// [`emit_slide_of`] on the build `isa` (or the next one down).
@@ -768,14 +856,28 @@ mod fast {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn horizontal_avx2(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) -> u32 {
-        row_of::<AVX2>(src, out, tail, window, c)
+    unsafe fn horizontal_avx2(
+        src: (&[f32], &[f32]),
+        outputs: (usize, usize),
+        out: &mut [f64],
+        tail: &mut [f64],
+        window: Window,
+        c: f64,
+    ) -> u32 {
+        row_of::<AVX2>(src, outputs, out, tail, window, c)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    unsafe fn horizontal_avx512(src: &[f32], out: &mut [f64], tail: &mut [f64], window: Window, c: f64) -> u32 {
-        row_of::<AVX512>(src, out, tail, window, c)
+    unsafe fn horizontal_avx512(
+        src: (&[f32], &[f32]),
+        outputs: (usize, usize),
+        out: &mut [f64],
+        tail: &mut [f64],
+        window: Window,
+        c: f64,
+    ) -> u32 {
+        row_of::<AVX512>(src, outputs, out, tail, window, c)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -982,125 +1084,291 @@ fn emit_slide_i64(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], d
     }
 }
 
-/// [`box_blur`]'s fast path: the same bits, in `f64` (see [`fast`]), with the same bands, ring
-/// of horizontal rows and in-place writing as [`box_blur_i64`] (so no more scratch than the
-/// memory plan counts).
+/// [`box_blur`]'s fast path: the same bits, in `f64` (see [`fast`]), with the same bands and
+/// in-place writing as [`box_blur_i64`], each band cut into vertical strips of columns
+/// ([`Strips`]) walked one after the other, each with its own ring of horizontal rows (so the
+/// ring of a wide map stays in the core's L2 cache, and the scratch is what
+/// [`map_scratch_bytes`] counts).
 ///
-/// Whether a row fits the fast path is checked by each band as its horizontal pass converts the
-/// row (from the same loads), instead of in a separate read of the whole map. A band reaching a
-/// row that does not fit (a height too large for the window, an infinity or a NaN) continues on
-/// the `i64` path from there: its ring rows and column sums are exact integers below 2^50 at that
-/// point, so they convert exactly, and the `i64` sums wrap modulo 2^64 whatever the order of
-/// additions, so they are the `i64` path's own sums and the output has its bits. The `i64` rows
-/// are kept in the `f64` storage ([`int_of`]) and computed from the heights where they are read
-/// ([`blur_line_of`]), so the switch allocates nothing.
+/// Whether a row fits the fast path is checked by each strip as its horizontal pass converts the
+/// strip's part of the row (from the same loads), instead of in a separate read of the whole
+/// map. A strip reaching a row that does not fit (a height too large for the window, an infinity
+/// or a NaN) continues on the `i64` path from there: its ring rows and column sums are exact
+/// integers below 2^50 at that point, so they convert exactly, and the `i64` sums wrap modulo
+/// 2^64 whatever the order of additions, so they are the `i64` path's own sums and the output
+/// has its bits. The `i64` rows are kept in the `f64` storage ([`int_of`]) and computed from the
+/// heights where they are read ([`blur_line_of`]), so the switch allocates nothing.
 fn box_blur_fast(map: &mut HeightMap, window: Window, n: i64) -> Result<(), RenderError> {
-    box_blur_fast_on(fast::best_isa(), map, window, n)
+    box_blur_fast_on(fast::best_isa(), map, window, n, strip_columns(window))
 }
 
-/// [`box_blur_fast`] on the build `isa` of its row kernels (the tests force each).
-fn box_blur_fast_on(isa: u8, map: &mut HeightMap, window: Window, n: i64) -> Result<(), RenderError> {
+/// Columns of a strip of [`box_blur_fast`] for `window`: [`STRIP_COLUMNS`] for windows of up to
+/// 33 columns, whole rows for wider ones. A strip converts its window's `2r` columns beyond its
+/// own too (20 % more at r = 50 with 512 columns), which cost what the smaller ring saved: on
+/// 4096-wide maps strips measured 1.02x the CPU of whole rows at r = 50 (0.98–1.00x with 768 or
+/// 1024 columns), against 0.88x at r = 8. Radii between 16 and 50 were not measured; the cut
+/// keeps the extra columns at 6 % or less.
+fn strip_columns(window: Window) -> usize {
+    if window.low + window.high <= 32 {
+        STRIP_COLUMNS
+    } else {
+        usize::MAX
+    }
+}
+
+/// Columns of a strip of [`box_blur_fast`]: the column sums (4 KB) and a row's slot stay in the
+/// L1 cache and the ring in L2. Measured on 4096-wide maps (1 thread, CPU against whole rows,
+/// 5 alternated rounds at a load of about 11): 512 columns 0.76x at r = 1, 0.82x at r = 8; 768
+/// 0.88x and 0.86x; 1024 0.85x and 0.92x.
+const STRIP_COLUMNS: usize = 512;
+
+/// How [`box_blur_fast`] cuts a band of `w` columns into strips: `count` strips of `width`
+/// columns (the last one narrower when `width` does not divide `w`), or one strip of the whole
+/// row when it is at most two strips wide. A strip's horizontal pass
+/// reads columns `[c0 − low, c1 + high]` clamped into the map ([`Strips::reads`]): every window
+/// of its outputs lies in that range or reaches a map edge there, so the clamped sums over it are
+/// the whole row's. `slot` is the longest such range (a ring slot), `margin` the most columns of
+/// its left neighbours a strip reads (saved before they are written).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Strips {
+    width: usize,
+    count: usize,
+    slot: usize,
+    margin: usize,
+}
+
+impl Strips {
+    fn of(w: usize, window: Window, columns: usize) -> Strips {
+        let width = columns.max(1).min(w.max(1));
+        let count = w.div_ceil(width);
+        // Rows of up to two strips stay whole: their ring and sums fit the caches already
+        // (measured at 1024²: strips of 512 columns cost 1.06–1.28x the CPU at r = 8 and r = 50).
+        if count <= 1 || w <= columns.saturating_mul(2) {
+            return Strips { width: w.max(1), count: 1, slot: w, margin: 0 };
+        }
+        let (low, high) = (window.low as usize, window.high as usize);
+        let slot = width.saturating_add(low).saturating_add(high).min(w);
+        Strips { width, count, slot, margin: low.min(w) }
+    }
+
+    /// The columns `[c0, c1)` strip `s` writes.
+    fn columns(self, s: usize, w: usize) -> (usize, usize) {
+        let c0 = s * self.width;
+        (c0, (c0 + self.width).min(w))
+    }
+
+    /// The columns `[a, b)` strip `s` reads.
+    fn reads(self, s: usize, w: usize, window: Window) -> (usize, usize) {
+        let (c0, c1) = self.columns(s, w);
+        (c0.saturating_sub(window.low as usize), c1.saturating_add(window.high as usize).min(w))
+    }
+}
+
+/// [`box_blur_fast`] on the build `isa` of its row kernels and strips of `columns` columns (the
+/// tests force each).
+fn box_blur_fast_on(isa: u8, map: &mut HeightMap, window: Window, n: i64, columns: usize) -> Result<(), RenderError> {
     let (w, h) = (map.width(), map.height());
     let c = fast::reciprocal_up(n as f64);
     let divisor = Divisor::new(n);
     let layout = Layout::of(h, window);
-    let (low, high) = (window.low as usize, window.high as usize);
+    let strips = Strips::of(w, window, columns);
+    let low = window.low as usize;
     let halos = saved_halos(map, layout, window)?;
     map.data_mut().par_chunks_mut(w * layout.band_rows).zip(halos).enumerate().try_for_each(
         |(b, (out, halo))| -> Result<(), RenderError> {
             let y0 = b * layout.band_rows;
-            let y1 = y0 + out.len() / w;
-            let (first, _) = layout.reads(b, h, window);
+            let rows = out.len() / w;
             // One slot more than the window's distinct rows, so the row entering the window
-            // never takes the slot of the row leaving it and each output row is one fused pass
-            // (the `i64` path's row of fixed-point values, counted in the scratch, is not used
-            // here, so the counted scratch still covers this ring).
+            // never takes the slot of the row leaving it and each output row is one fused pass.
             let m = (layout.ring + 1).min(h);
             // Filled with zeros although every slot is written by the horizontal pass before it
             // is read (see below): asking the allocator for zeroed memory instead (calloc) made
             // glibc map and unmap the large rings afresh on every call, and the page faults
             // cost more system time than the fill saves (measured at r = 50, 4000²).
-            let mut ring = try_vec(m * w, 0.0f64)?;
-            let mut sums = try_vec(w, 0.0f64)?;
+            let mut ring = try_vec(m * strips.slot, 0.0f64)?;
+            let mut sums = try_vec(strips.width, 0.0f64)?;
             // The horizontal pass works in its ring slot; only the last `low` fixed-point
             // values of a row and the last `span` entering ones go aside (a few values, not a
             // row, for usual radii).
-            let mut tail = try_vec(low.min(w) + (n as usize).min(w), 0.0f64)?;
-            // Whether this band has left the fast path (its ring and sums then hold `i64` bits).
-            let mut exact = false;
-            let mut horizontal = |y: usize, out: &[f32], ring: &mut [f64], sums: &mut [f64], exact: &mut bool| {
-                let src = band_source_row(y, (y0, y1, first), w, out, &halo);
-                let at = (y % m) * w..(y % m + 1) * w;
-                if !*exact && !fast_fits(fast::horizontal(isa, src, &mut ring[at.clone()], &mut tail, window, c), n) {
-                    // The row did not fit: its slot holds values of no use, recomputed below;
-                    // every other value in the ring and sums is an integer-valued f64 below 2^50
-                    // in magnitude (slots not yet written hold +0.0), so it converts exactly.
-                    for v in ring.iter_mut().chain(sums.iter_mut()) {
-                        *v = slot_of(*v as i64);
-                    }
-                    *exact = true;
-                }
-                if *exact {
-                    let slot = &mut ring[at];
-                    blur_line_of(w, |k| to_fixed(src[k]), window, divisor, |x, q| slot[x] = slot_of(q));
-                }
-            };
-            let last = h - 1;
-            let (top, bottom) = (y0 as i64 - low as i64, (y0 + high) as i64);
-            let below = (bottom.min(-1) - top + 1).max(0);
-            let above = (bottom - top.max(last as i64 + 1) + 1).max(0);
-            let (lo, mut hi) = (y0.saturating_sub(low), (y0 + high).min(last));
-            for y in lo..=hi {
-                horizontal(y, out, &mut ring, &mut sums, &mut exact);
-                let row = &ring[(y % m) * w..(y % m + 1) * w];
-                if exact {
-                    for (s, &v) in sums.iter_mut().zip(row) {
-                        *s = slot_of(int_of(*s).wrapping_add(int_of(v)));
-                    }
-                } else {
-                    fast::add_row(isa, &mut sums, row);
-                }
-            }
-            // Positions before row 0 (after the last row) repeat it; it is among the rows just
-            // computed exactly when it is counted (`below > 0` means `lo = 0`, `above > 0` means
-            // `hi = last`), and a count of 0 adds nothing (the sums are never −0).
-            for (i, count) in [(0, below), (last, above)] {
-                if count > 0 {
-                    let row = &ring[(i % m) * w..(i % m + 1) * w];
-                    for (s, &v) in sums.iter_mut().zip(row) {
-                        *s = if exact {
-                            slot_of(int_of(*s).wrapping_add(int_of(v).wrapping_mul(count)))
-                        } else {
-                            *s + v * count as f64
-                        };
+            let mut tail = try_vec(low.min(strips.slot) + (n as usize).min(strips.slot), 0.0f64)?;
+            // The columns of this band's rows left of the current strip that it reads, as they
+            // were before the strips on the left wrote them (`strips.margin` a row), and the
+            // next strip's, saved before the current one writes.
+            let mut margin = try_vec(rows * strips.margin, 0.0f32)?;
+            let mut next_margin = try_vec(rows * strips.margin, 0.0f32)?;
+            let band = Band { isa, window, n, c, divisor, h, w, y0, first: layout.reads(b, h, window).0, m };
+            for s in 0..strips.count {
+                let (a, _) = strips.reads(s, w, window);
+                let (c0, c1) = strips.columns(s, w);
+                if s + 1 < strips.count {
+                    // Columns [a1, c1) of the next strip's reads: left of c0 from the saved
+                    // margin, the others from this strip's columns, not yet written.
+                    let a1 = strips.reads(s + 1, w, window).0;
+                    let k = c1 - a1;
+                    for r in 0..rows {
+                        let next = &mut next_margin[r * strips.margin..r * strips.margin + k];
+                        let saved = (c0.max(a1) - a1).min(k);
+                        if saved > 0 {
+                            let from = r * strips.margin + (a1 - a);
+                            next[..saved].copy_from_slice(&margin[from..from + saved]);
+                        }
+                        next[saved..].copy_from_slice(&out[r * w + a1 + saved..r * w + c1]);
                     }
                 }
-            }
-            for y in y0..y1 {
-                // The row leaving the window after this output and the row entering it: the
-                // entering row is computed first if it is new (it is below `y`, so not yet
-                // overwritten, and its slot is not the leaving row's: they are at most n apart
-                // and the ring has n + 1 slots, or every row has its own).
-                let sub = y.saturating_sub(low).min(last);
-                let add = if y + 1 == y1 { sub } else { (y + high + 1).min(last) };
-                if add > hi {
-                    horizontal(add, out, &mut ring, &mut sums, &mut exact);
-                    hi = add;
-                }
-                // The output row, then `sums − sub + add` (on the last row the sums are not
-                // needed any more).
-                let out_row = &mut out[(y - y0) * w..(y - y0 + 1) * w];
-                let (sub_row, add_row) =
-                    (&ring[(sub % m) * w..(sub % m + 1) * w], &ring[(add % m) * w..(add % m + 1) * w]);
-                if exact {
-                    emit_slide_i64(out_row, &mut sums, sub_row, add_row, divisor);
-                } else {
-                    fast::emit_slide(isa, out_row, &mut sums, sub_row, add_row, c);
-                }
+                band.strip(strips, s, out, &halo, &margin, &mut ring, &mut sums, &mut tail);
+                std::mem::swap(&mut margin, &mut next_margin);
             }
             Ok(())
         },
     )
+}
+
+/// What every strip of one band of [`box_blur_fast_on`] shares.
+struct Band {
+    isa: u8,
+    window: Window,
+    n: i64,
+    c: f64,
+    divisor: Divisor,
+    h: usize,
+    w: usize,
+    y0: usize,
+    /// The first row the band reads (its halo above starts there).
+    first: usize,
+    /// Ring slots.
+    m: usize,
+}
+
+impl Band {
+    /// Blurs strip `s` of the band `out` (its rows, written in place), reading the band's rows
+    /// above and below from `halo` and the columns left of the strip from `margin` (as they
+    /// were before the strips on the left wrote them).
+    #[allow(clippy::too_many_arguments)]
+    fn strip(
+        &self,
+        strips: Strips,
+        s: usize,
+        out: &mut [f32],
+        halo: &[f32],
+        margin: &[f32],
+        ring: &mut [f64],
+        sums: &mut [f64],
+        tail: &mut [f64],
+    ) {
+        let Band { isa, window, n, c, divisor, h, w, y0, first, m } = *self;
+        let (low, high) = (window.low as usize, window.high as usize);
+        let y1 = y0 + out.len() / w;
+        let (a, b) = strips.reads(s, w, window);
+        let (c0, c1) = strips.columns(s, w);
+        let (len, off, width) = (b - a, c0 - a, c1 - c0);
+        let slot = strips.slot;
+        let last = h - 1;
+        let sums = &mut sums[..width];
+        sums.fill(0.0);
+        // Whether this strip has left the fast path (its ring and sums then hold `i64` bits).
+        let mut exact = false;
+        // The strip's part of row `y`: the band's own rows from `out` (not yet overwritten:
+        // output rows are written only behind the window) after the saved left margin, the
+        // others from the halo saved before any band wrote.
+        let part = |y: usize, out: &'_ [f32]| -> (std::ops::Range<usize>, bool) {
+            if y < y0 || y >= y1 {
+                let at = if y < y0 { y - first } else { (y0 - first) + (y - y1) };
+                (at * w + a..at * w + b, false)
+            } else {
+                let r = y - y0;
+                let _ = out;
+                (r * w + c0..r * w + b, true)
+            }
+        };
+        let mut horizontal = |y: usize, out: &[f32], ring: &mut [f64], sums: &mut [f64], exact: &mut bool| {
+            let (range, own) = part(y, out);
+            let (left, right): (&[f32], &[f32]) = if own {
+                let (r, k) = (y - y0, strips.margin);
+                (&margin[r * k..r * k + off], &out[range])
+            } else {
+                (&[], &halo[range])
+            };
+            if strips.count > 1 && y < (y1 - 1 + high).min(last) {
+                // The strip's part of the next row, one page of the map further on: the
+                // processor's own prefetcher does not cross into it (no effect on any value).
+                let (next, own) = part(y + 1, out);
+                fast::prefetch(if own { &out[next] } else { &halo[next] });
+            }
+            let at = (y % m) * slot..(y % m) * slot + len;
+            if !*exact
+                && !fast_fits(
+                    fast::horizontal(isa, (left, right), (off, off + width), &mut ring[at.clone()], tail, window, c),
+                    n,
+                )
+            {
+                // The row did not fit: its slot holds values of no use, recomputed below;
+                // every other value in the ring and sums is an integer-valued f64 below 2^50
+                // in magnitude, so it converts exactly (slots this strip has not written yet,
+                // of earlier strips, are written before they are read).
+                for v in ring.iter_mut().chain(sums.iter_mut()) {
+                    *v = slot_of(*v as i64);
+                }
+                *exact = true;
+            }
+            if *exact {
+                let slot = &mut ring[at];
+                let value = |k: usize| to_fixed(if k < left.len() { left[k] } else { right[k - left.len()] });
+                blur_line_of(len, value, window, divisor, |x, q| slot[x] = slot_of(q));
+            }
+        };
+        let row_at = |i: usize| (i % m) * slot + off..(i % m) * slot + off + width;
+        let (top, bottom) = (y0 as i64 - low as i64, (y0 + high) as i64);
+        let below = (bottom.min(-1) - top + 1).max(0);
+        let above = (bottom - top.max(last as i64 + 1) + 1).max(0);
+        let (lo, mut hi) = (y0.saturating_sub(low), (y0 + high).min(last));
+        for y in lo..=hi {
+            horizontal(y, out, ring, sums, &mut exact);
+            let row = &ring[row_at(y)];
+            if exact {
+                for (s, &v) in sums.iter_mut().zip(row) {
+                    *s = slot_of(int_of(*s).wrapping_add(int_of(v)));
+                }
+            } else {
+                fast::add_row(isa, sums, row);
+            }
+        }
+        // Positions before row 0 (after the last row) repeat it; it is among the rows just
+        // computed exactly when it is counted (`below > 0` means `lo = 0`, `above > 0` means
+        // `hi = last`), and a count of 0 adds nothing (the sums are never −0).
+        for (i, count) in [(0, below), (last, above)] {
+            if count > 0 {
+                let row = &ring[row_at(i)];
+                for (s, &v) in sums.iter_mut().zip(row) {
+                    *s = if exact {
+                        slot_of(int_of(*s).wrapping_add(int_of(v).wrapping_mul(count)))
+                    } else {
+                        *s + v * count as f64
+                    };
+                }
+            }
+        }
+        for y in y0..y1 {
+            // The row leaving the window after this output and the row entering it: the
+            // entering row is computed first if it is new (it is below `y`, so not yet
+            // overwritten, and its slot is not the leaving row's: they are at most n apart
+            // and the ring has n + 1 slots, or every row has its own).
+            let sub = y.saturating_sub(low).min(last);
+            let add = if y + 1 == y1 { sub } else { (y + high + 1).min(last) };
+            if add > hi {
+                horizontal(add, out, ring, sums, &mut exact);
+                hi = add;
+            }
+            // The output row, then `sums − sub + add` (on the last row the sums are not
+            // needed any more).
+            let out_row = &mut out[(y - y0) * w + c0..(y - y0) * w + c1];
+            let (sub_row, add_row) = (&ring[row_at(sub)], &ring[row_at(add)]);
+            if exact {
+                emit_slide_i64(out_row, sums, sub_row, add_row, divisor);
+            } else {
+                fast::emit_slide(isa, out_row, sums, sub_row, add_row, c);
+            }
+        }
+    }
 }
 
 /// Blurs a profile in place with radius `r`, with the same window and arithmetic as the map blur.
@@ -1308,7 +1576,7 @@ mod tests {
             let bits = |m: &HeightMap| m.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
             for isa in fast_isas() {
                 let mut fast = HeightMap::from_data(rect, data.clone()).unwrap();
-                pool.install(|| box_blur_fast_on(isa, &mut fast, window, n)).unwrap();
+                pool.install(|| box_blur_fast_on(isa, &mut fast, window, n, STRIP_COLUMNS)).unwrap();
                 assert_eq!(bits(&fast), bits(&exact), "{width}x{height} r={r} isa {isa}");
             }
         }
@@ -1355,8 +1623,65 @@ mod tests {
                 for isa in fast_isas() {
                     for pool in &pools {
                         let mut fast = HeightMap::from_data(rect, data.clone()).unwrap();
-                        pool.install(|| box_blur_fast_on(isa, &mut fast, window, n)).unwrap();
+                        pool.install(|| box_blur_fast_on(isa, &mut fast, window, n, STRIP_COLUMNS)).unwrap();
                         assert_eq!(bits(&fast), bits(&exact), "{width}x{height} r={r} row {row} isa {isa}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The fast path cut into strips of columns gives the bits of the `i64` path of the whole
+    /// map: widths that strips do not divide, strips narrower than the window's side, windows
+    /// wider than the map, negative origins, 1 to 3 threads, every build; and with an unfit
+    /// height in one strip (which switches to the `i64` path there, mid-band) but not the others.
+    #[test]
+    fn strips_of_columns_give_the_bits_of_whole_rows() {
+        let pools: Vec<_> =
+            [1, 2, 3].iter().map(|&t| rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap()).collect();
+        let bits = |m: &HeightMap| m.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let cases = [
+            (37u64, 50u64, 1u64, 8usize),
+            (37, 50, 4, 2),
+            (20, 30, 30, 7),
+            (100, 40, 8, 16),
+            (129, 70, 3, 64),
+            (5, 20, 2, 1),
+            (64, 33, 50, 10),
+            (99, 90, 6, 49),
+        ];
+        for (i, &(width, height, r, columns)) in cases.iter().enumerate() {
+            let window = Window::of_radius(r);
+            let n = window.len();
+            let strips = Strips::of(width as usize, window, columns);
+            assert!(strips.count > 1, "{strips:?}");
+            let rect = Rect::new(-13 - i as i64, -7, width, height);
+            let base: Vec<f32> = (0..rect.area()).map(|k| sample(i as u32 + 110, k as u32, 1)).collect();
+            let w = width as usize;
+            let h = height as usize;
+            // None, then one unfit height at rows and columns of the first, middle and last strip.
+            let mut unfit: Vec<Option<(usize, usize)>> = vec![None];
+            for row in [0, h / 2, h - 1] {
+                for col in [0, w / 2, w - 1] {
+                    unfit.push(Some((row, col)));
+                }
+            }
+            for (j, at) in unfit.into_iter().enumerate() {
+                let mut data = base.clone();
+                if let Some((row, col)) = at {
+                    data[row * w + col] = [f32::INFINITY, 131_072.0 / n as f32 * 2.0, f32::NAN][j % 3];
+                }
+                let mut exact = HeightMap::from_data(rect, data.clone()).unwrap();
+                box_blur_i64(&mut exact, window, n).unwrap();
+                for isa in fast_isas() {
+                    for pool in &pools {
+                        let mut fast = HeightMap::from_data(rect, data.clone()).unwrap();
+                        pool.install(|| box_blur_fast_on(isa, &mut fast, window, n, columns)).unwrap();
+                        assert_eq!(
+                            bits(&fast),
+                            bits(&exact),
+                            "{width}x{height} r={r} strips {columns} {at:?} isa {isa}"
+                        );
                     }
                 }
             }
@@ -1406,16 +1731,43 @@ mod tests {
             let run = |isa: u8| {
                 let mut out = vec![0.0f64; src.len()];
                 let mut tail = vec![0.0f64; window.low as usize + window.len() as usize];
-                for (s, o) in src.chunks(width).zip(out.chunks_mut(width)) {
+                for (y, (s, o)) in src.chunks(width).zip(out.chunks_mut(width)).enumerate() {
                     // The row's largest magnitude comes back with it (the band's fitness check).
                     let largest = s.iter().fold(0u32, |m, &h| m.max(h.to_bits() & 0x7fff_ffff));
-                    assert_eq!(fast::horizontal(isa, s, o, &mut tail, window, c), largest, "{width} isa {isa}");
+                    // The row in two pieces (a strip's saved margin and the map): cut at the
+                    // start, the end, and inside.
+                    let cut = [0, width, (width * 5 + 3) / 7 % (width + 1)][y % 3];
+                    let row = (&s[..cut], &s[cut..]);
+                    assert_eq!(
+                        fast::horizontal(isa, row, (0, width), o, &mut tail, window, c),
+                        largest,
+                        "{width} isa {isa}"
+                    );
                 }
                 out.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()
             };
             let expected = run(fast::SCALAR);
             for isa in fast_isas() {
                 assert_eq!(run(isa), expected, "{width} r={r} isa {isa}");
+            }
+            // A strip's outputs only: the same bits at [x0, x1), from a row in two pieces.
+            for (x0, x1) in
+                [(0, 1), (width / 3, (width * 2 / 3 + 1).min(width)), (width - 1, width), (width / 2, width)]
+            {
+                for isa in fast_isas() {
+                    let mut tail = vec![0.0f64; window.low as usize + window.len() as usize];
+                    for (y, s) in src.chunks(width).enumerate() {
+                        let mut o = vec![f64::NAN; width];
+                        let cut = (x0 + y) % (width + 1);
+                        fast::horizontal(isa, (&s[..cut], &s[cut..]), (x0, x1), &mut o, &mut tail, window, c);
+                        let got: Vec<u64> = o[x0..x1].iter().map(|v| v.to_bits()).collect();
+                        assert_eq!(
+                            got,
+                            expected[y * width + x0..y * width + x1],
+                            "{width} r={r} [{x0}, {x1}) isa {isa}"
+                        );
+                    }
+                }
             }
             // And the definition (the i64 path's line blur), as the fast path's integers.
             let divisor = Divisor::new(window.len());
