@@ -1001,10 +1001,10 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     let fail = |tile: Tile, error: TileError| {
         stop.store(true, Ordering::Relaxed);
         let index = grid.index_of(&tile);
-        if let Ok(mut first) = first_error.lock() {
-            if first.as_ref().is_none_or(|(i, _, _)| index < *i) {
-                *first = Some((index, tile, error));
-            }
+        // A poisoned lock still holds the errors recorded so far: never drop this one.
+        let mut first = first_error.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if first.as_ref().is_none_or(|(i, _, _)| index < *i) {
+            *first = Some((index, tile, error));
         }
     };
     let run_blocks = |write: Writes| loop {

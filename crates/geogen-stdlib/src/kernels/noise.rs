@@ -1025,18 +1025,7 @@ mod avx2 {
         let mut k = 0;
         while k + 4 <= n {
             // `k + 7 <= cells.len()` since `n <= cells.len() − 3`.
-            let p = from.add(k);
-            let (p0, p1, p2, p3) =
-                (_mm256_loadu_pd(p), _mm256_loadu_pd(p.add(1)), _mm256_loadu_pd(p.add(2)), _mm256_loadu_pd(p.add(3)));
-            let c1 = _mm256_sub_pd(p2, p0);
-            let c2 = _mm256_sub_pd(
-                _mm256_add_pd(
-                    _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), p0), _mm256_mul_pd(_mm256_set1_pd(5.0), p1)),
-                    _mm256_mul_pd(_mm256_set1_pd(4.0), p2),
-                ),
-                p3,
-            );
-            let c3 = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(3.0), _mm256_sub_pd(p1, p2)), p3), p0);
+            let [p1, c1, c2, c3] = coefficients4(from.add(k));
             let low_p = _mm256_unpacklo_pd(p1, c1); // p1₀ c1₀ p1₂ c1₂
             let high_p = _mm256_unpackhi_pd(p1, c1); // p1₁ c1₁ p1₃ c1₃
             let low_c = _mm256_unpacklo_pd(c2, c3); // c2₀ c3₀ c2₂ c3₂
@@ -1049,6 +1038,32 @@ mod avx2 {
             k += 4;
         }
         horizontal_coefficients_from(job.first_cell, interpolated, coefficients, k);
+    }
+
+    /// [`super::cell_coefficients`] of the four cells whose first lattice columns are at
+    /// `from .. from + 4`, one cell per lane: `[p1, c1, c2, c3]`.
+    ///
+    /// # Safety
+    /// The machine must support AVX2; `from .. from + 7` are readable.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn coefficients4(from: *const f64) -> [__m256d; 4] {
+        let (p0, p1, p2, p3) = (
+            _mm256_loadu_pd(from),
+            _mm256_loadu_pd(from.add(1)),
+            _mm256_loadu_pd(from.add(2)),
+            _mm256_loadu_pd(from.add(3)),
+        );
+        let c1 = _mm256_sub_pd(p2, p0);
+        let c2 = _mm256_sub_pd(
+            _mm256_add_pd(
+                _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), p0), _mm256_mul_pd(_mm256_set1_pd(5.0), p1)),
+                _mm256_mul_pd(_mm256_set1_pd(4.0), p2),
+            ),
+            p3,
+        );
+        let c3 = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(3.0), _mm256_sub_pd(p1, p2)), p3), p0);
+        [p1, c1, c2, c3]
     }
 
     /// [`super::avx512::regular_row`] for two pixels per cell, four cells at a time: the same
@@ -1077,22 +1092,7 @@ mod avx2 {
         let mut k = first_whole;
         let out = row.as_mut_ptr();
         while (k + 4) * p - skip <= n && k + 7 <= cells.len() {
-            let from = cells.as_ptr().add(k);
-            let (p0, p1, p2, p3) = (
-                _mm256_loadu_pd(from),
-                _mm256_loadu_pd(from.add(1)),
-                _mm256_loadu_pd(from.add(2)),
-                _mm256_loadu_pd(from.add(3)),
-            );
-            let c1 = _mm256_sub_pd(p2, p0);
-            let c2 = _mm256_sub_pd(
-                _mm256_add_pd(
-                    _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), p0), _mm256_mul_pd(_mm256_set1_pd(5.0), p1)),
-                    _mm256_mul_pd(_mm256_set1_pd(4.0), p2),
-                ),
-                p3,
-            );
-            let c3 = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(3.0), _mm256_sub_pd(p1, p2)), p3), p0);
+            let [p1, c1, c2, c3] = coefficients4(cells.as_ptr().add(k));
             let at = |j: usize| {
                 let (t, half_t) = phases[j];
                 let inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
@@ -2038,9 +2038,10 @@ mod tests {
                         for isa in builds() {
                             let mut on = noisy_map(rect, 9);
                             add_layer_built(isa.0, isa.1, &mut on, scale, field, ridged);
+                            let bits = |m: &HeightMap| m.data().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
                             assert_eq!(
-                                on.data(),
-                                expected.data(),
+                                bits(&on),
+                                bits(&expected),
                                 "{isa:?} w={wavelength} scale={scale} x={x} {width}"
                             );
                         }

@@ -920,9 +920,7 @@ mod avx512 {
         last_y: __m512d,
         width: __m512d,
         width_i: __m256i,
-        /// The first column and row, and one past the last, as `f64` (exact: within ±2^32).
-        low_x: __m512d,
-        low_y: __m512d,
+        /// The last column and row, as `f64` (exact: within ±2^32); the first are `start_x`, `start_y`.
         high_x: __m512d,
         high_y: __m512d,
     }
@@ -941,8 +939,6 @@ mod avx512 {
                 last_y: _mm512_set1_pd((r.height - 1) as f64),
                 width: _mm512_set1_pd(map.width() as f64),
                 width_i: _mm256_set1_epi32(map.width() as i32),
-                low_x: _mm512_set1_pd(r.x as f64),
-                low_y: _mm512_set1_pd(r.y as f64),
                 high_x: _mm512_set1_pd((r.x + r.width as i64 - 1) as f64),
                 high_y: _mm512_set1_pd((r.y + r.height as i64 - 1) as f64),
             }
@@ -1198,9 +1194,9 @@ mod avx512 {
     /// (so `0 ≤ floor(c) − start < last`), which no NaN passes.
     #[inline(always)]
     unsafe fn all_inside(m: &Map, x: __m512d, y: __m512d) -> bool {
-        let ok = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(x, m.low_x)
+        let ok = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(x, m.start_x)
             & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(x, m.high_x)
-            & _mm512_cmp_pd_mask::<_CMP_GE_OQ>(y, m.low_y)
+            & _mm512_cmp_pd_mask::<_CMP_GE_OQ>(y, m.start_y)
             & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(y, m.high_y);
         ok == 0xff
     }
