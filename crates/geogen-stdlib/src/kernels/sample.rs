@@ -992,6 +992,22 @@ mod avx512 {
         let i11 = _mm256_mask_add_epi32(i01, x_pair, i01, one);
         // SAFETY: the indexes are rows and columns clamped into the map (the second ones only one
         // past the first where that is still inside).
+        unsafe { corners(m, [i00, i10, i01, i11], (tx, keep_x), (ty, keep_y)) }
+    }
+
+    /// The bilinear sample of eight positions from the indexes of their four neighbours and their
+    /// fractions (each with the lanes where it is kept): two lerps along x, one along y.
+    ///
+    /// # Safety
+    /// AVX-512F; every index is a pixel of `m`'s map.
+    #[inline(always)]
+    unsafe fn corners(
+        m: &Map,
+        [i00, i10, i01, i11]: [__m256i; 4],
+        (tx, keep_x): (__m512d, __mmask8),
+        (ty, keep_y): (__m512d, __mmask8),
+    ) -> __m256 {
+        // SAFETY: (caller) every index is inside the map's data.
         let (a00, a10, a01, a11) =
             unsafe { (gather(m.data, i00), gather(m.data, i10), gather(m.data, i01), gather(m.data, i11)) };
         let top = unsafe { lerp(a00, a10, tx, keep_x) };
@@ -1024,11 +1040,7 @@ mod avx512 {
         let i01 = _mm256_add_epi32(i00, m.width_i);
         let i11 = _mm256_add_epi32(i01, next);
         // SAFETY: floor − start is in [0, last) on both axes, so all four are pixels of the map.
-        let (a00, a10, a01, a11) =
-            unsafe { (gather(m.data, i00), gather(m.data, i10), gather(m.data, i01), gather(m.data, i11)) };
-        let top = unsafe { lerp(a00, a10, tx, keep_x) };
-        let bottom = unsafe { lerp(a01, a11, tx, keep_x) };
-        _mm512_cvtpd_ps(unsafe { lerp(top, bottom, ty, keep_y) })
+        unsafe { corners(m, [i00, i10, i01, i11], (tx, keep_x), (ty, keep_y)) }
     }
 
     /// One block row of [`super::resample_linear`]: the samples of `map` at the linear positions
