@@ -288,8 +288,18 @@ impl Renderer {
     /// of a like plan) then finds its pages kept rather than faulting them in afresh; resident
     /// memory still stays within this render's peak.
     fn keep_pages_for(&self, i: usize) {
+        self.keep_pages_within(self.keep_budget(i));
+    }
+
+    /// The memory within which freed pages are kept from step `i` on (see
+    /// [`Renderer::keep_pages_for`]).
+    fn keep_budget(&self, i: usize) -> u64 {
         let plan = &self.meta.plan;
-        self.keep_pages_within(if self.keep_pages_after { plan.peak() } else { plan.peak_from(i) });
+        if self.keep_pages_after {
+            plan.peak()
+        } else {
+            plan.peak_from(i)
+        }
     }
 
     /// Keeps at most `budget` minus what is held of freed pages (see [`Renderer::keep_pages_for`]).
@@ -579,7 +589,7 @@ impl Renderer {
     /// Runs two independent units at once (see [`Renderer::advance`]), which need `together`
     /// bytes (within the plan's peak).
     fn run_pair(&mut self, a: Unit, b: Unit, together: u64) -> Result<(), RenderError> {
-        self.keep_pages_within(self.meta.plan.peak_from(a.first).max(together));
+        self.keep_pages_within(self.keep_budget(a.first).max(together));
         let mut target_a = self.take_source(a)?;
         let mut target_b = match self.take_source(b) {
             Ok(target) => target,

@@ -1270,18 +1270,17 @@ impl Band {
         // The strip's part of row `y`: the band's own rows from `out` (not yet overwritten:
         // output rows are written only behind the window) after the saved left margin, the
         // others from the halo saved before any band wrote.
-        let part = |y: usize, out: &'_ [f32]| -> (std::ops::Range<usize>, bool) {
+        let part = |y: usize| -> (std::ops::Range<usize>, bool) {
             if y < y0 || y >= y1 {
                 let at = if y < y0 { y - first } else { (y0 - first) + (y - y1) };
                 (at * w + a..at * w + b, false)
             } else {
                 let r = y - y0;
-                let _ = out;
                 (r * w + c0..r * w + b, true)
             }
         };
         let mut horizontal = |y: usize, out: &[f32], ring: &mut [f64], sums: &mut [f64], exact: &mut bool| {
-            let (range, own) = part(y, out);
+            let (range, own) = part(y);
             let (left, right): (&[f32], &[f32]) = if own {
                 let (r, k) = (y - y0, strips.margin);
                 (&margin[r * k..r * k + off], &out[range])
@@ -1291,7 +1290,7 @@ impl Band {
             if strips.count > 1 && y < (y1 - 1 + high).min(last) {
                 // The strip's part of the next row, one page of the map further on: the
                 // processor's own prefetcher does not cross into it (no effect on any value).
-                let (next, own) = part(y + 1, out);
+                let (next, own) = part(y + 1);
                 fast::prefetch(if own { &out[next] } else { &halo[next] });
             }
             let at = (y % m) * slot..(y % m) * slot + len;
