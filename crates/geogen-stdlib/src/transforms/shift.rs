@@ -218,10 +218,11 @@ impl Shift {
                     for x0 in (0..width).step_by(STRIP_COLUMNS) {
                         let x1 = (x0 + STRIP_COLUMNS).min(width);
                         let columns = Columns { source, width, height, first: x0 };
+                        let mut carry = Carry::new();
                         for (r, out_row) in out.chunks_mut(width).enumerate() {
                             let y = (y0 + r) as f64;
                             prefetch_column_rows(&columns, y + PREFETCH_ROWS, &by[x0..x1]);
-                            row_vertical(isa, wide, &columns, y, &by[x0..x1], &mut out_row[x0..x1]);
+                            row_vertical(isa, wide, &columns, y, &by[x0..x1], &mut out_row[x0..x1], &mut carry);
                         }
                     }
                 };
@@ -293,10 +294,29 @@ fn prefetch_column_rows(columns: &Columns<'_>, y: f64, by: &[f64]) {
     let _ = (columns, y, by);
 }
 
+/// The second reads of the row before in a strip of the vertical shift, for the AVX2 build: the
+/// source row each column read (`i32::MIN` before the first) and the height it got. Walking down
+/// a strip, each column's first read is nearly always the row its second read was the row before
+/// (`floor(y + 1 − b)` is `floor(y − b) + 1` but where the subtraction rounds onto an integer), so
+/// the carried heights spare one of the two gathers; a group of four takes them only where every
+/// lane's row matches, which makes them the very values the gather would read.
+struct Carry {
+    rows: [i32; STRIP_COLUMNS],
+    heights: [f32; STRIP_COLUMNS],
+}
+
+impl Carry {
+    fn new() -> Carry {
+        Carry { rows: [i32::MIN; STRIP_COLUMNS], heights: [0.0; STRIP_COLUMNS] }
+    }
+}
+
 /// Part of one output row of the vertical shift: `out[i]` reads column `first + i` at `y − by[i]`.
 /// On AVX2 the caller has checked [`lines_fit`]; `wide` takes the AVX-512 build where the
-/// processor has it.
-fn row_vertical(isa: Isa, wide: bool, columns: &Columns<'_>, y: f64, by: &[f64], out: &mut [f32]) {
+/// processor has it. `carry` holds this strip's reads of the row before (at most
+/// [`STRIP_COLUMNS`] columns; the AVX2 build reads and updates it).
+#[allow(clippy::too_many_arguments)]
+fn row_vertical(isa: Isa, wide: bool, columns: &Columns<'_>, y: f64, by: &[f64], out: &mut [f32], carry: &mut Carry) {
     #[cfg(target_arch = "x86_64")]
     if isa == Isa::Avx2 && wide && avx512_available() {
         // SAFETY: the processor has AVX-512F (checked just above); the caller checked the offsets.
@@ -306,9 +326,9 @@ fn row_vertical(isa: Isa, wide: bool, columns: &Columns<'_>, y: f64, by: &[f64],
     #[cfg(target_arch = "x86_64")]
     if isa == Isa::Avx2 && Isa::Avx2.is_available() {
         // SAFETY: the processor has AVX2 (checked just above); the caller checked the offsets.
-        return unsafe { avx2::row_vertical(columns, y, by, out) };
+        return unsafe { avx2::row_vertical(columns, y, by, out, Some(carry)) };
     }
-    let _ = isa;
+    let _ = (isa, carry);
     let Columns { source, width, height, first } = *columns;
     for (i, (h, &b)) in out.iter_mut().zip(by).enumerate() {
         let column = &source[first + i..];
@@ -324,7 +344,7 @@ fn row_vertical(isa: Isa, wide: bool, columns: &Columns<'_>, y: f64, by: &[f64],
 mod avx2 {
     use std::arch::x86_64::*;
 
-    use super::{sample_line_fast, Columns};
+    use super::{sample_line_fast, Carry, Columns};
 
     /// The four results of offsets `at` whose floors are `floor`, given the two reads.
     #[inline]
@@ -417,11 +437,21 @@ mod avx2 {
         }
     }
 
+    /// Four pixels per step; with a `carry` (this strip's reads of the row before, see [`Carry`]),
+    /// a group of four whose first reads are the rows the row before read second takes those
+    /// heights instead of gathering them again.
+    ///
     /// # Safety
     /// AVX2; `height < 2^30`, `height × width ≤ i32::MAX`, every `|by| < 2^30`, `by` and `out` of
     /// the same length and the columns inside the map.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn row_vertical(columns: &Columns<'_>, y: f64, by: &[f64], out: &mut [f32]) {
+    pub unsafe fn row_vertical(
+        columns: &Columns<'_>,
+        y: f64,
+        by: &[f64],
+        out: &mut [f32],
+        mut carry: Option<&mut Carry>,
+    ) {
         let Columns { source, width, height, first } = *columns;
         let len = _mm_set1_epi32(height as i32);
         let y4 = _mm256_set1_pd(y);
@@ -438,12 +468,23 @@ mod avx2 {
             let index = _mm_add_epi32(_mm_mullo_epi32(k, w), column);
             let zero = _mm_setzero_ps();
             // SAFETY: only lanes whose row is inside the map are read, at row × width + column.
-            let (a, b) = unsafe {
-                (
-                    _mm_mask_i32gather_ps::<4>(zero, source.as_ptr(), index, inside(k, len)),
-                    _mm_mask_i32gather_ps::<4>(zero, source.as_ptr(), _mm_add_epi32(index, w), inside(k1, len)),
-                )
-            };
+            let b =
+                unsafe { _mm_mask_i32gather_ps::<4>(zero, source.as_ptr(), _mm_add_epi32(index, w), inside(k1, len)) };
+            let carried = carry.as_deref_mut().filter(|c| i + 4 <= c.rows.len()).and_then(|c| {
+                // SAFETY: i + 4 ≤ the length of both arrays (filtered just above).
+                let (rows, heights) = unsafe { (c.rows.as_mut_ptr().add(i), c.heights.as_mut_ptr().add(i)) };
+                // SAFETY: as above.
+                let (before, read) = unsafe { (_mm_loadu_si128(rows.cast()), _mm_loadu_ps(heights)) };
+                // SAFETY: as above.
+                unsafe {
+                    _mm_storeu_si128(rows.cast(), k1);
+                    _mm_storeu_ps(heights, b);
+                }
+                (_mm_movemask_epi8(_mm_cmpeq_epi32(before, k)) == 0xffff).then_some(read)
+            });
+            // SAFETY: as the gather above.
+            let a = carried
+                .unwrap_or_else(|| unsafe { _mm_mask_i32gather_ps::<4>(zero, source.as_ptr(), index, inside(k, len)) });
             // SAFETY: i + 4 ≤ n.
             unsafe { _mm_storeu_ps(out.as_mut_ptr().add(i), finish(at, floor, a, b)) };
             i += 4;
@@ -542,7 +583,7 @@ mod avx512 {
         }
         let rest = Columns { source, width, height, first: first + i };
         // SAFETY: AVX-512F implies AVX2; the same conditions on the remaining columns.
-        unsafe { super::avx2::row_vertical(&rest, y, &by[i..], &mut out[i..]) }
+        unsafe { super::avx2::row_vertical(&rest, y, &by[i..], &mut out[i..], None) }
     }
 }
 
@@ -626,6 +667,10 @@ mod tests {
                 0 => 0.0,
                 1 => 1.0,
                 2 => -0.5,
+                // A distance a hair from whole: `y − by` rounds onto an integer on some rows only,
+                // so a column's first read is not always the row before's second (the carry's
+                // fallback).
+                3 => 1e-17,
                 _ => geogen_random::hash1(k ^ salt) as f32 / u32::MAX as f32 * 2.0 - 1.0,
             });
             Object::Profile(HeightProfile::from_data(interval, values.collect()).unwrap())
