@@ -743,9 +743,28 @@ mod avx2 {
                     _mm256_loadu_pd(table.fraction.as_ptr().add(i)),
                     _mm256_loadu_pd(table.fraction.as_ptr().add(i + 4)),
                 );
+                // Where the sixteen indexes lie within eight columns from the first one (an
+                // enlargement, where neighbouring output columns read the same few source
+                // columns), one load of those eight and two in-register permutes read what the
+                // two gathers would.
+                let base = *table.first.get_unchecked(i);
+                let from_base = |k: __m256i| _mm256_sub_epi32(k, _mm256_set1_epi32(base));
+                let (near_a, near_b) = (from_base(first), from_base(second));
+                let seven = _mm256_set1_epi32(7);
+                let within = |k: __m256i| _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(k, seven), seven));
+                let stretch = base >= 0
+                    && (base as usize) + 8 <= top.len().min(bottom.len())
+                    && within(near_a) & within(near_b) == -1;
                 let row = |line: &[f32]| {
-                    let a = _mm256_i32gather_ps::<4>(line.as_ptr(), first);
-                    let b = _mm256_i32gather_ps::<4>(line.as_ptr(), second);
+                    let (a, b) = if stretch {
+                        let eight = _mm256_loadu_ps(line.as_ptr().add(base as usize));
+                        (_mm256_permutevar8x32_ps(eight, near_a), _mm256_permutevar8x32_ps(eight, near_b))
+                    } else {
+                        (
+                            _mm256_i32gather_ps::<4>(line.as_ptr(), first),
+                            _mm256_i32gather_ps::<4>(line.as_ptr(), second),
+                        )
+                    };
                     (
                         lerp_table(_mm256_castps256_ps128(a), _mm256_castps256_ps128(b), t_lo),
                         lerp_table(_mm256_extractf128_ps::<1>(a), _mm256_extractf128_ps::<1>(b), t_hi),
