@@ -620,7 +620,8 @@ pub fn covering_rect(xs: (f64, f64), ys: (f64, f64), margin: i64) -> Rect {
 /// `floor − start` clamped to `[0, last]` and the second is one more only when the fraction is
 /// kept and `0 ≤ floor − start < last` (otherwise the scalar clamps give the first again). The
 /// index arithmetic is exact in `f64`: every value stays below 2^53 (positions below 2^52, map
-/// origins and lengths below 2^31). The four corners are gathered as `f32` and widened.
+/// origins and lengths below 2^31). The four corners are read as `f32` and widened: on maps at
+/// least two pixels wide each row's pair with one 8-byte load, on narrower ones by gathers.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::*;
@@ -674,8 +675,9 @@ mod avx2 {
     /// second height (and `x_pair` is never set there).
     ///
     /// # Safety
-    /// AVX2; the map is at least two pixels wide (`last` ≥ 1, its width in `data`), `x0` holds
-    /// columns in `[0, last]` and `row0`, `row1` start offsets of rows in `data`, all exact integers.
+    /// AVX2; the map is at least two pixels wide (`last + 1`, the length of a row in `data`, is at
+    /// least 2), `x0` holds columns in `[0, last]` and `row0`, `row1` start offsets of rows in
+    /// `data`, all exact integers.
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn neighbour_pairs(
@@ -687,23 +689,26 @@ mod avx2 {
         last: __m256d,
     ) -> (__m256d, __m256d, __m256d, __m256d) {
         let column = _mm256_min_pd(x0, _mm256_sub_pd(last, _mm256_set1_pd(1.0)));
-        let second = _mm256_cmp_pd::<_CMP_GT_OQ>(x0, column);
-        let (mut top, mut bottom) = ([0i32; 4], [0i32; 4]);
-        _mm_storeu_si128(top.as_mut_ptr().cast(), _mm256_cvttpd_epi32(_mm256_add_pd(row0, column)));
-        _mm_storeu_si128(bottom.as_mut_ptr().cast(), _mm256_cvttpd_epi32(_mm256_add_pd(row1, column)));
+        let at_last_column = _mm256_cmp_pd::<_CMP_GT_OQ>(x0, column);
+        let (mut top_at, mut bottom_at) = ([0i32; 4], [0i32; 4]);
+        // SAFETY: each array has room for four i32.
+        unsafe {
+            _mm_storeu_si128(top_at.as_mut_ptr().cast(), _mm256_cvttpd_epi32(_mm256_add_pd(row0, column)));
+            _mm_storeu_si128(bottom_at.as_mut_ptr().cast(), _mm256_cvttpd_epi32(_mm256_add_pd(row1, column)));
+        }
         // SAFETY: (caller) each index is a pixel of `data` followed by another of the same row.
         let pair = |at: i32| unsafe { data.as_ptr().add(at as usize).cast::<i64>().read_unaligned() };
         // Heights a₀ b₀ a₁ b₁ a₂ b₂ a₃ b₃ → a₀ a₁ a₂ a₃ | b₀ b₁ b₂ b₃.
-        let split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+        let evens_then_odds = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
         let row = |at: [i32; 4]| {
-            let heights = _mm256_castsi256_ps(_mm256_setr_epi64x(pair(at[0]), pair(at[1]), pair(at[2]), pair(at[3])));
-            let split = _mm256_permutevar8x32_ps(heights, split);
+            let pairs = _mm256_castsi256_ps(_mm256_setr_epi64x(pair(at[0]), pair(at[1]), pair(at[2]), pair(at[3])));
+            let split = _mm256_permutevar8x32_ps(pairs, evens_then_odds);
             let (first, next) =
                 (_mm256_cvtps_pd(_mm256_castps256_ps128(split)), _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(split)));
-            let own = _mm256_blendv_pd(first, next, second);
+            let own = _mm256_blendv_pd(first, next, at_last_column);
             (own, _mm256_blendv_pd(own, next, x_pair))
         };
-        let ((a00, a10), (a01, a11)) = (row(top), row(bottom));
+        let ((a00, a10), (a01, a11)) = (row(top_at), row(bottom_at));
         (a00, a10, a01, a11)
     }
 
@@ -735,7 +740,8 @@ mod avx2 {
         let mut i = 0;
         let ty4 = _mm256_set1_pd(ty);
         while i + 8 <= n {
-            // SAFETY: i + 8 ≤ n, within every table and `out`; the indexes are inside the rows.
+            // SAFETY: i + 8 ≤ n, within every table and `out` (so `first[i]` exists); the indexes
+            // are inside the rows, and the load of eight at `base` is checked against both rows.
             unsafe {
                 let first = _mm256_loadu_si256(table.first.as_ptr().add(i).cast());
                 let second = _mm256_loadu_si256(table.second.as_ptr().add(i).cast());
@@ -752,11 +758,11 @@ mod avx2 {
                 let (near_a, near_b) = (from_base(first), from_base(second));
                 let seven = _mm256_set1_epi32(7);
                 let within = |k: __m256i| _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(k, seven), seven));
-                let stretch = base >= 0
+                let within_eight = base >= 0
                     && (base as usize) + 8 <= top.len().min(bottom.len())
                     && within(near_a) & within(near_b) == -1;
                 let row = |line: &[f32]| {
-                    let (a, b) = if stretch {
+                    let (a, b) = if within_eight {
                         let eight = _mm256_loadu_ps(line.as_ptr().add(base as usize));
                         (_mm256_permutevar8x32_ps(eight, near_a), _mm256_permutevar8x32_ps(eight, near_b))
                     } else {
@@ -914,7 +920,7 @@ mod avx2 {
         // Maps at least two pixels wide read each pixel's two horizontal neighbours with one 8-byte
         // load per row (see `neighbour_pairs`) instead of four gathers of single heights: gathers
         // are microcoded on many AVX2 processors (on AMD Zen 3 they were two thirds of this loop).
-        let paired = r.width >= 2 && width >= 2;
+        let paired = width >= 2;
         let n = out.len();
         let mut i = 0;
         while i + 4 <= n {
@@ -1419,7 +1425,14 @@ mod tests {
             x = geogen_random::hash1(x);
             f64::from(x) / f64::from(u32::MAX)
         };
-        let rects = [Rect::new(-5, 7, 9, 6), Rect::new(0, 0, 1, 1), Rect::new(3, -4, 1, 7), Rect::new(-40, 2, 33, 1)];
+        let rects = [
+            Rect::new(-5, 7, 9, 6),
+            Rect::new(0, 0, 1, 1),
+            Rect::new(3, -4, 1, 7),
+            Rect::new(-40, 2, 33, 1),
+            // Two wide: the narrowest map whose rows are read in pairs.
+            Rect::new(6, -3, 2, 5),
+        ];
         for (m, &rect) in rects.iter().enumerate() {
             let len = (rect.width * rect.height) as usize;
             let data: Vec<f32> = (0..len)

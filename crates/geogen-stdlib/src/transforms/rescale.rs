@@ -143,7 +143,8 @@ mod tests {
         let source = HeightMap::from_data(source_rect, data).unwrap();
         for (h, v) in [(3.0, 1.0), (0.7, 2.5), (1.0, 1.0), (10.0, 0.1), (1.3, 1.7), (1.0, 3.0), (0.1, 10.0)] {
             let op = Rescale { horizontal: h, vertical: v };
-            for rect in [Rect::new(-60, -40, 120, 80), Rect::new(13, -7, 67, 29)] {
+            // The last reads well beyond the source on every side (clamped columns and rows).
+            for rect in [Rect::new(-60, -40, 120, 80), Rect::new(13, -7, 67, 29), Rect::new(-200, -120, 400, 240)] {
                 let plain = resample_on(Isa::Scalar, &source, rect, |px, py| op.source(px, py)).unwrap();
                 let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
                 for isa in Isa::available() {

@@ -296,10 +296,12 @@ fn prefetch_column_rows(columns: &Columns<'_>, y: f64, by: &[f64]) {
 
 /// The second reads of the row before in a strip of the vertical shift, for the AVX2 build: the
 /// source row each column read (`i32::MIN` before the first) and the height it got. Walking down
-/// a strip, each column's first read is nearly always the row its second read was the row before
-/// (`floor(y + 1 − b)` is `floor(y − b) + 1` but where the subtraction rounds onto an integer), so
-/// the carried heights spare one of the two gathers; a group of four takes them only where every
-/// lane's row matches, which makes them the very values the gather would read.
+/// a strip, a column's first read is nearly always the source row of its second read one output
+/// row up (`floor(y + 1 − b)` is `floor(y − b) + 1` except where a subtraction rounds onto an
+/// integer), so the carried heights spare one of the two gathers; a group of four takes them only
+/// where every lane's row matches, which makes them the very values the gather would read. One
+/// carry serves one strip (the same columns of the same source) and starts anew with the next.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct Carry {
     rows: [i32; STRIP_COLUMNS],
     heights: [f32; STRIP_COLUMNS],
@@ -315,7 +317,6 @@ impl Carry {
 /// On AVX2 the caller has checked [`lines_fit`]; `wide` takes the AVX-512 build where the
 /// processor has it. `carry` holds this strip's reads of the row before (at most
 /// [`STRIP_COLUMNS`] columns; the AVX2 build reads and updates it).
-#[allow(clippy::too_many_arguments)]
 fn row_vertical(isa: Isa, wide: bool, columns: &Columns<'_>, y: f64, by: &[f64], out: &mut [f32], carry: &mut Carry) {
     #[cfg(target_arch = "x86_64")]
     if isa == Isa::Avx2 && wide && avx512_available() {
@@ -339,7 +340,8 @@ fn row_vertical(isa: Isa, wide: bool, columns: &Columns<'_>, y: f64, by: &[f64],
 /// The AVX2 build of the line reads: four pixels per step with the operations of
 /// [`sample_line_fast`] in the same order (floor toward −∞, which equals its corrected truncation
 /// for offsets within ±2^31; the fraction `at − floor`; reads outside the line give 0; a zero
-/// fraction gives the first read unsaturated), so the same bits. Reads are masked gathers.
+/// fraction gives the first read unsaturated), so the same bits. Reads are masked gathers, plain
+/// loads or (the vertical shift's first reads) the heights the row before read.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::*;
@@ -453,6 +455,7 @@ mod avx2 {
         mut carry: Option<&mut Carry>,
     ) {
         let Columns { source, width, height, first } = *columns;
+        assert!(carry.is_none() || out.len() <= super::STRIP_COLUMNS, "a carry covers one strip");
         let len = _mm_set1_epi32(height as i32);
         let y4 = _mm256_set1_pd(y);
         let w = _mm_set1_epi32(width as i32);
@@ -470,18 +473,19 @@ mod avx2 {
             // SAFETY: only lanes whose row is inside the map are read, at row × width + column.
             let b =
                 unsafe { _mm_mask_i32gather_ps::<4>(zero, source.as_ptr(), _mm_add_epi32(index, w), inside(k1, len)) };
-            let carried = carry.as_deref_mut().filter(|c| i + 4 <= c.rows.len()).and_then(|c| {
-                // SAFETY: i + 4 ≤ the length of both arrays (filtered just above).
-                let (rows, heights) = unsafe { (c.rows.as_mut_ptr().add(i), c.heights.as_mut_ptr().add(i)) };
-                // SAFETY: as above.
-                let (before, read) = unsafe { (_mm_loadu_si128(rows.cast()), _mm_loadu_ps(heights)) };
-                // SAFETY: as above.
+            // The row before's second reads of these four columns, if all four were of row k;
+            // then this row's second reads, for the next.
+            let mut carried = None;
+            if let Some(carry) = carry.as_deref_mut() {
+                // SAFETY: i + 4 ≤ n ≤ STRIP_COLUMNS (asserted above), the length of both arrays.
                 unsafe {
+                    let (rows, heights) = (carry.rows.as_mut_ptr().add(i), carry.heights.as_mut_ptr().add(i));
+                    let (before, read) = (_mm_loadu_si128(rows.cast()), _mm_loadu_ps(heights));
                     _mm_storeu_si128(rows.cast(), k1);
                     _mm_storeu_ps(heights, b);
+                    carried = (_mm_movemask_epi8(_mm_cmpeq_epi32(before, k)) == 0xffff).then_some(read);
                 }
-                (_mm_movemask_epi8(_mm_cmpeq_epi32(before, k)) == 0xffff).then_some(read)
-            });
+            }
             // SAFETY: as the gather above.
             let a = carried
                 .unwrap_or_else(|| unsafe { _mm_mask_i32gather_ps::<4>(zero, source.as_ptr(), index, inside(k, len)) });
@@ -667,7 +671,7 @@ mod tests {
                 0 => 0.0,
                 1 => 1.0,
                 2 => -0.5,
-                // A distance a hair from whole: `y − by` rounds onto an integer on some rows only,
+                // A distance a hair from zero: `y − by` rounds onto an integer on some rows only,
                 // so a column's first read is not always the row before's second (the carry's
                 // fallback).
                 3 => 1e-17,
