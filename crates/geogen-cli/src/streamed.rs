@@ -9,7 +9,8 @@
 //! The memory plan covers the whole run: the strip height is the largest whose plan, plus the
 //! output of two strips (one being encoded, one handed over), fits the limit; a strip whose plan
 //! turns out larger than the first one's (a region with more work) is split in two, again and again
-//! if need be. Only the streamable formats (png16, png8, r16, colored) can be written this way.
+//! if need be. Only the streamable formats (`Format::is_streamable`: png16, png8, r16, tiff, colored)
+//! can be written this way.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -59,10 +60,11 @@ pub fn check_streamable(formats: &[Format], limit: u64, peak: u64) -> Result<(),
     }
     Err(CliError::Usage(format!(
         "the render needs {} but the memory limit is {}; it can be rendered in strips streamed to the files, but not \
-         in {} (streamable: png16, png8, r16, colored); raise --memory-limit, pick streamable formats, or use `geogen tiles`",
+         in {} (streamable: {}); raise --memory-limit, pick streamable formats, or use `geogen tiles`",
         geogen::human_bytes(peak),
         geogen::human_bytes(limit),
-        refused.join(", ")
+        refused.join(", "),
+        Format::streamable_names()
     )))
 }
 

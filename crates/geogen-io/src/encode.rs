@@ -1,8 +1,7 @@
-//! The encoders. Each writes one format into any [`Write`] (plus [`Seek`] for TIFF and EXR, whose
-//! libraries patch offsets), so the same code serves [`encode`](crate::encode) (into memory),
+//! The encoders. Each writes one format into any [`Write`] (plus [`Seek`] for EXR, whose library
+//! patches offsets), so the same code serves [`encode`](crate::encode) (into memory),
 //! [`write`](crate::write) (into a temporary file) and [`StreamWriter`](crate::StreamWriter).
 
-use std::borrow::Cow;
 use std::io::{self, Seek, Write};
 
 use crate::hillshade::{hillshade, HillshadeOptions};
@@ -30,7 +29,7 @@ pub(crate) enum Failure {
 const PNG_COMPRESSION: png::Compression = png::Compression::Fast;
 const PNG_FILTER: png::FilterType = png::FilterType::Up;
 
-/// Encodes whole rows of one of the row formats (PNG16, PNG8, R16, colored, and the hillshade's gray
+/// Encodes whole rows of one of the row formats (PNG16, PNG8, R16, TIFF, colored, and the hillshade's gray
 /// bytes) into `W`, one row at a time.
 pub(crate) struct RowEncoder<W: Write + 'static> {
     format: Format,
@@ -38,7 +37,8 @@ pub(crate) struct RowEncoder<W: Write + 'static> {
     height: u32,
     rows_done: u64,
     out: Shared<W>,
-    /// `None` for R16, which has no container, and for PNGs of more than one piece.
+    /// `None` for R16 and TIFF, whose samples are written raw (TIFF's after its prefix), and for PNGs of
+    /// more than one piece.
     png: Option<png::StreamWriter<'static, Shared<W>>>,
     /// PNGs of more than one piece, compressed on every core (see [`crate::parpng`]).
     pieced: Option<ParallelPng>,
@@ -53,13 +53,15 @@ impl<W: Write + 'static> RowEncoder<W> {
     /// header immediately.
     pub(crate) fn new(format: Format, width: u32, height: u32, out: W) -> Result<Self, Failure> {
         let out = Shared::new(out);
-        let (color, depth, bytes_per_pixel) = match format {
-            Format::Png16 => (png::ColorType::Grayscale, png::BitDepth::Sixteen, 2),
-            Format::Png8 | Format::Hillshade => (png::ColorType::Grayscale, png::BitDepth::Eight, 1),
-            Format::Colored => (png::ColorType::Rgb, png::BitDepth::Eight, 3),
-            Format::R16 => (png::ColorType::Grayscale, png::BitDepth::Sixteen, 2),
-            Format::Tiff32
-            | Format::Exr
+        // The PNG colour type and bit depth of the PNG formats; none for the raw ones: R16, and TIFF's
+        // floats after its prefix (see `tiff32.rs`).
+        let (png_kind, bytes_per_pixel) = match format {
+            Format::Png16 => (Some((png::ColorType::Grayscale, png::BitDepth::Sixteen)), 2),
+            Format::Png8 | Format::Hillshade => (Some((png::ColorType::Grayscale, png::BitDepth::Eight)), 1),
+            Format::Colored => (Some((png::ColorType::Rgb, png::BitDepth::Eight)), 3),
+            Format::R16 => (None, 2),
+            Format::Tiff32 => (None, 4),
+            Format::Exr
             | Format::Normal
             | Format::Slope
             | Format::Curvature
@@ -71,23 +73,31 @@ impl<W: Write + 'static> RowEncoder<W> {
         };
         let row_bytes = width as usize * bytes_per_pixel;
         let mut pieced = None;
-        let png = if format == Format::R16 {
-            None
-        } else if is_pieced(row_bytes, height) {
-            let depth = if depth == png::BitDepth::Sixteen { 16 } else { 8 };
-            let color = if color == png::ColorType::Rgb { 2 } else { 0 };
-            let mut sink = out.clone();
-            let started = ParallelPng::start(&mut sink, width, height, depth, color, bytes_per_pixel);
-            pieced = Some(started.map_err(|e| io_failure(&out, e))?);
-            None
-        } else {
-            let mut encoder = png::Encoder::new(out.clone(), width, height);
-            encoder.set_color(color);
-            encoder.set_depth(depth);
-            encoder.set_compression(PNG_COMPRESSION);
-            encoder.set_filter(PNG_FILTER);
-            let result = encoder.write_header().and_then(|w| w.into_stream_writer());
-            Some(result.map_err(|e| png_failure(&out, e))?)
+        let png = match png_kind {
+            None => {
+                if format == Format::Tiff32 {
+                    let prefix = crate::tiff32::Layout::new(width, height).prefix();
+                    out.clone().write_all(&prefix).map_err(|e| io_failure(&out, e))?;
+                }
+                None
+            }
+            Some((color, depth)) if is_pieced(row_bytes, height) => {
+                let depth = if depth == png::BitDepth::Sixteen { 16 } else { 8 };
+                let color = if color == png::ColorType::Rgb { 2 } else { 0 };
+                let mut sink = out.clone();
+                let started = ParallelPng::start(&mut sink, width, height, depth, color, bytes_per_pixel);
+                pieced = Some(started.map_err(|e| io_failure(&out, e))?);
+                None
+            }
+            Some((color, depth)) => {
+                let mut encoder = png::Encoder::new(out.clone(), width, height);
+                encoder.set_color(color);
+                encoder.set_depth(depth);
+                encoder.set_compression(PNG_COMPRESSION);
+                encoder.set_filter(PNG_FILTER);
+                let result = encoder.write_header().and_then(|w| w.into_stream_writer());
+                Some(result.map_err(|e| png_failure(&out, e))?)
+            }
         };
         let width = width as usize;
         Ok(RowEncoder {
@@ -121,6 +131,7 @@ impl<W: Write + 'static> RowEncoder<W> {
             match self.format {
                 Format::Png16 => quantize::u16_be(line, &mut self.row),
                 Format::R16 => quantize::u16_le(line, &mut self.row),
+                Format::Tiff32 => crate::tiff32::f32_le(line, &mut self.row),
                 Format::Png8 => quantize::u8s(line, &mut self.row),
                 Format::Colored => palette::colors(line, &mut self.row),
                 // Hillshade rows arrive as bytes through `write_byte_rows`; `new` ruled out the rest.
@@ -241,7 +252,7 @@ pub(crate) fn encode_into<W: Write + Seek + 'static>(
     mut out: W,
 ) -> Result<W, Failure> {
     match format {
-        Format::Png16 | Format::Png8 | Format::R16 | Format::Colored => {
+        Format::Png16 | Format::Png8 | Format::R16 | Format::Colored | Format::Tiff32 => {
             let mut rows = RowEncoder::new(format, field.width, field.height, out)?;
             rows.write_rows(field.data)?;
             rows.finish()
@@ -249,10 +260,6 @@ pub(crate) fn encode_into<W: Write + Seek + 'static>(
         Format::Hillshade => {
             let gray = hillshade(field.width as usize, field.height as usize, field.data, &HillshadeOptions::default());
             encode_gray8(field.width, field.height, &gray, out)
-        }
-        Format::Tiff32 => {
-            write_tiff(field, &mut out)?;
-            Ok(out)
         }
         Format::Exr => {
             write_exr(field, &mut out)?;
@@ -297,41 +304,9 @@ pub(crate) fn encode_gray8<W: Write + 'static>(width: u32, height: u32, gray: &[
     rows.finish()
 }
 
-/// The heights with NaN replaced by 0; borrowed unchanged in the usual case of no NaN.
-fn without_nan(data: &[f32]) -> Cow<'_, [f32]> {
-    if data.iter().any(|h| h.is_nan()) {
-        Cow::Owned(data.iter().map(|&h| if h.is_nan() { 0.0 } else { h }).collect())
-    } else {
-        Cow::Borrowed(data)
-    }
-}
-
-fn write_tiff<W: Write + Seek>(field: &HeightField, out: &mut W) -> Result<(), Failure> {
-    use tiff::encoder::{colortype::Gray32Float, TiffEncoder};
-    let data = without_nan(field.data);
-    let tiff_failure = |e: tiff::TiffError| match e {
-        tiff::TiffError::IoError(io) => Failure::Io(io),
-        other => Failure::Encode(Box::new(other)),
-    };
-    // Gray32Float writes SampleFormat = IEEEFP, BitsPerSample = 32, one sample per pixel, uncompressed:
-    // the layout every DCC tool and engine importer reads. Classic TIFF offsets are 32-bit, so a field
-    // whose samples alone approach 4 GiB is written as BigTIFF.
-    let out = WriteAll(out);
-    let big = data.len() as u64 * 4 > u64::from(u32::MAX) - (1 << 20);
-    if big {
-        TiffEncoder::new_big(out)
-            .and_then(|mut tiff| tiff.write_image::<Gray32Float>(field.width, field.height, &data))
-            .map_err(tiff_failure)
-    } else {
-        TiffEncoder::new(out)
-            .and_then(|mut tiff| tiff.write_image::<Gray32Float>(field.width, field.height, &data))
-            .map_err(tiff_failure)
-    }
-}
-
-/// Makes every `write` a `write_all`. The tiff crate (0.9) writes uncompressed data with a single
-/// `Write::write` and ignores a short count, which on a nearly full disk would drop bytes and still
-/// report success; behind this adapter a short write either completes or becomes an error.
+/// Makes every `write` a `write_all`, so that a short write of an image library either completes or
+/// becomes an error instead of silently dropping bytes on a nearly full disk (the tiff crate 0.9 did
+/// exactly that; kept for the EXR writer, whose buffered output we do not control either).
 struct WriteAll<W>(W);
 
 impl<W: Write> Write for WriteAll<W> {

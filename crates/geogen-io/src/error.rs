@@ -41,7 +41,7 @@ pub enum IoError {
         source: FieldError,
     },
     /// The format cannot be written strip by strip.
-    #[error("cannot stream {format}{}: only {} can be written in strips", in_path(.path), streamable_names())]
+    #[error("cannot stream {format}{}: only {} can be written in strips", in_path(.path), Format::streamable_names())]
     NotStreamable {
         /// The file that was to be written.
         path: Option<PathBuf>,
@@ -151,8 +151,4 @@ fn in_path(path: &Option<PathBuf>) -> String {
         Some(p) => format!(" for {}", p.display()),
         None => String::new(),
     }
-}
-
-fn streamable_names() -> String {
-    Format::ALL.iter().filter(|f| f.is_streamable()).map(|f| f.name()).collect::<Vec<_>>().join(", ")
 }

@@ -147,7 +147,12 @@ impl Format {
 
     /// Whether [`StreamWriter`](crate::StreamWriter) can write this format strip by strip.
     pub const fn is_streamable(self) -> bool {
-        matches!(self, Format::Png16 | Format::Png8 | Format::R16 | Format::Colored)
+        matches!(self, Format::Png16 | Format::Png8 | Format::R16 | Format::Colored | Format::Tiff32)
+    }
+
+    /// The names of the streamable formats, comma-separated (for messages).
+    pub fn streamable_names() -> String {
+        Format::ALL.iter().filter(|f| f.is_streamable()).map(|f| f.name()).collect::<Vec<_>>().join(", ")
     }
 
     /// Parses a comma-separated list such as `"png16,r16"`. Whitespace around names is ignored and a

@@ -14,7 +14,7 @@
 //! | `png16` | `<map>.png` | 16-bit grayscale PNG, `v = round(h × 32767) + 32767`: -1 → 0, 0 → 32767, 1 → 65534 (65535 unused), as the original GeoGen writes |
 //! | `png8` | `<map>_8bit.png` | 8-bit grayscale PNG, `v = round((h + 1) / 2 × 255)`: -1 → 0, 0 → 128, 1 → 255 |
 //! | `r16` | `<map>.r16` | the `png16` values as raw little-endian `u16`, row-major, no header (Unity/Unreal "RAW 16-bit") |
-//! | `tiff` | `<map>.tif` | single-channel 32-bit IEEE float TIFF (SampleFormat = float), the raw heights (not clamped; NaN → 0); BigTIFF above 4 GiB |
+//! | `tiff` | `<map>.tif` | single-channel 32-bit IEEE float TIFF (SampleFormat = float), uncompressed strips of about 64 KiB, the raw heights (not clamped; NaN → 0); BigTIFF above 4 GiB |
 //! | `exr` | `<map>.exr` | OpenEXR, one 32-bit float channel named `Y` (shown as luminance by viewers), the raw heights (not clamped; NaN → 0), RLE-compressed scan lines |
 //! | `colored` | `<map>_colored.png` | 8-bit RGB preview, water (h ≤ 0) from (0, 18, 38) at -1 to (108, 205, 255) at 0, land from (31, 152, 69) just above 0 through (238, 170, 70) at 0.5 to white at 1; see [`palette`] |
 //! | `hillshade` | `<map>_hillshade.png` | 8-bit grayscale Lambertian hillshade, light from azimuth 315°, altitude 45°, `z_scale` 125 pixels per height unit; see [`hillshade`](mod@hillshade) |
@@ -59,6 +59,7 @@ pub mod quantize;
 pub mod read;
 mod sink;
 mod stream;
+mod tiff32;
 
 use std::fs::File;
 use std::io::{BufWriter, Cursor, Write};

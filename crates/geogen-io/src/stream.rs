@@ -2,8 +2,8 @@
 //!
 //! A 100 000 × 100 000 map does not fit in memory as one `f32` buffer, so the renderer produces it in
 //! horizontal strips and hands each to a [`StreamWriter`], which converts and compresses them as they
-//! come. Only the row formats can be streamed: PNG16, PNG8, R16 and the colored preview. (TIFF and EXR
-//! libraries want the whole image; the hillshade needs the rows above and below each pixel.) The bytes
+//! come. Only the row formats can be streamed: PNG16, PNG8, R16, TIFF and the colored preview. (The EXR
+//! library wants the whole image; the hillshade needs the rows above and below each pixel.) The bytes
 //! are exactly those [`write`](crate::write) produces for the same field, whatever the strip sizes.
 
 use std::io::BufWriter;
