@@ -249,29 +249,33 @@ struct ColumnTable {
     regular: Option<Regular>,
 }
 
-/// A row whose cells all hold the same few pixels at the same fractions: cell `k` covers pixels
+/// A row whose cells all hold the same pixels at the same fractions: cell `k` covers pixels
 /// `k × P − skip .. (k + 1) × P − skip` (the first cell cut by `skip`, the last by the row's end),
-/// the pixel of phase `j` within its cell at fraction `t[j]`. Every row at scale 1 with a
-/// wavelength of two or four pixels has one (there the per-pixel tables cost more than the
-/// cubic), and so do rows of other scales and wavelengths that give such cells: [`Regular::of`]
-/// checks every pixel's cell and fraction (its bits) against the pattern, so a row it accepts
-/// computes exactly what the tables would. The cells' coefficients then stay in registers and each
-/// phase is one vector of cells
-/// (`avx512::regular_row`; on machines with AVX2 alone, `avx2::regular_row` for two pixels per
-/// cell and `avx2::regular_row4` for four).
+/// the pixel of phase `j` within its cell at the fraction of phase `j`. Every row at scale 1 with a
+/// wavelength of 2, 4 or a multiple of 8 pixels has one, and so do rows of other scales and
+/// wavelengths that give such cells: [`Regular::of`] checks every pixel's cell and fraction (its
+/// bits) against the pattern, so a row it accepts computes exactly what the tables would. The
+/// cells' coefficients then stay in registers, and no per-pixel table is read: for two and four
+/// pixels per cell each phase is one vector of cells (`avx512::regular_row`; on machines with AVX2
+/// alone `avx2::regular_row` and `avx2::regular_row4`), for multiples of eight each cell is whole
+/// groups of eight pixels aligned on it (`avx2::regular_cells`, AVX2 alone).
 #[derive(Copy, Clone, Debug, PartialEq)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct Regular {
-    /// Pixels per cell, `P`: 2 or 4.
+    /// Pixels per cell, `P`: 2, 4 or a multiple of 8.
     pixels_per_cell: usize,
     /// Pixels of the first cell left of the row, `0 ≤ skip < P`.
     skip: usize,
-    /// The fraction of each phase (the first `P` are used).
+    /// The fraction of each of the first four phases (the first `P` are used when `P ≤ 4`).
     t: [f64; 4],
+    /// The row's pixel of phase 0 in its second cell (which is whole): the row's fractions from
+    /// there on are those of the `P` phases.
+    phase_start: usize,
 }
 
 impl Regular {
-    /// The pattern of a row's cells and fractions, if it has one of two or four pixels per cell.
+    /// The pattern of a row's cells and fractions, if it has one of 2, 4 or a multiple of 8 pixels
+    /// per cell.
     fn of(cell: &[u32], t: &[f64]) -> Option<Regular> {
         let n = cell.len().min(t.len());
         let (cell, t) = (&cell[..n], &t[..n]);
@@ -282,21 +286,32 @@ impl Regular {
         let first_run = cell.iter().take_while(|&&c| c == 0).count();
         let second_run = cell[first_run..].iter().take_while(|&&c| c == 1).count();
         let pixels_per_cell = second_run;
-        if !matches!(pixels_per_cell, 2 | 4) || first_run > pixels_per_cell {
+        let supported = matches!(pixels_per_cell, 2 | 4) || (pixels_per_cell >= 8 && pixels_per_cell % 8 == 0);
+        if !supported || first_run > pixels_per_cell {
             return None;
         }
         let skip = pixels_per_cell - first_run;
-        let mut pattern = [0.0; 4];
-        for (j, slot) in pattern.iter_mut().enumerate().take(pixels_per_cell) {
-            // Phase j's first pixel in the row (the second cell's, if the first cell lacks it).
-            let i = if j >= skip { j - skip } else { j + first_run };
-            *slot = t[i];
-        }
+        // The second cell is whole (its run is `P` long): its pixels are the phases in order.
+        let phases = &t[first_run..first_run + pixels_per_cell];
         let regular = (0..n).all(|i| {
             let (k, j) = ((i + skip) / pixels_per_cell, (i + skip) % pixels_per_cell);
-            cell[i] as usize == k && t[i].to_bits() == pattern[j].to_bits()
+            cell[i] as usize == k && t[i].to_bits() == phases[j].to_bits()
         });
-        regular.then_some(Regular { pixels_per_cell, skip, t: pattern })
+        let mut first_phases = [0.0; 4];
+        for (slot, &phase) in first_phases.iter_mut().zip(phases) {
+            *slot = phase;
+        }
+        regular.then_some(Regular { pixels_per_cell, skip, t: first_phases, phase_start: first_run })
+    }
+
+    /// The fractions of the `P` phases, for a row whose fractions are `row_t`.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    fn phases<'a>(&'a self, row_t: &'a [f64]) -> &'a [f64] {
+        if self.pixels_per_cell <= 4 {
+            &self.t[..self.pixels_per_cell]
+        } else {
+            &row_t[self.phase_start..self.phase_start + self.pixels_per_cell]
+        }
     }
 }
 
@@ -729,18 +744,22 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
                 #[cfg(target_arch = "x86_64")]
                 if let (Isa::Avx2, Some(regular)) = (isa, &columns.regular) {
                     // SAFETY: `add_noise_layer_on` only passes Avx2 when the machine has it, and
-                    // `wide` (so `regular_wide`) only where it has AVX-512F; `Regular::of` only
-                    // gives 2 or 4 pixels per cell.
-                    unsafe {
-                        if regular_wide {
-                            avx512::regular_row::<RIDGED>(&job, regular, interpolated, row)
-                        } else if regular.pixels_per_cell == 2 {
-                            avx2::regular_row::<RIDGED>(&job, regular, interpolated, row)
-                        } else {
-                            avx2::regular_row4::<RIDGED>(&job, regular, interpolated, row)
+                    // `wide` (so `regular_wide`) only where it has AVX-512F; each build gets the
+                    // cells it handles (`Regular::of` gives 2, 4 or a multiple of 8).
+                    let done = unsafe {
+                        match (regular_wide, regular.pixels_per_cell) {
+                            (true, 2 | 4) => avx512::regular_row::<RIDGED>(&job, regular, interpolated, row),
+                            // Eight pixels and more per cell on AVX-512: its eight-lane cubic.
+                            (true, _) => {}
+                            (false, 2) => avx2::regular_row::<RIDGED>(&job, regular, interpolated, row),
+                            (false, 4) => avx2::regular_row4::<RIDGED>(&job, regular, interpolated, row),
+                            (false, _) => avx2::regular_cells::<RIDGED>(&job, regular, &columns.t, interpolated, row),
                         }
+                        !(regular_wide && regular.pixels_per_cell > 4)
+                    };
+                    if done {
+                        continue;
                     }
-                    continue;
                 }
                 cell_row(isa, wide, &job, interpolated, coefficients);
                 cubic_row::<RIDGED>(isa, wide, &columns.cubic_row(coefficients), row);
@@ -817,9 +836,16 @@ fn cell_row(isa: Isa, wide: bool, job: &CellRow<'_>, interpolated: &mut [f64], c
 
 /// The pixels of a [`Regular`] row outside `vector` (the pixels a vector loop covered), one at a
 /// time: their cells' coefficients as [`horizontal_coefficients_from`] computes them and the
-/// cubic as [`cubic_at`] does. `cells` are the row's vertical interpolations from its first cell.
+/// cubic as [`cubic_at`] does. `cells` are the row's vertical interpolations from its first cell,
+/// `phases` the fractions of its phases ([`Regular::phases`]).
 #[cfg(target_arch = "x86_64")]
-fn regular_ends<const RIDGED: bool>(cells: &[f64], regular: &Regular, vector: std::ops::Range<usize>, row: &mut [f32]) {
+fn regular_ends<const RIDGED: bool>(
+    cells: &[f64],
+    regular: &Regular,
+    phases: &[f64],
+    vector: std::ops::Range<usize>,
+    row: &mut [f32],
+) {
     let (p, skip, n) = (regular.pixels_per_cell, regular.skip, row.len());
     let head = vector.start.min(n);
     let tail = vector.end.max(head).min(n);
@@ -829,7 +855,7 @@ fn regular_ends<const RIDGED: bool>(cells: &[f64], regular: &Regular, vector: st
             Some(&[p0, p1, p2, p3]) => cell_coefficients([p0, p1, p2, p3]),
             _ => [0.0; 4], // never reached: the lattice has the row's columns (see `horizontal_coefficients_from`)
         };
-        let t = regular.t[j];
+        let t = phases[j];
         row[i] = add_value::<RIDGED>(row[i], p1 + (0.5 * t) * (c1 + t * (c2 + t * c3)));
     }
 }
@@ -1097,9 +1123,7 @@ mod avx2 {
             let [p1, c1, c2, c3] = coefficients4(cells.as_ptr().add(k));
             let at = |j: usize| {
                 let (t, half_t) = phases[j];
-                let inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
-                let middle = _mm256_add_pd(c1, _mm256_mul_pd(t, inner));
-                _mm256_add_pd(p1, _mm256_mul_pd(half_t, middle))
+                cubic(t, half_t, [p1, c1, c2, c3])
             };
             let pixels = out.add(k * p - skip);
             let (v0, v1) = (at(0), at(1));
@@ -1108,7 +1132,7 @@ mod avx2 {
             add4::<RIDGED>(pixels.add(4), _mm256_permute2f128_pd::<0x31>(a, b));
             k += 4;
         }
-        super::regular_ends::<RIDGED>(cells, regular, (first_whole * p - skip)..(k * p - skip), row);
+        super::regular_ends::<RIDGED>(cells, regular, &regular.t[..p], (first_whole * p - skip)..(k * p - skip), row);
     }
 
     /// [`regular_row`] for four pixels per cell, four cells at a time: each phase one vector of the
@@ -1143,9 +1167,7 @@ mod avx2 {
             let [p1, c1, c2, c3] = coefficients4(cells.as_ptr().add(k));
             let at = |j: usize| {
                 let (t, half_t) = phases[j];
-                let inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
-                let middle = _mm256_add_pd(c1, _mm256_mul_pd(t, inner));
-                _mm256_add_pd(p1, _mm256_mul_pd(half_t, middle))
+                cubic(t, half_t, [p1, c1, c2, c3])
             };
             let (v0, v1, v2, v3) = (at(0), at(1), at(2), at(3));
             // Phase j of cells 0..4 → the four pixels of each cell.
@@ -1156,7 +1178,76 @@ mod avx2 {
             add8::<RIDGED>(pixels.add(8), _mm256_permute2f128_pd::<0x31>(a, c), _mm256_permute2f128_pd::<0x31>(b, d));
             k += 4;
         }
-        super::regular_ends::<RIDGED>(cells, regular, (first_whole * p - skip)..(k * p - skip), row);
+        super::regular_ends::<RIDGED>(cells, regular, &regular.t[..p], (first_whole * p - skip)..(k * p - skip), row);
+    }
+
+    /// A [`super::Regular`] row of `P` pixels per cell, `P` a multiple of eight: per cell its
+    /// coefficients ([`super::cell_coefficients`]) broadcast, and its pixels in groups of eight
+    /// from its first, their fractions read from the row's own whole cell of phases (`row_t`, in
+    /// the first-level cache) and halved as [`super::ColumnTable::prepare`] halves them: the
+    /// operations of [`super::cubic_at`], with no per-pixel table and no group straddling two
+    /// cells whatever the row's first pixel.
+    ///
+    /// # Safety
+    /// The machine must support AVX2; `regular.pixels_per_cell` is a multiple of 8 and `row_t` the
+    /// fractions of the row `regular` was made from.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn regular_cells<const RIDGED: bool>(
+        job: &CellRow<'_>,
+        regular: &super::Regular,
+        row_t: &[f64],
+        interpolated: &mut [f64],
+        row: &mut [f32],
+    ) {
+        let (p, skip, n) = (regular.pixels_per_cell, regular.skip, row.len());
+        assert!(p >= 8 && p % 8 == 0);
+        let phases = regular.phases(row_t);
+        vertical_generic(job, interpolated);
+        let cells = interpolated.get(job.first_cell..).unwrap_or(&[]);
+        let first_whole = usize::from(skip > 0);
+        let out = row.as_mut_ptr();
+        // Cell `k`'s pixels, given its coefficients broadcast.
+        let cell = |k: usize, coefficients: [__m256d; 4]| {
+            let pixels = out.add(k * p - skip);
+            let half = _mm256_set1_pd(0.5);
+            for q in (0..p).step_by(8) {
+                let (low, high) =
+                    (_mm256_loadu_pd(phases.as_ptr().add(q)), _mm256_loadu_pd(phases.as_ptr().add(q + 4)));
+                add8::<RIDGED>(
+                    pixels.add(q),
+                    cubic(low, _mm256_mul_pd(half, low), coefficients),
+                    cubic(high, _mm256_mul_pd(half, high), coefficients),
+                );
+            }
+        };
+        let mut k = first_whole;
+        // Four cells' coefficients at a time, one cell per lane, then each broadcast from memory.
+        while (k + 4) * p - skip <= n && k + 7 <= cells.len() {
+            let mut lanes = [[0.0f64; 4]; 4];
+            for (to, from) in lanes.iter_mut().zip(coefficients4(cells.as_ptr().add(k))) {
+                _mm256_storeu_pd(to.as_mut_ptr(), from);
+            }
+            for c in 0..4 {
+                cell(k + c, lanes.map(|coefficient| _mm256_set1_pd(coefficient[c])));
+            }
+            k += 4;
+        }
+        while (k + 1) * p - skip <= n && k + 4 <= cells.len() {
+            let [p1, c1, c2, c3] = super::cell_coefficients([cells[k], cells[k + 1], cells[k + 2], cells[k + 3]]);
+            cell(k, [_mm256_set1_pd(p1), _mm256_set1_pd(c1), _mm256_set1_pd(c2), _mm256_set1_pd(c3)]);
+            k += 1;
+        }
+        super::regular_ends::<RIDGED>(cells, regular, phases, (first_whole * p - skip)..(k * p - skip), row);
+    }
+
+    /// `p1 + half_t × (c1 + t × (c2 + t × c3))` on four lanes ([`super::cubic_at`]'s operations
+    /// and order).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn cubic(t: __m256d, half_t: __m256d, [p1, c1, c2, c3]: [__m256d; 4]) -> __m256d {
+        let inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
+        let middle = _mm256_add_pd(c1, _mm256_mul_pd(t, inner));
+        _mm256_add_pd(p1, _mm256_mul_pd(half_t, middle))
     }
 
     /// # Safety
@@ -1343,12 +1434,10 @@ mod avx2 {
     /// The machine must support AVX2; `job.t` and `job.half_t` have at least `i + 4` elements.
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn polynomial4(job: &CubicRow<'_>, i: usize, [p1, c1, c2, c3]: [__m256d; 4]) -> __m256d {
+    unsafe fn polynomial4(job: &CubicRow<'_>, i: usize, coefficients: [__m256d; 4]) -> __m256d {
         let t = _mm256_loadu_pd(job.t.as_ptr().add(i));
         let half_t = _mm256_loadu_pd(job.half_t.as_ptr().add(i));
-        let inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
-        let middle = _mm256_add_pd(c1, _mm256_mul_pd(t, inner));
-        _mm256_add_pd(p1, _mm256_mul_pd(half_t, middle))
+        cubic(t, half_t, coefficients)
     }
 
     /// # Safety
@@ -1633,7 +1722,7 @@ mod avx512 {
             }
             k += 8;
         }
-        super::regular_ends::<RIDGED>(cells, regular, (first_whole * p - skip)..(k * p - skip), row);
+        super::regular_ends::<RIDGED>(cells, regular, &regular.t[..p], (first_whole * p - skip)..(k * p - skip), row);
     }
 
     /// `p1 + half_t × (c1 + t × (c2 + t × c3))` for the eight pixels from `i` on, given their
@@ -2065,21 +2154,35 @@ mod tests {
     fn regular_rows_equal_the_direct_evaluation() {
         let mut table = ColumnTable::default();
         table.prepare(-7, 97, 1.0, 4);
-        assert_eq!(table.regular, Some(Regular { pixels_per_cell: 4, skip: 1, t: [0.0, 0.25, 0.5, 0.75] }));
+        assert_eq!(
+            table.regular,
+            Some(Regular { pixels_per_cell: 4, skip: 1, t: [0.0, 0.25, 0.5, 0.75], phase_start: 3 })
+        );
         table.prepare(4, 40, 1.0, 2);
-        assert_eq!(table.regular, Some(Regular { pixels_per_cell: 2, skip: 0, t: [0.0, 0.5, 0.0, 0.0] }));
-        for (x, wavelength, scale) in [(0, 3, 1.0), (0, 8, 1.0), (0, 2, 1.5), (0, 5, 0.7), (-3, 4, 1.3)] {
+        assert_eq!(
+            table.regular,
+            Some(Regular { pixels_per_cell: 2, skip: 0, t: [0.0, 0.5, 0.0, 0.0], phase_start: 2 })
+        );
+        table.prepare(-3, 40, 1.0, 8);
+        assert_eq!(
+            table.regular,
+            Some(Regular { pixels_per_cell: 8, skip: 5, t: [0.0, 0.125, 0.25, 0.375], phase_start: 3 })
+        );
+        for (x, wavelength, scale) in [(0, 3, 1.0), (0, 12, 1.0), (0, 2, 1.5), (0, 5, 0.7), (-3, 4, 1.3), (0, 8, 0.9)] {
             table.prepare(x, 64, scale, wavelength);
             assert_eq!(table.regular, None, "w={wavelength} scale={scale}");
         }
-        let mut seen = [false; 2];
-        for (wavelength, scale) in [(2u32, 1.0), (4, 1.0), (1, 2.0), (4, 0.5), (1, 4.0), (8, 0.5)] {
-            for x in [-9i64, -8, -7, -6, -5, 0, 1, 2, 3, 5] {
-                for width in [1u64, 2, 3, 5, 7, 15, 16, 17, 31, 33, 63, 64, 65, 97] {
+        // Pixels per cell: 2, 4, 8, 16 and more.
+        let mut seen = [false; 4];
+        let cases =
+            [(2u32, 1.0), (4, 1.0), (1, 2.0), (4, 0.5), (1, 4.0), (8, 0.5), (8, 1.0), (16, 1.0), (4, 4.0), (32, 1.0)];
+        for (wavelength, scale) in cases {
+            for x in [-9i64, -8, -7, -6, -5, 0, 1, 2, 3, 5, 13] {
+                for width in [1u64, 2, 3, 5, 7, 15, 16, 17, 31, 33, 63, 64, 65, 97, 130] {
                     let rect = Rect::new(x, -2, width, 3);
                     table.prepare(rect.x, width as usize, scale, i64::from(wavelength));
                     if let Some(regular) = table.regular {
-                        seen[regular.pixels_per_cell / 4] = true;
+                        seen[(regular.pixels_per_cell / 4).min(3)] = true;
                     }
                     let field = LayerField { wavelength, amplitude: 32767, current: 5 };
                     for ridged in [false, true] {
@@ -2099,7 +2202,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(seen, [true; 2], "rows of two and of four pixels per cell are regular");
+        assert_eq!(seen, [true; 4], "rows of 2, 4, 8 and more pixels per cell are regular");
     }
 
     /// Every build of a layer this machine runs: scalar, AVX2, and AVX2 with the AVX-512 cubic
