@@ -1204,40 +1204,71 @@ mod avx2 {
         let phases = regular.phases(row_t);
         vertical_generic(job, interpolated);
         let cells = interpolated.get(job.first_cell..).unwrap_or(&[]);
-        let first_whole = usize::from(skip > 0);
+        if cells.len() < 4 {
+            // Never reached: the lattice has the row's columns (`regular_ends` fills in zeros).
+            super::regular_ends::<RIDGED>(cells, regular, phases, 0..0, row);
+            return;
+        }
         let out = row.as_mut_ptr();
-        // Cell `k`'s pixels, given its coefficients broadcast.
-        let cell = |k: usize, coefficients: [__m256d; 4]| {
-            let pixels = out.add(k * p - skip);
-            let half = _mm256_set1_pd(0.5);
-            for q in (0..p).step_by(8) {
-                let (low, high) =
-                    (_mm256_loadu_pd(phases.as_ptr().add(q)), _mm256_loadu_pd(phases.as_ptr().add(q + 4)));
-                add8::<RIDGED>(
-                    pixels.add(q),
-                    cubic(low, _mm256_mul_pd(half, low), coefficients),
-                    cubic(high, _mm256_mul_pd(half, high), coefficients),
-                );
-            }
+        let half = _mm256_set1_pd(0.5);
+        // The eight pixels of cell `k` from phase `j` on, given the cell's coefficients broadcast.
+        let group = |k: usize, j: usize, coefficients: [__m256d; 4]| {
+            let (low, high) = (_mm256_loadu_pd(phases.as_ptr().add(j)), _mm256_loadu_pd(phases.as_ptr().add(j + 4)));
+            add8::<RIDGED>(
+                out.add(k * p + j - skip),
+                cubic(low, _mm256_mul_pd(half, low), coefficients),
+                cubic(high, _mm256_mul_pd(half, high), coefficients),
+            );
         };
-        let mut k = first_whole;
-        // Four cells' coefficients at a time, one cell per lane, then each broadcast from memory.
+        let broadcast = |k: usize| {
+            let [p1, c1, c2, c3] = super::cell_coefficients([cells[k], cells[k + 1], cells[k + 2], cells[k + 3]]);
+            [_mm256_set1_pd(p1), _mm256_set1_pd(c1), _mm256_set1_pd(c2), _mm256_set1_pd(c3)]
+        };
+        // The first cell, cut by `skip` (whole in the row, as the second): its whole groups of eight
+        // at its end; the pixels before them are `regular_ends`'s.
+        let (mut k, start) = if skip > 0 {
+            let first_group = p - (p - skip) / 8 * 8;
+            let coefficients = broadcast(0);
+            for j in (first_group..p).step_by(8) {
+                group(0, j, coefficients);
+            }
+            (1, first_group - skip)
+        } else {
+            (0, 0)
+        };
+        // Whole cells, four cells' coefficients at a time (one cell per lane, then each broadcast
+        // from memory), then one at a time.
         while (k + 4) * p - skip <= n && k + 7 <= cells.len() {
             let mut lanes = [[0.0f64; 4]; 4];
             for (to, from) in lanes.iter_mut().zip(coefficients4(cells.as_ptr().add(k))) {
                 _mm256_storeu_pd(to.as_mut_ptr(), from);
             }
             for c in 0..4 {
-                cell(k + c, lanes.map(|coefficient| _mm256_set1_pd(coefficient[c])));
+                let coefficients = lanes.map(|coefficient| _mm256_set1_pd(coefficient[c]));
+                for j in (0..p).step_by(8) {
+                    group(k + c, j, coefficients);
+                }
             }
             k += 4;
         }
         while (k + 1) * p - skip <= n && k + 4 <= cells.len() {
-            let [p1, c1, c2, c3] = super::cell_coefficients([cells[k], cells[k + 1], cells[k + 2], cells[k + 3]]);
-            cell(k, [_mm256_set1_pd(p1), _mm256_set1_pd(c1), _mm256_set1_pd(c2), _mm256_set1_pd(c3)]);
+            let coefficients = broadcast(k);
+            for j in (0..p).step_by(8) {
+                group(k, j, coefficients);
+            }
             k += 1;
         }
-        super::regular_ends::<RIDGED>(cells, regular, phases, (first_whole * p - skip)..(k * p - skip), row);
+        // The last cell, cut by the row's end: its whole groups of eight from its start.
+        let mut end = k * p - skip;
+        if end < n && k + 4 <= cells.len() {
+            let coefficients = broadcast(k);
+            let whole = (n - end) / 8 * 8;
+            for j in (0..whole).step_by(8) {
+                group(k, j, coefficients);
+            }
+            end += whole;
+        }
+        super::regular_ends::<RIDGED>(cells, regular, phases, start..end, row);
     }
 
     /// `p1 + half_t × (c1 + t × (c2 + t × c3))` on four lanes ([`super::cubic_at`]'s operations
