@@ -347,7 +347,7 @@ mod tests {
         let (guard, file) = AtomicFile::create(&target).expect("create");
         let mut out = TempFile::new(file);
         // Past the writeback threshold several times, in writes of uneven sizes, and a patch written
-        // after a seek back (as the TIFF and EXR encoders do).
+        // after a seek back (as the EXR encoder does).
         let data: Vec<u8> = (0..(5 * WRITEBACK_BYTES as usize + 12_345)).map(|i| (i * 7 + i / 4099) as u8).collect();
         for chunk in data.chunks(1_000_003) {
             out.write_all(chunk).expect("write");

@@ -38,9 +38,11 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
-    /// The layout of a `width × height` image (both at least 1).
+    /// The layout of a `width × height` image (both at least 1: `check_dimensions` refuses empty
+    /// images before any encoder starts).
     pub(crate) fn new(width: u32, height: u32) -> Layout {
-        let (width, height) = (u64::from(width.max(1)), u64::from(height.max(1)));
+        debug_assert!(width > 0 && height > 0);
+        let (width, height) = (u64::from(width), u64::from(height));
         let row_bytes = width * 4;
         let rows_per_strip = (STRIP_TARGET_BYTES / row_bytes).clamp(1, height);
         let strips = height.div_ceil(rows_per_strip);
@@ -316,6 +318,47 @@ mod tests {
         assert!(last > u64::from(u32::MAX), "an offset past 4 GiB is stored whole");
         // Just under the limit stays classic.
         assert!(!Layout::new(32_768, 32_000).is_big());
+    }
+
+    /// Whether the layout is BigTIFF exactly when the classic one would pass `u32::MAX`, on sizes
+    /// around that line.
+    #[test]
+    fn bigtiff_starts_exactly_past_the_reach_of_32_bit_offsets() {
+        for width in [16_384u32, 32_768, 65_535, 100_000] {
+            let rows_at_limit = (u64::from(u32::MAX) / (u64::from(width) * 4)) as u32;
+            for height in rows_at_limit.saturating_sub(2)..=rows_at_limit + 2 {
+                let l = Layout::new(width, height);
+                let classic = Layout::with(l.width, l.height, false, l.rows_per_strip, l.strips);
+                assert_eq!(l.is_big(), classic.file_len() > u64::from(u32::MAX), "{width}×{height}");
+            }
+        }
+    }
+
+    /// A real reader (the `tiff` crate) decodes the floats bit for bit from several strips with a
+    /// short last one, in classic TIFF and in BigTIFF (forced on a small image).
+    #[test]
+    fn the_tiff_crate_reads_every_strip_in_classic_and_bigtiff() {
+        use tiff::decoder::{Decoder, DecodingResult};
+        let (w, h) = (300u32, 100u32);
+        let heights: Vec<f32> = (0..w * h).map(|i| ((i * 37 % 1001) as f32 / 500.0) - 1.0).collect();
+        let classic = Layout::new(w, h);
+        let big = Layout::with(classic.width, classic.height, true, classic.rows_per_strip, classic.strips);
+        assert!(classic.strips >= 2 && u64::from(h) % classic.rows_per_strip != 0, "a short last strip");
+        for layout in [classic, big] {
+            let mut file = layout.prefix();
+            let mut pixels = vec![0u8; heights.len() * 4];
+            f32_le(&heights, &mut pixels);
+            file.extend_from_slice(&pixels);
+            assert_eq!(file.len() as u64, layout.file_len());
+            let mut decoder = Decoder::new(std::io::Cursor::new(file)).expect("header");
+            assert_eq!(decoder.dimensions().expect("dimensions"), (w, h));
+            match decoder.read_image().expect("pixels") {
+                DecodingResult::F32(read) => {
+                    assert!(read.iter().zip(&heights).all(|(a, b)| a.to_bits() == b.to_bits()), "big: {}", layout.big)
+                }
+                _ => panic!("not f32"),
+            }
+        }
     }
 
     #[test]

@@ -30,11 +30,12 @@
 //! machine has AVX-512F and a cell spans four pixels or more, the cubic runs eight `f64` lanes and
 //! reads the groups of two or three cells as broadcasts chosen per lane by the masks, and the
 //! per-cell coefficients are computed eight cells at a time.
-//! Rows whose cells all hold the same two or four pixels at the same fractions (scale 1 with a
-//! wavelength of 2 or 4, the costliest layers of every `Noise`, and whatever other scale gives
-//! such a row) skip the per-pixel tables: eight cells' coefficients (four with AVX2 alone, two
-//! pixels per cell only) stay in registers, each phase is one vector of cells, and the phases are
-//! interleaved into pixels ([`Regular`]).
+//! Rows whose cells all hold the same pixels at the same fractions (scale 1, and whatever other
+//! scale gives such a row) skip the per-pixel tables ([`Regular`]): at two or four pixels per cell
+//! (wavelengths 2 and 4, the costliest layers of every `Noise`) eight cells' coefficients (four
+//! with AVX2 alone) stay in registers, each phase is one vector of cells, and the phases are
+//! interleaved into pixels; with AVX2 alone, at a multiple of eight pixels per cell each cell's
+//! coefficients are broadcast and its pixels computed in groups of eight aligned on it.
 //! Lattice rows and per-row scratch reuse their buffers (no allocation per
 //! band or lattice row once warm), and the vertical coefficients of a lattice row are computed
 //! in vectorised loops.
@@ -714,8 +715,9 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
         return;
     }
     let wf = w as f64;
-    // Rows of two or four pixels per cell with one pattern (scale 1) keep the cells' coefficients
-    // in registers, eight cells at a time where the machine has AVX-512F, else four.
+    // Rows with one pattern of cells (scale 1) keep the cells' coefficients in registers: at two or
+    // four pixels per cell eight cells at a time where the machine has AVX-512F, else four; at a
+    // multiple of eight with AVX2 alone (AVX-512F runs those in its eight-lane cubic).
     #[cfg(target_arch = "x86_64")]
     let regular_wide = wide;
     // The eight-lane cubic gains where groups of eight pixels lie in one to three lattice cells
@@ -748,14 +750,25 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
                     // cells it handles (`Regular::of` gives 2, 4 or a multiple of 8).
                     let done = unsafe {
                         match (regular_wide, regular.pixels_per_cell) {
-                            (true, 2 | 4) => avx512::regular_row::<RIDGED>(&job, regular, interpolated, row),
+                            (true, 2 | 4) => {
+                                avx512::regular_row::<RIDGED>(&job, regular, interpolated, row);
+                                true
+                            }
                             // Eight pixels and more per cell on AVX-512: its eight-lane cubic.
-                            (true, _) => {}
-                            (false, 2) => avx2::regular_row::<RIDGED>(&job, regular, interpolated, row),
-                            (false, 4) => avx2::regular_row4::<RIDGED>(&job, regular, interpolated, row),
-                            (false, _) => avx2::regular_cells::<RIDGED>(&job, regular, &columns.t, interpolated, row),
+                            (true, _) => false,
+                            (false, 2) => {
+                                avx2::regular_row::<RIDGED>(&job, regular, interpolated, row);
+                                true
+                            }
+                            (false, 4) => {
+                                avx2::regular_row4::<RIDGED>(&job, regular, interpolated, row);
+                                true
+                            }
+                            (false, _) => {
+                                avx2::regular_cells::<RIDGED>(&job, regular, &columns.t, interpolated, row);
+                                true
+                            }
                         }
-                        !(regular_wide && regular.pixels_per_cell > 4)
                     };
                     if done {
                         continue;
@@ -1190,7 +1203,8 @@ mod avx2 {
     ///
     /// # Safety
     /// The machine must support AVX2; `regular.pixels_per_cell` is a multiple of 8 and `row_t` the
-    /// fractions of the row `regular` was made from.
+    /// fractions of the row `regular` was made from, as long as `row` (checked): `Regular::of` made
+    /// sure the row holds its first two cells whole, which the first cell's groups rely on.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn regular_cells<const RIDGED: bool>(
         job: &CellRow<'_>,
@@ -1201,6 +1215,7 @@ mod avx2 {
     ) {
         let (p, skip, n) = (regular.pixels_per_cell, regular.skip, row.len());
         assert!(p >= 8 && p % 8 == 0);
+        assert_eq!(n, row_t.len(), "the row of the column table");
         let phases = regular.phases(row_t);
         vertical_generic(job, interpolated);
         let cells = interpolated.get(job.first_cell..).unwrap_or(&[]);
@@ -1211,14 +1226,18 @@ mod avx2 {
         }
         let out = row.as_mut_ptr();
         let half = _mm256_set1_pd(0.5);
-        // The eight pixels of cell `k` from phase `j` on, given the cell's coefficients broadcast.
-        let group = |k: usize, j: usize, coefficients: [__m256d; 4]| {
-            let (low, high) = (_mm256_loadu_pd(phases.as_ptr().add(j)), _mm256_loadu_pd(phases.as_ptr().add(j + 4)));
-            add8::<RIDGED>(
-                out.add(k * p + j - skip),
-                cubic(low, _mm256_mul_pd(half, low), coefficients),
-                cubic(high, _mm256_mul_pd(half, high), coefficients),
-            );
+        // The pixels of cell `k` at `phases` (a multiple of eight of them), eight at a time, given
+        // the cell's coefficients broadcast.
+        let groups = |k: usize, phases_of_cell: std::ops::Range<usize>, coefficients: [__m256d; 4]| {
+            for j in phases_of_cell.step_by(8) {
+                let (low, high) =
+                    (_mm256_loadu_pd(phases.as_ptr().add(j)), _mm256_loadu_pd(phases.as_ptr().add(j + 4)));
+                add8::<RIDGED>(
+                    out.add(k * p + j - skip),
+                    cubic(low, _mm256_mul_pd(half, low), coefficients),
+                    cubic(high, _mm256_mul_pd(half, high), coefficients),
+                );
+            }
         };
         let broadcast = |k: usize| {
             let [p1, c1, c2, c3] = super::cell_coefficients([cells[k], cells[k + 1], cells[k + 2], cells[k + 3]]);
@@ -1229,9 +1248,7 @@ mod avx2 {
         let (mut k, start) = if skip > 0 {
             let first_group = p - (p - skip) / 8 * 8;
             let coefficients = broadcast(0);
-            for j in (first_group..p).step_by(8) {
-                group(0, j, coefficients);
-            }
+            groups(0, first_group..p, coefficients);
             (1, first_group - skip)
         } else {
             (0, 0)
@@ -1245,17 +1262,13 @@ mod avx2 {
             }
             for c in 0..4 {
                 let coefficients = lanes.map(|coefficient| _mm256_set1_pd(coefficient[c]));
-                for j in (0..p).step_by(8) {
-                    group(k + c, j, coefficients);
-                }
+                groups(k + c, 0..p, coefficients);
             }
             k += 4;
         }
         while (k + 1) * p - skip <= n && k + 4 <= cells.len() {
             let coefficients = broadcast(k);
-            for j in (0..p).step_by(8) {
-                group(k, j, coefficients);
-            }
+            groups(k, 0..p, coefficients);
             k += 1;
         }
         // The last cell, cut by the row's end: its whole groups of eight from its start.
@@ -1263,9 +1276,7 @@ mod avx2 {
         if end < n && k + 4 <= cells.len() {
             let coefficients = broadcast(k);
             let whole = (n - end) / 8 * 8;
-            for j in (0..whole).step_by(8) {
-                group(k, j, coefficients);
-            }
+            groups(k, 0..whole, coefficients);
             end += whole;
         }
         super::regular_ends::<RIDGED>(cells, regular, phases, start..end, row);
@@ -1709,6 +1720,7 @@ mod avx512 {
     ) {
         vertical_generic(job, interpolated);
         let cells = interpolated.get(job.first_cell..).unwrap_or(&[]);
+        debug_assert!(matches!(regular.pixels_per_cell, 2 | 4));
         let (p, skip, n) = (regular.pixels_per_cell, regular.skip, row.len());
         let phase = |j: usize| {
             let t = _mm512_set1_pd(regular.t[j]);
@@ -2177,10 +2189,11 @@ mod tests {
         assert!(wide_two && wide_three, "groups of two and of three cells occur where the AVX-512 cubic runs");
     }
 
-    /// Rows of two or four pixels per cell in one pattern (scale 1 with a wavelength of 2 or 4, and
-    /// the scales that give such cells from other wavelengths) take the AVX-512 regular row where
-    /// the machine has it: every alignment of the cells and widths that cut a vector step anywhere
-    /// equal the direct evaluation on every build; other layouts are not taken for regular.
+    /// Rows of 2, 4 or a multiple of 8 pixels per cell in one pattern (scale 1 with such a
+    /// wavelength, and the scales that give such cells from other wavelengths) take the regular
+    /// rows: every alignment of the cells (first cells cut anywhere) and widths that cut a vector
+    /// step or the last cell anywhere equal the direct evaluation on every build; other layouts are
+    /// not taken for regular.
     #[test]
     fn regular_rows_equal_the_direct_evaluation() {
         let mut table = ColumnTable::default();
