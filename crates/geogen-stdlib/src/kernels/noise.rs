@@ -258,7 +258,7 @@ struct ColumnTable {
 /// bits) against the pattern, so a row it accepts computes exactly what the tables would. The
 /// cells' coefficients then stay in registers, and no per-pixel table is read: for two and four
 /// pixels per cell each phase is one vector of cells (`avx512::regular_row`; on machines with AVX2
-/// alone `avx2::regular_row` and `avx2::regular_row4`), for multiples of eight each cell is whole
+/// alone `avx2::regular_row`), for multiples of eight each cell is whole
 /// groups of eight pixels aligned on it (`avx2::regular_cells`, AVX2 alone).
 #[derive(Copy, Clone, Debug, PartialEq)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
@@ -757,11 +757,11 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
                             // Eight pixels and more per cell on AVX-512: its eight-lane cubic.
                             (true, _) => false,
                             (false, 2) => {
-                                avx2::regular_row::<RIDGED>(&job, regular, interpolated, row);
+                                avx2::regular_row::<RIDGED, 2>(&job, regular, interpolated, row);
                                 true
                             }
                             (false, 4) => {
-                                avx2::regular_row4::<RIDGED>(&job, regular, interpolated, row);
+                                avx2::regular_row::<RIDGED, 4>(&job, regular, interpolated, row);
                                 true
                             }
                             (false, _) => {
@@ -1107,88 +1107,53 @@ mod avx2 {
         [p1, c1, c2, c3]
     }
 
-    /// [`super::avx512::regular_row`] for two pixels per cell, four cells at a time: the same
-    /// operations per cell and phase, the two phases interleaved into pixels with unpacks and
-    /// 128-bit lane moves.
+    /// [`super::avx512::regular_row`] for `P` = 2 or 4 pixels per cell, four cells at a time: each
+    /// phase one vector of the four cells (the same operations per cell and phase), the phases
+    /// interleaved into pixels with in-lane unpacks and 128-bit lane moves. On an AMD Zen 3 (AVX2
+    /// alone) a layer of wavelength 4 took 0.64x the time of the cell tables and per-pixel cubic
+    /// this way (kernel bench, 12 alternated runs; on the AVX-512 Xeon of earlier work, where
+    /// `avx512::regular_row` takes these rows, an AVX2 build of it had measured no faster).
     ///
     /// # Safety
-    /// The machine must support AVX2; `regular.pixels_per_cell` is 2.
+    /// The machine must support AVX2; `regular.pixels_per_cell` is `P`, 2 or 4.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn regular_row<const RIDGED: bool>(
+    pub(super) unsafe fn regular_row<const RIDGED: bool, const P: usize>(
         job: &CellRow<'_>,
         regular: &super::Regular,
         interpolated: &mut [f64],
         row: &mut [f32],
     ) {
-        assert_eq!(regular.pixels_per_cell, 2);
+        assert!(regular.pixels_per_cell == P && matches!(P, 2 | 4));
         vertical_generic(job, interpolated);
         let cells = interpolated.get(job.first_cell..).unwrap_or(&[]);
-        let (p, skip, n) = (2, regular.skip, row.len());
-        let phase = |j: usize| {
-            let t = _mm256_set1_pd(regular.t[j]);
-            (t, _mm256_mul_pd(_mm256_set1_pd(0.5), t))
-        };
-        let phases = [phase(0), phase(1)];
+        let (p, skip, n) = (P, regular.skip, row.len());
+        let phases = regular.t.map(|t| (_mm256_set1_pd(t), _mm256_mul_pd(_mm256_set1_pd(0.5), _mm256_set1_pd(t))));
         let first_whole = usize::from(skip > 0);
         let mut k = first_whole;
         let out = row.as_mut_ptr();
         while (k + 4) * p - skip <= n && k + 7 <= cells.len() {
-            let [p1, c1, c2, c3] = coefficients4(cells.as_ptr().add(k));
+            let coefficients = coefficients4(cells.as_ptr().add(k));
             let at = |j: usize| {
                 let (t, half_t) = phases[j];
-                cubic(t, half_t, [p1, c1, c2, c3])
+                cubic(t, half_t, coefficients)
             };
             let pixels = out.add(k * p - skip);
+            // Phases 0, 1 of cells 0, 2 | 1, 3.
             let (v0, v1) = (at(0), at(1));
-            let (a, b) = (_mm256_unpacklo_pd(v0, v1), _mm256_unpackhi_pd(v0, v1)); // cells 0, 2 | 1, 3
-            add4::<RIDGED>(pixels, _mm256_permute2f128_pd::<0x20>(a, b));
-            add4::<RIDGED>(pixels.add(4), _mm256_permute2f128_pd::<0x31>(a, b));
-            k += 4;
-        }
-        super::regular_ends::<RIDGED>(cells, regular, &regular.t[..p], (first_whole * p - skip)..(k * p - skip), row);
-    }
-
-    /// [`regular_row`] for four pixels per cell, four cells at a time: each phase one vector of the
-    /// four cells, the four phases transposed into each cell's four pixels (in-lane unpacks and
-    /// 128-bit lane moves), the same operations per cell and phase. On an AMD Zen 3 (AVX2 alone)
-    /// a layer of wavelength 4 took 0.64x the time of the cell tables and per-pixel cubic (kernel
-    /// bench, 12 alternated runs; on the AVX-512 Xeon of earlier work, where `avx512::regular_row`
-    /// takes these rows, an AVX2 build of it had measured no faster).
-    ///
-    /// # Safety
-    /// The machine must support AVX2; `regular.pixels_per_cell` is 4.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn regular_row4<const RIDGED: bool>(
-        job: &CellRow<'_>,
-        regular: &super::Regular,
-        interpolated: &mut [f64],
-        row: &mut [f32],
-    ) {
-        assert_eq!(regular.pixels_per_cell, 4);
-        vertical_generic(job, interpolated);
-        let cells = interpolated.get(job.first_cell..).unwrap_or(&[]);
-        let (p, skip, n) = (4, regular.skip, row.len());
-        let phase = |j: usize| {
-            let t = _mm256_set1_pd(regular.t[j]);
-            (t, _mm256_mul_pd(_mm256_set1_pd(0.5), t))
-        };
-        let phases = [phase(0), phase(1), phase(2), phase(3)];
-        let first_whole = usize::from(skip > 0);
-        let mut k = first_whole;
-        let out = row.as_mut_ptr();
-        while (k + 4) * p - skip <= n && k + 7 <= cells.len() {
-            let [p1, c1, c2, c3] = coefficients4(cells.as_ptr().add(k));
-            let at = |j: usize| {
-                let (t, half_t) = phases[j];
-                cubic(t, half_t, [p1, c1, c2, c3])
-            };
-            let (v0, v1, v2, v3) = (at(0), at(1), at(2), at(3));
-            // Phase j of cells 0..4 → the four pixels of each cell.
-            let (a, b) = (_mm256_unpacklo_pd(v0, v1), _mm256_unpackhi_pd(v0, v1)); // cells 0, 2 | 1, 3: phases 0, 1
-            let (c, d) = (_mm256_unpacklo_pd(v2, v3), _mm256_unpackhi_pd(v2, v3)); // the same, phases 2, 3
-            let pixels = out.add(k * p - skip);
-            add8::<RIDGED>(pixels, _mm256_permute2f128_pd::<0x20>(a, c), _mm256_permute2f128_pd::<0x20>(b, d));
-            add8::<RIDGED>(pixels.add(8), _mm256_permute2f128_pd::<0x31>(a, c), _mm256_permute2f128_pd::<0x31>(b, d));
+            let (a, b) = (_mm256_unpacklo_pd(v0, v1), _mm256_unpackhi_pd(v0, v1));
+            if P == 2 {
+                add8::<RIDGED>(pixels, _mm256_permute2f128_pd::<0x20>(a, b), _mm256_permute2f128_pd::<0x31>(a, b));
+            } else {
+                // The same for phases 2 and 3: each cell's four pixels are a half of (a, c) or (b, d).
+                let (v2, v3) = (at(2), at(3));
+                let (c, d) = (_mm256_unpacklo_pd(v2, v3), _mm256_unpackhi_pd(v2, v3));
+                add8::<RIDGED>(pixels, _mm256_permute2f128_pd::<0x20>(a, c), _mm256_permute2f128_pd::<0x20>(b, d));
+                add8::<RIDGED>(
+                    pixels.add(8),
+                    _mm256_permute2f128_pd::<0x31>(a, c),
+                    _mm256_permute2f128_pd::<0x31>(b, d),
+                );
+            }
             k += 4;
         }
         super::regular_ends::<RIDGED>(cells, regular, &regular.t[..p], (first_whole * p - skip)..(k * p - skip), row);
