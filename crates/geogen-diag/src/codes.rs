@@ -168,9 +168,14 @@ codes! {
     GGE2752 = 2752, "UnknownErosionOutput", Runtime, true, "A HydraulicErosion output that is not \"height\", \"flow\", \"erosion\" or \"deposition\".";
     GGE2753 = 2753, "InvalidGullyDepth", Runtime, true, "A Gullies depth outside [0, 1] (height units).";
     GGE2754 = 2754, "InvalidFanSlope", Runtime, true, "A HydraulicErosion fanSlope outside [0, 0.1] (height per map unit): the gradient deposits settle at, below their highest neighbour.";
+    GGE2755 = 2755, "InvalidDrainageParameter", Runtime, true, "A Drainage parameter (duration, resolution, river width or depth, diffusion, or the exponents m and n) outside its range.";
+    GGE2756 = 2756, "UnknownDrainageOutput", Runtime, true, "A Drainage output that is not \"height\", \"rivers\", \"lakes\" or \"flow\".";
+    GGE2757 = 2757, "DrainageNeedsFiniteMap", Runtime, true, "Drainage on a map that is infinite in some direction: a whole-map drainage needs the whole map.";
     GGE2801 = 2801, "MainMapNotGenerated", Runtime, false, "The script finished without yielding the map \"main\".";
     GGE2802 = 2802, "DuplicateYieldName", Runtime, true, "The same map name was yielded twice.";
     GGE3001 = 3001, "MemoryLimit", Renderer, false, "Rendering would need more memory than the limit allows.";
+    GGE3002 = 3002, "SolveGridTooLarge", Renderer, true, "A whole-map solve (Drainage) on a grid of more cells than the limit allows (`--max-solve-cells`): lower its resolution.";
+    GGE3003 = 3003, "SolvesNestedTooDeep", Renderer, true, "Whole-map solves nested more deeply than the limit: a Drainage whose input goes through a Drainage whose input goes through one, and so on.";
     GGE4000 = 4000, "ApiUsage", Host, false, "The host (CLI or library caller) used the API incorrectly.";
     GGE4001 = 4001, "UnknownScriptParameter", Host, true, "A parameter was set that the script does not declare.";
     GGE4002 = 4002, "InvalidScriptParameterValue", Host, true, "A parameter value that cannot be read as the parameter's type.";

@@ -60,6 +60,20 @@ pub enum RenderError {
     )]
     MemoryLimit { need: u64, limit: u64, step: usize, name: String, location: Location },
 
+    /// GGE3002: a whole-map solve (`solve.rs`) on a grid of more cells than the limit.
+    #[error(
+        "step #{step} `{name}`{} solves the whole map on a grid of {cells} cells, more than the limit of {limit}",
+        location_suffix(*.location)
+    )]
+    SolveGridTooLarge { cells: u64, limit: u64, step: usize, name: String, location: Location },
+
+    /// GGE3003: whole-map solves nested more deeply than the limit (`solve.rs`).
+    #[error(
+        "step #{step} `{name}`{} would solve inside {limit} nested whole-map solves, more than geogen allows",
+        location_suffix(*.location)
+    )]
+    SolveNesting { limit: usize, step: usize, name: String, location: Location },
+
     /// The operating system refused an allocation the plan allowed.
     #[error("could not allocate {bytes} bytes for rendering")]
     Allocation { bytes: u64 },
@@ -79,6 +93,8 @@ impl RenderError {
         match self {
             RenderError::SequenceTooLong { .. } => codes::GGE2504,
             RenderError::MemoryLimit { .. } | RenderError::Allocation { .. } => codes::GGE3001,
+            RenderError::SolveGridTooLarge { .. } => codes::GGE3002,
+            RenderError::SolveNesting { .. } => codes::GGE3003,
             RenderError::InvalidScale(_) => codes::GGE4003,
             RenderError::InvalidStep { .. } | RenderError::Internal(_) => codes::GGE5000,
             RenderError::Kernel { diagnostic, .. } => diagnostic.code,
@@ -103,6 +119,12 @@ impl RenderError {
         match self {
             RenderError::MemoryLimit { .. } => {
                 d.with_hint("raise the memory limit, or render a smaller area (tiles) or at a smaller scale")
+            }
+            RenderError::SolveGridTooLarge { .. } => {
+                d.with_hint("lower the operation's resolution (cells along the map's longer side)")
+            }
+            RenderError::SolveNesting { .. } => {
+                d.with_hint("solve once: feed the drainage of one stage to the next as an input map instead")
             }
             RenderError::SequenceTooLong { .. } => {
                 d.with_hint("the script records too many map operations; is a loop running too long?")

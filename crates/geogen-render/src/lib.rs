@@ -33,6 +33,7 @@ pub mod scale;
 mod schedule;
 pub mod sequence;
 mod shared;
+pub mod solve;
 pub mod support;
 
 pub use bounds::{calculate_bounds, calculate_narrowed_bounds};
@@ -41,11 +42,14 @@ pub use geometry::{Interval, Rect};
 pub use graph::RenderingGraph;
 pub use input::InputRaster;
 pub use lifetimes::Lifetimes;
-pub use operation::{Bounds, Effect, KernelContext, ObjectKind, OpContext, OpRef, Operation};
+pub use operation::{
+    Bounds, Effect, Grid, KernelContext, ObjectKind, OpContext, OpRef, Operation, Solution, SolveNeed,
+};
 pub use pages::{fresh_bytes, keep_small_pages, LargePages};
 pub use plan::MemoryPlan;
 pub use raster::{HeightMap, HeightProfile, Object};
 pub use renderer::{render, Progress, RenderConfig, RenderMetadata, Renderer, DEFAULT_MEMORY_LIMIT};
 pub use sequence::{RenderingSequence, Slot, Step, Yield, DEFAULT_MAX_STEPS};
 pub use shared::SharedParts;
+pub use solve::{SolveCache, DEFAULT_MAX_SOLVE_CELLS};
 pub use support::{background_of, monotone_range, pointwise_support, Facts, Range, Support, Supports};

@@ -114,6 +114,35 @@ pub struct OpContext {
     pub scale: f64,
 }
 
+/// A grid of its own: `rect` in the physical pixels of `scale` (pixels per logical unit), whatever
+/// the render's scale and rectangle.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Grid {
+    pub rect: Rect,
+    pub scale: f64,
+}
+
+/// What an operation solves once before its kernel runs (`solve.rs`): some of its map arguments are
+/// read on a grid of their own (the whole map, or a large window of an infinite one, at a
+/// resolution fixed in map units), the operation's [`solve`](Operation::solve) turns them into a
+/// [`Solution`], and its kernel ([`render_solved`](Operation::render_solved)) reads the solutions
+/// at the render's scale.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolveNeed {
+    pub grid: Grid,
+    /// The arguments read on the grid (indices into [`Operation::arg_kinds`], maps only). The bounds
+    /// rule still says what each argument must provide at the render's scale (nothing, for an
+    /// argument only the solve reads).
+    pub grid_args: Vec<usize>,
+    /// Bytes the solution holds while it is kept.
+    pub solution_bytes: u64,
+    /// Bytes the solve needs besides its grid inputs and its solution, while it runs.
+    pub scratch_bytes: u64,
+}
+
+/// The result of an operation's whole-map solve, shared by every render that needs it.
+pub type Solution = std::sync::Arc<dyn std::any::Any + Send + Sync>;
+
 /// What a kernel gets besides its objects.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct KernelContext {
@@ -263,6 +292,39 @@ pub trait Operation: Send + Sync + fmt::Debug {
     /// the result extent, for [`Effect::Modify`] the object of `args[0]`. `inputs` are the other
     /// arguments, in order (all of them for `Create`, `args[1..]` for `Modify`).
     fn render(&self, ctx: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError>;
+
+    /// What the operation solves over a whole map (or over large windows of an infinite one)
+    /// before its kernel runs, for its bounds `own` (`solve.rs`): for each need, the engine renders
+    /// the [grid arguments](SolveNeed::grid_args) on their grid (each argument's steps again, at
+    /// the grid's scale) and calls [`solve`](Operation::solve) once per run and script; then it
+    /// calls [`render_solved`](Operation::render_solved) with the solutions, in the order of the
+    /// needs, instead of [`render`](Operation::render). Default: none.
+    fn solve_needs(&self, own: Bounds, ctx: &OpContext) -> Vec<SolveNeed> {
+        let _ = (own, ctx);
+        Vec::new()
+    }
+
+    /// The whole-map solve of one need: `grid_inputs` are the [grid arguments](SolveNeed::grid_args)
+    /// rendered over the grid's rectangle, in that order. It must be a deterministic function of
+    /// the need and the inputs (the same bits on every thread count and machine): every tile of
+    /// every render reads it.
+    fn solve(&self, need: &SolveNeed, grid_inputs: &[&crate::raster::HeightMap]) -> Result<Solution, RenderError> {
+        let _ = (need, grid_inputs);
+        Err(RenderError::Internal(format!("{} has no whole-map solve", self.name())))
+    }
+
+    /// The kernel of an operation with whole-map solves: as [`render`](Operation::render), with
+    /// the solutions of its needs, in their order.
+    fn render_solved(
+        &self,
+        ctx: &KernelContext,
+        solutions: &[Solution],
+        target: &mut Object,
+        inputs: &[&Object],
+    ) -> Result<(), RenderError> {
+        let _ = (ctx, solutions, target, inputs);
+        Err(RenderError::Internal(format!("{} has no whole-map solve", self.name())))
+    }
 
     /// Yield steps are special to the passes (they seed the bounds and produce outputs).
     fn as_yield(&self) -> Option<&Yield> {

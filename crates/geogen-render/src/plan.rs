@@ -7,7 +7,8 @@
 //! `Σ bytes(live objects) + bytes(new result, if the step creates or resizes) + extra_memory(i)
 //!  + bytes(copy of the target, if it is also read as another argument) + bytes(outputs so far)`
 //!
-//! with 4 bytes per `f32` pixel, except that a yield of a map at its last use moves (crops) the map
+//! with 4 bytes per `f32` pixel, plus what whole-map solves hold (`solve.rs`: the grid render or
+//! the solving at the step making a solution, the solution until its last reader), except that a yield of a map at its last use moves (crops) the map
 //! into the output, so its output bytes are not counted twice, and that a streamed pass
 //! (`fusion.rs`: a map made by a row-local chain just before its last reader) never holds that map:
 //! every step of the pass needs the objects live before it plus the chain head's scratch; so does a
@@ -114,6 +115,7 @@ impl MemoryPlan {
         bounds: &[Bounds],
         narrowed: &[Option<crate::bounds::Narrowed>],
         lifetimes: &Lifetimes,
+        solve_bytes: &[u64],
     ) -> MemoryPlan {
         let extents = result_extents(seq, bounds, narrowed, lifetimes);
         let streamed = crate::fusion::streamed_passes(seq, bounds, narrowed, lifetimes, &extents);
@@ -136,7 +138,10 @@ impl MemoryPlan {
         for (i, step) in seq.steps().iter().enumerate() {
             let own = bounds[i];
             let extent = extents[i];
-            let live: u128 = slot_extent.iter().flatten().fold(0, |acc, b| acc.saturating_add(exact_bytes(b)));
+            // Whole-map solves (`solve.rs`): the solving at the step making a solution, the
+            // solution itself until the last step reading it.
+            let solving = u128::from(solve_bytes.get(i).copied().unwrap_or(0));
+            let live: u128 = slot_extent.iter().flatten().fold(solving, |acc, b| acc.saturating_add(exact_bytes(b)));
             held.push(saturated(live.saturating_add(outputs)));
             let arg_extent =
                 |j: usize| slot_extent[step.args[j].index()].unwrap_or(Bounds::empty(step.op.arg_kinds()[j]));

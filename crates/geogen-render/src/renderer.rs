@@ -19,11 +19,12 @@ use crate::error::RenderError;
 use crate::geometry::Rect;
 use crate::graph::RenderingGraph;
 use crate::lifetimes::Lifetimes;
-use crate::operation::{Bounds, Effect, KernelContext, ObjectKind};
+use crate::operation::{Bounds, Effect, KernelContext, ObjectKind, Solution};
 use crate::plan::MemoryPlan;
 use crate::raster::{HeightMap, HeightProfile, Object};
 use crate::sequence::RenderingSequence;
 use crate::shared::{SharedParts, SharedUse};
+use crate::solve::{SolveCache, SolvePlan};
 use crate::support::Supports;
 
 /// Default memory limit: 1 GiB. Hosts set their own (the CLI uses a quarter of the machine's memory).
@@ -47,6 +48,12 @@ pub struct RenderConfig {
     /// renders again at once (`geogen tiles`' next block; its first step trims them to its own
     /// plan). By default the render gives them all back.
     pub keep_pages_after: bool,
+    /// Whole-map solutions shared with other renders of the same script and settings
+    /// (`solve.rs`): a solve another render computed is taken instead of computed again. `None` by
+    /// default: each render then solves what it needs once for itself.
+    pub solutions: Option<SolveCache>,
+    /// The most grid cells a whole-map solve may have (GGE3002 beyond).
+    pub max_solve_cells: u64,
 }
 
 impl Default for RenderConfig {
@@ -57,6 +64,8 @@ impl Default for RenderConfig {
             concurrent_branches: true,
             shared: None,
             keep_pages_after: false,
+            solutions: None,
+            max_solve_cells: crate::solve::DEFAULT_MAX_SOLVE_CELLS,
         }
     }
 }
@@ -92,6 +101,8 @@ pub struct RenderMetadata {
     pub narrowed: Vec<Option<Narrowed>>,
     pub lifetimes: Lifetimes,
     pub plan: MemoryPlan,
+    /// For each step with whole-map solves that is needed, their plans (`solve.rs`).
+    pub solves: Vec<Vec<std::sync::Arc<SolvePlan>>>,
 }
 
 impl RenderMetadata {
@@ -102,12 +113,22 @@ impl RenderMetadata {
 
     /// [`RenderMetadata::calculate`], with the support pass on or off.
     pub fn calculate_with(seq: &RenderingSequence, support_pass: bool) -> Result<RenderMetadata, RenderError> {
+        RenderMetadata::calculate_nested(seq, support_pass, 0)
+    }
+
+    /// The passes of a sequence `depth` grid renders deep (`solve.rs`).
+    pub(crate) fn calculate_nested(
+        seq: &RenderingSequence,
+        support_pass: bool,
+        depth: usize,
+    ) -> Result<RenderMetadata, RenderError> {
         let graph = RenderingGraph::build(seq)?;
         let supports = if support_pass { Supports::calculate(seq, &graph) } else { Supports::unknown(seq.len()) };
         let (bounds, narrowed) = calculate_narrowed_bounds(seq, &graph, &supports)?;
         let lifetimes = Lifetimes::calculate(seq);
-        let plan = MemoryPlan::calculate(seq, &bounds, &narrowed, &lifetimes);
-        Ok(RenderMetadata { graph, supports, bounds, narrowed, lifetimes, plan })
+        let solves = crate::solve::plan_solves(seq, &graph, &bounds, support_pass, depth)?;
+        let plan = MemoryPlan::calculate(seq, &bounds, &narrowed, &lifetimes, &crate::solve::solve_bytes(&solves));
+        Ok(RenderMetadata { graph, supports, bounds, narrowed, lifetimes, plan, solves })
     }
 
     /// The sequence listing annotated with bounds, memory and releases, one step per line.
@@ -154,6 +175,10 @@ pub struct Renderer {
     shared: Option<SharedUse>,
     /// `RenderConfig::keep_pages_after`.
     keep_pages_after: bool,
+    /// What grid renders inside this one are given (`solve.rs`).
+    config: RenderConfig,
+    /// Solutions this render holds for a later step reading them again, by key (`solve.rs`).
+    solutions: BTreeMap<String, Solution>,
 }
 
 /// One unit of [`Renderer::advance`]: a step on its own, or a pass of `len` steps.
@@ -190,6 +215,8 @@ struct View<'a> {
     seq: &'a RenderingSequence,
     meta: &'a RenderMetadata,
     slots: &'a [Option<Object>],
+    /// The solutions of the step computed, for a step with whole-map solves (`solve.rs`).
+    solutions: &'a [Solution],
 }
 
 impl std::fmt::Debug for Renderer {
@@ -216,6 +243,18 @@ impl Renderer {
     /// Runs the passes and checks the memory plan against `config.memory_limit` (GGE3001).
     pub fn new(seq: RenderingSequence, config: &RenderConfig) -> Result<Renderer, RenderError> {
         let meta = RenderMetadata::calculate_with(&seq, config.support_pass)?;
+        if let Some((i, cells)) = crate::solve::largest_grid(&meta.solves) {
+            if cells > config.max_solve_cells {
+                let step = &seq.steps()[i];
+                return Err(RenderError::SolveGridTooLarge {
+                    cells,
+                    limit: config.max_solve_cells,
+                    step: i + 1,
+                    name: step.op.name().to_string(),
+                    location: step.location,
+                });
+            }
+        }
         meta.plan.check_limit(config.memory_limit)?;
         let slots = vec![None; seq.slot_count()];
         let fused = (0..seq.len()).map(|i| meta.plan.fused_pass(i)).collect();
@@ -233,6 +272,8 @@ impl Renderer {
             failed: None,
             shared,
             keep_pages_after: config.keep_pages_after,
+            config: config.clone(),
+            solutions: BTreeMap::new(),
         })
     }
 
@@ -369,6 +410,28 @@ impl Renderer {
         } else if step.op.effect() == Effect::Modify && self.meta.narrowed[i].is_some() {
             let narrow = self.meta.narrowed[i].unwrap_or(Narrowed { part: Rect::EMPTY, fill: None });
             self.run_narrowed(i, narrow)?;
+        } else if !self.meta.solves[i].is_empty() {
+            let plans = self.meta.solves[i].clone();
+            let solutions = plans
+                .iter()
+                .map(|plan| self.solution(i, plan))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| e.at_step(step.location))?;
+            let unit = Unit { first: i, len: 1, kind: UnitKind::Step };
+            let mut target = self.take_source(unit)?;
+            let view = View { solutions: &solutions, ..self.view() };
+            let result = view.compute_unit(unit, &mut target);
+            self.put_result(unit, target, result.is_ok());
+            result?;
+            // Kept for a later step reading the same solution (the plan counts them until then).
+            for (plan, solution) in plans.iter().zip(solutions) {
+                let read_later = self.meta.solves[i + 1..].iter().flatten().any(|p| p.key == plan.key);
+                if read_later {
+                    self.solutions.insert(plan.key.clone(), solution);
+                } else {
+                    self.solutions.remove(&plan.key);
+                }
+            }
         } else {
             self.run_in_slots(Unit { first: i, len: 1, kind: UnitKind::Step })?;
         }
@@ -379,6 +442,32 @@ impl Renderer {
             cb(progress);
         }
         Ok(true)
+    }
+
+    /// The solution a step's plan names: held from an earlier step, kept by the shared cache (or
+    /// being computed for another render, then waited for), or computed here: the grid inputs
+    /// rendered on their grid, then solved.
+    fn solution(&self, i: usize, plan: &SolvePlan) -> Result<Solution, RenderError> {
+        if let Some(solution) = self.solutions.get(&plan.key) {
+            return Ok(solution.clone());
+        }
+        let step = &self.seq.steps()[i];
+        let compute = || -> Result<Solution, RenderError> {
+            // The grid render shares this render's solutions cache (a solve nested in it is solved
+            // once too) and runs within the step's planned need.
+            let cache = self.config.solutions.clone().unwrap_or_else(|| SolveCache::new(0));
+            let config =
+                RenderConfig { shared: None, keep_pages_after: true, solutions: Some(cache), ..self.config.clone() };
+            let mut grid = Renderer::new(plan.sequence.clone(), &config)?;
+            grid.run()?;
+            let inputs = crate::solve::grid_inputs(grid.into_outputs(), plan.need.grid_args.len())?;
+            let refs: Vec<&HeightMap> = inputs.iter().collect();
+            step.op.solve(&plan.need, &refs)
+        };
+        match &self.config.solutions {
+            Some(cache) => cache.obtain(&plan.key, plan.need.solution_bytes, compute),
+            None => compute(),
+        }
     }
 
     /// Step `i`'s narrowed part taken from another render (`shared.rs`): as `run_narrowed` leaves
@@ -546,6 +635,7 @@ impl Renderer {
             let plain = step.op.as_yield().is_none()
                 && !self.meta.bounds[j].is_empty()
                 && !plan.elided_copy(j)
+                && self.meta.solves[j].is_empty()
                 && (unit.kind != UnitKind::Step || self.meta.narrowed[j].is_none());
             if !plain {
                 return None;
@@ -627,7 +717,7 @@ impl Renderer {
     }
 
     fn view(&self) -> View<'_> {
-        View { seq: &self.seq, meta: &self.meta, slots: &self.slots }
+        View { seq: &self.seq, meta: &self.meta, slots: &self.slots, solutions: &[] }
     }
 
     /// The slot whose object a unit works on (taken out of the slots while it runs): the target of
@@ -760,6 +850,25 @@ impl<'a> View<'a> {
             .collect()
     }
 
+    /// Step `i`'s kernel: its plain one, or the one reading its whole-map solution.
+    fn kernel(
+        &self,
+        i: usize,
+        ctx: &KernelContext,
+        target: &mut Object,
+        inputs: &[&Object],
+    ) -> Result<(), RenderError> {
+        let step = &self.seq.steps()[i];
+        let plans = &self.meta.solves[i];
+        if plans.is_empty() {
+            step.op.render(ctx, target, inputs)
+        } else if plans.len() == self.solutions.len() {
+            step.op.render_solved(ctx, self.solutions, target, inputs)
+        } else {
+            Err(RenderError::Internal(format!("step #{}: its solutions are missing", i + 1)))
+        }
+    }
+
     /// A creating step (a zero-filled object of exactly the planned extent) or an in-place one.
     fn compute_step(&self, i: usize, target: &mut Option<Object>) -> Result<(), RenderError> {
         let step = &self.seq.steps()[i];
@@ -774,7 +883,7 @@ impl<'a> View<'a> {
                 }
                 let mut made = allocate(extent)?;
                 let inputs = step.args.iter().map(|s| self.slot(i, *s)).collect::<Result<Vec<_>, _>>()?;
-                step.op.render(&ctx, &mut made, &inputs).map_err(|e| e.at_step(step.location))?;
+                self.kernel(i, &ctx, &mut made, &inputs).map_err(|e| e.at_step(step.location))?;
                 *target = Some(made);
                 Ok(())
             }
@@ -782,7 +891,7 @@ impl<'a> View<'a> {
                 let object = target.as_mut().ok_or_else(|| self.missing(i, step.ret))?;
                 let self_copy = step.args[1..].contains(&step.ret).then(|| object.clone());
                 let inputs = self.modify_inputs(i, self_copy.as_ref()).map_err(|e| e.at_step(step.location))?;
-                step.op.render(&ctx, object, &inputs).map_err(|e| e.at_step(step.location))
+                self.kernel(i, &ctx, object, &inputs).map_err(|e| e.at_step(step.location))
             }
         }
     }

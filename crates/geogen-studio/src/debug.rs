@@ -557,6 +557,8 @@ impl Session {
         let mut diagnostic = error.to_diagnostic();
         let location = match error {
             RenderError::MemoryLimit { location, .. }
+            | RenderError::SolveGridTooLarge { location, .. }
+            | RenderError::SolveNesting { location, .. }
             | RenderError::InvalidStep { location, .. }
             | RenderError::Kernel { location, .. } => *location,
             _ => None,

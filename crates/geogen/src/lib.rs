@@ -564,6 +564,8 @@ impl Script {
         let location = match error {
             geogen_render::RenderError::MemoryLimit { location, .. }
             | geogen_render::RenderError::InvalidStep { location, .. }
+            | geogen_render::RenderError::SolveGridTooLarge { location, .. }
+            | geogen_render::RenderError::SolveNesting { location, .. }
             | geogen_render::RenderError::Kernel { location, .. } => *location,
             _ => None,
         };
