@@ -74,6 +74,23 @@ pub enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0.., value_name = "OPTIONS")]
         args: Vec<String>,
     },
+    /// Measure how height maps drain, as geomorphologists measure terrain: closed pits, the land
+    /// draining into them, catchments, flow paths and the bias of directions to the pixel grid
+    /// (steepest-descent flow with the map's edge and the sea as outlets; docs/erosion.md).
+    #[command(after_help = "Examples:
+  geogen measure out/main.tif
+  geogen measure out/main.png --sea 0.05 --json")]
+    Measure {
+        /// Height maps: 16-bit PNG, float TIFF, EXR, or raw R16 (FILE:WxH unless square).
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<String>,
+        /// The sea level: heights at or below it are sea (an outlet, not land).
+        #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+        sea: f32,
+        /// Print one JSON array with an object per file.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run test scripts with the test library (AssertEquals); the main map is not required.
     Test {
         /// Test scripts.

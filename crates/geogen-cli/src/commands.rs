@@ -18,6 +18,7 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
         Command::FinishTiles(cmd) => crate::finish::finish_tiles(&cmd),
         Command::Info { script, json } => crate::info::info(&script, json),
         Command::Test { files, json, limits } => crate::test::test(&files, json, &limits),
+        Command::Measure { files, sea, json } => crate::measure::measure(&files, sea, json),
         Command::Names(cmd) => crate::names::names(&cmd),
         Command::Studio(cmd) => studio(&cmd),
         Command::Serve(cmd) => serve(&cmd),

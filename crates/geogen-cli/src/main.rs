@@ -9,6 +9,7 @@ mod commands;
 mod export;
 mod finish;
 mod info;
+mod measure;
 mod names;
 mod outdir;
 mod pmtiles;

@@ -20,7 +20,8 @@ const RUNS: usize = 5;
 
 fn script_for(entry: &operation::Entry) -> String {
     let sig = entry.signature;
-    let args: Vec<String> = sig.params.iter().enumerate().map(|(i, p)| ops::typical_argument(p.kind, i)).collect();
+    let args: Vec<String> =
+        sig.params.iter().enumerate().map(|(i, p)| ops::typical_argument(p.tested_kind(), i)).collect();
     let receiver = match (sig.receiver, sig.owner) {
         (Receiver::Static, owner) => owner.type_name().to_string(),
         (Receiver::Method, Owner::HeightMap) => "m0".to_string(),

@@ -128,7 +128,7 @@ fn expect_error(sig: &Signature, args: &[String], code: &str, what: &str) -> Res
 }
 
 fn check_arguments(sig: &'static Signature) -> Result<(), Failed> {
-    let valid: Vec<String> = sig.params.iter().enumerate().map(|(i, p)| valid_argument(p.kind, i)).collect();
+    let valid: Vec<String> = sig.params.iter().enumerate().map(|(i, p)| valid_argument(p.tested_kind(), i)).collect();
     let source = call_script(sig, &valid);
     let script = compile(&source)?;
     let settings = RunSettings { render_width: Some(8), render_height: Some(8), ..inputs() };

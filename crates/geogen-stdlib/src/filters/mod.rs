@@ -8,6 +8,7 @@ mod convexity_map;
 mod crop;
 mod crop_heights;
 mod distance_map;
+mod drainage;
 mod draw_line;
 mod fill;
 mod fill_rectangle;
@@ -27,6 +28,7 @@ pub use convexity_map::ConvexityMap;
 pub use crop::{logical_rect_pixels, Crop};
 pub use crop_heights::CropHeights;
 pub use distance_map::DistanceMap;
+pub use drainage::{Drainage, DrainageOutput};
 pub use draw_line::DrawLine;
 pub use fill::Fill;
 pub use fill_rectangle::FillRectangle;
@@ -61,4 +63,5 @@ pub const OPERATIONS: &[Entry] = crate::operations![
     thermal_erosion::ThermalErosion,
     hydraulic_erosion::HydraulicErosion,
     gullies::Gullies,
+    drainage::Drainage,
 ];

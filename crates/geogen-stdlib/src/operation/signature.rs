@@ -174,11 +174,15 @@ pub struct Param {
     pub name: &'static str,
     pub kind: Kind,
     pub default: Default,
+    /// For a range whose cost grows with the value (a solve's resolution): the largest value the
+    /// derived tests draw valid arguments from ([`Param::tested_kind`]); the range's ends are
+    /// still tested where a call may be refused.
+    pub tested_up_to: Option<f64>,
 }
 
 impl Param {
     pub const fn new(name: &'static str, kind: Kind) -> Param {
-        Param { name, kind, default: Default::Required }
+        Param { name, kind, default: Default::Required, tested_up_to: None }
     }
     pub const fn number(name: &'static str) -> Param {
         Param::new(name, Kind::Number)
@@ -203,6 +207,20 @@ impl Param {
     }
     pub const fn seed(name: &'static str) -> Param {
         Param::new(name, Kind::Seed).or(0.0)
+    }
+    /// This parameter, whose cost grows with its value, tested with valid values up to `max`.
+    pub const fn tested_up_to(self, max: f64) -> Param {
+        Param { tested_up_to: Some(max), ..self }
+    }
+    /// The kind valid test arguments are drawn from: the declared kind, its range cut at
+    /// [`Param::tested_up_to`].
+    pub const fn tested_kind(&self) -> Kind {
+        match (self.kind, self.tested_up_to) {
+            (Kind::Range { min, max, code }, Some(cut)) => {
+                Kind::Range { min, max: if cut < max { cut } else { max }, code }
+            }
+            (kind, _) => kind,
+        }
     }
     /// This parameter with a Number default.
     pub const fn or(self, default: f64) -> Param {

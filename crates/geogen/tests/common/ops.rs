@@ -230,7 +230,7 @@ pub fn call_statement(entry: &'static Entry, vars: Vars, mode: Arguments) -> Box
         .params
         .iter()
         .map(|p| match mode {
-            Arguments::Valid => valid_argument(p.kind, vars),
+            Arguments::Valid => valid_argument(p.tested_kind(), vars),
             Arguments::Extreme => extreme_argument(p.kind, vars),
             Arguments::Hostile => hostile_argument(p.kind, vars),
         })
