@@ -157,6 +157,8 @@ pub fn render_streamed(
         y += i64::from(h);
     }
     pending.reverse();
+    // Whole-map solves (`Drainage`) are computed by the first strip and read by the others.
+    let solutions = geogen::SolveCache::new(limit / 2);
     let render_result = (|| -> Result<(), CliError> {
         while let Some((y, h)) = pending.pop() {
             let strip = strip_settings(settings, y, h);
@@ -169,8 +171,11 @@ pub fn render_streamed(
                 continue;
             }
             planned_peak = planned_peak.max(peak.saturating_add(in_flight));
-            let strip_config =
-                RenderConfig { memory_limit: limit.saturating_sub(in_flight), ..RenderConfig::default() };
+            let strip_config = RenderConfig {
+                memory_limit: limit.saturating_sub(in_flight),
+                solutions: Some(solutions.clone()),
+                ..RenderConfig::default()
+            };
             let rendered = script.render(&strip, &strip_config, None)?;
             for map in maps {
                 match rendered.maps.get(map) {

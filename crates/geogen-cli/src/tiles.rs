@@ -527,6 +527,8 @@ struct MemoryBudget {
     freed: Condvar,
     /// The parts the blocks share (`geogen_render::SharedParts`): their bytes count too.
     shared: Option<geogen::SharedParts>,
+    /// The whole-map solutions the blocks share (`geogen_render::solve`): so do theirs.
+    solutions: Option<geogen::SolveCache>,
 }
 
 /// Bytes of a [`MemoryBudget`] held until dropped.
@@ -536,8 +538,8 @@ struct Reservation<'a> {
 }
 
 impl MemoryBudget {
-    fn new(limit: u64, shared: Option<geogen::SharedParts>) -> MemoryBudget {
-        MemoryBudget { limit, reserved: Mutex::new(0), freed: Condvar::new(), shared }
+    fn new(limit: u64, shared: Option<geogen::SharedParts>, solutions: Option<geogen::SolveCache>) -> MemoryBudget {
+        MemoryBudget { limit, reserved: Mutex::new(0), freed: Condvar::new(), shared, solutions }
     }
 
     /// Waits until `bytes` fit beside what the others and the shared parts hold, then holds them.
@@ -545,14 +547,24 @@ impl MemoryBudget {
     /// give up the room it needs.
     fn reserve(&self, bytes: u64) -> Reservation<'_> {
         let bytes = bytes.min(self.limit);
-        let shared = || self.shared.as_ref().map_or(0, geogen::SharedParts::held_bytes);
+        let shared = || {
+            self.shared.as_ref().map_or(0, geogen::SharedParts::held_bytes)
+                + self.solutions.as_ref().map_or(0, geogen::SolveCache::held_bytes)
+        };
         let mut reserved = self.reserved.lock().unwrap_or_else(PoisonError::into_inner);
         while *reserved > 0 && *reserved + shared() + bytes > self.limit {
             reserved = self.freed.wait(reserved).unwrap_or_else(PoisonError::into_inner);
         }
         if *reserved == 0 {
+            // Shared parts give up their room first; solutions (dear to compute again) only what
+            // is still missing.
             if let Some(parts) = &self.shared {
-                parts.release_finished(self.limit - bytes);
+                let solutions = self.solutions.as_ref().map_or(0, geogen::SolveCache::held_bytes);
+                parts.release_finished((self.limit - bytes).saturating_sub(solutions));
+            }
+            if let Some(solutions) = &self.solutions {
+                let parts = self.shared.as_ref().map_or(0, geogen::SharedParts::held_bytes);
+                solutions.release((self.limit - bytes).saturating_sub(parts));
             }
         }
         *reserved += bytes;
@@ -954,6 +966,10 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     // it holds beside the renders' reservations, so `--memory-limit` bounds both together.
     let shared = geogen::SharedParts::new(config.memory_limit / 8);
     config.shared = Some(shared.clone());
+    // Whole-map solves (`Drainage`) are computed once for the run, by the first block that needs
+    // one, and read by all: up to half the memory limit of them are kept (counted by the budget).
+    let solutions = geogen::SolveCache::new(config.memory_limit / 2);
+    config.solutions = Some(solutions.clone());
     // The pages one block's maps leave are kept for the next block (within the most ever in use
     // at once; each block's first step trims them to its own plan): else every block faults its
     // whole peak in afresh, about 2.3 µs a page on this project's KVM machine.
@@ -961,7 +977,7 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     let job = Job {
         script: &script,
         settings,
-        budget: MemoryBudget::new(config.memory_limit, Some(shared)),
+        budget: MemoryBudget::new(config.memory_limit, Some(shared), Some(solutions)),
         config,
         formats: &formats,
         maps: &maps,
@@ -1090,7 +1106,7 @@ mod tests {
     /// Reservations never hold more than the limit together; one larger than the limit runs alone.
     #[test]
     fn the_memory_budget_holds_renders_back_until_they_fit() {
-        let budget = MemoryBudget::new(100, None);
+        let budget = MemoryBudget::new(100, None, None);
         let first = budget.reserve(60);
         let peak = AtomicU64::new(0);
         std::thread::scope(|scope| {

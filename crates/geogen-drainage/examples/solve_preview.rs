@@ -71,12 +71,13 @@ fn main() {
     // The detail at a resolution of its own: RENDER pixels across the map.
     let render: usize = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(1024);
     let shape =
-        geogen_drainage::RiverShape { width: 3.0, depth: 0.004, min_area: 4.0 * cell * cell, river_area: 300.0 };
+        geogen_drainage::RiverShape { width: 3.0, depth: 0.004, min_area: 8.0 * cell * cell, river_area: 300.0 };
     let detail = geogen_drainage::Detail::new(d, shape);
     let pixel = 1024.0 / render as f64;
     let started = std::time::Instant::now();
+    let mut sampler = detail.sampler(pixel);
     let samples: Vec<geogen_drainage::Sample> = (0..render * render)
-        .map(|p| detail.sample((p % render) as f64 * pixel, (p / render) as f64 * pixel, pixel))
+        .map(|p| sampler.sample((p % render) as f64 * pixel, (p / render) as f64 * pixel))
         .collect();
     eprintln!("detail {render}² in {:.3} s", started.elapsed().as_secs_f64());
     write("detail", &samples.iter().map(|s| s.height as f32).collect::<Vec<_>>());

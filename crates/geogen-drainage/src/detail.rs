@@ -45,7 +45,9 @@ pub struct Sample {
     pub height: f64,
     /// Upstream area, map units² (of the channel at the point, or interpolated between nodes).
     pub area: f64,
-    /// 1 inside a river's channel (of at least `river_area`), falling to 0 over a pixel at its banks.
+    /// How much of the pixel a river's channel (of at least `river_area`) covers, antialiased: 1
+    /// inside, 0 outside, a pixel's ramp at its banks, and less than 1 where it is narrower than a
+    /// pixel.
     pub river: f64,
     /// 1 on a lake, 0 elsewhere, interpolated at the shore.
     pub lake: f64,
@@ -241,67 +243,32 @@ impl Detail {
     }
 
     /// Everything at the map point `(x, y)` (map units), rendered with pixels `pixel` map units
-    /// wide.
+    /// wide. To sample many points, [`Detail::sampler`] reuses what points in one cell share.
     pub fn sample(&self, x: f64, y: f64, pixel: f64) -> Sample {
+        self.sampler(pixel).sample(x, y)
+    }
+
+    /// A sampler of points rendered with pixels `pixel` map units wide, which keeps the channels
+    /// that may reach the last cell it sampled (the points of a row of pixels share them).
+    pub fn sampler(&self, pixel: f64) -> Sampler<'_> {
+        Sampler { detail: self, pixel, cell: None, candidates: Vec::new() }
+    }
+
+    /// The channels that may reach a point of grid cell `(ci, cj)` rendered with pixels `pixel`
+    /// map units wide: the narrow ones of the nodes around it whose link's box, widened by the
+    /// reach, meets the cell, and the wide ones indexed there.
+    fn candidates(&self, ci: i64, cj: i64, pixel: f64, out: &mut Vec<u32>) {
+        out.clear();
         let d = &self.d;
         let mesh = &d.mesh;
-        let cell = d.cell;
-        let (u, v) = (x / cell, y / cell);
-        let (tri, w) = mesh.locate(u, v);
-        let linear = |values: &[f32]| {
-            w[0] * f64::from(values[tri[0]]) + w[1] * f64::from(values[tri[1]]) + w[2] * f64::from(values[tri[2]])
-        };
-        let faceted = linear(&d.surface);
-        let smooth = self.blend(u, v).unwrap_or(faceted);
-        let mut height = faceted.min(smooth);
-        // Under the sea nothing needs to drain: the blend alone, faded in over the first
-        // `SEA_FADE` of depth so the coast stays continuous.
-        let sea = f64::from(d.sea_level);
-        if faceted < sea {
-            let t = ((sea - faceted) / SEA_FADE).min(1.0);
-            height += (smooth - height) * t;
-        }
-        let lake = w[0] * f64::from(u8::from(d.depth[tri[0]] > 0.0))
-            + w[1] * f64::from(u8::from(d.depth[tri[1]] > 0.0))
-            + w[2] * f64::from(u8::from(d.depth[tri[2]] > 0.0));
-        let log_area = w.iter().zip(tri).map(|(w, k)| w * f64::from(d.area[k]).max(1e-12).ln()).sum::<f64>();
-        let mut area = log_area.exp();
-        let mut river = 0.0f64;
         let (nx, ny) = (mesh.nx as i64, mesh.ny as i64);
-        // The flat bottom is never narrower than a pixel and a half, so a row of pixels follows it.
-        let min_flat = 0.75 * pixel;
-        let (ci, cj) = (u.floor() as i64, v.floor() as i64);
-        let mut visit = |ch: &Channel| {
-            let flat = (0.5 * ch.half_width).max(min_flat);
-            let half = ch.half_width.max(flat + 0.5 * pixel);
-            let (dist, t) = distance_to_curve(&ch.points, u, v);
-            let dist = dist * cell;
-            if dist >= half + pixel {
-                return;
-            }
-            let bed = ch.bed.0 + (ch.bed.1 - ch.bed.0) * t;
-            let depth = bed - (ch.bottom.0 + (ch.bottom.1 - ch.bottom.0) * t);
-            if dist < half {
-                let profile = if dist <= flat {
-                    1.0
-                } else {
-                    let s = (dist - flat) / (half - flat);
-                    1.0 - s * s
-                };
-                height = height.min(bed - depth * profile);
-                area = area.max(ch.area.0 + (ch.area.1 - ch.area.0) * t);
-            }
-            if ch.river {
-                // 1 inside, falling to 0 over a pixel at the bank.
-                river = river.max(((half + 0.5 * pixel - dist) / pixel).clamp(0.0, 1.0));
-            }
-        };
-        // Narrow channels: those of the nodes around the point (a node's curve stays within
-        // `CURVE_REACH` of it, and reaches `half + pixel` beyond that).
-        let margin = (0.5 * cell + 2.5 * pixel) / cell;
+        // A narrow channel reaches `half + pixel` from its curve, `half` at most half a cell or a
+        // pixel and a quarter; the curve stays within a third of a cell of its link's box, and a
+        // link's node within `CURVE_REACH` of any point of the link's box.
+        let reach = (0.5 * d.cell).max(1.25 * pixel) + pixel;
+        let margin = reach / d.cell + 0.35;
         let radius = (CURVE_REACH + margin).ceil() as i64;
-        // A curve stays within a third of a cell of its link's bounding box.
-        let margin = margin + 0.35;
+        let (u0, u1, v0, v1) = (ci as f64, (ci + 1) as f64, cj as f64, (cj + 1) as f64);
         for j in (cj - radius).max(0)..=(cj + radius).min(ny - 1) {
             for i in (ci - radius).max(0)..=(ci + radius).min(nx - 1) {
                 let k = (j * nx + i) as usize;
@@ -311,27 +278,20 @@ impl Detail {
                 let r = d.receiver[k] as usize;
                 let (xa, xb) = (f64::from(mesh.x[k]), f64::from(mesh.x[r]));
                 let (ya, yb) = (f64::from(mesh.y[k]), f64::from(mesh.y[r]));
-                if u < xa.min(xb) - margin
-                    || u > xa.max(xb) + margin
-                    || v < ya.min(yb) - margin
-                    || v > ya.max(yb) + margin
+                if u1 < xa.min(xb) - margin
+                    || u0 > xa.max(xb) + margin
+                    || v1 < ya.min(yb) - margin
+                    || v0 > ya.max(yb) + margin
                 {
                     continue;
                 }
-                if let Some(ch) = self.channel(k) {
-                    if !self.is_wide(&ch) {
-                        visit(&ch);
-                    }
+                if self.channel(k).is_some_and(|ch| !self.is_wide(&ch)) {
+                    out.push(k as u32);
                 }
             }
         }
         let c = (cj.clamp(0, ny - 1) * nx + ci.clamp(0, nx - 1)) as usize;
-        for &k in &self.wide[self.wide_cells[c] as usize..self.wide_cells[c + 1] as usize] {
-            if let Some(ch) = self.channel(k as usize) {
-                visit(&ch);
-            }
-        }
-        Sample { height, area, river, lake }
+        out.extend_from_slice(&self.wide[self.wide_cells[c] as usize..self.wide_cells[c + 1] as usize]);
     }
 
     /// The smooth blend of the nodes' surface around grid point `(u, v)`: a compact bell of
@@ -355,6 +315,113 @@ impl Detail {
             }
         }
         (weights > 0.0).then(|| sum / weights)
+    }
+}
+
+/// Samples a [`Detail`] point by point (see [`Detail::sampler`]).
+pub struct Sampler<'a> {
+    detail: &'a Detail,
+    pixel: f64,
+    /// The cell whose channels `candidates` holds.
+    cell: Option<(i64, i64)>,
+    candidates: Vec<u32>,
+}
+
+/// Which values of a [`Sample`] a caller needs (the others are left at 0).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Need {
+    Everything,
+    Height,
+    River,
+    Lake,
+    Area,
+}
+
+impl Sampler<'_> {
+    /// Everything at the map point `(x, y)` (map units).
+    pub fn sample(&mut self, x: f64, y: f64) -> Sample {
+        self.sample_only(x, y, Need::Everything)
+    }
+
+    /// What `need` asks for at the map point `(x, y)` (map units): the same values as
+    /// [`Sampler::sample`] gives, without computing the others.
+    pub fn sample_only(&mut self, x: f64, y: f64, need: Need) -> Sample {
+        let detail = self.detail;
+        let d = &detail.d;
+        let mesh = &d.mesh;
+        let cell = d.cell;
+        let pixel = self.pixel;
+        let (u, v) = (x / cell, y / cell);
+        let (tri, w) = mesh.locate(u, v);
+        let linear = |values: &[f32]| {
+            w[0] * f64::from(values[tri[0]]) + w[1] * f64::from(values[tri[1]]) + w[2] * f64::from(values[tri[2]])
+        };
+        let wants = |what: Need| need == Need::Everything || need == what;
+        let mut height = 0.0;
+        if wants(Need::Height) {
+            let faceted = linear(&d.surface);
+            let smooth = detail.blend(u, v).unwrap_or(faceted);
+            height = faceted.min(smooth);
+            // Under the sea nothing needs to drain: the blend alone, faded in over the first
+            // `SEA_FADE` of depth so the coast stays continuous.
+            let sea = f64::from(d.sea_level);
+            if faceted < sea {
+                let t = ((sea - faceted) / SEA_FADE).min(1.0);
+                height += (smooth - height) * t;
+            }
+        }
+        let lake = if wants(Need::Lake) {
+            w[0] * f64::from(u8::from(d.depth[tri[0]] > 0.0))
+                + w[1] * f64::from(u8::from(d.depth[tri[1]] > 0.0))
+                + w[2] * f64::from(u8::from(d.depth[tri[2]] > 0.0))
+        } else {
+            0.0
+        };
+        let mut area = if wants(Need::Area) {
+            w.iter().zip(tri).map(|(w, k)| w * f64::from(d.area[k]).max(1e-12).ln()).sum::<f64>().exp()
+        } else {
+            0.0
+        };
+        let mut river = 0.0f64;
+        if !(wants(Need::Height) || wants(Need::River) || wants(Need::Area)) {
+            return Sample { height, area, river, lake };
+        }
+        let here = (u.floor() as i64, v.floor() as i64);
+        if self.cell != Some(here) {
+            detail.candidates(here.0, here.1, pixel, &mut self.candidates);
+            self.cell = Some(here);
+        }
+        // The flat bottom is never narrower than a pixel and a half, so a row of pixels follows it.
+        let min_flat = 0.75 * pixel;
+        for &k in &self.candidates {
+            let Some(ch) = detail.channel(k as usize) else { continue };
+            let flat = (0.5 * ch.half_width).max(min_flat);
+            let half = ch.half_width.max(flat + 0.5 * pixel);
+            let (dist, t) = distance_to_curve(&ch.points, u, v);
+            let dist = dist * cell;
+            if dist >= half + pixel {
+                continue;
+            }
+            let bed = ch.bed.0 + (ch.bed.1 - ch.bed.0) * t;
+            let depth = bed - (ch.bottom.0 + (ch.bottom.1 - ch.bottom.0) * t);
+            if dist < half {
+                let profile = if dist <= flat {
+                    1.0
+                } else {
+                    let s = (dist - flat) / (half - flat);
+                    1.0 - s * s
+                };
+                height = height.min(bed - depth * profile);
+                area = area.max(ch.area.0 + (ch.area.1 - ch.area.0) * t);
+            }
+            if ch.river {
+                // The channel's true width, antialiased: the share of a pixel it covers (roughly),
+                // so a river narrower than a pixel is faint rather than a pixel wide.
+                let coverage = ((ch.half_width + 0.5 * pixel - dist) / pixel).clamp(0.0, 1.0);
+                river = river.max(coverage.min(2.0 * ch.half_width / pixel));
+            }
+        }
+        Sample { height, area, river, lake }
     }
 }
 

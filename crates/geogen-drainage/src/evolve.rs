@@ -55,9 +55,26 @@ pub fn incise(
     h: &mut [f64],
     eroded: &mut [f64],
 ) {
+    // Each node's coefficient `K dt A^m / L^n` first, in parallel (the powers are most of the
+    // work); `eroded` holds it until the node's turn.
+    let coefficient = eroded;
+    coefficient.par_chunks_mut(4096).enumerate().for_each(|(c, chunk)| {
+        for (i, f) in chunk.iter_mut().enumerate() {
+            let k = c * 4096 + i;
+            let r = routing.receiver[k] as usize;
+            *f = if r == k {
+                0.0
+            } else {
+                let length = mesh.distance(k, r) * law.spacing;
+                let length_n = if law.n == 1.0 { length } else { libm::pow(length, law.n) };
+                f64::from(erodibility[k]) * law.dt * libm::pow(area[k], law.m) / length_n
+            };
+        }
+    });
     for &k in &routing.order {
         let k = k as usize;
-        eroded[k] = 0.0;
+        let f = coefficient[k];
+        coefficient[k] = 0.0;
         if border[k] {
             continue;
         }
@@ -75,8 +92,6 @@ pub fn incise(
         } else {
             h[r]
         };
-        let length = mesh.distance(k, r) * law.spacing;
-        let f = f64::from(erodibility[k]) * law.dt * libm::pow(area[k], law.m) / libm::pow(length, law.n);
         let new = if raised <= base {
             raised
         } else if law.n == 1.0 {
@@ -84,7 +99,7 @@ pub fn incise(
         } else {
             implicit_power(raised, base, f, law.n)
         };
-        eroded[k] = (raised - new).max(0.0);
+        coefficient[k] = (raised - new).max(0.0);
         h[k] = new;
     }
 }

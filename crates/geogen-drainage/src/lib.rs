@@ -17,6 +17,6 @@ pub mod mesh;
 pub mod queue;
 pub mod solve;
 
-pub use detail::{Detail, RiverShape, Sample};
+pub use detail::{Detail, Need, RiverShape, Sample, Sampler};
 pub use measure::{measure, Measures};
 pub use solve::{solve, Drainage, Input, Params, Stats};

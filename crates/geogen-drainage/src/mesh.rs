@@ -13,6 +13,7 @@
 //! border are not jittered, so the mesh covers its rectangle exactly.
 
 use geogen_random::hash3;
+use rayon::prelude::*;
 
 /// Nodes lie within this fraction of a cell of their grid point, on each axis. Less than a half
 /// keeps every grid square a simple quadrilateral (its corners in their order), so at least one
@@ -75,24 +76,23 @@ fn falling_diagonal(x: &[f32], y: &[f32], nx: usize, i: usize, j: usize, seed: u
 impl Mesh {
     pub fn new(nx: usize, ny: usize, seed: u32) -> Mesh {
         let n = nx * ny;
-        let mut x = vec![0.0f32; n];
-        let mut y = vec![0.0f32; n];
-        let mut links = vec![0u8; n];
-        for j in 0..ny {
-            for i in 0..nx {
-                let k = j * nx + i;
+        let (x, y): (Vec<f32>, Vec<f32>) = (0..n)
+            .into_par_iter()
+            .map(|k| {
+                let (i, j) = (k % nx.max(1), k / nx.max(1));
                 let (jx, jy) = jitter(i, j, nx, ny, seed);
-                x[k] = (i as f64 + jx) as f32;
-                y[k] = (j as f64 + jy) as f32;
-            }
-        }
+                ((i as f64 + jx) as f32, (j as f64 + jy) as f32)
+            })
+            .unzip();
         let squares = nx.saturating_sub(1);
         let falling: Vec<bool> = (0..squares * ny.saturating_sub(1))
+            .into_par_iter()
             .map(|q| falling_diagonal(&x, &y, nx, q % squares, q / squares, seed))
             .collect();
-        for j in 0..ny {
-            for i in 0..nx {
-                let k = j * nx + i;
+        let links: Vec<u8> = (0..n)
+            .into_par_iter()
+            .map(|k| {
+                let (i, j) = (k % nx.max(1), k / nx.max(1));
                 let mut mask = 0u8;
                 for (d, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
                     let (ni, nj) = (i as i64 + i64::from(dx), j as i64 + i64::from(dy));
@@ -110,9 +110,9 @@ impl Mesh {
                         mask |= 1 << d;
                     }
                 }
-                links[k] = mask;
-            }
-        }
+                mask
+            })
+            .collect();
         Mesh { nx, ny, seed, x, y, links }
     }
 

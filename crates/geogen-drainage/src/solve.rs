@@ -151,7 +151,7 @@ pub const fn scratch_bytes_per_node() -> u64 {
 const COARSEST_SIDE: usize = 96;
 
 /// Steps per mesh, finest first; coarser meshes beyond the list take the last.
-const STEPS: [usize; 5] = [4, 6, 8, 12, 24];
+const STEPS: [usize; 5] = [2, 4, 8, 12, 24];
 
 /// Solves the landscape (see the module docs).
 pub fn solve(input: &Input<'_>, params: &Params) -> Drainage {

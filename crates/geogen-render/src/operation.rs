@@ -138,6 +138,10 @@ pub struct SolveNeed {
     pub solution_bytes: u64,
     /// Bytes the solve needs besides its grid inputs and its solution, while it runs.
     pub scratch_bytes: u64,
+    /// Everything besides the grid inputs that determines the solution, as text (the solve's
+    /// parameters, floats printed exactly): steps whose needs agree on it and on the grid inputs
+    /// share one solution (`Drainage` asked for its rivers and for its heights solves once).
+    pub identity: String,
 }
 
 /// The result of an operation's whole-map solve, shared by every render that needs it.

@@ -26,7 +26,8 @@
 //! [`SolveCache`] given to every render of one script (`geogen tiles`' blocks, a streamed
 //! render's strips, a tile server's tiles) keeps solutions by a key naming everything that
 //! determines them: the copied steps (each operation with all its parameters, its `Debug`, which
-//! prints floats exactly, and its arguments by position), the grid and the solving operation. The
+//! prints floats exactly, and its arguments by position), the grid, and the solving operation's
+//! name and [identity](crate::SolveNeed::identity) (what besides its inputs decides the solution). The
 //! first render to need a solution claims it and computes it; another that needs it meanwhile
 //! waits for it. A render computing one solution may need another (a solve whose grid inputs
 //! themselves go through a solve); it never waits for one it depends on itself, because a
@@ -191,6 +192,19 @@ fn grid_sequence(
         if !wanted[k] || step.op.as_yield().is_some() {
             continue;
         }
+        // A copy whose original no later copied step changes is the original itself: leaving it
+        // out makes `m.Drainage()` and `HeightMap.Clone(m).Drainage()` the same solve.
+        if step.op.is_copy() && step.args.len() == 1 {
+            let source = step.args[0];
+            let changed_later = steps[k + 1..i]
+                .iter()
+                .enumerate()
+                .any(|(d, later)| wanted[k + 1 + d] && later.ret == source && later.op.effect() == Effect::Modify);
+            if !changed_later {
+                slots[step.ret.index()] = Some(copied(&slots, source)?);
+                continue;
+            }
+        }
         let args = step.args.iter().map(|s| copied(&slots, *s)).collect::<Result<Vec<_>, _>>()?;
         let ret = match step.op.effect() {
             Effect::Create(_) => sub.next_slot(),
@@ -210,11 +224,12 @@ fn grid_sequence(
 /// position), the grid and the solving operation.
 fn solve_key(sub: &RenderingSequence, meta: &RenderMetadata, step: &crate::Step, need: &SolveNeed) -> String {
     let mut key = format!(
-        "grid {} scale {:#x} args {:?}\nsolver {:?}\n",
+        "grid {} scale {:#x} args {:?}\nsolver {} {}\n",
         need.grid.rect,
         need.grid.scale.to_bits(),
         need.grid_args,
-        step.op
+        step.op.name(),
+        need.identity
     );
     for (j, s) in sub.steps().iter().enumerate() {
         let args: Vec<String> = meta.graph.producers(j).iter().map(|p| p.to_string()).collect();

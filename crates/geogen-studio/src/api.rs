@@ -333,7 +333,11 @@ fn render_blocking(state: &Shared, request: &RenderRequest, generation: u64) -> 
     let name = state.document.lock().unwrap_or_else(|e| e.into_inner()).name.clone();
     let script = compile_and_remember(state, &name, &request.source).map_err(|f| ApiError::failure(&f))?;
     let settings = request.settings(&state.options.limits);
-    let config = RenderConfig { memory_limit: state.options.memory_limit, ..RenderConfig::default() };
+    let config = RenderConfig {
+        memory_limit: state.options.memory_limit,
+        solutions: Some(state.solutions.clone()),
+        ..RenderConfig::default()
+    };
     let stop = || state.latest_render.load(Ordering::SeqCst) != generation;
     let rendered = match script.render_until(&settings, &config, None, &stop) {
         Ok(Some(rendered)) => rendered,

@@ -199,7 +199,11 @@ async fn start_inner(state: Shared, body: Result<Json<api::RenderRequest>, JsonR
         .map_err(|f| ApiError::failure(&f))?;
     // What to debug: the script text and the same settings as a render.
     let settings = request.settings(&state.options.limits);
-    let config = RenderConfig { memory_limit: state.options.memory_limit, ..RenderConfig::default() };
+    let config = RenderConfig {
+        memory_limit: state.options.memory_limit,
+        solutions: Some(state.solutions.clone()),
+        ..RenderConfig::default()
+    };
     let id = crate::random_token();
     let cancel = Arc::new(AtomicBool::new(false));
     let (jobs, inbox) = mpsc::channel::<Job>();

@@ -336,7 +336,11 @@ fn export_blocking(
         refusal.body["existing"] = json!(existing);
         return Err(refusal);
     }
-    let config = RenderConfig { memory_limit: state.options.memory_limit, ..RenderConfig::default() };
+    let config = RenderConfig {
+        memory_limit: state.options.memory_limit,
+        solutions: Some(state.solutions.clone()),
+        ..RenderConfig::default()
+    };
     *state.export_progress.lock().unwrap_or_else(|e| e.into_inner()) =
         ExportProgress { running: true, done: 0, total: 0 };
     let progress_state = Arc::clone(state);

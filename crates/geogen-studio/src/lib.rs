@@ -134,6 +134,10 @@ pub(crate) struct State {
     pub export_progress: Mutex<export::ExportProgress>,
     /// The debugger's live sessions (a few at most; idle ones expire).
     pub debug: Mutex<debug::Sessions>,
+    /// Whole-map solves (`Drainage`) of every render, tile and export, kept by what determines
+    /// them (the script's steps up to the solve, not its other parameters): a slider that does
+    /// not touch the drained map, or another tile, does not solve again.
+    pub solutions: geogen::SolveCache,
 }
 
 pub(crate) type Shared = Arc<State>;
@@ -177,6 +181,7 @@ impl Studio {
             export_slot: Semaphore::new(1),
             export_progress: Mutex::new(export::ExportProgress::default()),
             debug: Mutex::new(debug::Sessions::default()),
+            solutions: geogen::SolveCache::new(options.memory_limit / 2),
             options,
         });
         Ok(Studio { address, token, router: router(state), listener })

@@ -195,6 +195,7 @@ pub fn render_tile(
     request: &TileRequest,
     limits: &geogen::Limits,
     memory_limit: u64,
+    solutions: &geogen::SolveCache,
 ) -> Result<Vec<u8>, ApiError> {
     let size = TILE_SIZE as i64;
     let margin = if request.kind == TileKind::Hillshade { 1 } else { 0 };
@@ -223,7 +224,11 @@ pub fn render_tile(
         ..RunSettings::default()
     };
     let rendered = script
-        .render(&settings, &RenderConfig { memory_limit, ..RenderConfig::default() }, None)
+        .render(
+            &settings,
+            &RenderConfig { memory_limit, solutions: Some(solutions.clone()), ..RenderConfig::default() },
+            None,
+        )
         .map_err(|f| ApiError::failure(&f))?;
     let Some(map) = rendered.maps.get(&request.map) else {
         return Err(ApiError::new(
@@ -357,7 +362,8 @@ async fn tile(
         .await
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, e.to_string(), None))?;
     let (limits, memory_limit) = (state.options.limits.clone(), state.options.memory_limit);
-    let png = tokio::task::spawn_blocking(move || render_tile(&script, &request, &limits, memory_limit))
+    let solutions = state.solutions.clone();
+    let png = tokio::task::spawn_blocking(move || render_tile(&script, &request, &limits, memory_limit, &solutions))
         .await
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, e.to_string(), None))??;
     let png = axum::body::Bytes::from(png);

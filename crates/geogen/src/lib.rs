@@ -30,7 +30,7 @@ pub use geogen_render::error::human_bytes;
 pub use geogen_render::kernels::copy_floor_ns_per_pixel;
 pub use geogen_render::{fresh_bytes, keep_small_pages, LargePages};
 pub use geogen_render::{
-    HeightMap, InputRaster, Progress, Rect, RenderConfig, RenderMetadata, RenderingSequence, SharedParts,
+    HeightMap, InputRaster, Progress, Rect, RenderConfig, RenderMetadata, RenderingSequence, SharedParts, SolveCache,
     DEFAULT_MEMORY_LIMIT,
 };
 pub use geogen_vm::{Label, Limits};

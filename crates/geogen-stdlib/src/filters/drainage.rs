@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use geogen_diag::codes;
-use geogen_drainage::{Detail, Drainage as Solved, Input, Params, RiverShape};
+use geogen_drainage::{Detail, Drainage as Solved, Input, Need, Params, RiverShape, Sampler};
 use geogen_random::combine_seeds;
 use geogen_render::raster::saturate;
 use geogen_render::{
@@ -125,9 +125,9 @@ impl Drainage {
         RiverShape {
             width: self.river_width,
             depth: self.river_depth,
-            // Every link draining more than two cells carries a channel; a channel is a river
-            // from a thousandth of the map on.
-            min_area: 2.0 * cell_area,
+            // Every link draining more than eight cells carries a channel (smaller ones would be
+            // no deeper than a rounding error); a channel is a river from a thousandth of the map on.
+            min_area: 8.0 * cell_area,
             river_area: (1e-3 * side * side).max(16.0 * cell_area),
         }
     }
@@ -271,7 +271,11 @@ impl Drainage {
 
     fn need(&self, rect: Rect, cell: f64) -> SolveNeed {
         let nodes = rect.area();
+        // The output is read from the solution, not part of it: all four share one solve.
+        let identity =
+            format!("{:?} {:?} {:?} {:?}", self.params(), self.shape(), self.layout, (self.uplift, self.erodibility));
         SolveNeed {
+            identity,
             grid: Grid { rect, scale: 1.0 / cell },
             grid_args: self.grid_args(),
             solution_bytes: nodes.saturating_mul(Solved::bytes_per_node() + Detail::bytes_per_node()),
@@ -399,8 +403,14 @@ impl Operation for Drainage {
         let (side, _) = self.scales();
         let flow_scale = 1.0 / (1.0 + side * side).ln();
         let output = self.output;
-        let value = |tile: &Tile, x: f64, y: f64| -> f64 {
-            let sample = tile.detail.sample(x - tile.origin.0, y - tile.origin.1, pixel);
+        let value = |tile: &Tile, sampler: &mut Sampler<'_>, x: f64, y: f64| -> f64 {
+            let need = match output {
+                DrainageOutput::Height => Need::Height,
+                DrainageOutput::Rivers => Need::River,
+                DrainageOutput::Lakes => Need::Lake,
+                DrainageOutput::Flow => Need::Area,
+            };
+            let sample = sampler.sample_only(x - tile.origin.0, y - tile.origin.1, need);
             match output {
                 DrainageOutput::Height => sample.height,
                 DrainageOutput::Rivers => sample.river,
@@ -412,17 +422,22 @@ impl Operation for Drainage {
         let width = map.width().max(1);
         map.data_mut().par_chunks_mut(width).enumerate().for_each(|(row, pixels)| {
             let y = (rect.y + row as i64) as f64 / scale;
+            // One sampler per solution and row: the pixels of a cell share its channels.
+            let mut samplers: Vec<Sampler<'_>> = tiles.iter().map(|t| t.detail.sampler(pixel)).collect();
             for (column, out) in pixels.iter_mut().enumerate() {
                 let x = (rect.x + column as i64) as f64 / scale;
                 let v = match layout {
-                    Layout::Finite { .. } => tiles.first().map_or(0.0, |t| value(t, x, y)),
+                    Layout::Finite { .. } => match (tiles.first(), samplers.first_mut()) {
+                        (Some(tile), Some(sampler)) => value(tile, sampler, x, y),
+                        _ => 0.0,
+                    },
                     Layout::Infinite { side, band, .. } => {
                         // The super-tiles' values blended by their weights, in a fixed order.
                         let (mut sum, mut weights) = (0.0, 0.0);
-                        for tile in &tiles {
+                        for (tile, sampler) in tiles.iter().zip(samplers.iter_mut()) {
                             let w = tile_weight(x, tile.index.0, side, band) * tile_weight(y, tile.index.1, side, band);
                             if w > 0.0 {
-                                sum += w * value(tile, x, y);
+                                sum += w * value(tile, sampler, x, y);
                                 weights += w;
                             }
                         }
