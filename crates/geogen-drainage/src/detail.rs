@@ -23,6 +23,7 @@
 //! channel of a link across a lake (bed and bottom both at the level): a lake only one node wide
 //! still holds a row of pixels at its level from where a river enters to where it spills.
 
+use crate::mesh::floor_i64;
 use crate::solve::Drainage;
 
 /// The river geometry and what a point reports.
@@ -300,7 +301,7 @@ impl Detail {
         let d = &self.d;
         let mesh = &d.mesh;
         let (nx, ny) = (mesh.nx as i64, mesh.ny as i64);
-        let (ci, cj) = (u.floor() as i64, v.floor() as i64);
+        let (ci, cj) = (floor_i64(u), floor_i64(v));
         let (mut sum, mut weights) = (0.0, 0.0);
         for j in (cj - 1).max(0)..=(cj + 2).min(ny - 1) {
             for i in (ci - 1).max(0)..=(ci + 2).min(nx - 1) {
@@ -386,7 +387,7 @@ impl Sampler<'_> {
         if !(wants(Need::Height) || wants(Need::River) || wants(Need::Area)) {
             return Sample { height, area, river, lake };
         }
-        let here = (u.floor() as i64, v.floor() as i64);
+        let here = (floor_i64(u), floor_i64(v));
         if self.cell != Some(here) {
             detail.candidates(here.0, here.1, pixel, &mut self.candidates);
             self.cell = Some(here);

@@ -152,8 +152,8 @@ impl Mesh {
     /// weights clamped to it.
     pub fn locate(&self, px: f64, py: f64) -> ([usize; 3], [f64; 3]) {
         let (nx, ny) = (self.nx as i64, self.ny as i64);
-        let ci = (px.floor() as i64).clamp(0, (nx - 2).max(0));
-        let cj = (py.floor() as i64).clamp(0, (ny - 2).max(0));
+        let ci = floor_i64(px).clamp(0, (nx - 2).max(0));
+        let cj = floor_i64(py).clamp(0, (ny - 2).max(0));
         let mut best: Option<([usize; 3], [f64; 3], f64)> = None;
         for dj in [0i64, -1, 1] {
             for di in [0i64, -1, 1] {
@@ -164,7 +164,15 @@ impl Mesh {
                 let a = (j * nx + i) as usize;
                 let (b, c, d) = (a + 1, a + 1 + self.nx, a + self.nx);
                 let falling = self.links[a] & (1 << 1) != 0;
-                let triangles = if falling { [[a, b, c], [a, c, d]] } else { [[a, b, d], [b, c, d]] };
+                let mut triangles = if falling { [[a, b, c], [a, c, d]] } else { [[a, b, d], [b, c, d]] };
+                // The side of the diagonal the point lies on names its triangle: that one first.
+                let p = |k: usize| (f64::from(self.x[k]), f64::from(self.y[k]));
+                let ((ox, oy), (ex, ey)) = if falling { (p(a), p(c)) } else { (p(b), p(d)) };
+                // Positive: the side of `d` for `\\` (the second triangle), of `a` for `/` (the first).
+                let side = (ex - ox) * (py - oy) - (ey - oy) * (px - ox);
+                if (side > 0.0) == falling {
+                    triangles.swap(0, 1);
+                }
                 for t in triangles {
                     let w = self.barycentric(t, px, py);
                     // The most negative weight: 0 or more inside.
@@ -219,12 +227,24 @@ impl Mesh {
     }
 }
 
+/// `floor(x)` as an integer, without a call to the C library's `floor` (the baseline x86-64 has
+/// no rounding instruction for it): exact for every `x` within ±2⁶², saturating beyond.
+#[inline]
+pub fn floor_i64(x: f64) -> i64 {
+    let t = x as i64;
+    if (t as f64) > x {
+        t - 1
+    } else {
+        t
+    }
+}
+
 /// A grid's value at `(px, py)` (grid units), bilinearly from its four nearest grid points
 /// (clamped to the grid).
 pub fn bilinear(values: &[f64], nx: usize, ny: usize, px: f64, py: f64) -> f64 {
     let x = px.clamp(0.0, (nx - 1) as f64);
     let y = py.clamp(0.0, (ny - 1) as f64);
-    let (i, j) = ((x.floor() as usize).min(nx.saturating_sub(2)), (y.floor() as usize).min(ny.saturating_sub(2)));
+    let (i, j) = ((floor_i64(x) as usize).min(nx.saturating_sub(2)), (floor_i64(y) as usize).min(ny.saturating_sub(2)));
     let (fx, fy) = (x - i as f64, y - j as f64);
     let at = |i: usize, j: usize| values[j.min(ny - 1) * nx + i.min(nx - 1)];
     let top = at(i, j) + (at(i + 1, j) - at(i, j)) * fx;
@@ -235,6 +255,13 @@ pub fn bilinear(values: &[f64], nx: usize, ny: usize, px: f64, py: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floor_without_the_c_library() {
+        for x in [-2.5, -2.0, -1e-300, -0.0, 0.0, 0.3, 1.0, 7.999, 1e15 + 0.5, -1e15 - 0.5] {
+            assert_eq!(floor_i64(x), x.floor() as i64, "{x}");
+        }
+    }
 
     #[test]
     fn interpolation_is_exact_on_planes_and_at_nodes() {

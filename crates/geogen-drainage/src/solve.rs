@@ -150,8 +150,19 @@ pub const fn scratch_bytes_per_node() -> u64 {
 /// The smallest mesh side the pyramid goes down to.
 const COARSEST_SIDE: usize = 96;
 
-/// Steps per mesh, finest first; coarser meshes beyond the list take the last.
-const STEPS: [usize; 5] = [2, 4, 8, 12, 24];
+/// Steps on a mesh of `side` nodes along its longer side: many on the coarse meshes, where the
+/// network organises over the whole map and steps are cheap, few on the fine ones, which only cut
+/// their own tributaries into what the coarser left: on a 1025² mesh one step looks the same as
+/// two or four).
+fn steps_for(side: usize) -> usize {
+    match side {
+        0..=96 => 24,
+        97..=192 => 12,
+        193..=384 => 8,
+        385..=768 => 4,
+        _ => 1,
+    }
+}
 
 /// Solves the landscape (see the module docs).
 pub fn solve(input: &Input<'_>, params: &Params) -> Drainage {
@@ -207,7 +218,11 @@ pub fn solve(input: &Input<'_>, params: &Params) -> Drainage {
         };
         let own_input = sample(height);
         let uplift: Vec<f32> = sample(uplift).into_iter().map(|v| v as f32).collect();
-        let erodibility: Vec<f32> = sample(erodibility).into_iter().map(|v| v as f32).collect();
+        // A uniform erodibility (no map) needs no sampling.
+        let erodibility: Vec<f32> = match input.erodibility {
+            None => vec![(params.erodibility * K_REFERENCE) as f32; mesh.len()],
+            Some(_) => sample(erodibility).into_iter().map(|v| v as f32).collect(),
+        };
         let mut current = match state.take() {
             None => own_input.clone(),
             Some((coarse_mesh, coarse, coarse_input)) => {
@@ -230,7 +245,7 @@ pub fn solve(input: &Input<'_>, params: &Params) -> Drainage {
                     .collect()
             }
         };
-        let steps = STEPS[level.min(STEPS.len() - 1)];
+        let steps = steps_for(w.max(h));
         let time = params.duration * weights[level] / total;
         let spacing = input.cell * f64::from(1u32 << level.min(30)) / side;
         evolve(&mesh, &mut current, &uplift, &erodibility, params, time, steps, spacing, &mut stats);

@@ -1,0 +1,113 @@
+//! The benchmark of the whole-map solve and of the river detail: for each grid side asked for,
+//! solves a noise island (uplift, incision, diffusion, lakes, sediment, the default duration) a few
+//! times and prints the fastest and the median time, then times the detail of a 1024² render of
+//! the solution. Not a test: run it on a quiet machine, with the thread count you want
+//! (RAYON_NUM_THREADS), and compare medians of alternated runs.
+//!
+//! `cargo run --release -p geogen-drainage --example solve_bench -- [SIDE[xRUNS]]...`
+//! (default `1024x5 4096x1`).
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+/// A noise island like the examples' (a dome plus seven octaves of value noise), `side + 1`
+/// nodes across, one map unit per cell on a map of `side` units.
+fn island(side: usize) -> Vec<f32> {
+    let n = side + 1;
+    let value = |x: f64, y: f64, seed: u32| {
+        let (xi, yi) = (x.floor(), y.floor());
+        let (fx, fy) = (x - xi, y - yi);
+        let corner = |dx: f64, dy: f64| {
+            let h = geogen_random::hash3((xi + dx) as i64 as u32, (yi + dy) as i64 as u32, seed);
+            f64::from(h) / f64::from(u32::MAX) * 2.0 - 1.0
+        };
+        let s = |t: f64| t * t * (3.0 - 2.0 * t);
+        let (sx, sy) = (s(fx), s(fy));
+        let top = corner(0.0, 0.0) + (corner(1.0, 0.0) - corner(0.0, 0.0)) * sx;
+        let bottom = corner(0.0, 1.0) + (corner(1.0, 1.0) - corner(0.0, 1.0)) * sx;
+        top + (bottom - top) * sy
+    };
+    (0..n * n)
+        .into_par_iter()
+        .map(|k| {
+            let (x, y) = ((k % n) as f64 / side as f64, (k / n) as f64 / side as f64);
+            let r = ((x - 0.5).powi(2) + (y - 0.5).powi(2)).sqrt();
+            let (mut v, mut amplitude, mut frequency) = (0.6 - 1.6 * r, 0.35, 4.0);
+            for octave in 0..7 {
+                v += amplitude * value(x * frequency, y * frequency, 17 + octave);
+                amplitude *= 0.5;
+                frequency *= 2.0;
+            }
+            v.clamp(-1.0, 1.0) as f32
+        })
+        .collect()
+}
+
+fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+fn main() {
+    let mut cases: Vec<(usize, usize)> = std::env::args()
+        .skip(1)
+        .filter_map(|a| {
+            let (side, runs) = a.split_once('x').unwrap_or((&a, "3"));
+            Some((side.parse().ok()?, runs.parse().ok()?))
+        })
+        .collect();
+    if cases.is_empty() {
+        cases = vec![(1024, 5), (4096, 1)];
+    }
+    println!("threads: {}", rayon::current_num_threads());
+    for (side, runs) in cases {
+        let height = island(side);
+        let n = side + 1;
+        let input = geogen_drainage::Input { nx: n, ny: n, cell: 1.0, height: &height, uplift: None, erodibility: None };
+        let params = geogen_drainage::Params::default();
+        let mut times = Vec::new();
+        let mut solved = None;
+        for _ in 0..runs.max(1) {
+            let started = Instant::now();
+            let d = geogen_drainage::solve(&input, &params);
+            times.push(started.elapsed().as_secs_f64());
+            solved = Some(d);
+        }
+        let Some(d) = solved else { continue };
+        let levels: Vec<String> = d.stats.levels.iter().map(|(w, _, s)| format!("{w}²×{s}")).collect();
+        println!(
+            "solve {n}²: fastest {:.3} s, median {:.3} s of {} (meshes and steps: {})",
+            times.iter().copied().fold(f64::INFINITY, f64::min),
+            median(times.clone()),
+            times.len(),
+            levels.join(" ")
+        );
+        let shape = geogen_drainage::RiverShape { width: 3.0, depth: 0.004, min_area: 8.0, river_area: 1e-3 * (side * side) as f64 };
+        let started = Instant::now();
+        let detail = geogen_drainage::Detail::new(d, shape);
+        let prepared = started.elapsed().as_secs_f64();
+        let render = 1024usize;
+        let pixel = side as f64 / render as f64;
+        let started = Instant::now();
+        let heights: Vec<f64> = (0..render)
+            .into_par_iter()
+            .flat_map_iter(|row| {
+                let mut sampler = detail.sampler(pixel);
+                (0..render)
+                    .map(|column| {
+                        sampler.sample_only(column as f64 * pixel, row as f64 * pixel, geogen_drainage::Need::Height).height
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let sampled = started.elapsed().as_secs_f64();
+        println!(
+            "detail of a 1024² render of it: {:.3} s ({:.0} ns per pixel), after {:.3} s preparing; mean height {:.4}",
+            sampled,
+            sampled * 1e9 / (render * render) as f64,
+            prepared,
+            heights.iter().sum::<f64>() / heights.len() as f64
+        );
+    }
+}
