@@ -64,7 +64,8 @@ fn main() {
     for (side, runs) in cases {
         let height = island(side);
         let n = side + 1;
-        let input = geogen_drainage::Input { nx: n, ny: n, cell: 1.0, height: &height, uplift: None, erodibility: None };
+        let input =
+            geogen_drainage::Input { nx: n, ny: n, cell: 1.0, height: &height, uplift: None, erodibility: None };
         let params = geogen_drainage::Params::default();
         let mut times = Vec::new();
         let mut solved = None;
@@ -83,7 +84,12 @@ fn main() {
             times.len(),
             levels.join(" ")
         );
-        let shape = geogen_drainage::RiverShape { width: 3.0, depth: 0.004, min_area: 8.0, river_area: 1e-3 * (side * side) as f64 };
+        let shape = geogen_drainage::RiverShape {
+            width: 3.0,
+            depth: 0.004,
+            min_area: 8.0,
+            river_area: 1e-3 * (side * side) as f64,
+        };
         let started = Instant::now();
         let detail = geogen_drainage::Detail::new(d, shape);
         let prepared = started.elapsed().as_secs_f64();
@@ -96,7 +102,9 @@ fn main() {
                 let mut sampler = detail.sampler(pixel);
                 (0..render)
                     .map(|column| {
-                        sampler.sample_only(column as f64 * pixel, row as f64 * pixel, geogen_drainage::Need::Height).height
+                        sampler
+                            .sample_only(column as f64 * pixel, row as f64 * pixel, geogen_drainage::Need::Height)
+                            .height
                     })
                     .collect::<Vec<_>>()
             })

@@ -291,7 +291,7 @@ fn main() {
     let inner = Rect::new(rect.x + 1, rect.y + 1, side - 2, side - 2);
     for octaves in [1, 3] {
         for threads in [1, 2] {
-            let op = Gullies { wavelength: 64.0, depth: 0.05, octaves, seed: 1 };
+            let op = Gullies { wavelength: 64.0, depth: 0.05, octaves, seed: 1, flow: false };
             let t = time(threads, &map, |m| op.carve_map(m, inner, 1.0).unwrap());
             println!(
                 "gullies   {threads} thread(s), {octaves} octave(s): {:6.2} ns/pixel (one pass, halo 1)",

@@ -41,6 +41,12 @@ const GULLIES_PER_CELL: f32 = 2.0;
 /// Rows per rayon task at least.
 const MIN_ROWS_PER_TASK: usize = 4;
 
+/// The deepest a gully may cut at a pixel, as a fraction of the pixel's drop to its lowest
+/// neighbour: cuts only lower the terrain, so that neighbour stays lower than the cut pixel, and
+/// a pixel with a way down keeps one. The gullies add no pit to their input, at any scale (the
+/// cut is shallower on gentle ground and where pixels are small).
+const NO_PIT: f32 = 0.9;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Gullies {
     /// Cell side of the coarsest octave, map units.
@@ -50,6 +56,8 @@ pub struct Gullies {
     pub octaves: u32,
     /// Combined with the script seed.
     pub seed: u32,
+    /// Whether a flow map (upstream area in [0, 1], as `Drainage`'s "flow") scales the depth.
+    pub flow: bool,
 }
 
 impl Gullies {
@@ -69,6 +77,7 @@ impl Declared for Gullies {
             Param::new("depth", Kind::Range { min: 0.0, max: 1.0, code: codes::GGE2753 }).or(0.05),
             Param::new("octaves", Kind::Range { min: 1.0, max: 16.0, code: codes::GGE2741 }).or(3.0),
             Param::seed("seed"),
+            Param::map("flow").optional(),
         ],
         checks: &[],
         family: Family::Filter,
@@ -79,7 +88,11 @@ impl Declared for Gullies {
                   units apart per pair (in [1, 1e9], GGE2740), each octave half as wide and deep as the one \
                   before and following the flanks of the coarser ones; at most `depth` deep (height units, \
                   in [0, 1], GGE2753), scaled by slope / (slope + 0.01) so flats stay flat (heights \
-                  saturate to [-1, 1]). `seed` moves the pattern (with the script seed). See docs/erosion.md. Not in the original.",
+                  saturate to [-1, 1]), and where the slope is gentle at most half the slope × `wavelength` ÷ \
+                  `octaves`, so every gully's floor still runs downhill and no cut closes a pit. `seed` moves \
+                  the pattern (with the script seed). `flow`, a map of upstream area in [0, 1] (`Drainage`'s \
+                  \"flow\" output), scales the depth pixel by pixel: gullies deepen downstream and fade on \
+                  the ridges. See docs/erosion.md. Not in the original.",
         examples: &[Example {
             // No slope, no gullies: a flat map stays exactly as it was.
             script: "yield HeightMap.Flat(0.25).Gullies(8, 0.5);",
@@ -89,13 +102,15 @@ impl Declared for Gullies {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
+        let flow = call.opt_object(4)?;
         let op = Gullies {
             wavelength: call.number(0)?,
             depth: call.number(1)?,
             octaves: libm::trunc(call.number(2)?) as u32,
             seed: combine_seeds(&[call.seed(3)?, rec.script_seed()]),
+            flow: flow.is_some(),
         };
-        rec.modify(op, &[])
+        rec.modify(op, flow.as_slice())
     }
 }
 
@@ -104,7 +119,11 @@ impl Operation for Gullies {
         "HeightMap.Gullies"
     }
     fn arg_kinds(&self) -> &[ObjectKind] {
-        &[ObjectKind::Map]
+        if self.flow {
+            &[ObjectKind::Map, ObjectKind::Map]
+        } else {
+            &[ObjectKind::Map]
+        }
     }
     fn effect(&self) -> Effect {
         Effect::Modify
@@ -112,16 +131,25 @@ impl Operation for Gullies {
     fn describe_params(&self) -> String {
         format!("{}, {}, {}, {:#x}", self.wavelength, self.depth, self.octaves, self.seed)
     }
-    /// The slope's central differences read one pixel all round, at any scale.
+    /// The slope's central differences read one pixel all round, at any scale; the flow map is
+    /// read at the pixel only.
     fn required_bounds(&self, own: Bounds, _: &OpContext) -> Vec<Bounds> {
-        vec![Bounds::Map(own.rect().expand(1))]
+        let mut needs = vec![Bounds::Map(own.rect().expand(1))];
+        if self.flow {
+            needs.push(own);
+        }
+        needs
     }
     /// The carved rows are computed apart from the input they read: one `f32` per rendered pixel.
     fn extra_memory(&self, extent: Bounds, _: &OpContext) -> u64 {
         extent.pixels().saturating_mul(4)
     }
-    fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
-        gullies(target.as_map_mut()?, ctx.bounds.rect(), self, ctx.scale)
+    fn render(&self, ctx: &KernelContext, target: &mut Object, inputs: &[&Object]) -> Result<(), RenderError> {
+        let flow = match inputs.first() {
+            Some(object) => Some(object.as_map()?),
+            None => None,
+        };
+        gullies_with(target.as_map_mut()?, ctx.bounds.rect(), self, ctx.scale, flow)
     }
 }
 
@@ -137,6 +165,17 @@ struct Octave {
 /// Carves `map` over `own` (the buffer must hold `own` grown by one pixel, or end where the map
 /// ends: a neighbour outside the buffer is read as the pixel itself).
 pub fn gullies(map: &mut HeightMap, own: Rect, p: &Gullies, scale: f64) -> Result<(), RenderError> {
+    gullies_with(map, own, p, scale, None)
+}
+
+/// [`gullies`] with a flow map scaling the depth pixel by pixel (outside its extent: 0, uncut).
+pub fn gullies_with(
+    map: &mut HeightMap,
+    own: Rect,
+    p: &Gullies,
+    scale: f64,
+    flow: Option<&HeightMap>,
+) -> Result<(), RenderError> {
     let rect = map.rect();
     let r = own.intersect(&rect);
     if r.is_empty() || p.depth <= 0.0 {
@@ -168,13 +207,17 @@ pub fn gullies(map: &mut HeightMap, own: Rect, p: &Gullies, scale: f64) -> Resul
     out.par_chunks_mut(rw).with_min_len(MIN_ROWS_PER_TASK).enumerate().for_each(|(row, line)| {
         let y = y0 + row;
         let (up, down) = (if y > 0 { y - 1 } else { y }, if y + 1 < h { y + 1 } else { y });
+        let ay = rect.y + y as i64;
+        let flow_row: Option<Vec<f32>> =
+            flow.map(|f| (0..rw).map(|c| flow_factor(f.get(r.x + c as i64, ay).unwrap_or(0.0))).collect());
         let row = Row {
             above: &data[up * w..(up + 1) * w],
             here: &data[y * w..(y + 1) * w],
             below: &data[down * w..(down + 1) * w],
+            flow: flow_row.as_deref(),
             x0,
             map_x: rect.x,
-            py: (rect.y + y as i64) as f64 * unit,
+            py: ay as f64 * unit,
             unit,
             slope_scale,
         };
@@ -195,6 +238,8 @@ struct Row<'a> {
     above: &'a [f32],
     here: &'a [f32],
     below: &'a [f32],
+    /// The flow map on the output row (a factor of the depth per output column), if any.
+    flow: Option<&'a [f32]>,
     /// The buffer column of the output row's first pixel.
     x0: usize,
     /// The buffer's first column on the map, in pixels.
@@ -221,10 +266,62 @@ impl Row<'_> {
         (self.here[x], gx, gy)
     }
 
+    /// The depth factor of output column `col`: the flow map's value, or 1.
+    #[inline(always)]
+    fn flow(&self, col: usize) -> f32 {
+        self.flow.map_or(1.0, |f| f[col])
+    }
+
+    /// The deepest cut at output column `col` for a depth of `depth` (see [`strength`]): from the
+    /// slope, the drop to the lowest of the 8 neighbours (at the buffer's edge a neighbour outside
+    /// is the pixel itself) and the flow map.
+    #[inline(always)]
+    fn deepest(&self, col: usize, depth: f32) -> f32 {
+        let (centre, gx, gy) = self.sample(col);
+        let x = self.x0 + col;
+        let w = self.here.len();
+        let (left, right) = (if x > 0 { x - 1 } else { x }, if x + 1 < w { x + 1 } else { x });
+        let mut lowest = centre;
+        for line in [self.above, self.here, self.below] {
+            for v in [line[left], line[x], line[right]] {
+                lowest = if v < lowest { v } else { lowest };
+            }
+        }
+        let slope2 = gx * gx + gy * gy;
+        strength(depth, slope2.sqrt(), centre - lowest, self.flow(col))
+    }
+
     /// The map position of output column `col`, in map units.
     #[inline(always)]
     fn px(&self, col: usize) -> f64 {
         (self.map_x + (self.x0 + col) as i64) as f64 * self.unit
+    }
+}
+
+/// Where the flow map says a channel begins, and where it is a river: between them the gullies
+/// fade out, so they carve the slopes that feed the rivers and leave the rivers' beds alone.
+const CHANNEL: (f32, f32) = (0.38, 0.48);
+
+/// The depth factor of a flow value `f` (upstream area, log-scaled to [0, 1], as `Drainage`'s
+/// "flow"): growing with the area on the slopes (gullies deepen downstream), fading to 0 in the
+/// channels.
+fn flow_factor(f: f32) -> f32 {
+    let f = if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) };
+    let t = ((f - CHANNEL.0) / (CHANNEL.1 - CHANNEL.0)).clamp(0.0, 1.0);
+    f / CHANNEL.0.max(f) * (1.0 - t * t * (3.0 - 2.0 * t))
+}
+
+/// The deepest cut at a pixel of slope `slope` (per map unit) whose drop to its lowest neighbour
+/// is `drop`, where the flow map scales the depth by `flow`: the depth × the flow × slope / (slope
+/// + [`SLOPE_REF`]), so flats stay flat, but no more than [`NO_PIT`] × the drop.
+#[inline(always)]
+fn strength(depth: f32, slope: f32, drop: f32, flow: f32) -> f32 {
+    let wanted = depth * flow * (slope / (slope + SLOPE_REF));
+    let allowed = NO_PIT * drop;
+    if wanted < allowed {
+        wanted
+    } else {
+        allowed
     }
 }
 
@@ -239,7 +336,8 @@ fn carve_row(isa: Isa, row: &Row<'_>, octaves: &[Octave], depth: f32, line: &mut
     let _ = isa;
     for (col, v) in line.iter_mut().enumerate().skip(done) {
         let (centre, gx, gy) = row.sample(col);
-        *v = saturate(centre + carve(row.px(col), row.py, gx, gy, octaves, depth));
+        let most = row.deepest(col, depth);
+        *v = saturate(centre + carve(row.px(col), row.py, gx, gy, octaves, most));
     }
 }
 
@@ -266,15 +364,14 @@ fn feature_offsets(seed: u32, cell_x: i64, cell_y: u32) -> ([f32; 9], [f32; 9]) 
 }
 
 /// The (negative) height the gullies add at map position (px, py) where the input's slope is
-/// (gx, gy).
+/// (gx, gy) and the deepest cut `most` (as [`Row::deepest`]).
 #[inline]
-fn carve(px: f64, py: f64, gx: f32, gy: f32, octaves: &[Octave], depth: f32) -> f32 {
+fn carve(px: f64, py: f64, gx: f32, gy: f32, octaves: &[Octave], most: f32) -> f32 {
     let slope2 = gx * gx + gy * gy;
     if slope2 <= 0.0 {
         return 0.0;
     }
-    let slope = slope2.sqrt();
-    let strength = depth * (slope / (slope + SLOPE_REF));
+    let strength = most;
     // The direction the gullies follow: the input's slope plus the flanks of the coarser gullies.
     let (mut dx, mut dy) = (gx, gy);
     let mut sum = 0.0f32;
@@ -338,7 +435,7 @@ fn carve(px: f64, py: f64, gx: f32, gy: f32, octaves: &[Octave], depth: f32) -> 
 mod avx2 {
     use std::arch::x86_64::*;
 
-    use super::{carve, feature_offsets, saturate, Octave, Row, GULLIES_PER_CELL, JITTER, REACH, SLOPE_REF};
+    use super::{carve, feature_offsets, saturate, Octave, Row, GULLIES_PER_CELL, JITTER, REACH};
     use crate::kernels::noise::floor_i64;
 
     /// Slopes up to this size keep every intermediate of [`carve`] finite: the squares stay below
@@ -394,15 +491,21 @@ mod avx2 {
                 tame &= gx[lane].abs() <= LARGEST_SLOPE && gy[lane].abs() <= LARGEST_SLOPE;
             }
             let out = &mut line[start..start + 8];
+            // Each lane's deepest cut, as the scalar code computes it (the same bits).
+            let mut strengths = [0.0f32; 8];
+            for (lane, strength) in strengths.iter_mut().enumerate() {
+                *strength = row.deepest(start + lane, depth);
+            }
             if !tame {
                 for lane in 0..8 {
-                    out[lane] = saturate(centre[lane] + carve(px[lane], row.py, gx[lane], gy[lane], octaves, depth));
+                    out[lane] =
+                        saturate(centre[lane] + carve(px[lane], row.py, gx[lane], gy[lane], octaves, strengths[lane]));
                 }
                 continue;
             }
             // SAFETY: eight lanes in each array and in `out`; AVX2 is available (the caller's).
             unsafe {
-                let sum = carve8(&gx, &gy, &px, &rows[..octaves.len()], &mut shared, octaves, depth);
+                let sum = carve8(&gx, &gy, &px, &strengths, &rows[..octaves.len()], &mut shared, octaves);
                 let h = _mm256_add_ps(_mm256_loadu_ps(centre.as_ptr()), sum);
                 // saturate: NaN to 0, then the clamp to [-1, 1] by comparisons (signed zeros kept).
                 let one = _mm256_set1_ps(1.0);
@@ -443,10 +546,10 @@ mod avx2 {
         gx: &[f32; 8],
         gy: &[f32; 8],
         px: &[f64; 8],
+        strengths: &[f32; 8],
         rows: &[(u32, f32)],
         shared: &mut [SharedCell; MOST_OCTAVES],
         octaves: &[Octave],
-        depth: f32,
     ) -> __m256 {
         let zero = _mm256_setzero_ps();
         let one = _mm256_set1_ps(1.0);
@@ -464,9 +567,8 @@ mod avx2 {
         let slope2 = _mm256_add_ps(_mm256_mul_ps(gx, gx), _mm256_mul_ps(gy, gy));
         // `<= 0` returns early in the scalar code; its negation keeps the lanes going.
         let mut active = _mm256_cmp_ps::<_CMP_NLE_UQ>(slope2, zero);
-        let slope = _mm256_sqrt_ps(slope2);
-        let strength =
-            _mm256_mul_ps(_mm256_set1_ps(depth), _mm256_div_ps(slope, _mm256_add_ps(slope, _mm256_set1_ps(SLOPE_REF))));
+        // SAFETY: eight values in the array.
+        let strength = unsafe { _mm256_loadu_ps(strengths.as_ptr()) };
         let (mut dx, mut dy) = (gx, gy);
         let mut sum = zero;
         for ((o, &(iy, fy)), shared) in octaves.iter().zip(rows).zip(shared.iter_mut()) {
@@ -588,7 +690,7 @@ mod tests {
     }
 
     fn op() -> Gullies {
-        Gullies { wavelength: 24.0, depth: 0.1, octaves: 3, seed: 5 }
+        Gullies { wavelength: 24.0, depth: 0.1, octaves: 3, seed: 5, flow: false }
     }
 
     /// A height of a test row: smooth slopes of every steepness, flats, signed zeros, tiny, huge
@@ -627,7 +729,9 @@ mod tests {
         {
             let rows: Vec<Vec<f32>> = (0..3).map(|r| (0..w).map(|i| odd_height(i + 97 * r, k)).collect()).collect();
             for depth in [0.0, 0.05, 1.0] {
-                let p = Gullies { wavelength, depth, octaves, seed: 9 + k as u32 };
+                let p = Gullies { wavelength, depth, octaves, seed: 9 + k as u32, flow: false };
+                let flow: Vec<f32> =
+                    (0..w).map(|i| (geogen_random::hash2(i as u32, 77) % 101) as f32 / 100.0).collect();
                 let mut cell = p.wavelength;
                 let (mut amplitude, mut octave_list) = (1.0f32, Vec::new());
                 for o in 0..p.octaves {
@@ -635,11 +739,12 @@ mod tests {
                     cell *= 0.5;
                     amplitude *= 0.5;
                 }
-                for x0 in [0, 1, 3] {
+                for (x0, with_flow) in [(0, false), (1, true), (3, false), (2, true)] {
                     let row = Row {
                         above: &rows[0],
                         here: &rows[1],
                         below: &rows[2],
+                        flow: with_flow.then(|| &flow[x0..]),
                         x0,
                         map_x,
                         py,
@@ -688,12 +793,85 @@ mod tests {
         let cuts: Vec<f32> = m.data().iter().zip(&before).map(|(a, b)| b - a).collect();
         assert!(cuts.iter().all(|&c| (0.0..=0.1 + 1e-6).contains(&c)), "a cut outside [0, depth]");
         // Gullies, not a uniform lowering: the cuts vary along a row across the slope.
+        // (The ramp drops 0.01 per pixel: no cut goes deeper than 0.9 of a pixel's drop.)
         let column: Vec<f32> = (0..64).map(|y| cuts[y * 64 + 32]).collect();
         let (lo, hi) = column.iter().fold((f32::MAX, f32::MIN), |(a, b), &c| (a.min(c), b.max(c)));
-        assert!(hi - lo > 0.02, "no gullies across the slope: cuts in [{lo}, {hi}]");
+        assert!(hi - lo > 0.004, "no gullies across the slope: cuts in [{lo}, {hi}]");
         let mut flat = HeightMap::from_data(rect, vec![0.3; 64 * 64]).unwrap();
         gullies(&mut flat, rect, &op(), 1.0).unwrap();
         assert!(flat.data().iter().all(|&v| v == 0.3));
+    }
+
+    /// The closed pits of a map: pixels with no lower neighbour among the eight (inner pixels).
+    fn pits(m: &HeightMap) -> Vec<usize> {
+        let (w, h) = (m.width(), m.height());
+        let d = m.data();
+        (0..w * h)
+            .filter(|&i| {
+                let (x, y) = (i % w, i / w);
+                x > 0 && y > 0 && x + 1 < w && y + 1 < h && {
+                    let lower = [(-1i64, -1i64), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)]
+                        .iter()
+                        .any(|&(dx, dy)| d[((y as i64 + dy) as usize) * w + (x as i64 + dx) as usize] < d[i]);
+                    !lower
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn gullies_add_no_pit_to_rough_terrain_with_or_without_a_flow_map() {
+        // Rough noisy hills (many pits of their own), cut hard: every pixel with a lower neighbour
+        // keeps one, so the pits after are among the pits before.
+        let rect = Rect::new(-20, 7, 120, 90);
+        let data: Vec<f32> = (0..rect.area() as usize)
+            .map(|i| {
+                let (x, y) = ((i % 120) as f32, (i / 120) as f32);
+                0.3 * (x * 0.11).sin() * (y * 0.07).cos()
+                    + 0.002 * x
+                    + (geogen_random::hash2(i as u32, 3) % 1000) as f32 * 2e-5
+            })
+            .collect();
+        let flow =
+            HeightMap::from_data(rect, (0..rect.area() as usize).map(|i| (i % 7) as f32 / 6.0).collect()).unwrap();
+        for with_flow in [false, true] {
+            for scale in [1.0, 0.5, 2.5] {
+                let mut m = HeightMap::from_data(rect, data.clone()).unwrap();
+                let before = pits(&m);
+                let p = Gullies { wavelength: 16.0, depth: 0.5, octaves: 4, seed: 2, flow: with_flow };
+                gullies_with(&mut m, rect, &p, scale, with_flow.then_some(&flow)).unwrap();
+                let after = pits(&m);
+                assert!(before.len() > 20, "the input has pits of its own");
+                assert!(
+                    after.iter().all(|p| before.contains(p)),
+                    "new pits with flow {with_flow} at scale {scale}: {} before, {} after",
+                    before.len(),
+                    after.len()
+                );
+                assert!(m.data().iter().zip(&data).any(|(a, b)| a != b), "nothing was carved");
+            }
+        }
+    }
+
+    #[test]
+    fn a_flow_map_deepens_the_gullies_downstream_and_spares_the_channels() {
+        // The same ramp under a flow map rising across it: no cut where the flow is 0, deeper cuts
+        // where it is higher, none in a channel (flow near 1).
+        let rect = Rect::new(0, 0, 96, 96);
+        let ramp_data: Vec<f32> = (0..96 * 96).map(|i| (i % 96) as f32 * 0.01).collect();
+        let flow_data: Vec<f32> = (0..96 * 96).map(|i| (i / 96) as f32 / 95.0 * 0.37).collect();
+        let mut channel = flow_data.clone();
+        channel.iter_mut().take(96 * 10).for_each(|v| *v = 0.95);
+        let flow = HeightMap::from_data(rect, channel).unwrap();
+        let mut m = HeightMap::from_data(rect, ramp_data.clone()).unwrap();
+        // Shallow enough that the depth, not the pixel's drop, limits the cuts.
+        gullies_with(&mut m, rect, &Gullies { flow: true, depth: 0.01, ..op() }, 1.0, Some(&flow)).unwrap();
+        let cut_of_rows = |rows: std::ops::Range<usize>| -> f32 {
+            rows.flat_map(|y| (2..94).map(move |x| y * 96 + x)).map(|i| ramp_data[i] - m.data()[i]).sum()
+        };
+        assert_eq!(cut_of_rows(0..10), 0.0, "a channel was carved");
+        let (low, high) = (cut_of_rows(20..40), cut_of_rows(70..90));
+        assert!(high > 1.5 * low && low > 0.0, "cuts {low} at low flow, {high} at high flow");
     }
 
     #[test]
