@@ -418,6 +418,10 @@ pub struct OutputArgs {
     /// keeps the renders it runs at once within it together.
     #[arg(long = "memory-limit", value_name = "MIB")]
     pub memory_limit: Option<u64>,
+    /// The most grid cells a whole-map solve (`Drainage`) may have (default 33554432, a 4096²
+    /// solve and more); a larger one is refused (GGE3002) before anything is rendered.
+    #[arg(long = "max-solve-cells", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_solve_cells: Option<u64>,
     /// No progress bar and no summary (the script's messages are still printed).
     #[arg(short, long)]
     pub quiet: bool,

@@ -71,7 +71,8 @@ pub fn default_memory_limit() -> u64 {
 
 pub fn render_config(output: &OutputArgs) -> RenderConfig {
     let memory_limit = output.memory_limit.map(|mib| mib.saturating_mul(1 << 20)).unwrap_or_else(default_memory_limit);
-    RenderConfig { memory_limit, ..RenderConfig::default() }
+    let max_solve_cells = output.max_solve_cells.unwrap_or(geogen::DEFAULT_MAX_SOLVE_CELLS);
+    RenderConfig { memory_limit, max_solve_cells, ..RenderConfig::default() }
 }
 
 /// The formats, read before any work starts: a bad name is a usage error and nothing is written.

@@ -174,6 +174,7 @@ pub fn render_streamed(
             let strip_config = RenderConfig {
                 memory_limit: limit.saturating_sub(in_flight),
                 solutions: Some(solutions.clone()),
+                max_solve_cells: config.max_solve_cells,
                 ..RenderConfig::default()
             };
             let rendered = script.render(&strip, &strip_config, None)?;

@@ -117,6 +117,26 @@ fn drainage_tiles_blocks_shards_and_threads_give_the_full_render() {
 }
 
 #[test]
+fn a_solve_larger_than_the_limit_is_refused_before_anything_is_rendered() {
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("out");
+    let output = geogen(&[
+        "render",
+        &example(),
+        "--map-size",
+        "160x160",
+        "--max-solve-cells",
+        "1000",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(text.contains("GGE3002") && text.contains("25921 cells") && text.contains("line 37"), "{text}");
+    assert!(!out.join("main.png").exists(), "nothing is written");
+}
+
+#[test]
 fn measure_reports_a_bowl_as_one_pit_and_refuses_what_is_no_height_map() {
     let root = tempfile::tempdir().unwrap();
     // A bowl: one closed pit holding all the land but the map's edge (an outlet: 30² of 32²

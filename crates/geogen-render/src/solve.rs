@@ -155,10 +155,12 @@ pub(crate) fn solve_bytes(plans: &[Vec<Arc<SolvePlan>>]) -> Vec<u64> {
 
 /// The most grid cells any solve of these plans has, nested ones included, and its step.
 pub(crate) fn largest_grid(plans: &[Vec<Arc<SolvePlan>>]) -> Option<(usize, u64)> {
+    // The first step of the largest grid (`max_by_key` keeps the last of equals).
     plans
         .iter()
         .enumerate()
         .flat_map(|(i, step)| step.iter().map(move |p| (i, p.largest_grid())))
+        .rev()
         .max_by_key(|(_, c)| *c)
 }
 
