@@ -4,19 +4,7 @@
 
 use std::io::Write;
 
-fn value_noise(x: f64, y: f64, seed: u32) -> f64 {
-    let (xi, yi) = (x.floor(), y.floor());
-    let (fx, fy) = (x - xi, y - yi);
-    let corner = |dx: f64, dy: f64| {
-        let h = geogen_random::hash3((xi + dx) as i64 as u32, (yi + dy) as i64 as u32, seed);
-        f64::from(h) / f64::from(u32::MAX) * 2.0 - 1.0
-    };
-    let s = |t: f64| t * t * (3.0 - 2.0 * t);
-    let (sx, sy) = (s(fx), s(fy));
-    let top = corner(0.0, 0.0) + (corner(1.0, 0.0) - corner(0.0, 0.0)) * sx;
-    let bottom = corner(0.0, 1.0) + (corner(1.0, 1.0) - corner(0.0, 1.0)) * sx;
-    top + (bottom - top) * sy
-}
+mod common;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -24,22 +12,7 @@ fn main() {
     let duration: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1.0);
     let out = args.get(3).cloned().unwrap_or_else(|| "/tmp/solve".into());
     let n = side + 1;
-    let mut height = vec![0.0f32; n * n];
-    for j in 0..n {
-        for i in 0..n {
-            let (x, y) = (i as f64 / side as f64, j as f64 / side as f64);
-            let r = ((x - 0.5).powi(2) + (y - 0.5).powi(2)).sqrt();
-            let mut v = 0.6 - 1.6 * r;
-            let mut amp = 0.35;
-            let mut freq = 4.0;
-            for o in 0..7 {
-                v += amp * value_noise(x * freq, y * freq, 17 + o);
-                amp *= 0.5;
-                freq *= 2.0;
-            }
-            height[j * n + i] = v.clamp(-1.0, 1.0) as f32;
-        }
-    }
+    let height = common::island(side);
     let cell = 1024.0 / side as f64;
     let input = geogen_drainage::Input { nx: n, ny: n, cell, height: &height, uplift: None, erodibility: None };
     let params = geogen_drainage::Params { duration, ..Default::default() };
