@@ -4,8 +4,8 @@
 //! the solution. Not a test: run it on a quiet machine, with the thread count you want
 //! (RAYON_NUM_THREADS), and compare medians of alternated runs.
 //!
-//! `cargo run --release -p geogen-drainage --example solve_bench -- [SIDE[xRUNS]]...`
-//! (default `1024x5 4096x1`).
+//! `cargo run --release -p geogen-drainage --example solve_bench -- [--solve-only] [SIDE[xRUNS]]...`
+//! (default `1024x5 4096x1`; `--solve-only` leaves out the detail).
 
 use std::time::Instant;
 
@@ -20,8 +20,10 @@ fn median(mut times: Vec<f64>) -> f64 {
 }
 
 fn main() {
+    let solve_only = std::env::args().any(|a| a == "--solve-only");
     let mut cases: Vec<(usize, usize)> = std::env::args()
         .skip(1)
+        .filter(|a| a != "--solve-only")
         .filter_map(|a| {
             let (side, runs) = a.split_once('x').unwrap_or((&a, "3"));
             Some((side.parse().ok()?, runs.parse().ok()?))
@@ -54,6 +56,9 @@ fn main() {
             times.len(),
             levels.join(" ")
         );
+        if solve_only {
+            continue;
+        }
         let shape = geogen_drainage::RiverShape {
             width: 3.0,
             depth: 0.004,

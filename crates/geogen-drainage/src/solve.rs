@@ -281,7 +281,7 @@ fn evolve(
     let mut fixed = vec![false; n];
     let node_area = spacing * spacing;
     let dt = if steps == 0 { 0.0 } else { time / steps as f64 };
-    let law = Incision { dt, m: params.m, n: params.n, spacing, sea_level: sea };
+    let law = Incision { dt, m: params.m, n: params.n, spacing, sea_level: sea, node_area };
     for _ in 0..steps {
         for k in 0..n {
             outlet[k] = border[k] || h[k] <= sea;
