@@ -89,30 +89,30 @@ impl Mesh {
             .into_par_iter()
             .map(|q| falling_diagonal(&x, &y, nx, q % squares, q / squares, seed))
             .collect();
-        let links: Vec<u8> = (0..n)
-            .into_par_iter()
-            .map(|k| {
-                let (i, j) = (k % nx.max(1), k / nx.max(1));
-                let mut mask = 0u8;
-                for (d, &(dx, dy)) in DIRECTIONS.iter().enumerate() {
-                    let (ni, nj) = (i as i64 + i64::from(dx), j as i64 + i64::from(dy));
-                    if ni < 0 || nj < 0 || ni >= nx as i64 || nj >= ny as i64 {
-                        continue;
-                    }
-                    let linked = if dx == 0 || dy == 0 {
-                        true
-                    } else {
-                        // The square between the two nodes, and which diagonal it holds.
-                        let (si, sj) = (i.min(ni as usize), j.min(nj as usize));
-                        (dx == dy) == falling[sj * squares + si]
-                    };
+        // Axis links wherever the neighbour exists; a diagonal link where its square holds it.
+        let mut links = vec![0u8; n];
+        links.par_chunks_mut(nx.max(1)).enumerate().for_each(|(j, row)| {
+            let square = |i: usize, j: usize| falling[j * squares + i];
+            let (up, down) = (j > 0, j + 1 < ny);
+            for (i, mask) in row.iter_mut().enumerate() {
+                let (left, right) = (i > 0, i + 1 < nx);
+                let mut bits = 0u8;
+                let mut link = |d: usize, linked: bool| {
                     if linked {
-                        mask |= 1 << d;
+                        bits |= 1 << d;
                     }
-                }
-                mask
-            })
-            .collect();
+                };
+                link(0, right);
+                link(1, right && down && square(i, j));
+                link(2, down);
+                link(3, left && down && !square(i - 1, j));
+                link(4, left);
+                link(5, left && up && square(i - 1, j - 1));
+                link(6, up);
+                link(7, right && up && !square(i, j - 1));
+                *mask = bits;
+            }
+        });
         Mesh { nx, ny, seed, x, y, links }
     }
 
