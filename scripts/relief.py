@@ -56,7 +56,9 @@ def main():
         water = np.zeros_like(h)
         for path in a.water:
             water = np.maximum(water, np.clip(np.array(Image.open(path), dtype=np.float64), 0.0, 1.0))
-        water = (water * (h > 0))[..., None]
+        # Rivers and lakes on land and where their beds reach down to the sea (estuaries), not
+        # across the open sea, which has colours of its own.
+        water = (water * (h > -0.004))[..., None]
         rgb = rgb * (1.0 - water) + np.array([60, 110, 170]) / 255.0 * (0.6 + 0.4 * s[..., None]) * water
     image = Image.fromarray((np.clip(rgb, 0.0, 1.0) * 255.0).astype(np.uint8))
     if a.out.lower().endswith((".jpg", ".jpeg")):

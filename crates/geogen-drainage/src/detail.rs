@@ -359,7 +359,8 @@ impl Sampler<'_> {
         };
         let wants = |what: Need| need == Need::Everything || need == what;
         let mut height = 0.0;
-        if wants(Need::Height) {
+        // The rivers need the ground too: they end at the coast.
+        if wants(Need::Height) || wants(Need::River) {
             let faceted = linear(&d.surface);
             let smooth = detail.blend(u, v).unwrap_or(faceted);
             height = faceted.min(smooth);
@@ -394,6 +395,10 @@ impl Sampler<'_> {
         }
         // The flat bottom is never narrower than a pixel and a half, so a row of pixels follows it.
         let min_flat = 0.75 * pixel;
+        // Channels and rivers end at the coast: the sea floor beyond a mouth is not cut (a
+        // channel's rounded end would leave a bowl off every mouth).
+        let sea_level = f64::from(d.sea_level);
+        let on_land = height >= sea_level;
         for &k in &self.candidates {
             let Some(ch) = detail.channel(k as usize) else { continue };
             let flat = (0.5 * ch.half_width).max(min_flat);
@@ -412,10 +417,13 @@ impl Sampler<'_> {
                     let s = (dist - flat) / (half - flat);
                     1.0 - s * s
                 };
-                height = height.min(bed - depth * profile);
+                if on_land {
+                    // Never below the sea: a mouth is cut down to the sea's surface, not under it.
+                    height = height.min((bed - depth * profile).max(sea_level));
+                }
                 area = area.max(ch.area.0 + (ch.area.1 - ch.area.0) * t);
             }
-            if ch.river {
+            if ch.river && on_land {
                 // The channel's true width, antialiased: the share of a pixel it covers (roughly),
                 // so a river narrower than a pixel is faint rather than a pixel wide.
                 let coverage = ((ch.half_width + 0.5 * pixel - dist) / pixel).clamp(0.0, 1.0);
