@@ -1363,24 +1363,28 @@ struct Surfaces {
 }
 
 impl Surfaces {
-    /// A cell's water surface: the sea's level at sea, else its terrain plus its water × depth.
+    /// A cell's water surface: its bed plus its water × depth (a sea cell holds no water: its
+    /// surface is the sea level).
     #[inline(always)]
     fn surface(self, t: f32, w: f32) -> f32 {
-        if t <= self.sea {
-            self.sea
-        } else {
-            t + self.depth * w
-        }
+        self.bed(t) + self.depth * w
     }
 
-    /// A cell's bed: the sea's level at sea, else its terrain.
+    /// A cell's bed: its terrain, or the sea level at sea (at or below it).
     #[inline(always)]
     fn bed(self, t: f32) -> f32 {
-        if t <= self.sea {
-            self.sea
-        } else {
-            t
-        }
+        land_or_sea(t, self.sea)
+    }
+}
+
+/// The terrain `t` where it is above the sea level, else the sea level: the bed of a cell. (A
+/// select that is one `max` instruction; a terrain that is not a number counts as sea.)
+#[inline(always)]
+pub(crate) fn land_or_sea(t: f32, sea: f32) -> f32 {
+    if t > sea {
+        t
+    } else {
+        sea
     }
 }
 
@@ -1431,6 +1435,14 @@ struct FirstRain<'a> {
     rain: f32,
     storm: &'a Storm,
     seed: u32,
+    sea: f32,
+}
+
+/// The first rain on the land only: zero where the terrain is sea (a sea cell holds no water).
+pub(crate) fn first_rain_on_land(rain: &mut [f32], terrain: &[f32], sea: f32) {
+    for (r, &t) in rain.iter_mut().zip(terrain) {
+        *r = if t > sea { *r } else { 0.0 };
+    }
 }
 
 /// Row `row` of a destination band zeroed, and viewed as the initialised row it now is (zeroed in
@@ -1540,7 +1552,7 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
     // first needed and never zeroed (each band writes all of its rows, see [`hydraulic_band`]);
     // the last sweep writes the output into a terrain buffer, which becomes the map's, and no
     // water or load (nothing reads them).
-    let first_rain = FirstRain { rain: p.rain, storm: &storm, seed: iteration_seed(0) };
+    let first_rain = FirstRain { rain: p.rain, storm: &storm, seed: iteration_seed(0), sea: p.sea_level };
     let zero_row = scratch(w)?;
     let mut terrain = [Vec::new(), Vec::new()];
     let mut water = [Vec::new(), Vec::new()];
@@ -1807,6 +1819,11 @@ fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
                         let y = sw.rain_next;
                         let row = &mut first_rain[(y % 3) * w..(y % 3 + 1) * w];
                         first.storm.rain_row(first_storm, first.seed, first.rain, y, columns, row);
+                        first_rain_on_land(
+                            &mut row[columns.0..columns.1],
+                            &sw.src.terrain.row(y)[columns.0..columns.1],
+                            first.sea,
+                        );
                         sw.rain_next += 1;
                     }
                     State { water: Rows { data: first_rain, ring: 3, w }, ..sw.src }
@@ -2226,8 +2243,8 @@ fn pass_b_update<const LAST: bool>(
     let carried = if flowing { carried } else { 0.0 };
     let wc = (held - sent) + c.inflow;
     let sc = (load - carried) + c.sediment_in;
-    // Sea: the terrain pass A saw is at or below the sea level.
-    let at_sea = tc <= u.sea;
+    // Land: the terrain pass A saw is above the sea level (else sea).
+    let land = tc > u.sea;
     // The discharge through the cell: what left it plus what came in (standing water does not
     // count).
     let discharge = sent + c.inflow;
@@ -2242,7 +2259,7 @@ fn pass_b_update<const LAST: bool>(
     let dropped = (p.deposition * (sc - capacity)).min(room);
     // The sea floor is never cut; the land at most by a share of the bed's steepest drop.
     let taken = (p.erosion * (capacity - sc)).min(MAX_CUT * c.cut);
-    let taken = if at_sea { 0.0 } else { taken };
+    let taken = if land { taken } else { 0.0 };
     let deposit = sc > capacity;
     let tc = if deposit { tc + dropped } else { tc - taken };
     let sc = if deposit { sc - dropped } else { sc + taken };
@@ -2255,8 +2272,9 @@ fn pass_b_update<const LAST: bool>(
         let tc = if steep <= 0.0 { tc + settled } else { tc };
         (tc, wc, 0.0, discharge)
     } else {
-        // The water that reached the sea joins it; the rain falls on the land.
-        let wc = if at_sea { 0.0 } else { wc + rain };
+        // The rain falls on the land; where the cell is sea now, its water joins the sea (so
+        // that a sea cell's surface is the sea level).
+        let wc = if tc > u.sea { wc + rain } else { 0.0 };
         (tc, wc, sc, discharge)
     }
 }

@@ -9,8 +9,9 @@ use geogen_render::{HeightMap, Rect, RenderError};
 use rayon::prelude::*;
 
 use super::erosion::{
-    exchange, hash2, neighbours, release, release_per_drop, scratch, span, Hydraulic, Output, Storm, StormRows,
-    Thermal, FLOW_REF, HYDRAULIC_RADIUS, MASK_REF, MAX_CUT, MIN_ROWS_PER_TASK, THERMAL_RADIUS,
+    exchange, first_rain_on_land, hash2, land_or_sea, neighbours, release, release_per_drop, scratch, span, Hydraulic,
+    Output, Storm, StormRows, Thermal, FLOW_REF, HYDRAULIC_RADIUS, MASK_REF, MAX_CUT, MIN_ROWS_PER_TASK,
+    THERMAL_RADIUS,
 };
 
 /// Thermal erosion of `map` in place: every iteration, each pair of neighbours whose height
@@ -111,8 +112,9 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
         });
     };
 
-    // The first rain.
+    // The first rain, on the land.
     storms(iteration_seed(0), &mut water);
+    first_rain_on_land(&mut water, &terrain, sea);
 
     for k in 0..n {
         let remaining = (n - 1 - k) * HYDRAULIC_RADIUS;
@@ -122,23 +124,10 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
         };
         {
             let (terrain, water, sediment) = (&terrain, &water, &sediment);
-            // A cell's water surface, and its bed: the sea's level at sea.
-            let level = |i: usize| {
-                let t = terrain[i];
-                if t <= sea {
-                    sea
-                } else {
-                    t + depth * water[i]
-                }
-            };
-            let bed = |i: usize| {
-                let t = terrain[i];
-                if t <= sea {
-                    sea
-                } else {
-                    t
-                }
-            };
+            // A cell's bed (the sea's level at sea), and its water surface (a sea cell holds no
+            // water).
+            let bed = |i: usize| land_or_sea(terrain[i], sea);
+            let level = |i: usize| bed(i) + depth * water[i];
             surface[a.y0 * w..a.y1 * w]
                 .par_chunks_mut(w)
                 .zip(factor[a.y0 * w..a.y1 * w].par_chunks_mut(w))
@@ -229,8 +218,8 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                     let mut wc = (held - sent) + inflow;
                     let mut sc = (load - carried) + sediment_in;
                     let mut tc = terrain_row[x];
-                    // Sea: the terrain pass A saw is at or below the sea level.
-                    let at_sea = tc <= sea;
+                    // Land: the terrain pass A saw is above the sea level (else sea).
+                    let land = tc > sea;
                     // The discharge through the cell: what left it plus what came in (standing water
                     // does not count).
                     let discharge = sent + inflow;
@@ -248,15 +237,11 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                     } else {
                         // The sea floor is never cut; the land at most by a share of the bed's
                         // steepest drop (the water's slope carries, only the ground's is cut).
-                        let taken = if at_sea { 0.0 } else { (p.erosion * (capacity - sc)).min(MAX_CUT * cut[i]) };
+                        let taken = if land { (p.erosion * (capacity - sc)).min(MAX_CUT * cut[i]) } else { 0.0 };
                         tc -= taken;
                         sc += taken;
                     }
                     wc *= 1.0 - p.evaporation;
-                    if at_sea {
-                        // The water that reached the sea joins it.
-                        wc = 0.0;
-                    }
                     if last {
                         // What a pit holds settles there, at most up to its highest neighbour; the
                         // load still moving leaves with its water (washed out, like the rest of the
@@ -270,8 +255,13 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                             tc += sc.min((rim - tc).max(0.0));
                         }
                         sc = 0.0;
-                    } else if !at_sea {
+                    } else if tc > sea {
+                        // The rain falls on the land.
                         wc += rain[i];
+                    } else {
+                        // The cell is sea now: its water joins the sea (a sea cell's surface is
+                        // the sea level).
+                        wc = 0.0;
                     }
                     terrain_row[x] = tc;
                     water_row[x] = wc;
