@@ -1111,19 +1111,17 @@ fn storm_value(seed: u32, i: i64, j: i64) -> f32 {
     (h >> 8) as f32 * (2.0 / 16_777_216.0) - 1.0
 }
 
-/// The storms over the columns of one buffer: which lattice cell each column lies in and its
-/// smoothstep weight there, computed once per run (they do not depend on the iteration), and the
-/// lattice's spacing in pixels for the rows. The rain of a row then needs a handful of lattice
-/// values (interpolated between two lattice rows) and, per pixel, one interpolation between two
-/// of them: no hash per pixel. Every value depends on the absolute pixel only (not on where the
-/// buffer starts), so tiles agree.
+/// The storms over the columns of one buffer: which columns lie in each lattice cell and their
+/// smoothstep weights there, computed once per run (they do not depend on the iteration), and the
+/// lattice's spacing in pixels for the rows. The rain of the rows between two lattice rows then
+/// needs the lattice values of those two rows, hashed once ([`StormRows`]): no hash per pixel.
+/// Every value depends on the absolute pixel only (not on where the buffer starts), so tiles
+/// agree.
 pub(crate) struct Storm {
     spacing: f64,
     y0: i64,
     /// The lattice column of the buffer's first column.
     first: i64,
-    /// Each buffer column's lattice column, less `first`.
-    cell: Vec<u32>,
     /// Each buffer column's smoothstep weight.
     weight: Vec<f32>,
     /// `starts[k]`: the first buffer column of lattice column `first + k` (the last entry is the
@@ -1131,19 +1129,21 @@ pub(crate) struct Storm {
     starts: Vec<usize>,
 }
 
-/// One user's lattice rows of a [`Storm`] (two rows of lattice values, kept while the rows it
-/// asks for stay between the same two lattice rows of the same iteration) and the row of
-/// lattice values interpolated to the current pixel row.
+/// One user's rows of a [`Storm`]: for the lattice rows `j` and `j + 1` of one iteration, the
+/// field along each interpolated to every pixel of the buffer (as the rain it brings: `base` on
+/// row `j`, `rise` from there to row `j + 1`), kept while the pixel rows asked for stay between
+/// the same two lattice rows; then a pixel row needs one product and one sum per pixel.
 pub(crate) struct StormRows {
-    key: Option<(u32, i64)>,
+    key: Option<(u32, i64, u32)>,
     upper: Vec<f32>,
     lower: Vec<f32>,
-    row: Vec<f32>,
+    base: Vec<f32>,
+    rise: Vec<f32>,
 }
 
 impl StormRows {
     pub(crate) fn new() -> StormRows {
-        StormRows { key: None, upper: Vec::new(), lower: Vec::new(), row: Vec::new() }
+        StormRows { key: None, upper: Vec::new(), lower: Vec::new(), base: Vec::new(), rise: Vec::new() }
     }
 }
 
@@ -1154,7 +1154,7 @@ impl Storm {
     pub(crate) fn new(rect: Rect, spacing: f64) -> Storm {
         let spacing = if spacing >= 1.0 { spacing } else { 1.0 };
         let w = rect.width as usize;
-        let (mut cell, mut weight, mut starts) = (Vec::with_capacity(w), Vec::with_capacity(w), Vec::new());
+        let (mut weight, mut starts) = (Vec::with_capacity(w), Vec::new());
         let first = storm_position(rect.x, spacing).0;
         for x in 0..w {
             let (c, s) = storm_position(rect.x + x as i64, spacing);
@@ -1163,17 +1163,21 @@ impl Storm {
             while starts.len() <= k as usize {
                 starts.push(x);
             }
-            cell.push(k);
             weight.push(s);
         }
         starts.push(w);
-        Storm { spacing, y0: rect.y, first, cell, weight, starts }
+        Storm { spacing, y0: rect.y, first, weight, starts }
     }
 
     /// `rain × max(0, 1 + STORM_AMPLITUDE × v)` on buffer row `y`, columns `x0..x1` (into the
     /// same columns of `out`), with `v` the storm field of the iteration whose seed is `seed`:
-    /// the lattice values of the two lattice rows around the row (hashed), interpolated to the
-    /// row by the smoothstep weight of its place between them, then to each pixel likewise.
+    /// the lattice values of the two lattice rows around the row (hashed), each interpolated along
+    /// its lattice row to every pixel by the smoothstep weight of the pixel's place in its cell
+    /// (`u` on the row above, `l` below: once for all the pixel rows between them), then between
+    /// the two by the smoothstep weight of the pixel row's place: `v = u + (l − u) × s_y`. The
+    /// rain is evaluated as `rain × (1 + A u) + rain × A (l − u) × s_y` (A the amplitude), the
+    /// same value up to rounding, with its two terms kept per pixel: a row then costs a product,
+    /// a sum and a comparison per pixel.
     pub(crate) fn rain_row(
         &self,
         rows: &mut StormRows,
@@ -1187,8 +1191,9 @@ impl Storm {
             return;
         }
         let (j, sy) = storm_position(self.y0 + y as i64, self.spacing);
-        let cells = self.starts.len();
-        if rows.key != Some((seed, j)) {
+        let key = Some((seed, j, rain.to_bits()));
+        if rows.key != key {
+            let (cells, w) = (self.starts.len(), self.weight.len());
             rows.upper.clear();
             rows.lower.clear();
             for k in 0..cells {
@@ -1196,24 +1201,53 @@ impl Storm {
                 rows.upper.push(storm_value(seed, i, j));
                 rows.lower.push(storm_value(seed, i, j + 1));
             }
-            rows.key = Some((seed, j));
-        }
-        // The lattice columns the pixels x0..x1 lie between.
-        let (k0, k1) = (self.cell[x0] as usize, self.cell[x1 - 1] as usize + 1);
-        rows.row.resize(cells, 0.0);
-        for k in k0..=k1 {
-            let (a, b) = (rows.upper[k], rows.lower[k]);
-            rows.row[k] = a + (b - a) * sy;
-        }
-        for k in k0..k1 {
-            let (a, b) = (rows.row[k], rows.row[k + 1]);
-            let d = b - a;
-            let (c0, c1) = (self.starts[k].max(x0), self.starts[k + 1].min(x1));
-            for (o, &s) in out[c0..c1].iter_mut().zip(&self.weight[c0..c1]) {
-                let v = a + d * s;
-                *o = rain * (1.0 + STORM_AMPLITUDE * v).max(0.0);
+            rows.base.resize(w, 0.0);
+            rows.rise.resize(w, 0.0);
+            for k in 0..cells - 1 {
+                let (u0, u1) = (rows.upper[k], rows.upper[k + 1]);
+                let (l0, l1) = (rows.lower[k], rows.lower[k + 1]);
+                let (c0, c1) = (self.starts[k], self.starts[k + 1]);
+                let weight = &self.weight[c0..c1];
+                for ((b, r), &s) in rows.base[c0..c1].iter_mut().zip(&mut rows.rise[c0..c1]).zip(weight) {
+                    let u = u0 + (u1 - u0) * s;
+                    let l = l0 + (l1 - l0) * s;
+                    *b = rain * (1.0 + STORM_AMPLITUDE * u);
+                    *r = rain * (STORM_AMPLITUDE * (l - u));
+                }
             }
+            rows.key = key;
         }
+        storm_pixels_dispatch(&rows.base[x0..x1], &rows.rise[x0..x1], sy, &mut out[x0..x1]);
+    }
+}
+
+/// [`storm_pixels`], built for AVX-512 or AVX2 where the processor has it (a product, a sum and a
+/// select per pixel: the same bits).
+fn storm_pixels_dispatch(base: &[f32], rise: &[f32], sy: f32, out: &mut [f32]) {
+    by_isa!(storm_pixels_avx512, storm_pixels_avx2, storm_pixels, (base, rise, sy, out))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn storm_pixels_avx512(base: &[f32], rise: &[f32], sy: f32, out: &mut [f32]) {
+    storm_pixels(base, rise, sy, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn storm_pixels_avx2(base: &[f32], rise: &[f32], sy: f32, out: &mut [f32]) {
+    storm_pixels(base, rise, sy, out)
+}
+
+/// The rain on a row of pixels from their terms along the lattice rows above and below
+/// ([`StormRows`]) and the row's smoothstep weight `sy` between them, never below 0.
+#[inline(always)]
+fn storm_pixels(base: &[f32], rise: &[f32], sy: f32, out: &mut [f32]) {
+    let n = out.len();
+    let (base, rise) = (&base[..n], &rise[..n]);
+    for i in 0..n {
+        let v = base[i] + rise[i] * sy;
+        out[i] = if v > 0.0 { v } else { 0.0 };
     }
 }
 
@@ -1231,10 +1265,10 @@ const HYDRAULIC_MAX_DEPTH: usize = 8;
 /// iteration's pass B is at row `y`, it still reads rows `y..=y + 2` (its own old state and what
 /// its pass A on row `y + 1` reads), and nothing above.
 const STATE_RING: usize = 3;
-/// Bytes per column one iteration of a sweep keeps: pass A's ring (3 fields × 3 rows, 2 fields ×
-/// 2 rows), the state ring (3 fields × [`STATE_RING`] rows), one row where the flow of rows
-/// outside the band goes and one row of rain.
-const LEVEL_BYTES_PER_COLUMN: usize = (3 * 3 + 2 * 2 + 3 * STATE_RING + 1 + 1) * 4;
+/// Bytes per column one iteration of a sweep keeps: pass A's ring (3 fields × 3 rows, 1 × 2), the
+/// state ring (3 fields × [`STATE_RING`] rows) and the storm's two rows (the thread's [`Spare`]
+/// rows and the first iteration's rain ring come once per thread).
+const LEVEL_BYTES_PER_COLUMN: usize = (3 * 3 + 2 + 3 * STATE_RING + 2) * 4;
 
 /// (iterations per sweep, rows per band) of hydraulic erosion on a `w × h` map with `threads`
 /// threads, each with `bytes` of rows for a sweep: as many iterations as fit, in bands tall enough
@@ -1249,14 +1283,13 @@ fn hydraulic_blocking(w: usize, h: usize, threads: usize, bytes: usize) -> (usiz
 
 /// Pass A's fields, full width: the surface, the shares of water and load that pass B of the row
 /// and of the rows next to it read, in rings of three rows (row `y` in slot `y % 3`); the steepest
-/// drops of the surface and of the bed, which only the row's own pass B reads, in rings of two
-/// (row `y` in slot `y % 2`: pass A runs one row ahead of pass B).
+/// drop, which only the row's own pass B reads, in a ring of two (row `y` in slot `y % 2`: pass A
+/// runs one row ahead of pass B).
 struct PassARing {
     surface: Vec<f32>,
     factor: Vec<f32>,
     concentration: Vec<f32>,
     steepest: Vec<f32>,
-    cut: Vec<f32>,
 }
 
 /// Where row `y` of a three-row [`PassARing`] field starts.
@@ -1305,21 +1338,26 @@ struct State<'a> {
 /// One thread's rows for one iteration of a sweep: pass A's ring, the state it writes for the next
 /// iteration of the sweep (a ring of [`STATE_RING`] rows; for the last iteration, which writes the
 /// full buffer, one row of water and of load, where the very last iteration's go: nothing reads
-/// them), a row for the flow of rows outside the band (computed for the next iteration's sake, not
-/// added to the flow total: their own band adds theirs) and of every row when no flow total is
-/// kept (outputs other than the flow mask), the row of the rain pass B adds and the lattice rows
-/// of its storm; and for the first iteration of a sweep a ring of three rows for the first rain
-/// (the first sweep's water, computed row by row one row ahead of pass A) and its storm's rows.
+/// them), the rows of its storm; and for the first iteration of a sweep a ring of three rows for
+/// the first rain (the first sweep's water, computed row by row one row ahead of pass A) and its
+/// storm's rows.
 struct Level {
     pass_a: PassARing,
     terrain: Vec<f32>,
     water: Vec<f32>,
     sediment: Vec<f32>,
-    flow: Vec<f32>,
-    rain: Vec<f32>,
     storm: StormRows,
     first_rain: Vec<f32>,
     first_storm: StormRows,
+}
+
+/// One thread's rows that any iteration of a sweep uses for one row at a time: the rain pass B
+/// adds to the row, and where the flow of rows outside the band goes (computed for the next
+/// iteration's sake, not added to the flow total: their own band adds theirs) and of every row
+/// when no flow total is kept (outputs other than the flow mask).
+struct Spare {
+    rain: Vec<f32>,
+    flow: Vec<f32>,
 }
 
 impl Level {
@@ -1331,13 +1369,10 @@ impl Level {
                 factor: scratch(3 * w)?,
                 concentration: scratch(3 * w)?,
                 steepest: scratch(2 * w)?,
-                cut: scratch(2 * w)?,
             },
             terrain: scratch(if keeps_state { state } else { 0 })?,
             water: scratch(state)?,
             sediment: scratch(state)?,
-            flow: scratch(w)?,
-            rain: scratch(w)?,
             storm: StormRows::new(),
             first_rain: scratch(if first { 3 * w } else { 0 })?,
             first_storm: StormRows::new(),
@@ -1540,7 +1575,8 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
     let levels = (0..slots)
         .map(|_| {
             let level = |l: usize| Level::new(w, l + 1 < depth, l == 0);
-            Ok(Mutex::new((0..depth).map(level).collect::<Result<Vec<_>, _>>()?))
+            let levels = (0..depth).map(level).collect::<Result<Vec<_>, _>>()?;
+            Ok(Mutex::new((levels, Spare { rain: scratch(w)?, flow: scratch(w)? })))
         })
         .collect::<Result<Vec<_>, RenderError>>()?;
     let iteration_seed = |k: u64| hash2(p.seed, k as u32);
@@ -1640,8 +1676,9 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
         debug_assert_eq!(outs.len(), bands);
         outs.into_par_iter().enumerate().for_each(|(i, out)| {
             let slot = rayon::current_thread_index().unwrap_or(0) % levels.len();
-            let mut levels = levels[slot].lock().unwrap_or_else(|e| e.into_inner());
-            hydraulic_band(&steps, src, first, fin, i * band, out, &mut levels);
+            let mut slot = levels[slot].lock().unwrap_or_else(|e| e.into_inner());
+            let (levels, spare) = &mut *slot;
+            hydraulic_band(&steps, src, first, fin, i * band, out, (levels, spare));
         });
         // SAFETY: each destination made above had room for `len` values, and every band wrote
         // each value of its rows (`hydraulic_band`); the bands' rows cover `0..len`.
@@ -1752,7 +1789,7 @@ fn hydraulic_band(
     fin: Option<Finish>,
     r0: usize,
     out: HydraulicBand,
-    levels: &mut [Level],
+    (levels, spare): (&mut [Level], &mut Spare),
 ) {
     let d = steps.len();
     let w = steps[0].w;
@@ -1784,7 +1821,7 @@ fn hydraulic_band(
     // The last iteration writes rows `written` of the band (all of them: no halo grows it).
     let (w0, w1) = (sweep.next_b[d - 1].min(r1), sweep.b_end[d - 1].min(r1));
     let written = (w0 - r0) * w..(w1.max(w0) - r0) * w;
-    produce(&mut sweep, levels, d - 1, usize::MAX);
+    produce(&mut sweep, levels, spare, d - 1, usize::MAX);
     let HydraulicBand { terrain, water, sediment, .. } = sweep.out;
     for field in [Some(terrain), water, sediment].into_iter().flatten() {
         let end = field.len();
@@ -1795,7 +1832,7 @@ fn hydraulic_band(
 
 /// Iteration `l` of the sweep computes its pass B rows up to `upto` (and the pass A rows and
 /// earlier iterations' rows they read).
-fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
+fn produce(sw: &mut Sweep, levels: &mut [Level], spare: &mut Spare, l: usize, upto: usize) {
     let w = sw.steps[0].w;
     let last = l + 1 == sw.steps.len();
     while sw.next_b[l] < sw.b_end[l] && sw.next_b[l] <= upto {
@@ -1803,7 +1840,7 @@ fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
         while sw.next_a[l] < sw.a_end[l] && sw.next_a[l] <= y + 1 {
             let ya = sw.next_a[l];
             if l > 0 {
-                produce(sw, levels, l - 1, ya + 1);
+                produce(sw, levels, spare, l - 1, ya + 1);
             }
             let (below, rest) = levels.split_at_mut(l);
             let Level { pass_a, first_rain, first_storm, .. } = &mut rest[0];
@@ -1835,10 +1872,11 @@ fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
             sw.next_a[l] += 1;
         }
         if l > 0 {
-            produce(sw, levels, l - 1, y);
+            produce(sw, levels, spare, l - 1, y);
         }
         let (below, rest) = levels.split_at_mut(l);
-        let Level { pass_a, terrain, water, sediment, flow, rain, storm, first_rain, .. } = &mut rest[0];
+        let Level { pass_a, terrain, water, sediment, storm, first_rain, .. } = &mut rest[0];
+        let Spare { rain, flow } = &mut *spare;
         let src = match (l, sw.first) {
             (0, Some(_)) => State { water: Rows { data: first_rain, ring: 3, w }, ..sw.src },
             (0, None) => sw.src,
@@ -1902,29 +1940,24 @@ fn pass_a_line(st: &HydraulicStep, src: State, y: usize, ring: &mut PassARing) {
     let factor_row = &mut ring.factor[at..at + w];
     let conc_row = &mut ring.concentration[at..at + w];
     let steep_row = &mut ring.steepest[at2..at2 + w];
-    let cut_row = &mut ring.cut[at2..at2 + w];
     let (xa, xb) = (a.x0.max(1), a.x1.min(w.saturating_sub(1)));
     let mut cell = |x: usize| {
         let i = y * w + x;
         let (tc, wc) = (terrain.at(i), water.at(i));
-        let (sc, bc) = (k.surface(tc, wc), k.bed(tc));
+        let sc = k.surface(tc, wc);
         let mut drops = 0.0f32;
         let mut steep = 0.0f32;
-        let mut bed_steep = 0.0f32;
         neighbours(x, y, w, h, |j, weight| {
-            let tj = terrain.at(j);
-            let d = (sc - k.surface(tj, water.at(j))) * weight;
+            let d = (sc - k.surface(terrain.at(j), water.at(j))) * weight;
             drops += if d > 0.0 { d } else { 0.0 };
             steep = if d > steep { d } else { steep };
-            let e = (bc - k.bed(tj)) * weight;
-            bed_steep = if e > bed_steep { e } else { bed_steep };
         });
         surface_row[x] = sc;
         steep_row[x] = steep;
-        cut_row[x] = bed_steep;
         let (q, l) = if drops > 0.0 {
             let (out, load) = release(wc, sediment.at(i), steep, k.per_drop);
-            (out / drops, load / drops)
+            let inverse = 1.0 / drops;
+            (out * inverse, load * inverse)
         } else {
             (0.0, 0.0)
         };
@@ -1951,7 +1984,6 @@ fn pass_a_line(st: &HydraulicStep, src: State, y: usize, ring: &mut PassARing) {
             factor: &mut factor_row[xa..xb],
             concentration: &mut conc_row[xa..xb],
             steepest: &mut steep_row[xa..xb],
-            cut: &mut cut_row[xa..xb],
         },
     );
 }
@@ -1970,10 +2002,10 @@ fn pass_b_line(
 ) {
     let (w, h, b, p) = (st.w, st.h, st.b, st.p);
     let (fan_edge, fan_corner, last) = (st.fan_edge, st.fan_corner, st.last);
-    let u = Update { keep: st.keep, sea: st.surfaces.sea, per_drop: st.surfaces.per_drop };
+    let u = Update { keep: st.keep, sea: st.surfaces.sea, depth: st.surfaces.depth, per_drop: st.surfaces.per_drop };
     let (surface, factor, concentration) = (&ring.surface, &ring.factor, &ring.concentration);
     let at2 = slot2(y, w);
-    let (steepest, cut) = (&ring.steepest[at2..at2 + w], &ring.cut[at2..at2 + w]);
+    let steepest = &ring.steepest[at2..at2 + w];
     let (xa, xb) = (b.x0.max(1), b.x1.min(w.saturating_sub(1)));
     let PassBRow { terrain: terrain_row, water: water_row, sediment: sediment_row, flow: flow_row } = out;
     let [terrain_old, water_old, sediment_old] = state;
@@ -2003,8 +2035,7 @@ fn pass_b_line(
         if last && steepest[x] <= 0.0 {
             neighbours(x, y, w, h, |j, _| rim = rim.max(surface[ring_index(j)]));
         }
-        let cell =
-            Cell { surface: hc, inflow, sediment_in, around, count, settle, rim, steep: steepest[x], cut: cut[x] };
+        let cell = Cell { surface: hc, inflow, sediment_in, around, count, settle, rim, steep: steepest[x] };
         let state = (terrain_old[x], water_old[x], sediment_old[x]);
         let (tc, wc, sc, discharge) = if last {
             pass_b_update::<true>(p, u, cell, state, 0.0)
@@ -2035,7 +2066,6 @@ fn pass_b_line(
         factor: rows(factor, w, y, xa, xb),
         concentration: rows(concentration, w, y, xa, xb),
         steepest: &steepest[xa..xb],
-        cut: &cut[xa..xb],
         rain: &rain[xa..xb],
         terrain: &terrain_old[xa..xb],
         water: &water_old[xa..xb],
@@ -2060,7 +2090,6 @@ struct PassARow<'a> {
     factor: &'a mut [f32],
     concentration: &'a mut [f32],
     steepest: &'a mut [f32],
-    cut: &'a mut [f32],
 }
 
 /// [`pass_a_row`], built for AVX-512 or AVX2 where the processor has it (the same bits).
@@ -2071,8 +2100,8 @@ fn pass_a_row_dispatch(input: PassAInput, out: PassARow) {
 /// [`pass_a_row`] with its output rows as separate arguments.
 #[inline(always)]
 fn pass_a_row_any((t, water, sediment, k): PassAInput, out: PassARow) {
-    let PassARow { surface, factor, concentration, steepest, cut } = out;
-    pass_a_row(t, water, sediment, k, surface, factor, concentration, steepest, cut)
+    let PassARow { surface, factor, concentration, steepest } = out;
+    pass_a_row(t, water, sediment, k, surface, factor, concentration, steepest)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -2146,26 +2175,22 @@ fn pass_a_row(
     factor: &mut [f32],
     conc: &mut [f32],
     steepest: &mut [f32],
-    cut: &mut [f32],
 ) {
     let n = surface.len();
     // Exact lengths: the compiler drops every bounds check below.
     let [tu, tm, td] = t.map(|r| &r[..n + 2]);
     let [wu, wm, wd] = water.map(|r| &r[..n + 2]);
     let sediment = &sediment[..n];
-    let (factor, conc, steepest, cut) = (&mut factor[..n], &mut conc[..n], &mut steepest[..n], &mut cut[..n]);
+    let (factor, conc, steepest) = (&mut factor[..n], &mut conc[..n], &mut steepest[..n]);
     for i in 0..n {
         let (tc, wc) = (tm[i + 1], wm[i + 1]);
-        let (sc, bc) = (k.surface(tc, wc), k.bed(tc));
+        let sc = k.surface(tc, wc);
         let mut drops = 0.0f32;
         let mut steep = 0.0f32;
-        let mut bed_steep = 0.0f32;
         let mut visit = |tj: f32, wj: f32, weight: f32| {
             let d = (sc - k.surface(tj, wj)) * weight;
             drops += if d > 0.0 { d } else { 0.0 };
             steep = if d > steep { d } else { steep };
-            let e = (bc - k.bed(tj)) * weight;
-            bed_steep = if e > bed_steep { e } else { bed_steep };
         };
         visit(tu[i], wu[i], DIAGONAL);
         visit(tu[i + 1], wu[i + 1], 1.0);
@@ -2177,10 +2202,10 @@ fn pass_a_row(
         visit(td[i + 2], wd[i + 2], DIAGONAL);
         surface[i] = sc;
         steepest[i] = steep;
-        cut[i] = bed_steep;
-        // Both quotients, then selects (a pit's would be undefined and is not kept).
+        // Both shares, then selects (a pit's would be undefined and is not kept).
         let (out, load) = release(wc, sediment[i], steep, k.per_drop);
-        let (q, l) = (out / drops, load / drops);
+        let inverse = 1.0 / drops;
+        let (q, l) = (out * inverse, load * inverse);
         let flowing = drops > 0.0;
         factor[i] = if flowing { q } else { 0.0 };
         conc[i] = if flowing { l } else { 0.0 };
@@ -2209,16 +2234,16 @@ struct Cell {
     surface: f32,
     /// The cell's steepest drop of the surface (pass A).
     steep: f32,
-    /// The cell's steepest drop of the bed (pass A): what bounds the cut.
-    cut: f32,
 }
 
 /// Pass B's constants besides the parameters: the water kept after evaporation
-/// (`1 − evaporation`), the sea level and the water released per unit of drop.
+/// (`1 − evaporation`), the sea level, the height a unit of water adds to the surface and the
+/// water released per unit of drop.
 #[derive(Copy, Clone)]
 struct Update {
     keep: f32,
     sea: f32,
+    depth: f32,
     per_drop: f32,
 }
 
@@ -2257,8 +2282,11 @@ fn pass_b_update<const LAST: bool>(
     let base = if flowing { c.surface } else { tc };
     let room = (limit - base).max(0.0);
     let dropped = (p.deposition * (sc - capacity)).min(room);
-    // The sea floor is never cut; the land at most by a share of the bed's steepest drop.
-    let taken = (p.erosion * (capacity - sc)).min(MAX_CUT * c.cut);
+    // The sea floor is never cut; the land at most by a share of the steepest drop less the
+    // cell's own water (what of the drop is ground: none on a flat floor whatever its puddles).
+    let ground = steep - u.depth * held;
+    let ground = if ground > 0.0 { ground } else { 0.0 };
+    let taken = (p.erosion * (capacity - sc)).min(MAX_CUT * ground);
     let taken = if land { taken } else { 0.0 };
     let deposit = sc > capacity;
     let tc = if deposit { tc + dropped } else { tc - taken };
@@ -2280,14 +2308,13 @@ fn pass_b_update<const LAST: bool>(
 }
 
 /// Pass B's inputs for a run of interior cells: pass A's fields on the rows above, of and below
-/// them (one cell wider on each side), the cells' steepest drops of the surface and of the bed,
-/// the next rain on them, and the cells' state before the iteration.
+/// them (one cell wider on each side), the cells' steepest drops, the next rain on them, and the
+/// cells' state before the iteration.
 struct PassBInput<'a> {
     surface: [&'a [f32]; 3],
     factor: [&'a [f32]; 3],
     concentration: [&'a [f32]; 3],
     steepest: &'a [f32],
-    cut: &'a [f32],
     rain: &'a [f32],
     /// The cells' state before the iteration.
     terrain: &'a [f32],
@@ -2349,7 +2376,6 @@ fn pass_b_row<const LAST: bool, const FLOW: bool>(p: &Hydraulic, u: Update, inpu
             u,
             &s[1][1..m + 1],
             &input.steepest[c0..c1],
-            &input.cut[c0..c1],
             &input.rain[c0..c1],
             &input.terrain[c0..c1],
             &input.water[c0..c1],
@@ -2445,8 +2471,7 @@ fn pass_b_gather<const LAST: bool>(
 
 /// Pass B's update of a chunk of interior cells from what [`pass_b_gather`] gathered.
 /// Each slice an argument of its own, as in [`pass_b_gather`]: `hc` the cells' surfaces, then their
-/// steepest drops of the surface and of the bed, the next rain, old state, gathered sums, and the
-/// new state.
+/// steepest drops, the next rain, old state, gathered sums, and the new state.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn pass_b_apply<const LAST: bool, const FLOW: bool>(
@@ -2454,7 +2479,6 @@ fn pass_b_apply<const LAST: bool, const FLOW: bool>(
     u: Update,
     hc: &[f32],
     steepest: &[f32],
-    cut: &[f32],
     rain: &[f32],
     terrain_old: &[f32],
     water_old: &[f32],
@@ -2470,7 +2494,7 @@ fn pass_b_apply<const LAST: bool, const FLOW: bool>(
     flow: &mut [f32],
 ) {
     let n = terrain.len();
-    let (hc, steepest, cut, rain) = (&hc[..n], &steepest[..n], &cut[..n], &rain[..n]);
+    let (hc, steepest, rain) = (&hc[..n], &steepest[..n], &rain[..n]);
     let (terrain_old, water_old, sediment_old) = (&terrain_old[..n], &water_old[..n], &sediment_old[..n]);
     let (inflow, sediment_in, around) = (&inflow[..n], &sediment_in[..n], &around[..n]);
     let (settle, rim) = (&settle[..n], &rim[..n]);
@@ -2488,7 +2512,6 @@ fn pass_b_apply<const LAST: bool, const FLOW: bool>(
             rim,
             surface: hc[i],
             steep: steepest[i],
-            cut: cut[i],
         };
         let (tc, wc, sc, discharge) =
             pass_b_update::<LAST>(p, u, c, (terrain_old[i], water_old[i], sediment_old[i]), rain);
@@ -2982,11 +3005,11 @@ mod tests {
         }
     }
 
-    /// The output's row (in place) forced to the scalar, AVX2 and AVX-512 builds: the same bits, on
-    /// every 8- and 16-lane tail, with ±0, tiny and huge values, infinities and NaN, for every
-    /// output (and a zero rain, whose flow normaliser is infinite).
+    /// The output's row (in place) and the storm's pixels forced to the scalar, AVX2 and AVX-512
+    /// builds: the same bits, on every 8- and 16-lane tail, with ±0, tiny and huge values,
+    /// infinities and NaN, for every output (and a zero rain, whose flow normaliser is infinite).
     #[test]
-    fn output_rows_are_the_same_on_every_isa() {
+    fn storm_and_output_rows_are_the_same_on_every_isa() {
         let pool = [0.0f32, -0.0, 0.5, -0.5, 1e-30, -1e-30, 3e38, -3e38, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
         let mut state = 0x2545_f491u32;
         let mut next = || {
@@ -3016,6 +3039,26 @@ mod tests {
                     .collect()
             };
             let (terrain, old, flow) = (field(), field(), field());
+            // The storm's pixels: base and rise, every special value, and row weights.
+            for sy in [0.0f32, 0.25, 1.0, -0.0, 3e38] {
+                let run = |isa: u8| {
+                    let mut row = vec![7.0f32; n];
+                    match isa {
+                        #[cfg(target_arch = "x86_64")]
+                        // SAFETY: only where the processor has AVX2 (filtered above).
+                        AVX2 => unsafe { storm_pixels_avx2(&terrain, &old, sy, &mut row) },
+                        #[cfg(target_arch = "x86_64")]
+                        // SAFETY: only where the processor has AVX-512F (filtered above).
+                        AVX512 => unsafe { storm_pixels_avx512(&terrain, &old, sy, &mut row) },
+                        _ => storm_pixels(&terrain, &old, sy, &mut row),
+                    }
+                    bits(&row)
+                };
+                let scalar = run(SCALAR);
+                for &isa in &isas {
+                    assert_eq!(run(isa), scalar, "storm pixels, isa {isa}, {n} cells, row weight {sy}");
+                }
+            }
             for rain in [0.002f32, 0.3, 0.0] {
                 for output in [Output::Height, Output::Flow, Output::Erosion, Output::Deposition] {
                     let flow_norm = 1.0 / (rain * 3.0) / 0.25;
@@ -3083,10 +3126,10 @@ mod tests {
                     Surfaces { sea: 0.0625, depth: 0.0, per_drop: f32::INFINITY },
                 ];
                 let run_a = |isa: u8, k: Surfaces| {
-                    let mut out = vec![vec![0.0f32; n]; 5];
-                    let [s, f, c, st, cu] = &mut out[..] else { unreachable!() };
+                    let mut out = vec![vec![0.0f32; n]; 4];
+                    let [s, f, c, st] = &mut out[..] else { unreachable!() };
                     let input = (t3, w3, &sediment[..], k);
-                    let row = PassARow { surface: s, factor: f, concentration: c, steepest: st, cut: cu };
+                    let row = PassARow { surface: s, factor: f, concentration: c, steepest: st };
                     match isa {
                         #[cfg(target_arch = "x86_64")]
                         // SAFETY: called only where the processor has AVX2 (checked below).
@@ -3100,11 +3143,11 @@ mod tests {
                 };
                 let mut rows = || -> [Vec<f32>; 3] { [field(n + 2), field(n + 2), field(n + 2)] };
                 let (surface, factor, conc) = (rows(), rows(), rows());
-                let (steepest, cut, rain) = (field(n), field(n), field(n));
+                let (steepest, rain) = (field(n), field(n));
                 let old = [field(n), field(n), field(n)];
                 let flow0 = field(n);
                 let p = hydraulic_params(3, Output::Height);
-                let u = Update { keep: 0.98, sea: 0.0, per_drop: 32.0 };
+                let u = Update { keep: 0.98, sea: 0.0, depth: WATER_DEPTH as f32, per_drop: 32.0 };
                 let run_b = |isa: u8, last: bool, kept: bool| {
                     fn r3(f: &[Vec<f32>; 3]) -> [&[f32]; 3] {
                         [&f[0][..], &f[1][..], &f[2][..]]
@@ -3114,7 +3157,6 @@ mod tests {
                         factor: r3(&factor),
                         concentration: r3(&conc),
                         steepest: &steepest,
-                        cut: &cut,
                         rain: &rain,
                         terrain: &old[0],
                         water: &old[1],

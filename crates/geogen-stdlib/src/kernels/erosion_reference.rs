@@ -96,7 +96,6 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
     let mut factor = scratch(len)?;
     let mut concentration = scratch(len)?;
     let mut steepest = scratch(len)?;
-    let mut cut = scratch(len)?;
     let mut flow = scratch(len)?;
     let mut rain = scratch(len)?;
     let n = u64::from(p.iterations);
@@ -133,17 +132,15 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                 .zip(factor[a.y0 * w..a.y1 * w].par_chunks_mut(w))
                 .zip(concentration[a.y0 * w..a.y1 * w].par_chunks_mut(w))
                 .zip(steepest[a.y0 * w..a.y1 * w].par_chunks_mut(w))
-                .zip(cut[a.y0 * w..a.y1 * w].par_chunks_mut(w))
                 .with_min_len(MIN_ROWS_PER_TASK)
                 .enumerate()
-                .for_each(|(r, ((((surface_row, factor_row), conc_row), steep_row), cut_row))| {
+                .for_each(|(r, (((surface_row, factor_row), conc_row), steep_row))| {
                     let y = a.y0 + r;
                     for x in a.x0..a.x1 {
                         let i = y * w + x;
-                        let (sc, bc) = (level(i), bed(i));
+                        let sc = level(i);
                         let mut drops = 0.0f32;
                         let mut steep = 0.0f32;
-                        let mut bed_steep = 0.0f32;
                         neighbours(x, y, w, h, |j, weight| {
                             let d = (sc - level(j)) * weight;
                             // Selects, not branches (the signs of the drops are noise to a branch
@@ -151,17 +148,15 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                             // changes nothing, and d > steep ≥ 0 only where d > 0.
                             drops += if d > 0.0 { d } else { 0.0 };
                             steep = if d > steep { d } else { steep };
-                            let e = (bc - bed(j)) * weight;
-                            bed_steep = if e > bed_steep { e } else { bed_steep };
                         });
                         surface_row[x] = sc;
                         steep_row[x] = steep;
-                        cut_row[x] = bed_steep;
                         // The water released and its share of the load, shared among the lower
                         // neighbours by their drops; a pit keeps them.
                         let (q, l) = if drops > 0.0 {
                             let (out, load) = release(water[i], sediment[i], steep, per_drop);
-                            (out / drops, load / drops)
+                            let inverse = 1.0 / drops;
+                            (out * inverse, load * inverse)
                         } else {
                             (0.0, 0.0)
                         };
@@ -178,8 +173,7 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
         if !last {
             storms(iteration_seed(k + 1), &mut rain);
         }
-        let (surface, factor, concentration, steepest, cut, rain) =
-            (&surface, &factor, &concentration, &steepest, &cut, &rain);
+        let (surface, factor, concentration, steepest, rain) = (&surface, &factor, &concentration, &steepest, &rain);
         terrain[b.y0 * w..b.y1 * w]
             .par_chunks_mut(w)
             .zip(water[b.y0 * w..b.y1 * w].par_chunks_mut(w))
@@ -235,9 +229,12 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                         tc += dropped;
                         sc -= dropped;
                     } else {
-                        // The sea floor is never cut; the land at most by a share of the bed's
-                        // steepest drop (the water's slope carries, only the ground's is cut).
-                        let taken = if land { (p.erosion * (capacity - sc)).min(MAX_CUT * cut[i]) } else { 0.0 };
+                        // The sea floor is never cut; the land at most by a share of the steepest
+                        // drop less the cell's own water (what of the drop is ground: the water's
+                        // slope carries, only the ground's is cut).
+                        let ground = steep - depth * held;
+                        let ground = if ground > 0.0 { ground } else { 0.0 };
+                        let taken = if land { (p.erosion * (capacity - sc)).min(MAX_CUT * ground) } else { 0.0 };
                         tc -= taken;
                         sc += taken;
                     }
