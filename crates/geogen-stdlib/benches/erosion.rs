@@ -21,7 +21,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use geogen_render::{HeightMap, LargePages, Rect};
 use geogen_stdlib::filters::Gullies;
-use geogen_stdlib::kernels::erosion::{hydraulic, thermal, Hydraulic, Output, Thermal, HYDRAULIC_RADIUS};
+use geogen_stdlib::kernels::erosion::{
+    hydraulic, thermal, Hydraulic, Output, Thermal, HYDRAULIC_RADIUS, STORM_WAVELENGTH, WATER_DEPTH,
+};
 use geogen_stdlib::kernels::erosion_reference;
 
 const RUNS: usize = 5;
@@ -159,6 +161,11 @@ fn hydraulic_params(iterations: u32) -> Hydraulic {
         fan_drop: 0.001,
         slope_scale: 1.0,
         area_scale: 1.0,
+        // Below the terrain (its hills span about ±0.85): no sea, every cell computes the land's
+        // update.
+        sea_level: -1.0,
+        water_depth: WATER_DEPTH as f32,
+        storm_spacing: STORM_WAVELENGTH,
         seed: 1,
         output: Output::Height,
     }

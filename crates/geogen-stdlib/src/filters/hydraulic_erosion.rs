@@ -1,8 +1,10 @@
 //! `map.HydraulicErosion(iterations = 60, rain = 0.002, evaporation = 0.02, capacity = 40, erosion
-//! = 0.01, deposition = 0.3, seed = 0, output = "height", fanSlope = 0.001)`: rain runs downhill,
-//! picks up material where it flows fast and steep and drops it where it slows down (fans where
-//! valleys open onto flat land); or one of the masks of that run (where water flowed, where the
-//! terrain was cut, where it was filled). (Not in the original GeoGen.)
+//! = 0.01, deposition = 0.3, seed = 0, output = "height", fanSlope = 0.001, seaLevel = 0)`: rain
+//! falls in storms and runs down the water surface (hollows fill and spill), picks up material
+//! where it flows fast and steep and drops it where it slows down (fans where valleys open onto
+//! flat land, lakes filling up, deltas where rivers reach the sea); or one of the masks of that run
+//! (where water flowed, where the terrain was cut, where it was filled). (Not in the original
+//! GeoGen.)
 
 use geogen_diag::codes;
 use geogen_random::combine_seeds;
@@ -10,7 +12,9 @@ use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext
 use geogen_vm::{RuntimeError, Value};
 
 use super::thermal_erosion::physical_iterations;
-use crate::kernels::erosion::{hydraulic, hydraulic_scratch_bytes, Hydraulic, Output, HYDRAULIC_RADIUS};
+use crate::kernels::erosion::{
+    hydraulic, hydraulic_scratch_bytes, Hydraulic, Output, HYDRAULIC_RADIUS, STORM_WAVELENGTH, WATER_DEPTH,
+};
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 /// Most iterations a script may ask for (GGE2750): the halo is `2 × iterations × scale` pixels.
@@ -29,6 +33,8 @@ pub struct HydraulicErosion {
     pub deposition: f64,
     /// The gradient deposits settle at, height per logical unit.
     pub fan_slope: f64,
+    /// The base level: terrain at or below it is sea.
+    pub sea_level: f64,
     /// The rain pattern's seed, combined with the script seed.
     pub seed: u32,
     pub output: Output,
@@ -47,6 +53,11 @@ impl HydraulicErosion {
             fan_drop: (self.fan_slope / scale) as f32,
             slope_scale: scale as f32,
             area_scale: (scale * scale) as f32,
+            sea_level: self.sea_level as f32,
+            // At most 1: a unit of water never stands higher than itself (scales below 1/4).
+            water_depth: (WATER_DEPTH / (scale * scale * scale)).min(1.0) as f32,
+            // The storms' lattice is in map units.
+            storm_spacing: STORM_WAVELENGTH * scale,
             seed: self.seed,
             output: self.output,
         }
@@ -72,26 +83,33 @@ impl Declared for HydraulicErosion {
             Param::seed("seed"),
             Param::new("output", Kind::Choice { items: OUTPUTS, code: codes::GGE2752 }).or_text("height"),
             Param::new("fanSlope", Kind::Range { min: 0.0, max: 0.1, code: codes::GGE2754 }).or(0.001),
+            Param::height("seaLevel").or(0.0),
         ],
         checks: &[],
         family: Family::Filter,
         summary: "Hydraulic erosion on the grid, all pixels at once (synchronous, so exact in every tile \
                   and for any thread count): in each of `iterations` steps (whole, in [0, 100], GGE2750; × \
-                  the render scale in pixels) every pixel sends its water and load to its lower neighbours \
-                  in proportion to the drops; the discharge through a pixel carries up to `capacity` × \
-                  discharge × slope (in [0, 1000]); `erosion` of what is missing is taken from the ground, \
-                  `deposition` of any excess dropped (rates in [0, 1]), at most up to the highest neighbour less \
-                  `fanSlope` × its distance (height per map unit, in [0, 0.1], GGE2754), so where the flow \
-                  slows, deposits build fans of that gradient and never a spike; `evaporation` of the water \
-                  evaporates and a seeded random rain of mean `rain` (in [0, 0.1]) falls. At the end a pit's \
-                  load settles in it; the load still moving is washed out (so channels stay cut). Rates \
-                  are GGE2751. `output` (GGE2752) picks the map: \"height\" (the eroded \
-                  terrain, not saturated), or a mask in [0, 1): \"flow\" (where water ran), \"erosion\" \
-                  (where ground was cut) or \"deposition\" (where sediment was laid). Needs a halo of \
-                  2 × `iterations` map units (its bounds rule). See docs/erosion.md. Not in the original.",
+                  the render scale in pixels) every pixel sends its water and load to its neighbours lower on \
+                  the water surface (terrain plus a share of the water, so a hollow's pond rises and spills \
+                  over the low side of its rim; standing water levels out gradually) in proportion to the \
+                  drops; the discharge through a pixel carries up to `capacity` × discharge × slope (in [0, \
+                  1000]); `erosion` of what is missing is taken from the ground, `deposition` of any excess \
+                  dropped (rates in [0, 1]), at most up to the neighbours' surface less `fanSlope` × the \
+                  distance (height per map unit, in [0, 0.1], GGE2754), so where the flow slows, deposits \
+                  build fans of that gradient and never a spike, and ponds fill up to their water surface; \
+                  `evaporation` of the water evaporates and a rain of mean `rain` (in [0, 0.1]) falls in \
+                  storms (a seeded smooth pattern about 32 map units across, new each step). Terrain at or \
+                  below `seaLevel` (a height, GGE2303; -1 for no sea) is sea: its water joins the sea, it \
+                  is never cut, and what arrives there settles (deltas, which can emerge). At the end a \
+                  pit's load settles in it; the load still moving is washed out (so channels stay cut). \
+                  Rates are GGE2751. `output` (GGE2752) picks the map: \"height\" (the eroded terrain, \
+                  not saturated), or a mask in [0, 1): \"flow\" (where water ran), \"erosion\" (where \
+                  ground was cut) or \"deposition\" (where sediment was laid). Needs a halo of 2 × \
+                  `iterations` map units (its bounds rule). See docs/erosion.md. Not in the original.",
         examples: &[Example {
-            // A flat plain: the rain forms puddles, but without slope the water carries nothing, so the
-            // heights stay exactly as they were and nothing is cut.
+            // A flat plain (above the sea level 0): the storms' rain forms puddles that level out, but
+            // with no drop of the ground nothing is cut and the water carries nothing, so the heights
+            // stay exactly as they were.
             script: "yield HeightMap.Flat(0.25).HydraulicErosion(10);",
             size: (6, 4),
             expect: &[(0, 0, 0.25), (3, 2, 0.25), (5, 3, 0.25)],
@@ -113,6 +131,7 @@ impl Declared for HydraulicErosion {
             erosion: call.number(4)?,
             deposition: call.number(5)?,
             fan_slope: call.number(8)?,
+            sea_level: call.number(9)?,
             seed: combine_seeds(&[call.seed(6)?, rec.script_seed()]),
             output,
         };
@@ -132,7 +151,7 @@ impl Operation for HydraulicErosion {
     }
     fn describe_params(&self) -> String {
         format!(
-            "{}, {}, {}, {}, {}, {}, {:#x}, {:?}, {}",
+            "{}, {}, {}, {}, {}, {}, {:#x}, {:?}, {}, {}",
             self.iterations,
             self.rain,
             self.evaporation,
@@ -141,7 +160,8 @@ impl Operation for HydraulicErosion {
             self.deposition,
             self.seed,
             self.output,
-            self.fan_slope
+            self.fan_slope,
+            self.sea_level
         )
     }
     /// Each step is two passes that each read the 8 neighbours, so `n` steps need `2n` pixels all round.

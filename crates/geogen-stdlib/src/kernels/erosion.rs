@@ -16,7 +16,9 @@
 //!
 //! Determinism: only IEEE `+ − × ÷` and comparisons, in a fixed order per
 //! cell (the neighbours in the order of [`OFFSETS`]); no FMA, no platform math, no reductions across
-//! cells. Random rain comes from the original's integer hash of the absolute pixel and iteration.
+//! cells. The rain falls in storms: a value noise whose lattice values come from the original's
+//! integer hash of the absolute lattice point and the iteration ([`Storm`]), so it too depends on
+//! the absolute pixel only.
 
 pub(crate) use geogen_random::hash2;
 use geogen_render::{HeightMap, Rect, RenderError};
@@ -1030,55 +1032,222 @@ pub struct Hydraulic {
     pub slope_scale: f32,
     /// Pixels per logical square unit (scale²), for the flow mask.
     pub area_scale: f32,
+    /// The base level: a cell whose terrain is at or below it is sea (its surface is this level,
+    /// its water joins the sea, it is never eroded; what arrives there settles).
+    pub sea_level: f32,
+    /// The height a unit of water adds to a land cell's surface ([`WATER_DEPTH`] ÷ the render
+    /// scale³, so that water and drops keep their proportion at every scale: see
+    /// [`WATER_DEPTH`]).
+    pub water_depth: f32,
+    /// The storm lattice's spacing in pixels ([`STORM_WAVELENGTH`] map units × the render scale).
+    pub storm_spacing: f64,
     /// The seed of the rain pattern (already combined with the script seed).
     pub seed: u32,
     pub output: Output,
 }
 
-/// The per-column half of the rain hash: `hash2(iteration seed, x)` for every absolute column of
-/// the buffer (the hash of a pixel is `hash3(seed, x, y) = hash2(hash2(seed, x), y)`).
-pub(crate) fn rain_columns(iteration_seed: u32, x0: i64, width: usize) -> Vec<u32> {
-    (0..width).map(|x| hash2(iteration_seed, (x0 + x as i64) as u32)).collect()
+/// The height a unit of water adds to the water surface at render scale 1. The water of a cell
+/// is what passes through it in an iteration (it moves one pixel per iteration): along a river
+/// that is tens of iterations of rain from a whole catchment, far more than the river's depth
+/// (counted whole, it stands above the valley's sides, and routing on it spreads every river over
+/// its banks). This share of it keeps a river's surface close to its terrain, while the water a
+/// hollow gathers, iteration after iteration, raises its surface to the rim. At render scale `s`
+/// a river carries `s²` times the pixels' rain over drops `1 / s` as high: the depth per unit of
+/// water is this ÷ `s³` (at most 1: below scale 1/4 water stands as high as it is).
+pub const WATER_DEPTH: f64 = 1.0 / 256.0;
+
+/// The share of the water that would fill its steepest surface drop a cell lets go in an
+/// iteration, at most: see [`release_per_drop`].
+const RELEASE: f32 = 0.125;
+
+/// The water a cell lets go per unit of its steepest surface drop: [`RELEASE`] of the water that
+/// would fill the drop (`RELEASE / water_depth`). Water runs off whole down drops that could hold
+/// eight times as much; standing water (a pond, a flat) levels out, an eighth of its excess over
+/// its lowest neighbour at a time. Letting all of it go makes neighbours pass the same water back
+/// and forth (the water of a pond sloshes from cell to cell, and the flow cuts its floor into
+/// pits); a half or a quarter still left several times as many closed pits on the maps
+/// `docs/erosion.md` measures.
+pub(crate) fn release_per_drop(p: &Hydraulic) -> f32 {
+    RELEASE / p.water_depth
 }
 
-/// The rain factor of the absolute row `y` in a column whose hash is `column`: uniform in [0, 2),
-/// mean 1.
+/// What a flowing cell with `water` and `load` sends down its lower neighbours in pass A, with
+/// `steep` its steepest surface drop and `per_drop` as [`release_per_drop`]: at most
+/// `steep × per_drop` of its water, and the same share of its load (all of the load when it has
+/// no water). Selects, not `min` (the same values for the finite, non-negative inputs a run
+/// makes; both kernels use this function, so their bits agree for any input).
+#[inline(always)]
+pub(crate) fn release(water: f32, load: f32, steep: f32, per_drop: f32) -> (f32, f32) {
+    let most = steep * per_drop;
+    let out = if most < water { most } else { water };
+    let share = if water > 0.0 { out / water } else { 1.0 };
+    (out, load * share)
+}
+
+/// The side of a storm cell in map units: the rain of an iteration varies smoothly over about
+/// this distance (a value noise on a lattice of this spacing).
+pub const STORM_WAVELENGTH: f64 = 32.0;
+/// How much the storms vary the rain: a cell gets `rain × max(0, 1 + STORM_AMPLITUDE × v)` with
+/// `v` the storm field in [−1, 1].
+pub(crate) const STORM_AMPLITUDE: f32 = 0.8;
+
+/// The storm lattice's cell of the absolute coordinate `v` on a lattice of `spacing` pixels, and
+/// the smoothstep weight of the coordinate's place in it: `(⌊v / spacing⌋, s(f))` with `f` the
+/// fraction and `s(f) = f² (3 − 2f)`. The division in `f64`, the floor by a conversion and a
+/// comparison (no platform math): the same bits on every machine.
+fn storm_position(v: i64, spacing: f64) -> (i64, f32) {
+    let u = v as f64 / spacing;
+    let t = u as i64;
+    let cell = if (t as f64) > u { t - 1 } else { t };
+    let f = (u - cell as f64) as f32;
+    (cell, f * f * (3.0 - 2.0 * f))
+}
+
+/// The storm field's value at lattice point (`i`, `j`) of the iteration whose seed is `seed`:
+/// uniform in [−1, 1) (exact in `f32`: 24 bits of hash, a power of two and a subtraction).
 #[inline]
-pub(crate) fn rain_factor(column: u32, y: i64) -> f32 {
-    let u = hash2(column, y as u32);
-    (u >> 8) as f32 * (2.0 / 16_777_216.0)
+fn storm_value(seed: u32, i: i64, j: i64) -> f32 {
+    let h = hash2(hash2(seed, i as u32), j as u32);
+    (h >> 8) as f32 * (2.0 / 16_777_216.0) - 1.0
 }
 
-/// `rain_columns` with each column hash already multiplied by the first factor of `hash2`: the
-/// part of a pixel's rain hash that depends on its column only, so that a row needs one integer
-/// product per pixel fewer (see [`RainRow`]).
-pub(crate) fn rain_columns_mixed(iteration_seed: u32, x0: i64, width: usize) -> Vec<u32> {
-    (0..width).map(|x| hash2(iteration_seed, (x0 + x as i64) as u32).wrapping_mul(HASH2_A)).collect()
+/// The storms over the columns of one buffer: which columns lie in each lattice cell and their
+/// smoothstep weights there, computed once per run (they do not depend on the iteration), and the
+/// lattice's spacing in pixels for the rows. The rain of the rows between two lattice rows then
+/// needs the lattice values of those two rows, hashed once ([`StormRows`]): no hash per pixel.
+/// Every value depends on the absolute pixel only (not on where the buffer starts), so tiles
+/// agree.
+pub(crate) struct Storm {
+    spacing: f64,
+    y0: i64,
+    /// The lattice column of the buffer's first column.
+    first: i64,
+    /// Each buffer column's smoothstep weight.
+    weight: Vec<f32>,
+    /// `starts[k]`: the first buffer column of lattice column `first + k` (the last entry is the
+    /// width): the columns of lattice cell `k` are `starts[k]..starts[k + 1]`.
+    starts: Vec<usize>,
 }
 
-/// `hash2`'s two factors and its offset (`hash2(a, b) = hash1((a × A + b × B + C) ^ A)`, wrapping).
-const HASH2_A: u32 = 1028385129;
-const HASH2_B: u32 = 945191568;
-const HASH2_C: u32 = 2015177;
+/// One user's rows of a [`Storm`]: for the lattice rows `j` and `j + 1` of one iteration, the
+/// field along each interpolated to every pixel of the buffer (as the rain it brings: `base` on
+/// row `j`, `rise` from there to row `j + 1`), kept while the pixel rows asked for stay between
+/// the same two lattice rows; then a pixel row needs one product and one sum per pixel.
+pub(crate) struct StormRows {
+    key: Option<(u32, i64, u32)>,
+    upper: Vec<f32>,
+    lower: Vec<f32>,
+    base: Vec<f32>,
+    rise: Vec<f32>,
+}
 
-/// The part of the rain hash that depends on the absolute row only: `y × B + C` of `hash2`.
-/// Wrapping addition is associative and commutative, so `mixed_column + row` is `hash2`'s
-/// `a × A + b × B + C` exactly: [`RainRow::factor`] equals [`rain_factor`] bit for bit (a unit
-/// test checks it).
-#[derive(Copy, Clone)]
-pub(crate) struct RainRow(u32);
+impl StormRows {
+    pub(crate) fn new() -> StormRows {
+        StormRows { key: None, upper: Vec::new(), lower: Vec::new(), base: Vec::new(), rise: Vec::new() }
+    }
+}
 
-impl RainRow {
-    #[inline(always)]
-    pub(crate) fn new(y: i64) -> RainRow {
-        RainRow((y as u32).wrapping_mul(HASH2_B).wrapping_add(HASH2_C))
+impl Storm {
+    /// The storms over `rect` (the buffer), on a lattice of `spacing` pixels (at least one: a
+    /// finer lattice would vary within a pixel, and the rows of lattice values stay at most the
+    /// buffer's width).
+    pub(crate) fn new(rect: Rect, spacing: f64) -> Storm {
+        let spacing = if spacing >= 1.0 { spacing } else { 1.0 };
+        let w = rect.width as usize;
+        let (mut weight, mut starts) = (Vec::with_capacity(w), Vec::new());
+        let first = storm_position(rect.x, spacing).0;
+        for x in 0..w {
+            let (c, s) = storm_position(rect.x + x as i64, spacing);
+            // At most the width + 1 cells (spacing ≥ 1): the difference fits.
+            let k = (c - first) as u32;
+            while starts.len() <= k as usize {
+                starts.push(x);
+            }
+            weight.push(s);
+        }
+        starts.push(w);
+        Storm { spacing, y0: rect.y, first, weight, starts }
     }
 
-    /// [`rain_factor`] of the column whose [`rain_columns_mixed`] value is `mixed_column`.
-    #[inline(always)]
-    pub(crate) fn factor(self, mixed_column: u32) -> f32 {
-        let u = geogen_random::hash1(mixed_column.wrapping_add(self.0) ^ HASH2_A);
-        (u >> 8) as f32 * (2.0 / 16_777_216.0)
+    /// `rain × max(0, 1 + STORM_AMPLITUDE × v)` on buffer row `y`, columns `x0..x1` (into the
+    /// same columns of `out`), with `v` the storm field of the iteration whose seed is `seed`:
+    /// the lattice values of the two lattice rows around the row (hashed), each interpolated along
+    /// its lattice row to every pixel by the smoothstep weight of the pixel's place in its cell
+    /// (`u` on the row above, `l` below: once for all the pixel rows between them), then between
+    /// the two by the smoothstep weight of the pixel row's place: `v = u + (l − u) × s_y`. The
+    /// rain is evaluated as `rain × (1 + A u) + rain × A (l − u) × s_y` (A the amplitude), the
+    /// same value up to rounding, with its two terms kept per pixel: a row then costs a product,
+    /// a sum and a comparison per pixel.
+    pub(crate) fn rain_row(
+        &self,
+        rows: &mut StormRows,
+        seed: u32,
+        rain: f32,
+        y: usize,
+        (x0, x1): (usize, usize),
+        out: &mut [f32],
+    ) {
+        if x0 >= x1 {
+            return;
+        }
+        let (j, sy) = storm_position(self.y0 + y as i64, self.spacing);
+        let key = Some((seed, j, rain.to_bits()));
+        if rows.key != key {
+            let (cells, w) = (self.starts.len(), self.weight.len());
+            rows.upper.clear();
+            rows.lower.clear();
+            for k in 0..cells {
+                let i = self.first + k as i64;
+                rows.upper.push(storm_value(seed, i, j));
+                rows.lower.push(storm_value(seed, i, j + 1));
+            }
+            rows.base.resize(w, 0.0);
+            rows.rise.resize(w, 0.0);
+            for k in 0..cells - 1 {
+                let (u0, u1) = (rows.upper[k], rows.upper[k + 1]);
+                let (l0, l1) = (rows.lower[k], rows.lower[k + 1]);
+                let (c0, c1) = (self.starts[k], self.starts[k + 1]);
+                let weight = &self.weight[c0..c1];
+                for ((b, r), &s) in rows.base[c0..c1].iter_mut().zip(&mut rows.rise[c0..c1]).zip(weight) {
+                    let u = u0 + (u1 - u0) * s;
+                    let l = l0 + (l1 - l0) * s;
+                    *b = rain * (1.0 + STORM_AMPLITUDE * u);
+                    *r = rain * (STORM_AMPLITUDE * (l - u));
+                }
+            }
+            rows.key = key;
+        }
+        storm_pixels_dispatch(&rows.base[x0..x1], &rows.rise[x0..x1], sy, &mut out[x0..x1]);
+    }
+}
+
+/// [`storm_pixels`], built for AVX-512 or AVX2 where the processor has it (a product, a sum and a
+/// select per pixel: the same bits).
+fn storm_pixels_dispatch(base: &[f32], rise: &[f32], sy: f32, out: &mut [f32]) {
+    by_isa!(storm_pixels_avx512, storm_pixels_avx2, storm_pixels, (base, rise, sy, out))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn storm_pixels_avx512(base: &[f32], rise: &[f32], sy: f32, out: &mut [f32]) {
+    storm_pixels(base, rise, sy, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn storm_pixels_avx2(base: &[f32], rise: &[f32], sy: f32, out: &mut [f32]) {
+    storm_pixels(base, rise, sy, out)
+}
+
+/// The rain on a row of pixels from their terms along the lattice rows above and below
+/// ([`StormRows`]) and the row's smoothstep weight `sy` between them, never below 0.
+#[inline(always)]
+fn storm_pixels(base: &[f32], rise: &[f32], sy: f32, out: &mut [f32]) {
+    let n = out.len();
+    let (base, rise) = (&base[..n], &rise[..n]);
+    for i in 0..n {
+        let v = base[i] + rise[i] * sy;
+        out[i] = if v > 0.0 { v } else { 0.0 };
     }
 }
 
@@ -1096,9 +1265,10 @@ const HYDRAULIC_MAX_DEPTH: usize = 8;
 /// iteration's pass B is at row `y`, it still reads rows `y..=y + 2` (its own old state and what
 /// its pass A on row `y + 1` reads), and nothing above.
 const STATE_RING: usize = 3;
-/// Bytes per column one iteration of a sweep keeps: pass A's ring (4 fields × 3 rows), the state
-/// ring (3 fields × [`STATE_RING`] rows) and one row where the flow of rows outside the band goes.
-const LEVEL_BYTES_PER_COLUMN: usize = (4 * 3 + 3 * STATE_RING + 1) * 4;
+/// Bytes per column one iteration of a sweep keeps: pass A's ring (3 fields × 3 rows, 1 × 2), the
+/// state ring (3 fields × [`STATE_RING`] rows) and the storm's two rows (the thread's [`Spare`]
+/// rows and the first iteration's rain ring come once per thread).
+const LEVEL_BYTES_PER_COLUMN: usize = (3 * 3 + 2 + 3 * STATE_RING + 2) * 4;
 
 /// (iterations per sweep, rows per band) of hydraulic erosion on a `w × h` map with `threads`
 /// threads, each with `bytes` of rows for a sweep: as many iterations as fit, in bands tall enough
@@ -1111,7 +1281,10 @@ fn hydraulic_blocking(w: usize, h: usize, threads: usize, bytes: usize) -> (usiz
     (depth, rows)
 }
 
-/// Pass A's fields for three rows, full width: a ring, row `y` in slot `y % 3`.
+/// Pass A's fields, full width: the surface, the shares of water and load that pass B of the row
+/// and of the rows next to it read, in rings of three rows (row `y` in slot `y % 3`); the steepest
+/// drop, which only the row's own pass B reads, in a ring of two (row `y` in slot `y % 2`: pass A
+/// runs one row ahead of pass B).
 struct PassARing {
     surface: Vec<f32>,
     factor: Vec<f32>,
@@ -1119,10 +1292,16 @@ struct PassARing {
     steepest: Vec<f32>,
 }
 
-/// Where row `y` of a [`PassARing`] field starts.
+/// Where row `y` of a three-row [`PassARing`] field starts.
 #[inline(always)]
 fn slot(y: usize, w: usize) -> usize {
     (y % 3) * w
+}
+
+/// Where row `y` of a two-row [`PassARing`] field starts.
+#[inline(always)]
+fn slot2(y: usize, w: usize) -> usize {
+    (y % 2) * w
 }
 
 /// Rows of a field `w` wide held in a ring of `ring` rows (row `y` at `(y % ring) × w`); a whole
@@ -1159,17 +1338,26 @@ struct State<'a> {
 /// One thread's rows for one iteration of a sweep: pass A's ring, the state it writes for the next
 /// iteration of the sweep (a ring of [`STATE_RING`] rows; for the last iteration, which writes the
 /// full buffer, one row of water and of load, where the very last iteration's go: nothing reads
-/// them), a row for the flow of rows outside the band (computed for the next iteration's sake, not
-/// added to the flow total: their own band adds theirs) and of every row when no flow total is
-/// kept (outputs other than the flow mask), and for the first iteration of a sweep a ring of three
-/// rows for the first rain (the first sweep's water, computed row by row as pass A reaches it).
+/// them), the rows of its storm; and for the first iteration of a sweep a ring of three rows for
+/// the first rain (the first sweep's water, computed row by row one row ahead of pass A) and its
+/// storm's rows.
 struct Level {
     pass_a: PassARing,
     terrain: Vec<f32>,
     water: Vec<f32>,
     sediment: Vec<f32>,
-    flow: Vec<f32>,
+    storm: StormRows,
+    first_rain: Vec<f32>,
+    first_storm: StormRows,
+}
+
+/// One thread's rows that any iteration of a sweep uses for one row at a time: the rain pass B
+/// adds to the row, and where the flow of rows outside the band goes (computed for the next
+/// iteration's sake, not added to the flow total: their own band adds theirs) and of every row
+/// when no flow total is kept (outputs other than the flow mask).
+struct Spare {
     rain: Vec<f32>,
+    flow: Vec<f32>,
 }
 
 impl Level {
@@ -1180,13 +1368,14 @@ impl Level {
                 surface: scratch(3 * w)?,
                 factor: scratch(3 * w)?,
                 concentration: scratch(3 * w)?,
-                steepest: scratch(3 * w)?,
+                steepest: scratch(2 * w)?,
             },
             terrain: scratch(if keeps_state { state } else { 0 })?,
             water: scratch(state)?,
             sediment: scratch(state)?,
-            flow: scratch(w)?,
-            rain: scratch(if first { 3 * w } else { 0 })?,
+            storm: StormRows::new(),
+            first_rain: scratch(if first { 3 * w } else { 0 })?,
+            first_storm: StormRows::new(),
         })
     }
 
@@ -1199,6 +1388,41 @@ impl Level {
     }
 }
 
+/// What pass A needs besides the rows: the sea level, the height a unit of water adds to the
+/// surface and the water released per unit of drop ([`release_per_drop`]).
+#[derive(Copy, Clone)]
+struct Surfaces {
+    sea: f32,
+    depth: f32,
+    per_drop: f32,
+}
+
+impl Surfaces {
+    /// A cell's water surface: its bed plus its water × depth (a sea cell holds no water: its
+    /// surface is the sea level).
+    #[inline(always)]
+    fn surface(self, t: f32, w: f32) -> f32 {
+        self.bed(t) + self.depth * w
+    }
+
+    /// A cell's bed: its terrain, or the sea level at sea (at or below it).
+    #[inline(always)]
+    fn bed(self, t: f32) -> f32 {
+        land_or_sea(t, self.sea)
+    }
+}
+
+/// The terrain `t` where it is above the sea level, else the sea level: the bed of a cell. (A
+/// select that is one `max` instruction; a terrain that is not a number counts as sea.)
+#[inline(always)]
+pub(crate) fn land_or_sea(t: f32, sea: f32) -> f32 {
+    if t > sea {
+        t
+    } else {
+        sea
+    }
+}
+
 /// What every band of one hydraulic iteration shares: the spans of the two passes and the
 /// iteration's constants.
 struct HydraulicStep<'a> {
@@ -1206,16 +1430,16 @@ struct HydraulicStep<'a> {
     keep: f32,
     fan_edge: f32,
     fan_corner: f32,
+    surfaces: Surfaces,
     w: usize,
     h: usize,
     /// The cells pass A must get right (what pass B reads), and pass B's.
     a: Span,
     b: Span,
     last: bool,
-    /// The next rain's column hashes, as [`rain_columns_mixed`].
-    columns: &'a [u32],
-    /// The absolute row of the buffer's first row.
-    y0: i64,
+    /// The storms over the buffer and the seed of the next rain's.
+    storm: &'a Storm,
+    storm_seed: u32,
 }
 
 /// One band's share of the state a sweep writes (rows `r0..`, whole rows, uninitialised until
@@ -1239,13 +1463,21 @@ struct Finish<'a> {
     old: &'a [f32],
 }
 
-/// What the first sweep needs to compute the first rain row by row: the rain per cell, the first
-/// rain's column hashes (as [`rain_columns_mixed`]) and the absolute row of the buffer's first row.
+/// What the first sweep needs to compute the first rain row by row: the rain per cell, the storms
+/// and the first rain's seed.
 #[derive(Copy, Clone)]
 struct FirstRain<'a> {
     rain: f32,
-    columns: &'a [u32],
-    y0: i64,
+    storm: &'a Storm,
+    seed: u32,
+    sea: f32,
+}
+
+/// The first rain on the land only: zero where the terrain is sea (a sea cell holds no water).
+pub(crate) fn first_rain_on_land(rain: &mut [f32], terrain: &[f32], sea: f32) {
+    for (r, &t) in rain.iter_mut().zip(terrain) {
+        *r = if t > sea { *r } else { 0.0 };
+    }
 }
 
 /// Row `row` of a destination band zeroed, and viewed as the initialised row it now is (zeroed in
@@ -1256,22 +1488,26 @@ fn zeroed(row: &mut [MaybeUninit<f32>]) -> &mut [f32] {
     // SAFETY: every element was written just above; `MaybeUninit<f32>` has the layout of `f32`.
     unsafe { &mut *(row as *mut [MaybeUninit<f32>] as *mut [f32]) }
 }
-
-/// Hydraulic erosion of `map` in place: iterated multiple-flow-direction routing with a
-/// transport-limited load (see `docs/erosion.md` for the choice). Each iteration is two passes over
-/// the cells still needed:
+/// Hydraulic erosion of `map` in place: iterated multiple-flow-direction routing on the water
+/// surface with a transport-limited load (see `docs/erosion.md` for the choice). A cell whose
+/// terrain is at or below the sea level is sea (its surface and bed are the sea level); a land
+/// cell's surface is its terrain plus its water × [`Hydraulic::water_depth`], its bed its terrain.
+/// Each iteration is two passes over the cells still needed:
 ///
 /// * **A** (reads terrain `h`, water `w` and load `s` of a cell and its neighbours): a snapshot of
-///   the terrain, the steepest drop to a neighbour, and the shares `w / D` and `s / D` (D: the sum
-///   of the drops to the lower neighbours, × 1/√2 for corners) so that the cell sends `w / D × d`
-///   and `s / D × d` down a drop `d`: all its water and load leave, a pit keeps them.
+///   the surface, the steepest drops of the surface and of the bed to a neighbour, and the shares
+///   `r / D` and `l / D` (D: the sum of the surface's drops to the lower neighbours, × 1/√2 for
+///   corners) so that the cell sends `r / D × d` and `l / D × d` down a drop `d`: the water it
+///   releases ([`release`]) and the same share of its load; a pit keeps them.
 /// * **B** (reads pass A's results of the cell and its neighbours; writes the cell's own `h`, `w`,
-///   `s` and flow total): water and load arrive; the discharge (held plus received) can
-///   carry `capacity × discharge × slope` (slope: the steepest drop per logical unit); the missing
-///   load is eroded at its rate (at most [`MAX_CUT`] of the steepest drop), an excess deposited at
-///   its rate (at most up to the neighbours' mean height); water evaporates; the next rain falls.
+///   `s` and flow total): water and load arrive; the discharge (released plus received) can
+///   carry `capacity × discharge × slope` (slope: the surface's steepest drop per logical unit);
+///   the missing load is eroded at its rate (at most [`MAX_CUT`] of the bed's steepest drop, never
+///   at sea), an excess deposited at its rate (at most up to the neighbours' mean surface, or the
+///   highest less the fan drop); water evaporates, the sea takes what reached it; the next rain
+///   falls on the land, in storms ([`Storm`]).
 ///
-/// At the end, the sediment still carried settles where it is.
+/// At the end, the sediment a pit holds settles there; the load still moving is washed out.
 ///
 /// Schedule (temporal blocking): the map goes through memory once per *sweep* of up to
 /// [`HYDRAULIC_MAX_DEPTH`] iterations (as many as keep each thread's rows within
@@ -1287,9 +1523,10 @@ fn zeroed(row: &mut [MaybeUninit<f32>]) -> &mut [f32] {
 /// only the band that owns a row adds its discharge to the flow total. The same operations on the
 /// same values as the plain kernel ([`super::erosion_reference::hydraulic`], bit for bit): only
 /// the schedule differs. The row functions are built for AVX-512 or AVX2 where the processor has
-/// it (IEEE basic operations and integer hashing only, no FMA: the same bits). The flow total is
+/// it (IEEE basic operations only, no FMA: the same bits); the rain of a row is computed before its
+/// pass B, by the same scalar code as the plain kernel's ([`Storm::rain_row`]). The flow total is
 /// kept only when the output is the flow mask. Nothing else goes over the map: the first sweep
-/// computes the first rain row by row as its first iteration reaches it, the last sweep writes
+/// computes the first rain row by row one row ahead of its first iteration, the last sweep writes
 /// the output into its terrain rows (which become the map's buffer) and no water or load, and no
 /// buffer is zeroed before a sweep (each row is zeroed in cache just before the sweep writes it).
 pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), RenderError> {
@@ -1338,19 +1575,20 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
     let levels = (0..slots)
         .map(|_| {
             let level = |l: usize| Level::new(w, l + 1 < depth, l == 0);
-            Ok(Mutex::new((0..depth).map(level).collect::<Result<Vec<_>, _>>()?))
+            let levels = (0..depth).map(level).collect::<Result<Vec<_>, _>>()?;
+            Ok(Mutex::new((levels, Spare { rain: scratch(w)?, flow: scratch(w)? })))
         })
         .collect::<Result<Vec<_>, RenderError>>()?;
     let iteration_seed = |k: u64| hash2(p.seed, k as u32);
+    let storm = Storm::new(rect, p.storm_spacing);
     // The first sweep reads the map's terrain where it is (the map is not written before the
-    // end), the first rain from each thread's ring of rain rows (computed as pass A reaches them:
-    // no buffer of the first water), and the first load, zero everywhere, from one zero row (a
-    // ring of one row). A sweep writes a new state into the buffers of its parity, made when
+    // end), the first rain from each thread's ring of rain rows (computed one row ahead of pass A,
+    // which reads the water of a row and of its neighbours: no buffer of the first water), and the
+    // first load, zero everywhere, from one zero row (a ring of one row). A sweep writes a new state into the buffers of its parity, made when
     // first needed and never zeroed (each band writes all of its rows, see [`hydraulic_band`]);
     // the last sweep writes the output into a terrain buffer, which becomes the map's, and no
     // water or load (nothing reads them).
-    let columns0 = rain_columns_mixed(iteration_seed(0), rect.x, w);
-    let first_rain = FirstRain { rain: p.rain, columns: &columns0, y0: rect.y };
+    let first_rain = FirstRain { rain: p.rain, storm: &storm, seed: iteration_seed(0), sea: p.sea_level };
     let zero_row = scratch(w)?;
     let mut terrain = [Vec::new(), Vec::new()];
     let mut water = [Vec::new(), Vec::new()];
@@ -1360,26 +1598,26 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
     // Per-iteration constants, hoisted out of the pixel loops (the same values).
     let keep = 1.0 - p.evaporation;
     let (fan_edge, fan_corner) = fan_drops(&p);
+    let surfaces = Surfaces { sea: p.sea_level, depth: p.water_depth, per_drop: release_per_drop(&p) };
     let mut cur = 0;
     let mut k0 = 0;
     while k0 < spans.len() {
         let k1 = (k0 + depth).min(spans.len());
         let finish = k1 == spans.len();
-        let columns: Vec<Vec<u32>> =
-            (k0..k1).map(|k| rain_columns_mixed(iteration_seed(k as u64 + 1), rect.x, w)).collect();
         let steps: Vec<HydraulicStep> = (k0..k1)
             .map(|k| HydraulicStep {
                 p: &p,
                 keep,
                 fan_edge,
                 fan_corner,
+                surfaces,
                 w,
                 h,
                 a: spans[k].0,
                 b: spans[k].1,
                 last: k as u64 + 1 == n,
-                columns: &columns[k - k0],
-                y0: rect.y,
+                storm: &storm,
+                storm_seed: iteration_seed(k as u64 + 1),
             })
             .collect();
         // The source (the buffers of parity `cur`, but for the first sweep) and the destinations
@@ -1438,8 +1676,9 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
         debug_assert_eq!(outs.len(), bands);
         outs.into_par_iter().enumerate().for_each(|(i, out)| {
             let slot = rayon::current_thread_index().unwrap_or(0) % levels.len();
-            let mut levels = levels[slot].lock().unwrap_or_else(|e| e.into_inner());
-            hydraulic_band(&steps, src, first, fin, i * band, out, &mut levels);
+            let mut slot = levels[slot].lock().unwrap_or_else(|e| e.into_inner());
+            let (levels, spare) = &mut *slot;
+            hydraulic_band(&steps, src, first, fin, i * band, out, (levels, spare));
         });
         // SAFETY: each destination made above had room for `len` values, and every band wrote
         // each value of its rows (`hydraulic_band`); the bands' rows cover `0..len`.
@@ -1470,34 +1709,6 @@ fn hydraulic_with(map: &mut HeightMap, own: Rect, p: Hydraulic, depth: usize, ba
     }
     *map = HeightMap::from_data(rect, out).ok_or_else(|| RenderError::Internal("hydraulic output size".into()))?;
     Ok(())
-}
-
-/// The first rain on one row: `rain × rain_factor(column, y)` for each column hash (given as
-/// [`rain_columns_mixed`]), built for AVX-512 or AVX2 where the processor has it (integer hashing,
-/// a conversion and two products in the same order: the same bits).
-fn rain_row_dispatch(rain: f32, columns: &[u32], y: i64, row: &mut [f32]) {
-    by_isa!(rain_row_avx512, rain_row_avx2, rain_row, (rain, columns, y, row))
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn rain_row_avx512(rain: f32, columns: &[u32], y: i64, row: &mut [f32]) {
-    rain_row(rain, columns, y, row)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn rain_row_avx2(rain: f32, columns: &[u32], y: i64, row: &mut [f32]) {
-    rain_row(rain, columns, y, row)
-}
-
-#[inline(always)]
-fn rain_row(rain: f32, columns: &[u32], y: i64, row: &mut [f32]) {
-    let columns = &columns[..row.len()];
-    let r = RainRow::new(y);
-    for (v, &c) in row.iter_mut().zip(columns) {
-        *v = rain * r.factor(c);
-    }
 }
 
 /// The requested output on one row of the rendering bounds, in place: `row` holds the final
@@ -1561,6 +1772,8 @@ struct Sweep<'s, 'a> {
     b_end: [usize; HYDRAULIC_MAX_DEPTH],
     next_a: [usize; HYDRAULIC_MAX_DEPTH],
     a_end: [usize; HYDRAULIC_MAX_DEPTH],
+    /// The first sweep's next row of the first rain to compute.
+    rain_next: usize,
 }
 
 /// One band of a hydraulic sweep: every iteration of the sweep on the band's rows grown by 2 rows
@@ -1576,7 +1789,7 @@ fn hydraulic_band(
     fin: Option<Finish>,
     r0: usize,
     out: HydraulicBand,
-    levels: &mut [Level],
+    (levels, spare): (&mut [Level], &mut Spare),
 ) {
     let d = steps.len();
     let w = steps[0].w;
@@ -1593,6 +1806,7 @@ fn hydraulic_band(
         b_end: [0; HYDRAULIC_MAX_DEPTH],
         next_a: [0; HYDRAULIC_MAX_DEPTH],
         a_end: [0; HYDRAULIC_MAX_DEPTH],
+        rain_next: 0,
     };
     for (l, s) in steps.iter().enumerate() {
         let grow = 2 * (d - 1 - l);
@@ -1607,7 +1821,7 @@ fn hydraulic_band(
     // The last iteration writes rows `written` of the band (all of them: no halo grows it).
     let (w0, w1) = (sweep.next_b[d - 1].min(r1), sweep.b_end[d - 1].min(r1));
     let written = (w0 - r0) * w..(w1.max(w0) - r0) * w;
-    produce(&mut sweep, levels, d - 1, usize::MAX);
+    produce(&mut sweep, levels, spare, d - 1, usize::MAX);
     let HydraulicBand { terrain, water, sediment, .. } = sweep.out;
     for field in [Some(terrain), water, sediment].into_iter().flatten() {
         let end = field.len();
@@ -1618,7 +1832,7 @@ fn hydraulic_band(
 
 /// Iteration `l` of the sweep computes its pass B rows up to `upto` (and the pass A rows and
 /// earlier iterations' rows they read).
-fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
+fn produce(sw: &mut Sweep, levels: &mut [Level], spare: &mut Spare, l: usize, upto: usize) {
     let w = sw.steps[0].w;
     let last = l + 1 == sw.steps.len();
     while sw.next_b[l] < sw.b_end[l] && sw.next_b[l] <= upto {
@@ -1626,18 +1840,30 @@ fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
         while sw.next_a[l] < sw.a_end[l] && sw.next_a[l] <= y + 1 {
             let ya = sw.next_a[l];
             if l > 0 {
-                produce(sw, levels, l - 1, ya + 1);
+                produce(sw, levels, spare, l - 1, ya + 1);
             }
             let (below, rest) = levels.split_at_mut(l);
-            let Level { pass_a, rain, .. } = &mut rest[0];
+            let Level { pass_a, first_rain, first_storm, .. } = &mut rest[0];
             let src = match (l, sw.first) {
                 (0, Some(first)) => {
-                    // The first rain of row `ya`, over pass A's columns (what pass A and B read).
-                    let a = sw.steps[0].a;
-                    let at = (ya % 3) * w;
-                    let row = &mut rain[at + a.x0..at + a.x1];
-                    rain_row_dispatch(first.rain, &first.columns[a.x0..a.x1], first.y0 + ya as i64, row);
-                    State { water: Rows { data: rain, ring: 3, w }, ..sw.src }
+                    // The first rain of the rows pass A of row `ya` reads (`ya − 1 ..= ya + 1`),
+                    // each row once, one row ahead, over pass A's columns and one more on each
+                    // side (the ring then holds the rows pass B of row `ya − 1` reads as well).
+                    let (a, h) = (sw.steps[0].a, sw.steps[0].h);
+                    let columns = (a.x0.saturating_sub(1), (a.x1 + 1).min(w));
+                    sw.rain_next = sw.rain_next.max(ya.saturating_sub(1));
+                    while sw.rain_next <= ya + 1 && sw.rain_next < h {
+                        let y = sw.rain_next;
+                        let row = &mut first_rain[(y % 3) * w..(y % 3 + 1) * w];
+                        first.storm.rain_row(first_storm, first.seed, first.rain, y, columns, row);
+                        first_rain_on_land(
+                            &mut row[columns.0..columns.1],
+                            &sw.src.terrain.row(y)[columns.0..columns.1],
+                            first.sea,
+                        );
+                        sw.rain_next += 1;
+                    }
+                    State { water: Rows { data: first_rain, ring: 3, w }, ..sw.src }
                 }
                 (0, None) => sw.src,
                 _ => below[l - 1].state(w),
@@ -1646,12 +1872,13 @@ fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
             sw.next_a[l] += 1;
         }
         if l > 0 {
-            produce(sw, levels, l - 1, y);
+            produce(sw, levels, spare, l - 1, y);
         }
         let (below, rest) = levels.split_at_mut(l);
-        let Level { pass_a, terrain, water, sediment, flow, rain } = &mut rest[0];
+        let Level { pass_a, terrain, water, sediment, storm, first_rain, .. } = &mut rest[0];
+        let Spare { rain, flow } = &mut *spare;
         let src = match (l, sw.first) {
-            (0, Some(_)) => State { water: Rows { data: rain, ring: 3, w }, ..sw.src },
+            (0, Some(_)) => State { water: Rows { data: first_rain, ring: 3, w }, ..sw.src },
             (0, None) => sw.src,
             _ => below[l - 1].state(w),
         };
@@ -1667,6 +1894,12 @@ fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
         // Pass B reads the row's state where the iteration read it and writes the new state
         // (no copy of the old state into the row first).
         let state = [src.terrain.row(y), src.water.row(y), src.sediment.row(y)];
+        let step = &sw.steps[l];
+        if !step.last {
+            // The next rain on the row, over pass B's columns.
+            step.storm.rain_row(storm, step.storm_seed, step.p.rain, y, (step.b.x0, step.b.x1), rain);
+        }
+        let rain = &rain[..];
         if last {
             assert!(own_row, "the last iteration writes its band's own rows only");
             let terrain = zeroed(&mut sw.out.terrain[o..o + w]);
@@ -1676,7 +1909,7 @@ fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
                 _ => (&mut water[..w], &mut sediment[..w]),
             };
             let row = PassBRow { terrain: &mut *terrain, water, sediment, flow: &mut *flow };
-            pass_b_line(&sw.steps[l], y, pass_a, state, row, kept);
+            pass_b_line(step, y, pass_a, state, rain, row, kept);
             if let Some(fin) = sw.fin {
                 // The output over the span of the last iteration (the output's), from the row just
                 // written.
@@ -1692,7 +1925,7 @@ fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
                 sediment: &mut sediment[at..at + w],
                 flow,
             };
-            pass_b_line(&sw.steps[l], y, pass_a, state, row, kept);
+            pass_b_line(step, y, pass_a, state, rain, row, kept);
         }
         sw.next_b[l] += 1;
     }
@@ -1700,27 +1933,34 @@ fn produce(sw: &mut Sweep, levels: &mut [Level], l: usize, upto: usize) {
 
 /// Pass A on row `y` of its span, reading the state `src`, into the ring.
 fn pass_a_line(st: &HydraulicStep, src: State, y: usize, ring: &mut PassARing) {
-    let (w, h, a) = (st.w, st.h, st.a);
+    let (w, h, a, k) = (st.w, st.h, st.a, st.surfaces);
     let State { terrain, water, sediment } = src;
-    let at = slot(y, w);
+    let (at, at2) = (slot(y, w), slot2(y, w));
     let surface_row = &mut ring.surface[at..at + w];
     let factor_row = &mut ring.factor[at..at + w];
     let conc_row = &mut ring.concentration[at..at + w];
-    let steep_row = &mut ring.steepest[at..at + w];
+    let steep_row = &mut ring.steepest[at2..at2 + w];
     let (xa, xb) = (a.x0.max(1), a.x1.min(w.saturating_sub(1)));
     let mut cell = |x: usize| {
         let i = y * w + x;
-        let tc = terrain.at(i);
+        let (tc, wc) = (terrain.at(i), water.at(i));
+        let sc = k.surface(tc, wc);
         let mut drops = 0.0f32;
         let mut steep = 0.0f32;
         neighbours(x, y, w, h, |j, weight| {
-            let d = (tc - terrain.at(j)) * weight;
+            let d = (sc - k.surface(terrain.at(j), water.at(j))) * weight;
             drops += if d > 0.0 { d } else { 0.0 };
             steep = if d > steep { d } else { steep };
         });
-        surface_row[x] = tc;
+        surface_row[x] = sc;
         steep_row[x] = steep;
-        let (q, l) = if drops > 0.0 { (water.at(i) / drops, sediment.at(i) / drops) } else { (0.0, 0.0) };
+        let (q, l) = if drops > 0.0 {
+            let (out, load) = release(wc, sediment.at(i), steep, k.per_drop);
+            let inverse = 1.0 / drops;
+            (out * inverse, load * inverse)
+        } else {
+            (0.0, 0.0)
+        };
         factor_row[x] = q;
         conc_row[x] = l;
     };
@@ -1734,27 +1974,39 @@ fn pass_a_line(st: &HydraulicStep, src: State, y: usize, ring: &mut PassARing) {
     if a.x1 == w && w > 1 {
         cell(w - 1);
     }
-    let line = |y: usize| &terrain.row(y)[xa - 1..xb + 1];
+    fn lines(f: Rows<'_>, y: usize, xa: usize, xb: usize) -> [&[f32]; 3] {
+        [y - 1, y, y + 1].map(|y| &f.row(y)[xa - 1..xb + 1])
+    }
     pass_a_row_dispatch(
-        [line(y - 1), line(y), line(y + 1)],
-        &water.row(y)[xa..xb],
-        &sediment.row(y)[xa..xb],
-        &mut surface_row[xa..xb],
-        &mut factor_row[xa..xb],
-        &mut conc_row[xa..xb],
-        &mut steep_row[xa..xb],
+        (lines(terrain, y, xa, xb), lines(water, y, xa, xb), &sediment.row(y)[xa..xb], k),
+        PassARow {
+            surface: &mut surface_row[xa..xb],
+            factor: &mut factor_row[xa..xb],
+            concentration: &mut conc_row[xa..xb],
+            steepest: &mut steep_row[xa..xb],
+        },
     );
 }
 
-/// Pass B on row `y` of its span, from the ring and the row's old `state` (terrain, water, load,
-/// full rows), into `out` (the row's new state; its flow total is updated in place).
-fn pass_b_line(st: &HydraulicStep, y: usize, ring: &PassARing, state: [&[f32]; 3], out: PassBRow, kept: bool) {
+/// Pass B on row `y` of its span, from the ring, the row's old `state` (terrain, water, load,
+/// full rows) and the `rain` to add (full row), into `out` (the row's new state; its flow total
+/// is updated in place).
+fn pass_b_line(
+    st: &HydraulicStep,
+    y: usize,
+    ring: &PassARing,
+    state: [&[f32]; 3],
+    rain: &[f32],
+    out: PassBRow,
+    kept: bool,
+) {
     let (w, h, b, p) = (st.w, st.h, st.b, st.p);
-    let (keep, fan_edge, fan_corner, last) = (st.keep, st.fan_edge, st.fan_corner, st.last);
-    let (surface, factor, concentration, steepest) = (&ring.surface, &ring.factor, &ring.concentration, &ring.steepest);
+    let (fan_edge, fan_corner, last) = (st.fan_edge, st.fan_corner, st.last);
+    let u = Update { keep: st.keep, sea: st.surfaces.sea, depth: st.surfaces.depth, per_drop: st.surfaces.per_drop };
+    let (surface, factor, concentration) = (&ring.surface, &ring.factor, &ring.concentration);
+    let at2 = slot2(y, w);
+    let steepest = &ring.steepest[at2..at2 + w];
     let (xa, xb) = (b.x0.max(1), b.x1.min(w.saturating_sub(1)));
-    let ay = st.y0 + y as i64;
-    let columns = st.columns;
     let PassBRow { terrain: terrain_row, water: water_row, sediment: sediment_row, flow: flow_row } = out;
     let [terrain_old, water_old, sediment_old] = state;
     // A neighbour's index in the buffer as its index in the ring.
@@ -1780,16 +2032,15 @@ fn pass_b_line(st: &HydraulicStep, y: usize, ring: &PassARing, state: [&[f32]; 3
             sediment_in += if up { concentration[j] * d } else { 0.0 };
         });
         let mut rim = hc;
-        if last && steepest[i] <= 0.0 {
+        if last && steepest[x] <= 0.0 {
             neighbours(x, y, w, h, |j, _| rim = rim.max(surface[ring_index(j)]));
         }
-        let cell = Cell { inflow, sediment_in, around, count, settle, rim, steep: steepest[i] };
+        let cell = Cell { surface: hc, inflow, sediment_in, around, count, settle, rim, steep: steepest[x] };
         let state = (terrain_old[x], water_old[x], sediment_old[x]);
-        let rain = p.rain * RainRow::new(ay).factor(columns[x]);
         let (tc, wc, sc, discharge) = if last {
-            pass_b_update::<true>(p, keep, cell, state, rain)
+            pass_b_update::<true>(p, u, cell, state, 0.0)
         } else {
-            pass_b_update::<false>(p, keep, cell, state, rain)
+            pass_b_update::<false>(p, u, cell, state, rain[x])
         };
         terrain_row[x] = tc;
         water_row[x] = wc;
@@ -1814,9 +2065,8 @@ fn pass_b_line(st: &HydraulicStep, y: usize, ring: &PassARing, state: [&[f32]; 3
         surface: rows(surface, w, y, xa, xb),
         factor: rows(factor, w, y, xa, xb),
         concentration: rows(concentration, w, y, xa, xb),
-        steepest: &steepest[slot(y, w) + xa..slot(y, w) + xb],
-        columns: &columns[xa..xb],
-        y: ay,
+        steepest: &steepest[xa..xb],
+        rain: &rain[xa..xb],
         terrain: &terrain_old[xa..xb],
         water: &water_old[xa..xb],
         sediment: &sediment_old[xa..xb],
@@ -1827,101 +2077,100 @@ fn pass_b_line(st: &HydraulicStep, y: usize, ring: &PassARing, state: [&[f32]; 3
         sediment: &mut sediment_row[xa..xb],
         flow: &mut flow_row[xa..xb],
     };
-    pass_b_row_dispatch(p, keep, last, kept, input, out);
+    pass_b_row_dispatch(p, u, last, kept, input, out);
+}
+
+/// What pass A reads for a run of interior cells: the terrain and water rows above, of and below
+/// them (one cell wider on each side), the cells' load, and the surface rule.
+type PassAInput<'a> = ([&'a [f32]; 3], [&'a [f32]; 3], &'a [f32], Surfaces);
+
+/// Where pass A writes a run of interior cells' fields.
+struct PassARow<'a> {
+    surface: &'a mut [f32],
+    factor: &'a mut [f32],
+    concentration: &'a mut [f32],
+    steepest: &'a mut [f32],
 }
 
 /// [`pass_a_row`], built for AVX-512 or AVX2 where the processor has it (the same bits).
-fn pass_a_row_dispatch(
-    t: [&[f32]; 3],
-    water: &[f32],
-    sediment: &[f32],
-    surface: &mut [f32],
-    factor: &mut [f32],
-    conc: &mut [f32],
-    steepest: &mut [f32],
-) {
-    by_isa!(pass_a_row_avx512, pass_a_row_avx2, pass_a_row, (t, water, sediment, surface, factor, conc, steepest))
+fn pass_a_row_dispatch(input: PassAInput, out: PassARow) {
+    by_isa!(pass_a_row_avx512, pass_a_row_avx2, pass_a_row_any, (input, out))
+}
+
+/// [`pass_a_row`] with its output rows as separate arguments.
+#[inline(always)]
+fn pass_a_row_any((t, water, sediment, k): PassAInput, out: PassARow) {
+    let PassARow { surface, factor, concentration, steepest } = out;
+    pass_a_row(t, water, sediment, k, surface, factor, concentration, steepest)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn pass_a_row_avx2(
-    t: [&[f32]; 3],
-    water: &[f32],
-    sediment: &[f32],
-    surface: &mut [f32],
-    factor: &mut [f32],
-    conc: &mut [f32],
-    steepest: &mut [f32],
-) {
-    pass_a_row(t, water, sediment, surface, factor, conc, steepest)
+unsafe fn pass_a_row_avx2(input: PassAInput, out: PassARow) {
+    pass_a_row_any(input, out)
 }
 
 /// [`pass_a_row`] compiled for AVX-512F: the compiler's sixteen-lane build of the same
 /// operations (IEEE basic operations and selects, no FMA: the same bits).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn pass_a_row_avx512(
-    t: [&[f32]; 3],
-    water: &[f32],
-    sediment: &[f32],
-    surface: &mut [f32],
-    factor: &mut [f32],
-    conc: &mut [f32],
-    steepest: &mut [f32],
-) {
-    pass_a_row(t, water, sediment, surface, factor, conc, steepest)
+unsafe fn pass_a_row_avx512(input: PassAInput, out: PassARow) {
+    pass_a_row_any(input, out)
 }
 
 /// [`pass_b_row`] (its last-iteration instantiation when `last`; adding the discharge to
 /// `out.flow` only when `flow`, else leaving `out.flow` alone), built for AVX-512 or AVX2 where
 /// the processor has it (the same bits).
-fn pass_b_row_dispatch(p: &Hydraulic, keep: f32, last: bool, flow: bool, input: PassBInput, out: PassBRow) {
+fn pass_b_row_dispatch(p: &Hydraulic, u: Update, last: bool, flow: bool, input: PassBInput, out: PassBRow) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
         // SAFETY: the processor supports AVX-512F (checked at run time).
-        return unsafe { pass_b_row_avx512(p, keep, last, flow, input, out) };
+        return unsafe { pass_b_row_avx512(p, u, last, flow, input, out) };
     }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the processor supports AVX2 (checked at run time).
-        return unsafe { pass_b_row_avx2(p, keep, last, flow, input, out) };
+        return unsafe { pass_b_row_avx2(p, u, last, flow, input, out) };
     }
-    pass_b_row_any(p, keep, last, flow, input, out)
+    pass_b_row_any(p, u, last, flow, input, out)
 }
 
 /// [`pass_b_row`]'s instantiation for `last` and `flow`.
 #[inline(always)]
-fn pass_b_row_any(p: &Hydraulic, keep: f32, last: bool, flow: bool, input: PassBInput, out: PassBRow) {
+fn pass_b_row_any(p: &Hydraulic, u: Update, last: bool, flow: bool, input: PassBInput, out: PassBRow) {
     match (last, flow) {
-        (true, true) => pass_b_row::<true, true>(p, keep, input, out),
-        (true, false) => pass_b_row::<true, false>(p, keep, input, out),
-        (false, true) => pass_b_row::<false, true>(p, keep, input, out),
-        (false, false) => pass_b_row::<false, false>(p, keep, input, out),
+        (true, true) => pass_b_row::<true, true>(p, u, input, out),
+        (true, false) => pass_b_row::<true, false>(p, u, input, out),
+        (false, true) => pass_b_row::<false, true>(p, u, input, out),
+        (false, false) => pass_b_row::<false, false>(p, u, input, out),
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn pass_b_row_avx2(p: &Hydraulic, keep: f32, last: bool, flow: bool, input: PassBInput, out: PassBRow) {
-    pass_b_row_any(p, keep, last, flow, input, out)
+unsafe fn pass_b_row_avx2(p: &Hydraulic, u: Update, last: bool, flow: bool, input: PassBInput, out: PassBRow) {
+    pass_b_row_any(p, u, last, flow, input, out)
 }
 
-/// [`pass_b_row`] compiled for AVX-512F (sixteen lanes; the rain hash's integer products too).
+/// [`pass_b_row`] compiled for AVX-512F (sixteen lanes).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn pass_b_row_avx512(p: &Hydraulic, keep: f32, last: bool, flow: bool, input: PassBInput, out: PassBRow) {
-    pass_b_row_any(p, keep, last, flow, input, out)
+unsafe fn pass_b_row_avx512(p: &Hydraulic, u: Update, last: bool, flow: bool, input: PassBInput, out: PassBRow) {
+    pass_b_row_any(p, u, last, flow, input, out)
 }
 
-/// Pass A on `surface.len()` interior cells: `t` holds the terrain rows above, of and below them,
-/// one cell wider on each side; `water` and `sediment` the cells' own. The neighbours in the order
-/// of [`OFFSETS`]; the same operations as the checked walk, with selects for its tests.
+/// Pass A on `surface.len()` interior cells: `t` and `water` hold the terrain and water rows
+/// above, of and below them, one cell wider on each side; `sediment` the cells' own load. The
+/// neighbours in the order of [`OFFSETS`]; the same operations as the checked walk, with selects
+/// for its tests (the surface and the bed of each neighbour are computed where it is visited, by
+/// the same [`Surfaces`] functions).
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn pass_a_row(
     t: [&[f32]; 3],
-    water: &[f32],
+    water: [&[f32]; 3],
     sediment: &[f32],
+    k: Surfaces,
     surface: &mut [f32],
     factor: &mut [f32],
     conc: &mut [f32],
@@ -1930,29 +2179,33 @@ fn pass_a_row(
     let n = surface.len();
     // Exact lengths: the compiler drops every bounds check below.
     let [tu, tm, td] = t.map(|r| &r[..n + 2]);
-    let (water, sediment) = (&water[..n], &sediment[..n]);
+    let [wu, wm, wd] = water.map(|r| &r[..n + 2]);
+    let sediment = &sediment[..n];
     let (factor, conc, steepest) = (&mut factor[..n], &mut conc[..n], &mut steepest[..n]);
     for i in 0..n {
-        let tc = tm[i + 1];
+        let (tc, wc) = (tm[i + 1], wm[i + 1]);
+        let sc = k.surface(tc, wc);
         let mut drops = 0.0f32;
         let mut steep = 0.0f32;
-        let mut visit = |v: f32, weight: f32| {
-            let d = (tc - v) * weight;
+        let mut visit = |tj: f32, wj: f32, weight: f32| {
+            let d = (sc - k.surface(tj, wj)) * weight;
             drops += if d > 0.0 { d } else { 0.0 };
             steep = if d > steep { d } else { steep };
         };
-        visit(tu[i], DIAGONAL);
-        visit(tu[i + 1], 1.0);
-        visit(tu[i + 2], DIAGONAL);
-        visit(tm[i], 1.0);
-        visit(tm[i + 2], 1.0);
-        visit(td[i], DIAGONAL);
-        visit(td[i + 1], 1.0);
-        visit(td[i + 2], DIAGONAL);
-        surface[i] = tc;
+        visit(tu[i], wu[i], DIAGONAL);
+        visit(tu[i + 1], wu[i + 1], 1.0);
+        visit(tu[i + 2], wu[i + 2], DIAGONAL);
+        visit(tm[i], wm[i], 1.0);
+        visit(tm[i + 2], wm[i + 2], 1.0);
+        visit(td[i], wd[i], DIAGONAL);
+        visit(td[i + 1], wd[i + 1], 1.0);
+        visit(td[i + 2], wd[i + 2], DIAGONAL);
+        surface[i] = sc;
         steepest[i] = steep;
-        // Both quotients, then selects (a pit's would be undefined and is not kept).
-        let (q, l) = (water[i] / drops, sediment[i] / drops);
+        // Both shares, then selects (a pit's would be undefined and is not kept).
+        let (out, load) = release(wc, sediment[i], steep, k.per_drop);
+        let inverse = 1.0 / drops;
+        let (q, l) = (out * inverse, load * inverse);
         let flowing = drops > 0.0;
         factor[i] = if flowing { q } else { 0.0 };
         conc[i] = if flowing { l } else { 0.0 };
@@ -1977,44 +2230,68 @@ struct Cell {
     settle: f32,
     /// The highest of the cell and its neighbours (needed on the last iteration only, for pits).
     rim: f32,
-    /// The cell's steepest drop (pass A).
+    /// The cell's surface (pass A).
+    surface: f32,
+    /// The cell's steepest drop of the surface (pass A).
     steep: f32,
+}
+
+/// Pass B's constants besides the parameters: the water kept after evaporation
+/// (`1 − evaporation`), the sea level, the height a unit of water adds to the surface and the
+/// water released per unit of drop.
+#[derive(Copy, Clone)]
+struct Update {
+    keep: f32,
+    sea: f32,
+    depth: f32,
+    per_drop: f32,
 }
 
 /// Pass B's update of one cell from its gathered `c` and its state (terrain, water, load): the new
 /// state and the discharge through the cell. Branch-free: both the deposit and the erosion are
 /// computed and one is selected, the same values as the branches they replace. `rain` is the next
-/// rain on the cell (ignored on the last iteration).
+/// rain on the cell (ignored on the last iteration and at sea).
 #[inline(always)]
 fn pass_b_update<const LAST: bool>(
     p: &Hydraulic,
-    keep: f32,
+    u: Update,
     c: Cell,
     (tc, held, load): (f32, f32, f32),
     rain: f32,
 ) -> (f32, f32, f32, f32) {
     let steep = c.steep;
-    // What left the cell in pass A: everything, unless it is a pit.
+    // What left the cell in pass A: the water it released and the same share of its load, unless
+    // it is a pit (the same function on the same values as pass A).
     let flowing = steep > 0.0;
-    let wc = if flowing { c.inflow } else { held + c.inflow };
-    let sc = if flowing { c.sediment_in } else { load + c.sediment_in };
-    let sent = if flowing { held } else { 0.0 };
-    // The discharge through the cell: what left it plus what came in (standing water in a pit
-    // does not count).
+    let (out, carried) = release(held, load, steep, u.per_drop);
+    let sent = if flowing { out } else { 0.0 };
+    let carried = if flowing { carried } else { 0.0 };
+    let wc = (held - sent) + c.inflow;
+    let sc = (load - carried) + c.sediment_in;
+    // Land: the terrain pass A saw is above the sea level (else sea).
+    let land = tc > u.sea;
+    // The discharge through the cell: what left it plus what came in (standing water does not
+    // count).
     let discharge = sent + c.inflow;
     let capacity = p.capacity * discharge * (steep * p.slope_scale);
-    // Settle where the flow slows, never build a spike: at most up to the neighbours' mean (fill
-    // hollows) or, where higher, the highest neighbour less the fan drop (deposits spread as
-    // cones of the fan slope).
+    // Settle where the flow slows, never build a spike: at most up to the neighbours' mean surface
+    // (fill hollows and ponds) or, where higher, the highest neighbour's surface less the fan drop
+    // (deposits spread as cones of the fan slope).
     let mean = c.around / c.count;
     let limit = if c.settle > mean { c.settle } else { mean };
-    let room = (limit - tc).max(0.0);
+    let base = if flowing { c.surface } else { tc };
+    let room = (limit - base).max(0.0);
     let dropped = (p.deposition * (sc - capacity)).min(room);
-    let taken = (p.erosion * (capacity - sc)).min(MAX_CUT * steep);
+    // The sea floor is never cut; the land at most by a share of the steepest drop less the
+    // cell's own water (what of the drop is ground: none on a flat floor whatever its puddles).
+    let ground = steep - u.depth * held;
+    let ground = if ground > 0.0 { ground } else { 0.0 };
+    let taken = (p.erosion * (capacity - sc)).min(MAX_CUT * ground);
+    let taken = if land { taken } else { 0.0 };
     let deposit = sc > capacity;
     let tc = if deposit { tc + dropped } else { tc - taken };
     let sc = if deposit { sc - dropped } else { sc + taken };
-    let wc = wc * keep;
+    let wc = wc * u.keep;
     if LAST {
         // What a pit holds settles there, at most up to its highest neighbour; the load still
         // moving leaves with its water (washed out, like the rest of the suspended load at the
@@ -2023,21 +2300,22 @@ fn pass_b_update<const LAST: bool>(
         let tc = if steep <= 0.0 { tc + settled } else { tc };
         (tc, wc, 0.0, discharge)
     } else {
-        (tc, wc + rain, sc, discharge)
+        // The rain falls on the land; where the cell is sea now, its water joins the sea (so
+        // that a sea cell's surface is the sea level).
+        let wc = if tc > u.sea { wc + rain } else { 0.0 };
+        (tc, wc, sc, discharge)
     }
 }
 
 /// Pass B's inputs for a run of interior cells: pass A's fields on the rows above, of and below
-/// them (one cell wider on each side), the cells' steepest drops and rain column hashes (as
-/// [`rain_columns_mixed`]), the
-/// absolute row, and the cells' state before the iteration.
+/// them (one cell wider on each side), the cells' steepest drops, the next rain on them, and the
+/// cells' state before the iteration.
 struct PassBInput<'a> {
     surface: [&'a [f32]; 3],
     factor: [&'a [f32]; 3],
     concentration: [&'a [f32]; 3],
     steepest: &'a [f32],
-    columns: &'a [u32],
-    y: i64,
+    rain: &'a [f32],
     /// The cells' state before the iteration.
     terrain: &'a [f32],
     water: &'a [f32],
@@ -2063,7 +2341,7 @@ const PASS_B_CHUNK: usize = 128;
 /// second updates the cells from them (the same operations on the same values as one loop doing
 /// both; two loops keep the vectorised code's values in registers instead of spilled to the stack).
 #[inline(always)]
-fn pass_b_row<const LAST: bool, const FLOW: bool>(p: &Hydraulic, keep: f32, input: PassBInput, out: PassBRow) {
+fn pass_b_row<const LAST: bool, const FLOW: bool>(p: &Hydraulic, u: Update, input: PassBInput, out: PassBRow) {
     let n = out.terrain.len();
     let fan = fan_drops(p);
     let mut gathered = Gathered {
@@ -2095,11 +2373,10 @@ fn pass_b_row<const LAST: bool, const FLOW: bool>(p: &Hydraulic, keep: f32, inpu
         );
         pass_b_apply::<LAST, FLOW>(
             p,
-            keep,
-            input.y,
+            u,
             &s[1][1..m + 1],
             &input.steepest[c0..c1],
-            &input.columns[c0..c1],
+            &input.rain[c0..c1],
             &input.terrain[c0..c1],
             &input.water[c0..c1],
             &input.sediment[c0..c1],
@@ -2194,17 +2471,15 @@ fn pass_b_gather<const LAST: bool>(
 
 /// Pass B's update of a chunk of interior cells from what [`pass_b_gather`] gathered.
 /// Each slice an argument of its own, as in [`pass_b_gather`]: `hc` the cells' surfaces, then their
-/// steepest drops, rain column hashes (as [`rain_columns_mixed`]), old state, gathered sums, and
-/// the new state.
+/// steepest drops, the next rain, old state, gathered sums, and the new state.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn pass_b_apply<const LAST: bool, const FLOW: bool>(
     p: &Hydraulic,
-    keep: f32,
-    y: i64,
+    u: Update,
     hc: &[f32],
     steepest: &[f32],
-    columns: &[u32],
+    rain: &[f32],
     terrain_old: &[f32],
     water_old: &[f32],
     sediment_old: &[f32],
@@ -2219,15 +2494,14 @@ fn pass_b_apply<const LAST: bool, const FLOW: bool>(
     flow: &mut [f32],
 ) {
     let n = terrain.len();
-    let (hc, steepest, columns) = (&hc[..n], &steepest[..n], &columns[..n]);
+    let (hc, steepest, rain) = (&hc[..n], &steepest[..n], &rain[..n]);
     let (terrain_old, water_old, sediment_old) = (&terrain_old[..n], &water_old[..n], &sediment_old[..n]);
     let (inflow, sediment_in, around) = (&inflow[..n], &sediment_in[..n], &around[..n]);
     let (settle, rim) = (&settle[..n], &rim[..n]);
     let (water, sediment, flow) = (&mut water[..n], &mut sediment[..n], &mut flow[..n]);
-    let row = RainRow::new(y);
     for i in 0..n {
         let rim = if LAST { rim[i] } else { hc[i] };
-        let rain = if LAST { 0.0 } else { p.rain * row.factor(columns[i]) };
+        let rain = if LAST { 0.0 } else { rain[i] };
         // An interior cell has 8 neighbours: `count` sums eight 1.0s, exactly 8.
         let c = Cell {
             inflow: inflow[i],
@@ -2236,10 +2510,11 @@ fn pass_b_apply<const LAST: bool, const FLOW: bool>(
             count: 8.0,
             settle: settle[i],
             rim,
+            surface: hc[i],
             steep: steepest[i],
         };
         let (tc, wc, sc, discharge) =
-            pass_b_update::<LAST>(p, keep, c, (terrain_old[i], water_old[i], sediment_old[i]), rain);
+            pass_b_update::<LAST>(p, u, c, (terrain_old[i], water_old[i], sediment_old[i]), rain);
         terrain[i] = tc;
         water[i] = wc;
         sediment[i] = sc;
@@ -2286,6 +2561,10 @@ mod tests {
             fan_drop: 0.001,
             slope_scale: 1.0,
             area_scale: 1.0,
+            // Below every test map (−1 would be sea only where a map reaches it).
+            sea_level: -1.0,
+            water_depth: WATER_DEPTH as f32,
+            storm_spacing: STORM_WAVELENGTH,
             seed: 7,
             output,
         }
@@ -2373,27 +2652,88 @@ mod tests {
         }
     }
 
+    /// The storm factor (rain 1) of the absolute pixels of `rect` for an iteration's `seed`, on a
+    /// lattice of `spacing` pixels, row by row as the kernels compute it.
+    fn storm_field(rect: Rect, spacing: f64, seed: u32) -> Vec<f32> {
+        let storm = Storm::new(rect, spacing);
+        let mut rows = StormRows::new();
+        let w = rect.width as usize;
+        let mut out = vec![f32::NAN; w * rect.height as usize];
+        for (y, row) in out.chunks_mut(w).enumerate() {
+            storm.rain_row(&mut rows, seed, 1.0, y, (0, w), row);
+        }
+        out
+    }
+
     #[test]
-    fn the_hoisted_rain_hash_is_the_rain_factor() {
-        let mut x = 0x9e37_79b9u32;
-        let mut next = || {
-            x = geogen_random::hash1(x.wrapping_add(0x6d2b_79f5));
-            x
-        };
-        for _ in 0..2000 {
-            let (seed, x0, y) = (next(), i64::from(next() as i32), i64::from(next() as i32));
-            let plain = rain_columns(seed, x0, 9);
-            let mixed = rain_columns_mixed(seed, x0, 9);
-            for (&c, &m) in plain.iter().zip(&mixed) {
-                assert_eq!(rain_factor(c, y).to_bits(), RainRow::new(y).factor(m).to_bits());
+    fn storms_are_the_same_in_a_tile_and_in_a_larger_buffer() {
+        for spacing in [32.0, 9.6, 1.0, 0.25, 1000.0] {
+            for seed in [0u32, 7, 0xdead_beef] {
+                let big_rect = Rect::new(-300, -77, 700, 240);
+                let big = storm_field(big_rect, spacing, seed);
+                for tile in [Rect::new(-13, 5, 37, 29), Rect::new(-300, -77, 1, 1), Rect::new(350, 100, 50, 63)] {
+                    let small = storm_field(tile, spacing, seed);
+                    for y in 0..tile.height as i64 {
+                        for x in 0..tile.width as i64 {
+                            let (bx, by) = (tile.x + x - big_rect.x, tile.y + y - big_rect.y);
+                            let a = big[(by * big_rect.width as i64 + bx) as usize];
+                            let b = small[(y * tile.width as i64 + x) as usize];
+                            assert_eq!(
+                                a.to_bits(),
+                                b.to_bits(),
+                                "spacing {spacing}, seed {seed}, tile {tile:?} at ({x}, {y})"
+                            );
+                        }
+                    }
+                }
+                // A row asked for in pieces is the row asked for whole (the kernels ask for spans).
+                let storm = Storm::new(big_rect, spacing);
+                let (mut rows, w) = (StormRows::new(), big_rect.width as usize);
+                let mut row = vec![f32::NAN; w];
+                for (x0, x1) in [(0, 3), (3, 100), (100, 101), (101, w)] {
+                    storm.rain_row(&mut rows, seed, 1.0, 11, (x0, x1), &mut row);
+                }
+                assert!(row.iter().zip(&big[11 * w..12 * w]).all(|(a, b)| a.to_bits() == b.to_bits()));
             }
         }
-        for y in [i64::MIN, -1, 0, 1, i64::from(u32::MAX), i64::MAX] {
-            let (c, m) = (rain_columns(7, -3, 5), rain_columns_mixed(7, -3, 5));
-            for (&c, &m) in c.iter().zip(&m) {
-                assert_eq!(rain_factor(c, y).to_bits(), RainRow::new(y).factor(m).to_bits());
-            }
+    }
+
+    #[test]
+    fn storms_have_mean_one_and_neighbouring_pixels_correlate() {
+        // Over a large area (64 × 64 storm cells) the factor averages 1 (the lattice values are
+        // uniform in [−1, 1)), stays in [0.2, 1.8], and varies smoothly: neighbouring pixels are
+        // strongly correlated, unlike the white noise per pixel it replaces (whose correlation is
+        // about 0).
+        let rect = Rect::new(-1000, 3000, 2048, 2048);
+        for seed in [1u32, 99] {
+            let f = storm_field(rect, 32.0, seed);
+            let n = f.len() as f64;
+            let mean = f.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
+            assert!((mean - 1.0).abs() < 0.03, "mean {mean}");
+            assert!(f.iter().all(|v| (0.2..=1.8).contains(v)));
+            let var = f.iter().map(|&v| (f64::from(v) - mean).powi(2)).sum::<f64>() / n;
+            assert!(var > 0.01, "variance {var}: no storms");
+            let w = rect.width as usize;
+            // The correlation of each pixel with the pixel (dx, dy) away.
+            let correlation = |dx: usize, dy: usize| {
+                let (mut cross, mut a2, mut b2) = (0.0, 0.0, 0.0);
+                for y in 0..rect.height as usize - dy {
+                    for x in 0..w - dx {
+                        let a = f64::from(f[y * w + x]) - mean;
+                        let b = f64::from(f[(y + dy) * w + x + dx]) - mean;
+                        (cross, a2, b2) = (cross + a * b, a2 + a * a, b2 + b * b);
+                    }
+                }
+                cross / (a2 * b2).sqrt()
+            };
+            let (across, down, far) = (correlation(1, 0), correlation(0, 1), correlation(16, 16));
+            eprintln!("seed {seed}: mean {mean}, variance {var}, correlation at 1 px {across}, {down}, at 16 px {far}");
+            assert!(across > 0.9 && down > 0.9, "neighbours correlate {across}, {down}");
+            assert!(far < across, "the field is smooth over a storm, not constant");
         }
+        // Another iteration's seed, another pattern.
+        let (a, b) = (storm_field(rect, 32.0, 1), storm_field(rect, 32.0, 2));
+        assert!(a.iter().zip(&b).filter(|(a, b)| a != b).count() > a.len() / 2);
     }
 
     #[test]
@@ -2401,8 +2741,97 @@ mod tests {
         let mut m = map(16, 16, |_, _| 0.25);
         let own = everywhere(&m);
         hydraulic(&mut m, own, hydraulic_params(30, Output::Height)).unwrap();
-        // Random rain makes puddles but a flat floor has no slope to carry anything: nothing moves.
+        // The storms' rain makes puddles whose water runs to the wetter cells' neighbours, but a flat
+        // floor has no drop to cut and the water carries no load: nothing moves.
         assert!(m.data().iter().all(|&v| v == 0.25), "{:?}", m.data());
+    }
+
+    /// A closed hollow (the buffer's walls all round, x < 20) whose floor falls gently (0.0002 a
+    /// pixel) to its lowest point at (19, 10), cut off from a slope falling to the right by a dam
+    /// along x = 20, 0.01 above that point but for a notch only `notch` above it at y = 10.
+    fn hollow_behind_a_dam(notch: f32) -> impl Fn(i64, i64) -> f32 {
+        move |x, y| match x {
+            ..20 => 0.1 + 0.0002 * ((19 - x) + (y - 10).abs()) as f32,
+            20 => 0.1 + if y == 10 { notch } else { 0.01 },
+            _ => 0.1 - 0.01 * (x - 20) as f32,
+        }
+    }
+
+    #[test]
+    fn hydraulic_ponds_overflow_through_the_low_side_of_their_rim() {
+        // The rain on the hollow gathers at its lowest point and raises the water surface there;
+        // once that is above the notch, the pond spills through it, while the dam elsewhere (higher
+        // than the pond gets) keeps it. No cutting (erosion 0): the water alone. The flow mask
+        // shows the water that passes: through the notch, the rain of many pixels of the hollow;
+        // on the dam, its own. (Routed on the terrain, as before the water surface was, the lowest
+        // point kept all the water for ever: the notch passed its own rain, a mask of 0.023.)
+        let p = Hydraulic { rain: 0.01, erosion: 0.0, ..hydraulic_params(100, Output::Flow) };
+        let flow_with = |notch: f32| {
+            let mut m = map(40, 21, hollow_behind_a_dam(notch));
+            let own = everywhere(&m);
+            hydraulic(&mut m, own, p).unwrap();
+            m
+        };
+        let spill = flow_with(0.0005);
+        let (notch, below, dam) = (spill.get(20, 10).unwrap(), spill.get(22, 10).unwrap(), spill.get(20, 3).unwrap());
+        eprintln!("flow mask: notch {notch}, 2 pixels below it {below}, on the dam {dam}");
+        // a / (a + 64) = 0.1: the rain of 7 pixels per iteration, over the whole run (the pond
+        // fills first, and evaporates as it stands).
+        assert!(notch > 0.1 && below > 0.05, "the pond does not spill through the notch: {notch}, {below}");
+        assert!(dam < 0.03, "the dam passes water: {dam}");
+        // A dam without the notch keeps the pond: where the notch was only its own rain passes.
+        let kept = flow_with(0.01).get(20, 10).unwrap();
+        eprintln!("without the notch: {kept} on the dam");
+        assert!(kept < 0.03, "water crosses a dam higher than the pond: {kept}");
+    }
+
+    #[test]
+    fn hydraulic_builds_a_delta_at_a_river_mouth_and_leaves_the_sea_floor_alone() {
+        // A valley along x = 20 (rows 0..24, steep flanks that send their water to its floor)
+        // running into a sea (the rest, below the sea level 0, deepening away from the shore): the
+        // load the valley brings settles at its mouth; the sea floor is never cut, and away from
+        // the mouth nothing reaches it.
+        let (w, h) = (41i64, 56i64);
+        let f = |x: i64, y: i64| {
+            if y < 24 {
+                0.05 + 0.01 * (x - 20).abs() as f32 + 0.004 * (24 - y) as f32
+            } else {
+                -0.01 - 0.002 * (y - 24) as f32
+            }
+        };
+        let mut m = map(w as u64, h as u64, f);
+        let before = m.clone();
+        let own = everywhere(&m);
+        hydraulic(&mut m, own, Hydraulic { sea_level: 0.0, ..hydraulic_params(60, Output::Height) }).unwrap();
+        let change = |x: i64, y: i64| m.get(x, y).unwrap() - before.get(x, y).unwrap();
+        let (mut delta, mut highest) = (0.0f64, f32::NEG_INFINITY);
+        for y in 24..h {
+            for x in 0..w {
+                // The sea floor never loses anything.
+                assert!(change(x, y) >= 0.0, "the sea floor at ({x}, {y}) was cut by {}", -change(x, y));
+                if (x - 20).abs() <= 6 && y < 32 {
+                    delta += f64::from(change(x, y));
+                    highest = highest.max(m.get(x, y).unwrap());
+                }
+            }
+        }
+        let eroded: f64 =
+            (0..24).flat_map(|y| (0..w).map(move |x| (x, y))).map(|(x, y)| f64::from((-change(x, y)).max(0.0))).sum();
+        eprintln!("delta volume {delta} (of {eroded} eroded), its top at {highest}");
+        assert!(delta > 0.1 * eroded, "the mouth holds {delta} of the {eroded} eroded");
+        // The steep flanks lose ground to the sea all along the shore, but the valley's load makes
+        // the mouth's deposit stand out.
+        let column = |x: i64| (24..h).map(|y| f64::from(change(x, y))).sum::<f64>();
+        let mouth = (17..=23).map(column).sum::<f64>() / 7.0;
+        let elsewhere = (0..w).filter(|x| (x - 20).abs() > 6).map(column).sum::<f64>() / 27.0;
+        eprintln!("deposit per column: {mouth} at the mouth, {elsewhere} elsewhere");
+        assert!(mouth > 2.0 * elsewhere, "the mouth's deposit {mouth} does not stand out from {elsewhere}");
+        // Away from the shore (beyond 12 pixels), the sea floor is exactly as it was.
+        for y in 36..h {
+            for x in 0..w {
+                assert_eq!(m.get(x, y).unwrap(), before.get(x, y).unwrap(), "the sea floor changed at ({x}, {y})");
+            }
+        }
     }
 
     #[test]
@@ -2557,26 +2986,30 @@ mod tests {
         let big_rect = Rect::new(-30, -10, 60, 50);
         let small_rect = own.expand(u64::from(iterations) * HYDRAULIC_RADIUS);
         let make = |r: Rect| map_over(r, f);
-        for output in [Output::Height, Output::Flow, Output::Erosion, Output::Deposition] {
-            let p = hydraulic_params(iterations, output);
-            let mut big = make(big_rect);
-            hydraulic(&mut big, big_rect, p).unwrap();
-            let mut small = make(small_rect);
-            hydraulic(&mut small, own, p).unwrap();
-            for y in own.y..own.y + own.height as i64 {
-                for x in own.x..own.x + own.width as i64 {
-                    let (a, b) = (big.get(x, y).unwrap(), small.get(x, y).unwrap());
-                    assert_eq!(a.to_bits(), b.to_bits(), "{output:?} at ({x}, {y}): {a} vs {b}");
+        // No sea and storms larger than the buffer; a sea across the tile (the heights run from
+        // about -0.3 on the left to 0.6 on the right) and storms a few pixels wide.
+        for (sea_level, storm_spacing) in [(-1.0, STORM_WAVELENGTH), (0.05, 4.5)] {
+            for output in [Output::Height, Output::Flow, Output::Erosion, Output::Deposition] {
+                let p = Hydraulic { sea_level, storm_spacing, ..hydraulic_params(iterations, output) };
+                let mut big = make(big_rect);
+                hydraulic(&mut big, big_rect, p).unwrap();
+                let mut small = make(small_rect);
+                hydraulic(&mut small, own, p).unwrap();
+                for y in own.y..own.y + own.height as i64 {
+                    for x in own.x..own.x + own.width as i64 {
+                        let (a, b) = (big.get(x, y).unwrap(), small.get(x, y).unwrap());
+                        assert_eq!(a.to_bits(), b.to_bits(), "{output:?}, sea {sea_level} at ({x}, {y}): {a} vs {b}");
+                    }
                 }
             }
         }
     }
 
-    /// The first rain's row and the output's row (in place) forced to the scalar, AVX2 and AVX-512
+    /// The output's row (in place) and the storm's pixels forced to the scalar, AVX2 and AVX-512
     /// builds: the same bits, on every 8- and 16-lane tail, with ±0, tiny and huge values,
     /// infinities and NaN, for every output (and a zero rain, whose flow normaliser is infinite).
     #[test]
-    fn rain_and_output_rows_are_the_same_on_every_isa() {
+    fn storm_and_output_rows_are_the_same_on_every_isa() {
         let pool = [0.0f32, -0.0, 0.5, -0.5, 1e-30, -1e-30, 3e38, -3e38, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
         let mut state = 0x2545_f491u32;
         let mut next = || {
@@ -2606,25 +3039,27 @@ mod tests {
                     .collect()
             };
             let (terrain, old, flow) = (field(), field(), field());
-            let columns: Vec<u32> = (0..n).map(|_| next()).collect();
-            for (y, rain) in [(-17i64, 0.002f32), (i64::from(i32::MAX) + 5, 0.3), (4, 0.0)] {
+            // The storm's pixels: base and rise, every special value, and row weights.
+            for sy in [0.0f32, 0.25, 1.0, -0.0, 3e38] {
                 let run = |isa: u8| {
                     let mut row = vec![7.0f32; n];
                     match isa {
                         #[cfg(target_arch = "x86_64")]
                         // SAFETY: only where the processor has AVX2 (filtered above).
-                        AVX2 => unsafe { rain_row_avx2(rain, &columns, y, &mut row) },
+                        AVX2 => unsafe { storm_pixels_avx2(&terrain, &old, sy, &mut row) },
                         #[cfg(target_arch = "x86_64")]
                         // SAFETY: only where the processor has AVX-512F (filtered above).
-                        AVX512 => unsafe { rain_row_avx512(rain, &columns, y, &mut row) },
-                        _ => rain_row(rain, &columns, y, &mut row),
+                        AVX512 => unsafe { storm_pixels_avx512(&terrain, &old, sy, &mut row) },
+                        _ => storm_pixels(&terrain, &old, sy, &mut row),
                     }
                     bits(&row)
                 };
-                let want: Vec<u32> = columns.iter().map(|&c| (rain * RainRow::new(y).factor(c)).to_bits()).collect();
+                let scalar = run(SCALAR);
                 for &isa in &isas {
-                    assert_eq!(run(isa), want, "rain row, isa {isa}, {n} cells");
+                    assert_eq!(run(isa), scalar, "storm pixels, isa {isa}, {n} cells, row weight {sy}");
                 }
+            }
+            for rain in [0.002f32, 0.3, 0.0] {
                 for output in [Output::Height, Output::Flow, Output::Erosion, Output::Deposition] {
                     let flow_norm = 1.0 / (rain * 3.0) / 0.25;
                     let run = |isa: u8| {
@@ -2677,29 +3112,42 @@ mod tests {
                         .collect()
                 };
                 let t: Vec<Vec<f32>> = (0..3).map(|_| field(n + 2)).collect();
-                let (water, sediment) = (field(n), field(n));
+                // Water is never negative; its special values are its own (and NaN).
+                let water: Vec<Vec<f32>> =
+                    (0..3).map(|_| field(n + 2).into_iter().map(|v| if v < 0.0 { -v } else { v }).collect()).collect();
+                let sediment = field(n);
                 let t3 = [&t[0][..], &t[1][..], &t[2][..]];
-                let run_a = |isa: u8| {
+                let w3 = [&water[0][..], &water[1][..], &water[2][..]];
+                // A sea level among the heights, none, and a depth and release of the model's and
+                // extreme ones.
+                let rules = [
+                    Surfaces { sea: -1.0, depth: WATER_DEPTH as f32, per_drop: 32.0 },
+                    Surfaces { sea: 0.0, depth: 1.0, per_drop: 0.5 },
+                    Surfaces { sea: 0.0625, depth: 0.0, per_drop: f32::INFINITY },
+                ];
+                let run_a = |isa: u8, k: Surfaces| {
                     let mut out = vec![vec![0.0f32; n]; 4];
                     let [s, f, c, st] = &mut out[..] else { unreachable!() };
+                    let input = (t3, w3, &sediment[..], k);
+                    let row = PassARow { surface: s, factor: f, concentration: c, steepest: st };
                     match isa {
                         #[cfg(target_arch = "x86_64")]
                         // SAFETY: called only where the processor has AVX2 (checked below).
-                        AVX2 => unsafe { pass_a_row_avx2(t3, &water, &sediment, s, f, c, st) },
+                        AVX2 => unsafe { pass_a_row_avx2(input, row) },
                         #[cfg(target_arch = "x86_64")]
                         // SAFETY: called only where the processor has AVX-512F (checked below).
-                        AVX512 => unsafe { pass_a_row_avx512(t3, &water, &sediment, s, f, c, st) },
-                        _ => pass_a_row(t3, &water, &sediment, s, f, c, st),
+                        AVX512 => unsafe { pass_a_row_avx512(input, row) },
+                        _ => pass_a_row_any(input, row),
                     }
                     out.iter().map(|v| bits(v)).collect::<Vec<_>>()
                 };
                 let mut rows = || -> [Vec<f32>; 3] { [field(n + 2), field(n + 2), field(n + 2)] };
                 let (surface, factor, conc) = (rows(), rows(), rows());
-                let steepest = field(n);
+                let (steepest, rain) = (field(n), field(n));
                 let old = [field(n), field(n), field(n)];
                 let flow0 = field(n);
-                let columns: Vec<u32> = (0..n).map(|_| next()).collect();
                 let p = hydraulic_params(3, Output::Height);
+                let u = Update { keep: 0.98, sea: 0.0, depth: WATER_DEPTH as f32, per_drop: 32.0 };
                 let run_b = |isa: u8, last: bool, kept: bool| {
                     fn r3(f: &[Vec<f32>; 3]) -> [&[f32]; 3] {
                         [&f[0][..], &f[1][..], &f[2][..]]
@@ -2709,8 +3157,7 @@ mod tests {
                         factor: r3(&factor),
                         concentration: r3(&conc),
                         steepest: &steepest,
-                        columns: &columns,
-                        y: -17,
+                        rain: &rain,
                         terrain: &old[0],
                         water: &old[1],
                         sediment: &old[2],
@@ -2721,11 +3168,11 @@ mod tests {
                     match isa {
                         #[cfg(target_arch = "x86_64")]
                         // SAFETY: called only where the processor has AVX2 (checked below).
-                        AVX2 => unsafe { pass_b_row_avx2(&p, 0.98, last, kept, input, row) },
+                        AVX2 => unsafe { pass_b_row_avx2(&p, u, last, kept, input, row) },
                         #[cfg(target_arch = "x86_64")]
                         // SAFETY: called only where the processor has AVX-512F (checked below).
-                        AVX512 => unsafe { pass_b_row_avx512(&p, 0.98, last, kept, input, row) },
-                        _ => pass_b_row_any(&p, 0.98, last, kept, input, row),
+                        AVX512 => unsafe { pass_b_row_avx512(&p, u, last, kept, input, row) },
+                        _ => pass_b_row_any(&p, u, last, kept, input, row),
                     }
                     out.iter().map(|v| bits(v)).collect::<Vec<_>>()
                 };
@@ -2738,7 +3185,23 @@ mod tests {
                     if !present {
                         continue;
                     }
-                    assert!(run_a(isa) == run_a(SCALAR), "pass A, {n} cells, {feature}");
+                    for k in rules {
+                        // A NaN's sign may differ between builds (see pass B below).
+                        let nan = |v: Vec<Vec<u32>>| {
+                            v.into_iter()
+                                .map(|f| {
+                                    f.into_iter()
+                                        .map(|x| if f32::from_bits(x).is_nan() { u32::MAX } else { x })
+                                        .collect()
+                                })
+                                .collect::<Vec<Vec<u32>>>()
+                        };
+                        assert!(
+                            nan(run_a(isa, k)) == nan(run_a(SCALAR, k)),
+                            "pass A, {n} cells, {feature}, sea {}",
+                            k.sea
+                        );
+                    }
                     for (last, kept) in [(false, true), (true, true), (false, false), (true, false)] {
                         // A NaN's sign may differ (the compiler orders the operands of a
                         // commutative operation as it likes in each build, and x86 returns the
@@ -2899,8 +3362,11 @@ mod tests {
                     // The masks read the map before the erosion while the last sweep writes the
                     // output: with several sweeps (9 iterations) too.
                     let masks: &[Output] = if iterations == 9 { &[Output::Erosion, Output::Deposition] } else { &[] };
-                    for &output in [Output::Height, Output::Flow].iter().chain(masks) {
-                        let p = hydraulic_params(iterations, output);
+                    for (&output, sea_level) in
+                        [Output::Height, Output::Flow].iter().chain(masks).flat_map(|o| [(o, -1.0), (o, 0.0)])
+                    {
+                        // No sea, and a sea over about half of the buffer.
+                        let p = Hydraulic { sea_level, storm_spacing: 7.0, ..hydraulic_params(iterations, output) };
                         let mut b = map_over(buffer, f);
                         reference::hydraulic(&mut b, own, p).unwrap();
                         let mut a = map_over(buffer, f);
@@ -2956,10 +3422,21 @@ mod tests {
                         assert_eq!(bits(&a), bits(&b), "thermal {buffer:?} {own:?} {p:?}");
                     }
                     for output in [Output::Height, Output::Flow, Output::Erosion, Output::Deposition] {
-                        for (rain, capacity, deposition) in
-                            [(0.002, 40.0, 0.3), (0.1, 1000.0, 1.0), (0.0005, 2.0, 0.05)]
-                        {
-                            let p = Hydraulic { rain, capacity, deposition, ..hydraulic_params(iterations, output) };
+                        // Each with a sea level (none, about half the cells, most) and storms of a
+                        // lattice of its own (in pixels: 32, 2.5, and one per pixel).
+                        for (rain, capacity, deposition, sea_level, storm_spacing) in [
+                            (0.002, 40.0, 0.3, -1.0, 32.0),
+                            (0.1, 1000.0, 1.0, 0.0, 2.5),
+                            (0.0005, 2.0, 0.05, 0.2, 1.0),
+                        ] {
+                            let p = Hydraulic {
+                                rain,
+                                capacity,
+                                deposition,
+                                sea_level,
+                                storm_spacing,
+                                ..hydraulic_params(iterations, output)
+                            };
                             let (mut a, mut b) = (make(buffer), make(buffer));
                             hydraulic(&mut a, own, p).unwrap();
                             reference::hydraulic(&mut b, own, p).unwrap();
@@ -3008,7 +3485,9 @@ mod tests {
                 for own in owns {
                     for iterations in [0, 1, 2, 3, 5, 9] {
                         for output in [Output::Height, Output::Flow, Output::Erosion, Output::Deposition] {
-                            let p = hydraulic_params(iterations, output);
+                            // A sea over about half of the cells every other iteration count.
+                            let sea_level = if iterations % 2 == 1 { 0.0 } else { -1.0 };
+                            let p = Hydraulic { sea_level, storm_spacing: 3.0, ..hydraulic_params(iterations, output) };
                             let mut expected = map_over(buffer, f);
                             reference::hydraulic(&mut expected, own, p).unwrap();
                             for (depth, band) in [(1, 1), (2, 1), (3, 2), (8, 5), (4, 100), (2, 3)] {

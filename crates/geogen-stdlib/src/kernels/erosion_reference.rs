@@ -9,8 +9,9 @@ use geogen_render::{HeightMap, Rect, RenderError};
 use rayon::prelude::*;
 
 use super::erosion::{
-    exchange, hash2, neighbours, rain_columns, rain_factor, scratch, span, Hydraulic, Output, Thermal, FLOW_REF,
-    HYDRAULIC_RADIUS, MASK_REF, MAX_CUT, MIN_ROWS_PER_TASK, THERMAL_RADIUS,
+    exchange, first_rain_on_land, hash2, land_or_sea, neighbours, release, release_per_drop, scratch, span, Hydraulic,
+    Output, Storm, StormRows, Thermal, FLOW_REF, HYDRAULIC_RADIUS, MASK_REF, MAX_CUT, MIN_ROWS_PER_TASK,
+    THERMAL_RADIUS,
 };
 
 /// Thermal erosion of `map` in place: every iteration, each pair of neighbours whose height
@@ -56,21 +57,27 @@ pub fn thermal(map: &mut HeightMap, own: Rect, p: Thermal) -> Result<(), RenderE
     Ok(())
 }
 
-/// Hydraulic erosion of `map` in place: iterated multiple-flow-direction routing with a
-/// transport-limited load (see `docs/erosion.md` for the choice). Each iteration is two passes over
-/// the cells still needed:
+/// Hydraulic erosion of `map` in place: iterated multiple-flow-direction routing on the water
+/// surface with a transport-limited load (see `docs/erosion.md` for the choice). A cell whose
+/// terrain is at or below the sea level is sea: its surface and its bed are the sea level; a land
+/// cell's surface is its terrain plus its water × [`Hydraulic::water_depth`], its bed its terrain.
+/// Each iteration is two passes over the cells still needed:
 ///
 /// * **A** (reads terrain `h`, water `w` and load `s` of a cell and its neighbours): a snapshot of
-///   the terrain, the steepest drop to a neighbour, and the shares `w / D` and `s / D` (D: the sum
-///   of the drops to the lower neighbours, × 1/√2 for corners) so that the cell sends `w / D × d`
-///   and `s / D × d` down a drop `d`: all its water and load leave, a pit keeps them.
+///   the surface, the steepest drop of the surface and of the bed to a neighbour, and the shares
+///   `r / D` and `l / D` (D: the sum of the surface's drops to the lower neighbours, × 1/√2 for
+///   corners) so that the cell sends `r / D × d` and `l / D × d` down a drop `d`: the water it
+///   releases, `r` ([`release`]: all of it, or as much as half its steepest drop holds), and the
+///   same share of its load, `l`; a pit (a sea cell among them) keeps everything.
 /// * **B** (reads pass A's results of the cell and its neighbours; writes the cell's own `h`, `w`,
-///   `s` and flow total in place): water and load arrive; the discharge (held plus received) can
-///   carry `capacity × discharge × slope` (slope: the steepest drop per logical unit); the missing
-///   load is eroded at its rate (at most [`MAX_CUT`] of the steepest drop), an excess deposited at
-///   its rate (at most up to the neighbours' mean height); water evaporates; the next rain falls.
+///   `s` and flow total in place): water and load arrive; the discharge (released plus received)
+///   can carry `capacity × discharge × slope` (slope: the surface's steepest drop per logical
+///   unit); the missing load is eroded at its rate (at most [`MAX_CUT`] of the bed's steepest
+///   drop; never in the sea), an excess deposited at its rate (at most up to the neighbours' mean
+///   surface, or the highest neighbour's surface less the fan drop); water evaporates; a sea
+///   cell's water joins the sea; the next rain falls on the land, in storms ([`Storm`]).
 ///
-/// At the end, the sediment still carried settles where it is.
+/// At the end, the sediment a pit holds settles there and the load still moving is washed out.
 pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), RenderError> {
     let rect = map.rect();
     if rect.is_empty() || p.iterations == 0 {
@@ -90,17 +97,23 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
     let mut concentration = scratch(len)?;
     let mut steepest = scratch(len)?;
     let mut flow = scratch(len)?;
+    let mut rain = scratch(len)?;
     let n = u64::from(p.iterations);
     let (fan_edge, fan_corner) = (p.fan_drop, p.fan_drop * std::f32::consts::SQRT_2);
+    let (sea, depth, per_drop) = (p.sea_level, p.water_depth, release_per_drop(&p));
     let iteration_seed = |k: u64| hash2(p.seed, k as u32);
+    let storm = Storm::new(rect, p.storm_spacing);
+    // The rain of the iteration whose seed is `seed`, on every cell (what falls on the sea is
+    // never used).
+    let storms = |seed: u32, rain: &mut [f32]| {
+        rain.par_chunks_mut(w).enumerate().for_each_init(StormRows::new, |rows, (y, row)| {
+            storm.rain_row(rows, seed, p.rain, y, (0, w), row);
+        });
+    };
 
-    // The first rain.
-    let columns0 = rain_columns(iteration_seed(0), rect.x, w);
-    water.par_chunks_mut(w).enumerate().for_each(|(r, row)| {
-        for (x, v) in row.iter_mut().enumerate() {
-            *v = p.rain * rain_factor(columns0[x], rect.y + r as i64);
-        }
-    });
+    // The first rain, on the land.
+    storms(iteration_seed(0), &mut water);
+    first_rain_on_land(&mut water, &terrain, sea);
 
     for k in 0..n {
         let remaining = (n - 1 - k) * HYDRAULIC_RADIUS;
@@ -110,6 +123,10 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
         };
         {
             let (terrain, water, sediment) = (&terrain, &water, &sediment);
+            // A cell's bed (the sea's level at sea), and its water surface (a sea cell holds no
+            // water).
+            let bed = |i: usize| land_or_sea(terrain[i], sea);
+            let level = |i: usize| bed(i) + depth * water[i];
             surface[a.y0 * w..a.y1 * w]
                 .par_chunks_mut(w)
                 .zip(factor[a.y0 * w..a.y1 * w].par_chunks_mut(w))
@@ -121,22 +138,28 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                     let y = a.y0 + r;
                     for x in a.x0..a.x1 {
                         let i = y * w + x;
-                        let tc = terrain[i];
+                        let sc = level(i);
                         let mut drops = 0.0f32;
                         let mut steep = 0.0f32;
                         neighbours(x, y, w, h, |j, weight| {
-                            let d = (tc - terrain[j]) * weight;
+                            let d = (sc - level(j)) * weight;
                             // Selects, not branches (the signs of the drops are noise to a branch
                             // predictor); the same values: adding +0 to a sum of non-negative terms
                             // changes nothing, and d > steep ≥ 0 only where d > 0.
                             drops += if d > 0.0 { d } else { 0.0 };
                             steep = if d > steep { d } else { steep };
                         });
-                        surface_row[x] = tc;
+                        surface_row[x] = sc;
                         steep_row[x] = steep;
-                        // Water and load leave whole, shared among the lower neighbours by their drops;
-                        // a pit keeps them.
-                        let (q, l) = if drops > 0.0 { (water[i] / drops, sediment[i] / drops) } else { (0.0, 0.0) };
+                        // The water released and its share of the load, shared among the lower
+                        // neighbours by their drops; a pit keeps them.
+                        let (q, l) = if drops > 0.0 {
+                            let (out, load) = release(water[i], sediment[i], steep, per_drop);
+                            let inverse = 1.0 / drops;
+                            (out * inverse, load * inverse)
+                        } else {
+                            (0.0, 0.0)
+                        };
                         factor_row[x] = q;
                         conc_row[x] = l;
                     }
@@ -146,10 +169,11 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
         let Some(b) = span(rect, own, remaining) else {
             break;
         };
-        let columns = rain_columns(iteration_seed(k + 1), rect.x, w);
-        let columns = &columns;
         let last = k + 1 == n;
-        let (surface, factor, concentration, steepest) = (&surface, &factor, &concentration, &steepest);
+        if !last {
+            storms(iteration_seed(k + 1), &mut rain);
+        }
+        let (surface, factor, concentration, steepest, rain) = (&surface, &factor, &concentration, &steepest, &rain);
         terrain[b.y0 * w..b.y1 * w]
             .par_chunks_mut(w)
             .zip(water[b.y0 * w..b.y1 * w].par_chunks_mut(w))
@@ -182,29 +206,35 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                         sediment_in += if up { concentration[j] * d } else { 0.0 };
                     });
                     let steep = steepest[i];
-                    // What left the cell in pass A: everything, unless it is a pit.
+                    // What left the cell in pass A: what it released, unless it is a pit.
                     let (held, load) = (water_row[x], sediment_row[x]);
-                    let (mut wc, mut sc, sent) = if steep > 0.0 {
-                        (inflow, sediment_in, held)
-                    } else {
-                        (held + inflow, load + sediment_in, 0.0)
-                    };
+                    let (sent, carried) = if steep > 0.0 { release(held, load, steep, per_drop) } else { (0.0, 0.0) };
+                    let mut wc = (held - sent) + inflow;
+                    let mut sc = (load - carried) + sediment_in;
                     let mut tc = terrain_row[x];
+                    // Land: the terrain pass A saw is above the sea level (else sea).
+                    let land = tc > sea;
                     // The discharge through the cell: what left it plus what came in (standing water
-                    // in a pit does not count).
+                    // does not count).
                     let discharge = sent + inflow;
                     let capacity = p.capacity * discharge * (steep * p.slope_scale);
                     if sc > capacity {
-                        // Settle where the flow slows, never above the neighbours' mean (fill hollows)
-                        // or, where higher, the highest neighbour less the fan drop (cones of the fan
-                        // slope): never a spike.
+                        // Settle where the flow slows, never above the neighbours' mean surface (fill
+                        // hollows and ponds) or, where higher, the highest neighbour's surface less
+                        // the fan drop (cones of the fan slope): never a spike.
                         let mean = around / count;
-                        let room = ((if settle > mean { settle } else { mean }) - tc).max(0.0);
+                        let base = if steep > 0.0 { hc } else { tc };
+                        let room = ((if settle > mean { settle } else { mean }) - base).max(0.0);
                         let dropped = (p.deposition * (sc - capacity)).min(room);
                         tc += dropped;
                         sc -= dropped;
                     } else {
-                        let taken = (p.erosion * (capacity - sc)).min(MAX_CUT * steep);
+                        // The sea floor is never cut; the land at most by a share of the steepest
+                        // drop less the cell's own water (what of the drop is ground: the water's
+                        // slope carries, only the ground's is cut).
+                        let ground = steep - depth * held;
+                        let ground = if ground > 0.0 { ground } else { 0.0 };
+                        let taken = if land { (p.erosion * (capacity - sc)).min(MAX_CUT * ground) } else { 0.0 };
                         tc -= taken;
                         sc += taken;
                     }
@@ -222,8 +252,13 @@ pub fn hydraulic(map: &mut HeightMap, own: Rect, p: Hydraulic) -> Result<(), Ren
                             tc += sc.min((rim - tc).max(0.0));
                         }
                         sc = 0.0;
+                    } else if tc > sea {
+                        // The rain falls on the land.
+                        wc += rain[i];
                     } else {
-                        wc += p.rain * rain_factor(columns[x], rect.y + y as i64);
+                        // The cell is sea now: its water joins the sea (a sea cell's surface is
+                        // the sea level).
+                        wc = 0.0;
                     }
                     terrain_row[x] = tc;
                     water_row[x] = wc;
