@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Renders the pictures of the README and docs/erosion.md: every example at 1024 x 1024 as a shaded
 # relief (heights coloured, lit from the north-west, Drainage's rivers and lakes as water), the
-# erosion comparison, and Drainage's parameters side by side; JPEG, a few hundred KB at most each.
+# erosion comparison, Drainage's parameters side by side (JPEG, a few hundred KB at most each)
+# and the stencil erosions' small pictures (PNG).
 # Needs Python 3 with Pillow and NumPy (`pip install pillow numpy`) for scripts/relief.py.
 # Usage: scripts/landform-pictures.sh [path/to/geogen]   (default: builds and uses the release binary)
 set -euo pipefail
@@ -63,4 +64,20 @@ for setting in "Maturity=0.25" "Maturity=4" "Resolution=128" "Range=0.2"; do
 done
 render param_default examples/drainage.ggs --map-size 1024 --size 512 --origin 256,256
 relief param_default "$OUT/drainage_default.jpg" --quality 80
-ls -l "$OUT"/*.jpg
+# The stencil erosions of docs/erosion.md at 256 x 256: hillshades, left half as generated, right
+# half eroded, and the masks as grey levels.
+stencil() { # output name, script, mode, format
+    "$GEOGEN" render "$2" --size 256 -p "Mode=$3" --format "$4" -o "$WORK/$1" -q
+    local file=main.png
+    [[ "$4" == hillshade ]] && file=main_hillshade.png
+    [[ "$4" == png8 ]] && file=main_8bit.png
+    cp "$WORK/$1/$file" "$OUT/$1.png"
+}
+stencil erosion_thermal docs/pictures/erosion.ggs 0 hillshade
+stencil erosion_hydraulic docs/pictures/erosion.ggs 1 hillshade
+stencil erosion_flow docs/pictures/erosion.ggs 2 png8
+stencil erosion_gullies docs/pictures/erosion.ggs 3 hillshade
+stencil erosion_gullies_cone docs/pictures/erosion.ggs 4 hillshade
+stencil erosion_fans docs/pictures/erosion_fans.ggs 0 hillshade
+stencil erosion_fans_deposition docs/pictures/erosion_fans.ggs 2 png8
+ls -l "$OUT"/*.jpg "$OUT"/erosion_*.png

@@ -13,7 +13,7 @@ use geogen_vm::{RuntimeError, Value};
 
 use super::thermal_erosion::physical_iterations;
 use crate::kernels::erosion::{
-    hydraulic, hydraulic_scratch_bytes, Hydraulic, Output, HYDRAULIC_RADIUS, STORM_WAVELENGTH, WATER_DEPTH,
+    hydraulic, hydraulic_scratch_bytes, lift_pits, Hydraulic, Output, HYDRAULIC_RADIUS, STORM_WAVELENGTH, WATER_DEPTH,
 };
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
@@ -63,8 +63,13 @@ impl HydraulicErosion {
         }
     }
 
+    /// Two pixels per step (each step is two passes that each read the 8 neighbours) and one for
+    /// the pits lifted at the end ([`lift_pits`]).
     fn halo(&self, scale: f64) -> u64 {
-        u64::from(physical_iterations(self.iterations, scale)) * HYDRAULIC_RADIUS
+        match physical_iterations(self.iterations, scale) {
+            0 => 0,
+            n => u64::from(n) * HYDRAULIC_RADIUS + 1,
+        }
     }
 }
 
@@ -101,11 +106,11 @@ impl Declared for HydraulicErosion {
                   storms (a seeded smooth pattern about 32 map units across, new each step). Terrain at or \
                   below `seaLevel` (a height, GGE2303; -1 for no sea) is sea: its water joins the sea, it \
                   is never cut, and what arrives there settles (deltas, which can emerge). At the end a \
-                  pit's load settles in it; the load still moving is washed out (so channels stay cut). \
-                  Rates are GGE2751. `output` (GGE2752) picks the map: \"height\" (the eroded terrain, \
+                  pit's load settles in it; the load still moving is washed out (so channels stay cut); \
+                  a land pixel lower than all its neighbours is lifted to the lowest. Rates are GGE2751. `output` (GGE2752) picks the map: \"height\" (the eroded terrain, \
                   not saturated), or a mask in [0, 1): \"flow\" (where water ran), \"erosion\" (where \
                   ground was cut) or \"deposition\" (where sediment was laid). Needs a halo of 2 × \
-                  `iterations` map units (its bounds rule). See docs/erosion.md. Not in the original.",
+                  `iterations` map units and a pixel (its bounds rule). See docs/erosion.md. Not in the original.",
         examples: &[Example {
             // A flat plain (above the sea level 0): the storms' rain forms puddles that level out, but
             // with no drop of the ground nothing is cut and the water carries nothing, so the heights
@@ -164,7 +169,6 @@ impl Operation for HydraulicErosion {
             self.sea_level
         )
     }
-    /// Each step is two passes that each read the 8 neighbours, so `n` steps need `2n` pixels all round.
     fn required_bounds(&self, own: Bounds, ctx: &OpContext) -> Vec<Bounds> {
         vec![Bounds::Map(own.rect().expand(self.halo(ctx.scale)))]
     }
@@ -176,6 +180,15 @@ impl Operation for HydraulicErosion {
         }
     }
     fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
-        hydraulic(target.as_map_mut()?, ctx.bounds.rect(), self.kernel_params(ctx.scale))
+        let map = target.as_map_mut()?;
+        let own = ctx.bounds.rect();
+        let p = self.kernel_params(ctx.scale);
+        if p.iterations == 0 || p.output != Output::Height {
+            return hydraulic(map, own, p);
+        }
+        // The eroded terrain one pixel beyond the bounds, then its one-pixel pits lifted.
+        hydraulic(map, own.expand(1), p)?;
+        lift_pits(map, own, p.sea_level);
+        Ok(())
     }
 }

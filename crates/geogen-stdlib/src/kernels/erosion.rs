@@ -2524,6 +2524,39 @@ fn pass_b_apply<const LAST: bool, const FLOW: bool>(
     }
 }
 
+/// Lifts every land cell of `own` (above `sea_level`) that lies strictly below all eight of its
+/// neighbours to the lowest of them, so its water runs on. Hydraulic erosion's last deposits and
+/// the noise it starts from leave such one-pixel pits by the hundred, and each would end a flow
+/// path; deeper hollows are ponds, left as they are. The cells next to a pit are never pits
+/// themselves (the pit is lower), so no lift changes another's and the order does not matter: the
+/// rows are examined in parallel, the few lifts applied after. Needs one pixel of `own`'s
+/// surroundings in the buffer; cells on the buffer's edge are left.
+pub fn lift_pits(map: &mut HeightMap, own: Rect, sea_level: f32) {
+    let rect = map.rect();
+    let Some(s) = span(rect, own, 0) else { return };
+    let (w, h) = (map.width(), map.height());
+    let data = map.data();
+    let lifts: Vec<(usize, f32)> = (s.y0.max(1)..s.y1.min(h.saturating_sub(1)))
+        .into_par_iter()
+        .flat_map_iter(|y| {
+            (s.x0.max(1)..s.x1.min(w.saturating_sub(1))).filter_map(move |x| {
+                let i = y * w + x;
+                let c = data[i];
+                if c <= sea_level {
+                    return None;
+                }
+                let mut lowest = f32::INFINITY;
+                neighbours(x, y, w, h, |j, _| lowest = lowest.min(data[j]));
+                (c < lowest).then_some((i, lowest))
+            })
+        })
+        .collect();
+    let data = map.data_mut();
+    for (i, v) in lifts {
+        data[i] = v;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -3503,5 +3536,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn lift_pits_lifts_one_pixel_pits_on_land_only() {
+        // A slope with a one-pixel pit on land, one at sea and a two-pixel hollow.
+        let rect = Rect::new(0, 0, 8, 5);
+        let mut data: Vec<f32> = (0..40).map(|i| (i % 8) as f32 * 0.1).collect();
+        data[8 + 3] = 0.05; // pit: its neighbours are 0.2 and more
+        data[3 * 8 + 1] = -0.5; // at sea (below 0 and below its neighbours)
+        data[2 * 8 + 5] = 0.2;
+        data[2 * 8 + 6] = 0.1; // a hollow of two: 0.1 and 0.2 under 0.4 and more
+        let mut map = HeightMap::from_data(rect, data.clone()).unwrap();
+        lift_pits(&mut map, rect, 0.0);
+        let out = map.data();
+        assert_eq!(out[8 + 3], 0.2, "the pit rises to its lowest neighbour");
+        assert_eq!(out[3 * 8 + 1], -0.5, "the sea is left");
+        assert_eq!(out[2 * 8 + 6], 0.2, "the hollow's lower pixel rises to the higher");
+        let changed: Vec<usize> = (0..40).filter(|&i| out[i] != data[i]).collect();
+        assert_eq!(changed, vec![8 + 3, 2 * 8 + 6]);
+        // Only the cells of `own` change.
+        let mut map = HeightMap::from_data(rect, data.clone()).unwrap();
+        lift_pits(&mut map, Rect::new(4, 0, 4, 5), 0.0);
+        assert_eq!(map.data()[8 + 3], 0.05);
     }
 }
