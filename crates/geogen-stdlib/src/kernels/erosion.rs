@@ -3218,17 +3218,18 @@ mod tests {
                     if !present {
                         continue;
                     }
+                    // A NaN's sign may differ (the compiler orders the operands of a commutative
+                    // operation as it likes in each build, and x86 returns the first NaN
+                    // operand): seen with NaN and infinite inputs in pass B, so NaNs are compared
+                    // as NaNs; every other value bit for bit.
+                    let nan = |v: Vec<Vec<u32>>| {
+                        v.into_iter()
+                            .map(|f| {
+                                f.into_iter().map(|x| if f32::from_bits(x).is_nan() { u32::MAX } else { x }).collect()
+                            })
+                            .collect::<Vec<Vec<u32>>>()
+                    };
                     for k in rules {
-                        // A NaN's sign may differ between builds (see pass B below).
-                        let nan = |v: Vec<Vec<u32>>| {
-                            v.into_iter()
-                                .map(|f| {
-                                    f.into_iter()
-                                        .map(|x| if f32::from_bits(x).is_nan() { u32::MAX } else { x })
-                                        .collect()
-                                })
-                                .collect::<Vec<Vec<u32>>>()
-                        };
                         assert!(
                             nan(run_a(isa, k)) == nan(run_a(SCALAR, k)),
                             "pass A, {n} cells, {feature}, sea {}",
@@ -3236,19 +3237,6 @@ mod tests {
                         );
                     }
                     for (last, kept) in [(false, true), (true, true), (false, false), (true, false)] {
-                        // A NaN's sign may differ (the compiler orders the operands of a
-                        // commutative operation as it likes in each build, and x86 returns the
-                        // first NaN operand): seen with NaN and infinite inputs in pass B, so
-                        // pass B's NaNs are compared as NaNs; every other value bit for bit.
-                        let nan = |v: Vec<Vec<u32>>| {
-                            v.into_iter()
-                                .map(|f| {
-                                    f.into_iter()
-                                        .map(|x| if f32::from_bits(x).is_nan() { u32::MAX } else { x })
-                                        .collect()
-                                })
-                                .collect::<Vec<Vec<u32>>>()
-                        };
                         assert!(
                             nan(run_b(isa, last, kept)) == nan(run_b(SCALAR, last, kept)),
                             "pass B, {n} cells, last {last}, flow kept {kept}, {feature}"
