@@ -244,6 +244,9 @@ pub struct FinishTilesCmd {
     /// The tiles the tile set is made from: colored, png8 or hillshade (8-bit previews).
     #[arg(long, value_name = "FORMAT", default_value = "colored")]
     pub format: String,
+    /// Replace the --pmtiles archive if the file exists (without it an existing file is refused).
+    #[arg(long)]
+    pub force: bool,
     /// No summary.
     #[arg(short, long)]
     pub quiet: bool,
@@ -287,6 +290,10 @@ pub struct StudioCmd {
     /// studio (they still need the token).
     #[arg(long, default_value = "127.0.0.1")]
     pub host: std::net::IpAddr,
+    /// A host name requests may use besides localhost and IP addresses (repeatable): the name
+    /// other machines reach this one by. Requests naming any other host are refused.
+    #[arg(long = "allowed-host", value_name = "NAME")]
+    pub allowed_hosts: Vec<String>,
     /// Memory each render may use, in MiB (default: a quarter of this machine's memory).
     #[arg(long = "memory-limit", value_name = "MIB")]
     pub memory_limit: Option<u64>,
@@ -316,9 +323,14 @@ pub struct ServeCmd {
     /// The port to listen on (0 picks a free one).
     #[arg(long, default_value_t = 8471)]
     pub port: u16,
-    /// The address to listen on.
+    /// The address to listen on. Anything but a loopback address lets other machines reach the
+    /// tiles (they still need the token).
     #[arg(long, default_value = "127.0.0.1")]
     pub host: std::net::IpAddr,
+    /// A host name requests may use besides localhost and IP addresses (repeatable): the name
+    /// other machines reach this one by. Requests naming any other host are refused.
+    #[arg(long = "allowed-host", value_name = "NAME")]
+    pub allowed_hosts: Vec<String>,
     /// Set a script parameter for every tile (repeatable; a request's p.NAME overrides it).
     #[arg(short = 'p', long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     pub params: Vec<(String, String)>,

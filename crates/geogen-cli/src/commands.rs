@@ -109,6 +109,15 @@ fn cache_bytes(mib: u64) -> Result<usize, CliError> {
         .ok_or_else(|| CliError::Usage(format!("--cache-mb {mib} is more memory than this machine can address")))
 }
 
+/// Says so when a server listens where other machines can reach it.
+fn warn_if_reachable(host: std::net::IpAddr, what: &str) {
+    if !host.is_loopback() {
+        eprintln!(
+            "warning: listening on {host}: other machines that can reach this one can reach {what} (they still need the token in its URL); use --host 127.0.0.1 to keep it to this machine"
+        );
+    }
+}
+
 fn studio(cmd: &crate::args::StudioCmd) -> Result<ExitCode, CliError> {
     let export_dir = cmd.export_dir.clone().unwrap_or_else(|| geogen_studio::default_export_dir(cmd.script.as_deref()));
     let memory_limit =
@@ -123,7 +132,10 @@ fn studio(cmd: &crate::args::StudioCmd) -> Result<ExitCode, CliError> {
         tile_defaults: geogen_studio::TileDefaults::default(),
         export_dir: export_dir.clone(),
         cache_bytes: cache_bytes(cmd.cache_mb)?,
+        allowed_hosts: cmd.allowed_hosts.clone(),
+        read_timeout: geogen_studio::DEFAULT_READ_TIMEOUT,
     };
+    warn_if_reachable(cmd.host, "the studio");
     geogen_studio::run(options, |studio| {
         report::outln(&format!("geogen studio is running; open {}", studio.url()));
         eprintln!("(exports are written into {}; Ctrl-C stops it)", export_dir.display());
@@ -149,7 +161,10 @@ fn serve(cmd: &crate::args::ServeCmd) -> Result<ExitCode, CliError> {
         },
         export_dir: geogen_studio::default_export_dir(Some(&cmd.script)),
         cache_bytes: cache_bytes(cmd.cache_mb)?,
+        allowed_hosts: cmd.allowed_hosts.clone(),
+        read_timeout: geogen_studio::DEFAULT_READ_TIMEOUT,
     };
+    warn_if_reachable(cmd.host, "the tile server");
     geogen_studio::run(options, |server| {
         report::outln(&format!("serving tiles of {}: {}", cmd.script.display(), server.tile_template()));
         eprintln!("(docs/studio.md describes the tile scheme; Ctrl-C stops it)");

@@ -202,8 +202,9 @@ impl Export {
         Ok(out)
     }
 
-    /// Writes `map` in every format into `dir`, as [`Export::encode_map`] encodes it.
-    pub fn write_map(
+    /// Writes `map` in every format into `dir` under temporary names (as [`Export::encode_map`]
+    /// encodes it), for the caller to publish with the rest of the run's files.
+    pub fn stage_map(
         &self,
         dir: &geogen_io::OutputDir,
         stem: &str,
@@ -211,9 +212,10 @@ impl Export {
         core: Rect,
         formats: &[Format],
         maps: &BTreeMap<String, HeightMap>,
-    ) -> Result<Vec<geogen_io::WrittenFile>, CliError> {
+    ) -> Result<Vec<geogen_io::StagedFile>, CliError> {
         let (surface, masks) = self.surface(stem, map, core, formats, maps)?;
-        Ok(geogen_io::write_map_files(dir, stem, &surface, formats, &self.options, &masks)?)
+        let staged = geogen_io::stage_map_files(dir, stem, &surface, formats, &self.options, &masks)?;
+        Ok(staged.into_iter().map(|(file, _)| file).collect())
     }
 }
 

@@ -179,6 +179,7 @@ pub fn finish_tiles(cmd: &FinishTilesCmd) -> Result<ExitCode, CliError> {
             )))
         }
     };
+    refuse_outputs(cmd)?;
     let check = check(&cmd.dir)?;
     if !check.problems.is_empty() {
         eprintln!("`{}` is not complete and consistent:", cmd.dir.display());
@@ -251,6 +252,57 @@ pub fn finish_tiles(cmd: &FinishTilesCmd) -> Result<ExitCode, CliError> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses a web tile set or archive written into the tiles directory (it would replace a tile or
+/// the manifest, and every tile would have to be rendered again) and an existing archive unless
+/// `--force`, before any work.
+fn refuse_outputs(cmd: &FinishTilesCmd) -> Result<(), CliError> {
+    let tiles = std::fs::canonicalize(&cmd.dir).unwrap_or_else(|_| cmd.dir.clone());
+    let outputs = [("--xyz", &cmd.xyz), ("--pmtiles", &cmd.pmtiles)];
+    for (flag, path) in outputs.iter().filter_map(|(flag, path)| Some((flag, path.as_ref()?))) {
+        if resolved(path).starts_with(&tiles) {
+            return Err(CliError::Usage(format!(
+                "{flag} `{}` is inside the tiles directory `{}`, whose files it could replace; write it elsewhere",
+                path.display(),
+                cmd.dir.display()
+            )));
+        }
+    }
+    if let Some(archive) = &cmd.pmtiles {
+        match std::fs::symlink_metadata(archive) {
+            Ok(meta) if meta.is_dir() => {
+                return Err(CliError::Usage(format!(
+                    "--pmtiles `{}` is a directory; it names the archive file",
+                    archive.display()
+                )))
+            }
+            Ok(_) if !cmd.force => {
+                return Err(CliError::Usage(format!(
+                    "--pmtiles `{}` exists; add --force to replace it, or name another file",
+                    archive.display()
+                )))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// `path` with its directory resolved (links, `..`), whether or not the file itself exists.
+fn resolved(path: &Path) -> PathBuf {
+    if let Ok(full) = std::fs::canonicalize(path) {
+        return full;
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let base = std::fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
+    match path.file_name() {
+        Some(name) => base.join(name),
+        None => base,
+    }
 }
 
 /// An RGBA image.

@@ -1,6 +1,5 @@
 //! `geogen render` and `geogen tiles`: simulate, render, write files.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -138,29 +137,14 @@ pub fn refuse_render_outside_the_map(script: &Script, settings: &RunSettings, wh
     Ok(())
 }
 
-/// Writes one map in each format into `dir` (the core the render asked for; derived maps and
-/// meshes read the margin around it) by the writers every output directory shares
-/// (`geogen_io::write_map_files`); returns the paths written.
-fn write_map(
-    dir: &OutputDir,
-    file_stem: &str,
-    rendered: &geogen::Rendered,
-    map: &HeightMap,
-    formats: &[Format],
-    export: &Export,
-) -> Result<Vec<PathBuf>, CliError> {
-    let written = export.write_map(dir, file_stem, map, rendered.yield_rect, formats, &rendered.maps)?;
-    Ok(written.into_iter().map(|w| w.path).collect())
-}
-
-/// Writes the colored preview again, with the labels drawn on it: the pixels of the render
+/// The colored preview again, with the labels drawn on it (staged): the pixels of the render
 /// rectangle only (a margin rendered for derived maps or meshes is left out).
 fn draw_labels(
     dir: &OutputDir,
     file_stem: &str,
     map: &HeightMap,
     rendered: &geogen::Rendered,
-) -> Result<PathBuf, CliError> {
+) -> Result<geogen_io::StagedFile, CliError> {
     let rect = map.rect();
     let core = rendered.yield_rect.intersect(&rect);
     let (skip_x, skip_y) = ((core.x - rect.x) as usize, (core.y - rect.y) as usize);
@@ -187,8 +171,7 @@ fn draw_labels(
         })
         .collect();
     let path = dir.file(&Format::Colored.file_name(file_stem))?;
-    geogen_io::write_colored_with_labels(&field, &labels, &path).map_err(|e| CliError::Usage(e.to_string()))?;
-    Ok(path)
+    geogen_io::stage_colored_with_labels(&field, &labels, &path).map_err(|e| CliError::Usage(e.to_string()))
 }
 
 pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
@@ -273,6 +256,11 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     };
     let writing_started = Instant::now();
     let mut pixels = 0u64;
+    // Every file of the run is written under a temporary name first and all are moved into place
+    // at the end: a run that fails half-way (a full disk, a format that cannot hold the map)
+    // leaves the files of the previous run whole, not a mix of old and new.
+    let mut staged: Vec<geogen_io::StagedFile> = Vec::new();
+    let mut said: Vec<String> = Vec::new();
     for (map_name, map) in &rendered.maps {
         if !maps.contains(map_name) {
             continue;
@@ -285,33 +273,38 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
         pixels += core.area();
         let drawn = cmd.draw_labels && formats.contains(&Format::Colored);
         let plain: Vec<Format> = formats.iter().copied().filter(|&f| !(drawn && f == Format::Colored)).collect();
-        let mut written = write_map(&dir, map_name, &rendered, map, &plain, &export)?;
+        let mut files = export.stage_map(&dir, map_name, map, rendered.yield_rect, &plain, &rendered.maps)?;
         if drawn {
-            written.push(draw_labels(&dir, map_name, map, &rendered)?);
+            files.push(draw_labels(&dir, map_name, map, &rendered)?);
         }
         if let Some(preset) = export.preset {
-            let files: Vec<String> =
-                written.iter().filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_string)).collect();
+            let names: Vec<String> = files
+                .iter()
+                .filter_map(|f| f.target().file_name().and_then(|n| n.to_str()).map(str::to_string))
+                .collect();
             let sidecar = crate::sidecar::Sidecar::for_render(
-                preset, &export, map_name, map, core, &files, &source, &settings, &script,
+                preset, &export, map_name, map, core, &names, &source, &settings, &script,
             )?;
             let path = dir.file(&format!("{map_name}.{}.json", preset.name()))?;
-            geogen_io::write_bytes(&path, sidecar.as_bytes()).map_err(|e| CliError::Usage(e.to_string()))?;
-            written.push(path);
+            files.push(geogen_io::stage_bytes(&path, sidecar.as_bytes()).map_err(|e| CliError::Usage(e.to_string()))?);
         }
-        if !cmd.output.quiet {
-            for path in written {
-                report::outln(&format!("wrote {} ({}x{})", path.display(), core.width, core.height));
-            }
+        for file in &files {
+            said.push(format!("wrote {} ({}x{})", file.target().display(), core.width, core.height));
         }
+        staged.extend(files);
     }
     if !rendered.output.labels.is_empty() {
         let path = dir.file("labels.geojson")?;
-        geogen_io::write_bytes(&path, geogen::labels::geojson(&rendered.output).as_bytes())
+        let file = geogen_io::stage_bytes(&path, geogen::labels::geojson(&rendered.output).as_bytes())
             .map_err(|e| CliError::Usage(e.to_string()))?;
-        if !cmd.output.quiet {
-            let count = geogen::labels::placed(&rendered.output).len();
-            report::outln(&format!("wrote {} ({count} label{})", path.display(), if count == 1 { "" } else { "s" }));
+        let count = geogen::labels::placed(&rendered.output).len();
+        said.push(format!("wrote {} ({count} label{})", path.display(), if count == 1 { "" } else { "s" }));
+        staged.push(file);
+    }
+    geogen_io::publish(staged).map_err(|e| CliError::Usage(e.to_string()))?;
+    if !cmd.output.quiet {
+        for line in said {
+            report::outln(&line);
         }
     }
     let write_time = writing_started.elapsed();

@@ -1083,3 +1083,89 @@ fn run_streams_messages_instead_of_holding_them() {
     let o = geogen(&["test", script.to_str().unwrap(), "--max-heap", "1"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// A render that fails after writing some of its files (here: the file size limit stops the
+/// float TIFF after the PNG is written) leaves the previous run's files whole, not a mix of old
+/// and new: every file is written under a temporary name and all are moved into place together.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_render_that_fails_half_way_leaves_the_previous_set_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let out_arg = out.to_str().unwrap();
+    let first = geogen(&["render", "--size", "256", "--format", "png16,tiff", "-q", "-o", out_arg]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let (png, tif) = (std::fs::read(out.join("main.png")).unwrap(), std::fs::read(out.join("main.tif")).unwrap());
+    assert!(png.len() < 200_000 && tif.len() > 250_000, "png {} tif {}", png.len(), tif.len());
+    // 200 KB a file at most: the PNG fits, the TIFF (4 bytes a pixel) does not.
+    let binary = env!("CARGO_BIN_EXE_geogen");
+    let o = std::process::Command::new("sh")
+        .args([
+            "-c",
+            &format!("ulimit -f 400; exec '{binary}' render --size 256 --seed 7 --format png16,tiff -q -o '{out_arg}'"),
+        ])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "the second run was meant to fail: {}", stderr(&o));
+    assert!(std::fs::read(out.join("main.png")).unwrap() == png, "main.png was replaced while main.tif was not");
+    assert!(std::fs::read(out.join("main.tif")).unwrap() == tif);
+    // The next run sweeps what the failed one left and writes the new set.
+    let o = geogen(&["render", "--size", "256", "--seed", "7", "--format", "png16,tiff", "-q", "-o", out_arg]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(std::fs::read(out.join("main.png")).unwrap() != png);
+    assert_eq!(files_in(&out), ["main.png", "main.tif"]);
+}
+
+/// A link planted where the output directory's lock goes is refused, and the file it points to
+/// is neither created nor touched.
+#[cfg(unix)]
+#[test]
+fn a_link_in_place_of_the_lock_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let target = dir.path().join("elsewhere");
+    std::os::unix::fs::symlink(&target, out.join(".geogen.lock")).unwrap();
+    let script = write(dir.path(), "flat.ggs", "yield HeightMap.Flat(0);");
+    for command in [
+        vec!["render", "--size", "4", "-o", out.to_str().unwrap()],
+        vec!["tiles", script.to_str().unwrap(), "--region", "0,0,8,8", "--tile", "4", "-o", out.to_str().unwrap()],
+    ] {
+        let o = geogen(&command);
+        assert_eq!(o.status.code(), Some(2), "{command:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
+        assert!(!target.exists(), "{command:?} created the link's target");
+    }
+}
+
+/// Yields are found by name in constant time, by the compiler and by the simulation: four times
+/// the yields take about four times as long to check and to run (a search per yield made it
+/// sixteen: 195 698 yields took 28 s to check), and a repeated name is still refused.
+#[test]
+fn many_yields_check_in_linear_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = |count: usize| {
+        let mut text = String::from("var m = HeightMap.Flat(0);\nyield m;\n");
+        for i in 0..count {
+            text.push_str(&format!("yield m as \"m{i}\";\n"));
+        }
+        text
+    };
+    let time = |command: &str, name: &str, text: &str| {
+        let path = write(dir.path(), name, text);
+        let started = std::time::Instant::now();
+        let o = geogen(&[command, path.to_str().unwrap()]);
+        (o, started.elapsed().as_secs_f64())
+    };
+    for command in ["check", "run"] {
+        let (o, small) = time(command, "small.ggs", &script(20_000));
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let (o, large) = time(command, "large.ggs", &script(80_000));
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(large < 8.0 * small + 1.0, "{command}: 20 000 yields {small:.2} s, 80 000 {large:.2} s");
+    }
+    let (o, _) = time("run", "again.ggs", &(script(1000) + "yield m as \"m5\";\n"));
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("GGE2802"), "{}", stderr(&o));
+}

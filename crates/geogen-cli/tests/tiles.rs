@@ -424,6 +424,25 @@ fn shards_running_at_once_write_the_tiles_of_one_run_and_finish_checks_them() {
         .filter(|n| n.contains(".xyz-"))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+    // Nothing of the tiles directory is replaced, and an existing archive only with --force.
+    let manifest = Path::new(&sharded).join("geogen-tiles.json");
+    let before = std::fs::read(&manifest).unwrap();
+    for (flag, target) in [("--pmtiles", manifest.to_string_lossy().into_owned()), ("--xyz", format!("{sharded}/web"))]
+    {
+        let o = finish(&["finish-tiles", &sharded, flag, &target]);
+        assert_eq!(o.status.code(), Some(2), "{flag}: {}", stderr(&o));
+        assert!(stderr(&o).contains("inside the tiles directory"), "{}", stderr(&o));
+    }
+    assert_eq!(std::fs::read(&manifest).unwrap(), before, "the manifest was replaced");
+    assert!(!Path::new(&sharded).join("web").exists());
+    std::fs::write(&alone, b"mine").unwrap();
+    let o = finish(&["finish-tiles", &sharded, "--pmtiles", &alone]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&alone).unwrap(), b"mine");
+    let o = finish(&["finish-tiles", &sharded, "--pmtiles", &alone, "--force", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(&std::fs::read(&alone).unwrap()[..7], b"PMTiles");
     let o = finish(&["finish-tiles", &one]);
     assert!(o.status.success(), "{}", stderr(&o));
 

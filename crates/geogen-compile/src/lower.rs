@@ -72,6 +72,8 @@ pub(crate) struct Lowerer<'d> {
     pub(crate) diagnostics: &'d mut Diagnostics,
     /// `yield` map names in source order without repeats.
     pub(crate) map_names: Vec<Name>,
+    /// The names of `map_names`, to find a repeat in constant time.
+    map_names_seen: std::collections::HashSet<Name>,
 }
 
 fn name(s: &str) -> Name {
@@ -109,6 +111,7 @@ impl<'d> Lowerer<'d> {
             hidden_counter: 0,
             diagnostics,
             map_names: Vec::new(),
+            map_names_seen: std::collections::HashSet::new(),
         }
     }
 
@@ -236,7 +239,7 @@ impl<'d> Lowerer<'d> {
                     self.check_map_name(text, *name_span);
                 }
                 let map_name = name(map.as_ref().map_or("main", |(n, _)| n.as_str()));
-                if !self.map_names.contains(&map_name) {
+                if self.map_names_seen.insert(map_name.clone()) {
                     self.map_names.push(map_name.clone());
                 }
                 self.emit(Op::Yield(map_name), span);

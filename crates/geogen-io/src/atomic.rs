@@ -157,7 +157,7 @@ impl AtomicFile {
     }
 
     /// Makes the written data durable; [`Synced::move_into_place`] then publishes it.
-    fn sync(self, file: File) -> Result<Synced, IoError> {
+    pub(crate) fn sync(self, file: File) -> Result<Synced, IoError> {
         // Data must be on disk before the rename makes it visible, or a crash could expose an empty file.
         file.sync_all().map_err(|source| IoError::Io { path: self.target.clone(), operation: "sync", source })?;
         Ok(Synced(self))
@@ -165,7 +165,7 @@ impl AtomicFile {
 }
 
 /// A temporary file whose data is durable, not yet renamed over its target.
-struct Synced(AtomicFile);
+pub(crate) struct Synced(AtomicFile);
 
 impl Synced {
     /// Renames the temporary file over the target. The directory entry is durable only once the
@@ -181,6 +181,51 @@ impl Synced {
         in_flight().temps.remove(&file.id);
         Ok(())
     }
+}
+
+/// A file written and made durable under its temporary name, not yet visible under its own:
+/// several are published together by [`publish`], so a run that fails half-way through writing a
+/// set of files (a map in several formats, several maps) leaves the old set whole. Dropped
+/// unpublished, its temporary file is removed.
+pub struct StagedFile(Synced);
+
+impl StagedFile {
+    pub(crate) fn new(synced: Synced) -> StagedFile {
+        StagedFile(synced)
+    }
+
+    /// The path the file takes when published.
+    pub fn target(&self) -> &Path {
+        &self.0 .0.target
+    }
+
+    /// The file's size in bytes (0 if it cannot be read).
+    pub fn size(&self) -> u64 {
+        fs::metadata(&self.0 .0.temp).map_or(0, |m| m.len())
+    }
+}
+
+/// Moves staged files into place, in order, then syncs each directory once; returns their paths.
+/// Renames within a directory do not fail for want of space, so once every file is staged the set
+/// is all but certain to land whole.
+pub fn publish(files: Vec<StagedFile>) -> Result<Vec<PathBuf>, IoError> {
+    let mut paths = Vec::with_capacity(files.len());
+    for file in files {
+        let target = file.target().to_path_buf();
+        file.0.move_into_place()?;
+        paths.push(target);
+    }
+    let mut dirs: Vec<&Path> = Vec::new();
+    for path in &paths {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
+    for dir in dirs {
+        sync_dir(dir);
+    }
+    Ok(paths)
 }
 
 /// Files [`write_files`] writes and syncs at once.

@@ -156,12 +156,13 @@ pub fn colored_with_labels(field: &HeightField<'_>, labels: &[PixelLabel<'_>]) -
     rgb
 }
 
-/// Writes the colored preview with labels to `path` (a PNG, like [`Format::Colored`]), atomically.
-pub fn write_colored_with_labels(
+/// The colored preview with labels, staged to take `path` (a PNG, like [`Format::Colored`]); see
+/// [`publish`](crate::publish).
+pub fn stage_colored_with_labels(
     field: &HeightField<'_>,
     labels: &[PixelLabel<'_>],
     path: impl AsRef<Path>,
-) -> Result<(), IoError> {
+) -> Result<crate::StagedFile, IoError> {
     let path = path.as_ref();
     let format = Format::Colored;
     check_field(format, field).map_err(|source| IoError::Field { path: Some(path.to_path_buf()), source })?;
@@ -177,7 +178,7 @@ pub fn write_colored_with_labels(
         writer.write_image_data(&rgb).map_err(encode_error)?;
         writer.finish().map_err(encode_error)?;
     }
-    crate::write_bytes(path, &bytes)
+    crate::stage_bytes(path, &bytes)
 }
 
 #[cfg(test)]

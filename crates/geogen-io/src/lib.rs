@@ -71,16 +71,18 @@ pub use crate::error::{FieldError, IoError, StreamError};
 pub use crate::export::{encode_surface, write_surface, ExportError, ExportOptions};
 pub use crate::format::{parse_list, Format, FormatError};
 pub use crate::hillshade::HillshadeOptions;
-pub use crate::labels::{draw_labels, write_colored_with_labels, PixelLabel};
+pub use crate::labels::{draw_labels, stage_colored_with_labels, PixelLabel};
 pub use crate::mesh::Simplify;
 pub use crate::outdir::{
-    check_output_names, file_in, is_plain_file_name, plan_maps, remove_held_lock_file, write_map_files, MapPlan,
-    MapPlanError, OutputDir, OutputDirError, WrittenFile, LOCK_FILE,
+    check_output_names, file_in, is_plain_file_name, plan_maps, remove_held_lock_file, stage_map_files,
+    write_map_files, MapPlan, MapPlanError, OutputDir, OutputDirError, WrittenFile, LOCK_FILE,
 };
 pub use crate::read::{read_heights, InputError, InputHeights, InputLimits};
 pub use crate::stream::StreamWriter;
 
-pub use crate::atomic::{is_temp_file_name, remove_stale_temp_files, stop_writes_and_remove_temp_files, write_files};
+pub use crate::atomic::{
+    is_temp_file_name, publish, remove_stale_temp_files, stop_writes_and_remove_temp_files, write_files, StagedFile,
+};
 
 use crate::atomic::{AtomicFile, TempFile};
 use crate::encode::Failure;
@@ -200,6 +202,25 @@ pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
     let (guard, mut file) = AtomicFile::create(path)?;
     file.write_all(bytes).map_err(|source| IoError::Io { path: path.to_path_buf(), operation: "write", source })?;
     guard.commit(file)
+}
+
+/// [`write`], staged: the file is complete and durable under a temporary name, and takes `path`
+/// when [`publish`]ed with the rest of its set.
+pub fn stage(format: Format, field: &HeightField<'_>, path: impl AsRef<Path>) -> Result<StagedFile, IoError> {
+    let path = path.as_ref();
+    check_field(format, field).map_err(|source| IoError::Field { path: Some(path.to_path_buf()), source })?;
+    let (guard, file) = AtomicFile::create(path)?;
+    let out = BufWriter::with_capacity(OUTPUT_BUFFER, TempFile::new(file));
+    let out = encode::encode_into(format, field, out).map_err(|f| failure_to_error(f, format, Some(path)))?;
+    let file = into_file(out, path)?;
+    Ok(StagedFile::new(guard.sync(file)?))
+}
+
+/// [`write_bytes`], staged (see [`stage`]).
+pub fn stage_bytes(path: &Path, bytes: &[u8]) -> Result<StagedFile, IoError> {
+    let (guard, mut file) = AtomicFile::create(path)?;
+    file.write_all(bytes).map_err(|source| IoError::Io { path: path.to_path_buf(), operation: "write", source })?;
+    Ok(StagedFile::new(guard.sync(file)?))
 }
 
 /// Flushes the buffer and returns the file, naming `path` on failure.

@@ -31,6 +31,10 @@ pub enum OutputDirError {
         "another geogen run is writing into `{0}` (it holds {LOCK_FILE}); wait for it to finish or choose another directory"
     )]
     Busy(PathBuf),
+    #[error(
+        "`{0}` is a symbolic link or not a plain file; geogen takes its lock only on a file of its own (remove it and run again)"
+    )]
+    ForeignLock(PathBuf),
     #[error("cannot {operation} `{path}`: {source}")]
     Io { path: PathBuf, operation: &'static str, source: std::io::Error },
     #[error("internal error: refusing to write `{name}`, which is not a plain file name, into `{dir}`")]
@@ -259,10 +263,9 @@ pub struct WrittenFile {
     pub bytes: u64,
 }
 
-/// Writes one map in each format into `dir` as `<stem><suffix>`, each file atomically. A surface
-/// without margin is streamed straight from its heights; one with a margin (derived maps and
-/// meshes were asked for) is encoded by [`encode_surface`](crate::encode_surface), which writes
-/// the core and reads the margin. `masks` are the splat masks, of the field's size.
+/// Writes one map in each format into `dir` as `<stem><suffix>`, as a set: every file is written
+/// first ([`stage_map_files`]), then all are moved into place, so a failure leaves the old files
+/// whole.
 pub fn write_map_files(
     dir: &OutputDir,
     stem: &str,
@@ -271,24 +274,42 @@ pub fn write_map_files(
     options: &ExportOptions,
     masks: &[HeightField<'_>],
 ) -> Result<Vec<WrittenFile>, OutputDirError> {
+    let staged = stage_map_files(dir, stem, surface, formats, options, masks)?;
+    let sizes: Vec<u64> = staged.iter().map(|(_, bytes)| *bytes).collect();
+    let paths = crate::publish(staged.into_iter().map(|(file, _)| file).collect())?;
+    Ok(paths.into_iter().zip(sizes).map(|(path, bytes)| WrittenFile { path, bytes }).collect())
+}
+
+/// Writes one map in each format into `dir` as `<stem><suffix>` under temporary names, with each
+/// file's size, for the caller to [`publish`](crate::publish) with the rest of its set. A surface
+/// without margin is streamed straight from its heights; one with a margin (derived maps and
+/// meshes were asked for) is encoded by [`encode_surface`](crate::encode_surface), which writes
+/// the core and reads the margin. `masks` are the splat masks, of the field's size.
+pub fn stage_map_files(
+    dir: &OutputDir,
+    stem: &str,
+    surface: &Surface<'_>,
+    formats: &[Format],
+    options: &ExportOptions,
+    masks: &[HeightField<'_>],
+) -> Result<Vec<(crate::StagedFile, u64)>, OutputDirError> {
     let whole = surface.core.x == 0
         && surface.core.y == 0
         && surface.core.width == surface.field.width
         && surface.core.height == surface.field.height;
-    let mut written = Vec::new();
+    let mut staged = Vec::new();
     for &format in formats {
         let path = dir.file(&format.file_name(stem))?;
-        let bytes = if whole && !format.needs_margin() {
-            crate::write(format, &surface.field, &path)?;
-            std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0)
+        if whole && !format.needs_margin() {
+            let file = crate::stage(format, &surface.field, &path)?;
+            let temp_size = file.size();
+            staged.push((file, temp_size));
         } else {
             let bytes = crate::encode_surface(format, surface, options, masks, stem)?;
-            crate::write_bytes(&path, &bytes)?;
-            bytes.len() as u64
-        };
-        written.push(WrittenFile { path, bytes });
+            staged.push((crate::stage_bytes(&path, &bytes)?, bytes.len() as u64));
+        }
     }
-    Ok(written)
+    Ok(staged)
 }
 
 /// Takes the lock of `dir`. The lock file is removed when a run ends, so a run may lock a file
@@ -298,8 +319,27 @@ fn take_lock(dir: &Path, lock_path: &Path) -> Result<File, OutputDirError> {
     let cannot =
         |source: std::io::Error| OutputDirError::Io { path: lock_path.to_path_buf(), operation: "lock", source };
     for _ in 0..100 {
-        let file =
-            OpenOptions::new().read(true).write(true).create(true).truncate(false).open(lock_path).map_err(cannot)?;
+        // A link planted in the lock's place would make the run create or lock the file it points
+        // to, wherever that is: refused, and on Linux not followed even if it appears between the
+        // check and the open.
+        if std::fs::symlink_metadata(lock_path).is_ok_and(|meta| !meta.is_file()) {
+            return Err(OutputDirError::ForeignLock(lock_path.to_path_buf()));
+        }
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(libc::O_NOFOLLOW);
+        }
+        let file = match options.open(lock_path) {
+            Ok(file) => file,
+            #[cfg(target_os = "linux")]
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                return Err(OutputDirError::ForeignLock(lock_path.to_path_buf()))
+            }
+            Err(e) => return Err(cannot(e)),
+        };
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => return Err(OutputDirError::Busy(dir.to_path_buf())),
@@ -398,6 +438,26 @@ mod tests {
         drop(first);
         assert!(!dir.path().join(LOCK_FILE).exists());
         assert!(OutputDir::open(dir.path()).is_ok());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_in_the_lock_s_place_is_refused_and_its_target_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let target = elsewhere.path().join("x");
+        std::os::unix::fs::symlink(&target, dir.path().join(LOCK_FILE)).unwrap();
+        match OutputDir::open(dir.path()) {
+            Err(e @ OutputDirError::ForeignLock(_)) => assert!(e.to_string().contains("symbolic link"), "{e}"),
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+        assert!(!target.exists(), "the link's target was created");
+        // A link to an existing file: refused too, the file untouched and not locked.
+        std::fs::write(&target, b"theirs").unwrap();
+        assert!(matches!(OutputDir::open(dir.path()), Err(OutputDirError::ForeignLock(_))));
+        assert!(OutputDir::open_shard(dir.path(), 0, 1).is_ok(), "a shard's own lock is another file");
+        assert_eq!(std::fs::read(&target).unwrap(), b"theirs");
+        assert!(std::fs::symlink_metadata(dir.path().join(LOCK_FILE)).unwrap().file_type().is_symlink());
     }
 
     #[test]

@@ -52,6 +52,8 @@ fn main() {
         tile_defaults: geogen_studio::TileDefaults::default(),
         export_dir: std::env::temp_dir().join("geogen-latency-export"),
         cache_bytes: geogen_studio::DEFAULT_CACHE_BYTES,
+        allowed_hosts: Vec::new(),
+        read_timeout: geogen_studio::DEFAULT_READ_TIMEOUT,
     };
     let studio = runtime.block_on(Studio::bind(options)).unwrap();
     let address = studio.address;

@@ -157,7 +157,13 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 async fn session(AxState(state): AxState<Shared>) -> Json<Value> {
-    let document = state.document.lock().unwrap_or_else(|e| e.into_inner());
+    let mut document = state.document.lock().unwrap_or_else(|e| e.into_inner());
+    // The file as it is now (another editor may have changed it since the studio started): a
+    // reloaded page edits, and saves over, what is on disk. An unreadable file keeps the text
+    // read before.
+    if let Some(Ok(fresh)) = document.path.clone().map(|path| crate::read_document(Some(&path))) {
+        *document = fresh;
+    }
     Json(json!({
         "name": document.name,
         "savable": document.path.is_some(),
@@ -427,16 +433,25 @@ fn save_blocking(state: &Shared, request: &SaveRequest) -> Result<Value, ApiErro
     if request.source.len() > geogen::DEFAULT_MAX_SCRIPT_BYTES {
         return Err(ApiError::bad_request(codes::GGE1107, "the script is larger than a script may be", None));
     }
-    let on_disk = crate::disk_version(&path)
-        .map_err(|e| ApiError::new(StatusCode::CONFLICT, codes::GGE4000, e, None))?
-        .map_or_else(|| crate::ABSENT.to_string(), |(_, version)| version);
-    if on_disk != request.version || on_disk != document.version {
-        return Err(ApiError::new(
+    let on_disk =
+        crate::disk_version(&path).map_err(|e| ApiError::new(StatusCode::CONFLICT, codes::GGE4000, e, None))?;
+    let (disk_text, disk_version) = match on_disk {
+        None => (String::new(), crate::ABSENT.to_string()),
+        Some((bytes, version)) => (String::from_utf8_lossy(&bytes).into_owned(), version),
+    };
+    // The page saves over the version it last read or saved; anything else on disk now is
+    // another program's change, which is never overwritten unseen: the refusal carries the
+    // file's text and version, and the page offers to keep either (saving the page's text over
+    // that version, or taking the file's).
+    if disk_version != request.version {
+        let mut refusal = ApiError::new(
             StatusCode::CONFLICT,
             codes::GGE4000,
-            format!("`{}` changed on disk since the studio read it; not saved", document.name),
-            Some("copy your text elsewhere, reload the page to read the file again, then merge"),
-        ));
+            format!("`{}` changed on disk since the page read it; not saved", document.name),
+            Some("keep your text (saving it over the file) or take the file's"),
+        );
+        refusal.body["disk"] = json!({ "source": disk_text, "version": disk_version });
+        return Err(refusal);
     }
     geogen_io::write_bytes(&path, request.source.as_bytes()).map_err(|e| internal(&format!("cannot save: {e}")))?;
     document.source = request.source.clone();

@@ -242,6 +242,12 @@ fn dir_error(e: OutputDirError) -> ApiError {
             e.to_string(),
             Some("the export directory names a file: start the studio with another --export-dir"),
         ),
+        OutputDirError::ForeignLock(_) => ApiError::new(
+            StatusCode::CONFLICT,
+            codes::GGE4000,
+            e.to_string(),
+            Some("something other than geogen's lock file sits in the export directory: remove it"),
+        ),
         other => internal(&format!("cannot write the export: {other}")),
     }
 }

@@ -6,9 +6,11 @@
 //! current script, so it doubles as a tile server (`/tiles/{map}/{z}/{x}/{y}.png`, see
 //! [`tiles`]).
 //!
-//! Safety: it binds 127.0.0.1 unless told otherwise; every request but the static assets carries a
-//! random token (in the page's URL, like Jupyter), so no other web page can drive it; no request
-//! names a file path; bodies, render sizes and concurrent renders are bounded.
+//! Safety: it binds 127.0.0.1 unless told otherwise; it answers only requests naming it by
+//! `localhost`, an IP address or a name it was given (no DNS rebinding); every request but the
+//! static assets carries a random token (in the page's URL, like Jupyter), so no other web page
+//! can drive it; no request names a file path; bodies, render sizes, concurrent renders,
+//! connections and the time a client may take to send a request are bounded.
 
 mod api;
 mod assets;
@@ -65,7 +67,20 @@ pub struct StudioOptions {
     pub export_dir: PathBuf,
     /// The tile cache's budget in bytes; 0 keeps no tiles. [`DEFAULT_CACHE_BYTES`] by default.
     pub cache_bytes: usize,
+    /// Host names requests may name besides `localhost` and IP addresses (see [`host_allowed`]).
+    pub allowed_hosts: Vec<String>,
+    /// How long a client may take to send a request's head, or its body, and how long a
+    /// connection may stay idle between requests; [`DEFAULT_READ_TIMEOUT`] by default.
+    pub read_timeout: std::time::Duration,
 }
+
+/// How long a client may take to send a request's head or body, or stay idle: long enough for a
+/// slow network, short enough that connections held open on purpose are soon closed.
+pub const DEFAULT_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// Connections served at once; more wait to be accepted until one closes (every connection
+/// costs a file descriptor and a task: a client cannot open them without bound).
+pub const MAX_CONNECTIONS: usize = 512;
 
 /// Where exports go unless told otherwise: `<script stem>-export/` next to the script, or
 /// `island-export/` in the current directory for the built-in example.
@@ -148,6 +163,7 @@ pub struct Studio {
     pub token: String,
     router: Router,
     listener: tokio::net::TcpListener,
+    read_timeout: std::time::Duration,
 }
 
 impl Studio {
@@ -184,7 +200,8 @@ impl Studio {
             solutions: geogen::SolveCache::new(options.memory_limit / 2),
             options,
         });
-        Ok(Studio { address, token, router: router(state), listener })
+        let read_timeout = state.options.read_timeout;
+        Ok(Studio { address, token, router: router(state), listener, read_timeout })
     }
 
     /// The URL of the page, with the token.
@@ -197,9 +214,34 @@ impl Studio {
         format!("http://{}/tiles/main/{{z}}/{{x}}/{{y}}.png?token={}", self.address, self.token)
     }
 
-    /// Serves until the process ends.
+    /// Serves until the process ends: at most [`MAX_CONNECTIONS`] connections at once, each
+    /// closed when it sends no complete request head within the read timeout (idle, or
+    /// trickling its headers) or no complete body ([`read_body_in_time`]).
     pub async fn serve(self) -> std::io::Result<()> {
-        axum::serve(self.listener, self.router).await
+        let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+        let timeout = self.read_timeout;
+        loop {
+            // Wait for a free slot before accepting: beyond the cap, clients queue in the
+            // kernel's backlog instead of costing this process anything.
+            let Ok(slot) = slots.clone().acquire_owned().await else { return Ok(()) };
+            let stream = match self.listener.accept().await {
+                Ok((stream, _)) => stream,
+                // Out of file descriptors and the like: wait a moment rather than spin.
+                Err(_) => {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            let router = self.router.clone();
+            tokio::spawn(async move {
+                let service = hyper_util::service::TowerToHyperService::new(router);
+                let mut builder = hyper::server::conn::http1::Builder::new();
+                builder.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(timeout);
+                let connection = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+                let _ = connection.await;
+                drop(slot);
+            });
+        }
     }
 }
 
@@ -225,14 +267,89 @@ fn router(state: Shared) -> Router {
         }
         Mode::TileServer => Router::new(),
     };
-    router.merge(tiles::routes(state.clone())).layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+    router
+        .merge(tiles::routes(state.clone()))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), read_body_in_time))
+        .layer(axum::middleware::from_fn_with_state(state, require_known_host))
+}
+
+/// Reads a request's whole body (at most [`MAX_BODY_BYTES`]) within the read timeout before the
+/// handler runs, so a client trickling its body cannot hold a connection and a handler: 408 and
+/// the connection closed otherwise.
+async fn read_body_in_time(
+    axum::extract::State(state): axum::extract::State<Shared>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::http::{header, HeaderValue, StatusCode};
+    use axum::response::IntoResponse;
+    let (parts, body) = request.into_parts();
+    let read = tokio::time::timeout(state.options.read_timeout, axum::body::to_bytes(body, MAX_BODY_BYTES)).await;
+    let refusal = match read {
+        Ok(Ok(bytes)) => {
+            return next.run(axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes))).await
+        }
+        Ok(Err(_)) => api::ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            geogen::diag::codes::GGE4000,
+            format!("the request's body is larger than {MAX_BODY_BYTES} bytes, or was cut off"),
+            None,
+        ),
+        Err(_) => api::ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            geogen::diag::codes::GGE4000,
+            format!("the request's body did not arrive within {} s", state.options.read_timeout.as_secs_f64()),
+            Some("send the whole request at once"),
+        ),
+    };
+    let mut response = refusal.into_response();
+    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// Whether a request's `Host` header (`None`: none sent) names this server: `localhost`, an IP
+/// address (any: a browser only sends one when the user typed it) or one of `allowed` (case
+/// aside), with any port. A page of another site can make a browser send requests here under
+/// its own name by pointing that name at this address (DNS rebinding); refusing names the server
+/// was not given closes that door before the token is even read.
+pub fn host_allowed(host: Option<&str>, allowed: &[String]) -> bool {
+    let Some(host) = host else { return true };
+    let name = match host.strip_prefix('[') {
+        // [IPv6]:port
+        Some(rest) => return rest.split_once(']').is_some_and(|(ip, _)| ip.parse::<std::net::Ipv6Addr>().is_ok()),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name.parse::<std::net::Ipv4Addr>().is_ok()
+        || allowed.iter().any(|a| a.eq_ignore_ascii_case(name))
+}
+
+async fn require_known_host(
+    axum::extract::State(state): axum::extract::State<Shared>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let host = request.headers().get(axum::http::header::HOST).map(|v| v.to_str().unwrap_or("\u{fffd}"));
+    if host_allowed(host, &state.options.allowed_hosts) {
+        return next.run(request).await;
+    }
+    let host = host.unwrap_or_default().chars().take(100).collect::<String>();
+    api::ApiError::new(
+        axum::http::StatusCode::MISDIRECTED_REQUEST,
+        geogen::diag::codes::GGE4000,
+        format!("this server does not answer to the host name `{host}`"),
+        Some("use http://localhost:PORT or the address, or start the server with --allowed-host NAME"),
+    )
+    .into_response()
 }
 
 pub(crate) fn compile(name: &str, source: &str) -> Result<Script, geogen::Failure> {
     Script::compile(name, source, &CompileOptions::default())
 }
 
-fn read_document(path: Option<&PathBuf>) -> Result<Document, String> {
+pub(crate) fn read_document(path: Option<&PathBuf>) -> Result<Document, String> {
     let Some(path) = path else {
         return Ok(Document {
             name: "island.ggs (built-in example)".to_string(),

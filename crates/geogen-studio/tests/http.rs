@@ -392,6 +392,34 @@ fn save_writes_the_one_file_atomically_and_refuses_when_it_changed_on_disk() {
     assert_eq!((malformed.status / 100, malformed.code().as_str()), (4, "GGE4000"));
 }
 
+/// The file changed on disk under an edited page: the refusal carries the file's text and
+/// version, the user can keep theirs (saved over that version) or take the file's, and a
+/// reloaded page reads the file as it is now; the studio can always save again.
+#[test]
+fn after_the_file_changes_on_disk_the_page_can_keep_its_text_or_take_the_file_s() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("my.ggs");
+    std::fs::write(&path, "yield HeightMap.Flat(0);\n").unwrap();
+    let server = start(options(Some(path.clone())));
+    let version = server.get("/api/session").json()["version"].as_str().unwrap().to_string();
+    std::fs::write(&path, "// theirs\nyield HeightMap.Flat(1);\n").unwrap();
+    let refused = server.post("/api/save", &json!({ "source": "// mine\n", "version": version }));
+    assert_eq!(refused.status, 409);
+    let disk = &refused.json()["disk"];
+    assert_eq!(disk["source"], "// theirs\nyield HeightMap.Flat(1);\n");
+    // Keep mine: saved over the version the refusal showed.
+    let kept = server.post("/api/save", &json!({ "source": "// mine\n", "version": disk["version"] }));
+    assert_eq!(kept.status, 200, "{}", String::from_utf8_lossy(&kept.body));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "// mine\n");
+    // Changed again; a reloaded page reads the file as it is now and saves over it.
+    std::fs::write(&path, "// theirs again\n").unwrap();
+    let session = server.get("/api/session").json();
+    assert_eq!(session["source"], "// theirs again\n");
+    let saved = server.post("/api/save", &json!({ "source": "// merged\n", "version": session["version"] }));
+    assert_eq!(saved.status, 200);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "// merged\n");
+}
+
 #[test]
 fn a_new_file_is_created_on_the_first_save_and_the_example_cannot_be_saved() {
     let dir = tempfile::tempdir().unwrap();
@@ -682,4 +710,89 @@ fn an_export_runs_beside_other_requests_and_a_second_one_waits_its_turn() {
     assert_eq!(first.status, 200, "{}", String::from_utf8_lossy(&first.body));
     assert_eq!(first.json()["files"][0]["name"], "main.png");
     assert_eq!(server.get("/api/export/progress").json()["running"], false);
+}
+
+#[test]
+fn requests_naming_a_host_the_server_was_not_given_are_refused() {
+    // DNS rebinding: another site's page reaching the server under the site's own name.
+    let server = example();
+    let port = server.address.port();
+    for path in ["/api/session", "/", "/tiles/main/8/0/0.png"] {
+        let refused = server.get_with(path, &[("X-Geogen-Token", TOKEN), ("Host", "evil.example")]);
+        assert_eq!(refused.status, 421, "{path}");
+        assert_eq!(refused.code(), "GGE4000", "{path}");
+        assert!(refused.json()["diagnostics"][0]["message"].as_str().unwrap().contains("evil.example"));
+    }
+    let with_port = format!("localhost:{port}");
+    for host in ["localhost", with_port.as_str(), "127.0.0.1", "127.0.0.1:9", "[::1]:9", "LOCALHOST"] {
+        let answered = server.get_with("/api/session", &[("X-Geogen-Token", TOKEN), ("Host", host)]);
+        assert_eq!(answered.status, 200, "{host}");
+    }
+    for host in ["evil.example:80", "localhost.evil.example", "[evil]:80", "127.0.0.1.evil.example"] {
+        let refused = server.get_with("/api/session", &[("X-Geogen-Token", TOKEN), ("Host", host)]);
+        assert_eq!(refused.status, 421, "{host}");
+    }
+    // A name the server was started with is answered, in any case.
+    let mut named = options(None);
+    named.allowed_hosts = vec!["terrain.lan".to_string()];
+    let named = start(named);
+    let answered = named.get_with("/api/session", &[("X-Geogen-Token", TOKEN), ("Host", "Terrain.LAN:8470")]);
+    assert_eq!(answered.status, 200);
+    let refused = named.get_with("/api/session", &[("X-Geogen-Token", TOKEN), ("Host", "other.lan")]);
+    assert_eq!(refused.status, 421);
+}
+
+/// Connections held open on purpose (idle, trickling a request head, or a body) are closed
+/// within the read timeout, and requests of other clients are answered meanwhile.
+#[test]
+fn idle_and_slow_connections_are_closed_while_good_requests_are_answered() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let timeout = Duration::from_secs(2);
+    let mut held = options(None);
+    held.read_timeout = timeout;
+    let server = start(held);
+    let address = server.address;
+    let started = Instant::now();
+    let connections = server.runtime.block_on(async move {
+        let mut connections = Vec::new();
+        for i in 0..400 {
+            let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+            match i % 4 {
+                // Idle: nothing sent.
+                0 | 1 => {}
+                // Half a request head.
+                2 => stream.write_all(format!("GET /api/session HTTP/1.1\r\nHost: {address}\r\n").as_bytes()).await.unwrap(),
+                // A head announcing a body, and a tenth of the body.
+                _ => {
+                    let head = format!(
+                        "POST /api/check HTTP/1.1\r\nHost: {address}\r\nX-Geogen-Token: {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"source\":"
+                    );
+                    stream.write_all(head.as_bytes()).await.unwrap();
+                }
+            }
+            connections.push(stream);
+        }
+        connections
+    });
+    // Good requests are answered while the 400 connections are held.
+    for _ in 0..5 {
+        let response = server.post("/api/check", &json!({ "source": "yield HeightMap.Flat(0);" }));
+        assert_eq!(response.status, 200);
+    }
+    assert!(started.elapsed() < timeout, "the good requests waited for the held connections");
+    // Every held connection is closed by the server (end of stream, or a 408 and then the end)
+    // within the timeout and a margin.
+    let closed_within = server.runtime.block_on(async move {
+        let mut slowest = Duration::ZERO;
+        for mut stream in connections {
+            let mut buffer = Vec::new();
+            let read = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut buffer)).await;
+            assert!(read.is_ok(), "a held connection was still open after 10 s");
+            slowest = slowest.max(started.elapsed());
+        }
+        slowest
+    });
+    assert!(closed_within < timeout * 4, "the last held connection closed after {closed_within:?}");
+    let response = server.post("/api/check", &json!({ "source": "yield HeightMap.Flat(0);" }));
+    assert_eq!(response.status, 200);
 }

@@ -11,6 +11,7 @@
 //! and the state is left as it was for inspection.
 
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -165,6 +166,9 @@ pub struct Vm {
     frames: Vec<Frame>,
     status: VmStatus,
     yielded: Vec<(Name, Value)>,
+    /// The names of `yielded`, so a yield checks for its name in constant time (a script may
+    /// yield hundreds of thousands of maps).
+    yielded_names: HashSet<Name>,
     instructions: u64,
     main_map_mandatory: bool,
     /// The span of the instruction executed last (the faulting one after a fault).
@@ -254,6 +258,7 @@ impl Vm {
             frames: vec![main_frame],
             status: VmStatus::Ready,
             yielded: Vec::new(),
+            yielded_names: HashSet::new(),
             instructions: 0,
             main_map_mandatory: config.main_map_mandatory,
             last_span: None,
@@ -370,7 +375,7 @@ impl Vm {
         if self.status == VmStatus::Finished {
             return Ok(());
         }
-        if self.main_map_mandatory && !self.yielded.iter().any(|(name, _)| &**name == MAIN_MAP) {
+        if self.main_map_mandatory && !self.yielded_names.contains(MAIN_MAP) {
             // Not tied to an instruction: the problem is what never ran.
             self.last_span = None;
             return Err(RuntimeError::new(
@@ -605,7 +610,7 @@ impl Vm {
                         format!("only a HeightMap can be yielded, not {}", article(value.type_name(&self.types))),
                     ));
                 }
-                if self.yielded.iter().any(|(n, _)| n == name) {
+                if self.yielded_names.contains(name) {
                     return Err(RuntimeError::new(codes::GGE2802, format!("the map \"{name}\" was already yielded"))
                         .with_hint("give each yielded map its own name: `yield map as \"name\";`"));
                 }
@@ -619,6 +624,7 @@ impl Vm {
                             .map_err(RuntimeError::from_render)?;
                     }
                 }
+                self.yielded_names.insert(name.clone());
                 self.yielded.push((name.clone(), value));
             }
         }

@@ -30,6 +30,8 @@ pub fn options(script: Option<PathBuf>, instruction_budget: u64, tag: &str) -> S
         tile_defaults: geogen_studio::TileDefaults::default(),
         export_dir: std::env::temp_dir().join(format!("geogen-{tag}-test-export-{}", std::process::id())),
         cache_bytes: geogen_studio::DEFAULT_CACHE_BYTES,
+        allowed_hosts: Vec::new(),
+        read_timeout: geogen_studio::DEFAULT_READ_TIMEOUT,
     }
 }
 
@@ -66,10 +68,11 @@ impl Response {
 /// One HTTP/1.1 request on its own connection.
 pub async fn send(address: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
     let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
+    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    // The address as the Host, unless the test names one.
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: {address}\r\n"));
+    }
     for (k, v) in headers {
         head.push_str(&format!("{k}: {v}\r\n"));
     }

@@ -305,14 +305,46 @@ function tileUrl(z, x, y) {
 
 // ---- save ----------------------------------------------------------------------------------
 async function save() {
-  const { ok, json } = await api("/api/save", { source: state.source, version: state.version });
+  const { ok, status: code, json } = await api("/api/save", { source: state.source, version: state.version });
   if (ok) { state.version = json.version; log("saved", "info"); status("saved"); }
+  else if (code === 409 && json.disk) resolveConflict(json.disk);
   else logDiagnostics(json.diagnostics || []);
+}
+
+// The file changed on disk since this page read it: show both texts and let the user keep
+// theirs (saved over the file's version) or take the file's. Nothing is overwritten unseen.
+function resolveConflict(disk) {
+  const dialog = document.createElement("dialog");
+  dialog.className = "conflict";
+  dialog.innerHTML = `<h3>The file changed on disk</h3>
+    <p>Another program changed it since this page read it. Keep your text (it replaces the file) or take the file's (it replaces your text).</p>
+    <div class="both"><label>Your text<textarea readonly spellcheck="false"></textarea></label>
+    <label>The file<textarea readonly spellcheck="false"></textarea></label></div>
+    <div class="buttons"><button data-choice="mine">Keep mine</button><button data-choice="theirs">Take the file's</button><button data-choice="later">Decide later</button></div>`;
+  const [mine, theirs] = dialog.querySelectorAll("textarea");
+  mine.value = state.source;
+  theirs.value = disk.source;
+  document.body.append(dialog);
+  dialog.addEventListener("click", async (event) => {
+    const choice = event.target.dataset && event.target.dataset.choice;
+    if (!choice) return;
+    dialog.close();
+    dialog.remove();
+    if (choice === "mine") { state.version = disk.version; await save(); }
+    if (choice === "theirs") {
+      state.version = disk.version;
+      editorView.dispatch({ changes: { from: 0, to: editorView.state.doc.length, insert: disk.source } });
+      log("took the file's text", "info");
+      status("file's text");
+    }
+  });
+  dialog.showModal();
 }
 $("save").addEventListener("click", save);
 
 // ---- start ---------------------------------------------------------------------------------
 let exportPane = null;
+let editorView = null;
 async function start() {
   const { ok, json: session } = await api("/api/session");
   if (!ok) { logDiagnostics(session.diagnostics || []); status("not connected"); return; }
@@ -336,6 +368,8 @@ async function start() {
     token, editor: () => editor, request: () => renderRequest(state.preview), source: () => state.source, logDiagnostics,
   });
   window.__studio.debugger = debug;
+  window.__studio.resolveConflict = resolveConflict;
+  editorView = editor;
   const first = await check(session.source);
   if (first && !first.ok) logDiagnostics(first.diagnostics);
   buildRenderSettings();

@@ -2,7 +2,7 @@
 // scripts/studio-browser-test.sh in headless Chromium): break the script and see the marker at
 // the right line with its code, fix it and see the preview change, move a slider and see the
 // render follow, pan the infinite map and see its tiles load, step the debugger through the
-// script and the renderer, export two formats and see them listed. The result is written into the
+// script and the renderer, export two formats and see them listed, resolve a save conflict. The result is written into the
 // page as JSON (<pre id="selftest">), which the script reads from the dumped DOM.
 import { diagnosticCount, forEachDiagnostic } from "@codemirror/lint";
 import { exportSelftest, presetSelftest } from "./export.js";
@@ -92,6 +92,15 @@ export async function selftest(studio) {
     check("export wrote and listed the files", exported.files.join() === "main.png,main_colored.png" && exported.listed.length === 2, exported.listed.join(" | "));
     const preset = await presetSelftest();
     check("a Godot preset export wrote the EXR and its sidecar", preset.files.join() === "main.exr,main.godot.json", preset.files.join(" | "));
+    // A save conflict (the file changed on disk): both texts shown, the file's taken.
+    const mine = view.state.doc.toString();
+    const disk = { source: "// changed on disk\n" + mine, version: "selftest-version" };
+    studio.resolveConflict(disk);
+    const dialog = await until("the conflict dialog", () => document.querySelector("dialog.conflict[open]"));
+    const texts = [...dialog.querySelectorAll("textarea")].map((t) => t.value);
+    check("a save conflict shows both texts", texts.length === 2 && texts[0] === mine && texts[1] === disk.source);
+    dialog.querySelector('button[data-choice="theirs"]').click();
+    check("taking the file's text puts it in the editor", view.state.doc.toString() === disk.source && studio.state.version === disk.version && !document.querySelector("dialog.conflict"));
   } catch (e) {
     check("no exception", false, e.message);
   }
