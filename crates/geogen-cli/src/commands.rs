@@ -86,7 +86,7 @@ fn run(path: &Path, args: &RunArgs, show_sequence: bool, show_bounds: bool) -> R
     // Messages are printed as the script prints them, not held until it ends.
     let settings = RunSettings {
         messages: MessageMode::stream(report::outln),
-        inputs: crate::export::load_inputs(&script, &args.script.inputs)?,
+        inputs: crate::export::load_inputs(&script, &args.script.inputs, crate::render::default_memory_limit())?,
         ..run_settings(args)
     };
     let simulation = script.simulate(&settings)?;

@@ -202,6 +202,32 @@ impl Export {
         Ok(out)
     }
 
+    /// Refuses, before rendering, a mesh or derived map of `width × height` whose encoding would
+    /// not fit the memory limit (they are built whole in memory: an OBJ of a 4096² map takes
+    /// about 5 GB).
+    pub fn refuse_encodings_over(
+        &self,
+        formats: &[Format],
+        width: u32,
+        height: u32,
+        limit: u64,
+    ) -> Result<(), CliError> {
+        for &format in formats {
+            let bytes = geogen_io::encoding_bytes(format, width, height, &self.options);
+            if bytes > limit {
+                let thin = if format.is_mesh() { "thin the mesh (--mesh-triangles), " } else { "" };
+                return Err(CliError::Usage(format!(
+                    "{}: writing {width}x{height} as {format} takes about {} in memory, over the memory limit of {}; \
+                     {thin}render smaller tiles or raise --memory-limit",
+                    geogen::diag::codes::GGE3001,
+                    geogen::human_bytes(bytes),
+                    geogen::human_bytes(limit)
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Writes `map` in every format into `dir` under temporary names (as [`Export::encode_map`]
     /// encodes it), for the caller to publish with the rest of the run's files.
     pub fn stage_map(
@@ -248,8 +274,21 @@ pub fn parse_input(text: &str) -> Result<InputArg, String> {
 }
 
 /// Reads every `--input` once; a file that cannot be read is GGE4020 (exit 2).
-pub fn load_inputs(script: &Script, inputs: &[InputArg]) -> Result<BTreeMap<String, Arc<InputRaster>>, CliError> {
+/// Bytes a pixel of an input takes while it is read (the file's samples, up to 4 bytes, beside the
+/// heights being made of them).
+const INPUT_READ_BYTES_PER_PIXEL: u64 = 8;
+
+/// Reads the `--input` maps, each within what is left of `memory_limit` after the ones before (a
+/// small compressed file can hold a huge map: a 522 KB PNG of 16384² took 1.6 GB), refusing one
+/// that would not fit before decoding it. The maps stay in memory for the whole run: see
+/// [`input_bytes`].
+pub fn load_inputs(
+    script: &Script,
+    inputs: &[InputArg],
+    memory_limit: u64,
+) -> Result<BTreeMap<String, Arc<InputRaster>>, CliError> {
     let mut loaded = BTreeMap::new();
+    let mut held = 0u64;
     for input in inputs {
         let failure = |message: String, hint: &str| -> CliError {
             script.failure(Diagnostic::new(codes::GGE4020, message).with_hint(hint.to_string())).into()
@@ -260,18 +299,30 @@ pub fn load_inputs(script: &Script, inputs: &[InputArg]) -> Result<BTreeMap<Stri
                 "give each input its own name",
             ));
         }
-        let heights =
-            geogen_io::read_heights(&input.path, input.size, &geogen_io::InputLimits::default()).map_err(|e| {
-                failure(
-                e.to_string(),
-                "inputs are 8- or 16-bit PNG, 8/16-bit or float TIFF, EXR, or raw R16 (NAME=FILE:WxH unless square)",
-            )
-            })?;
+        let defaults = geogen_io::InputLimits::default();
+        let affordable = memory_limit.saturating_sub(held) / INPUT_READ_BYTES_PER_PIXEL;
+        let limits = geogen_io::InputLimits { max_pixels: defaults.max_pixels.min(affordable), ..defaults };
+        let heights = geogen_io::read_heights(&input.path, input.size, &limits).map_err(|e| {
+            let hint = if limits.max_pixels < defaults.max_pixels {
+                "inputs are read within the memory limit (8 bytes a pixel while read, 4 kept): raise --memory-limit, or \
+                 give a smaller map"
+            } else {
+                "inputs are 8- or 16-bit PNG, 8/16-bit or float TIFF, EXR, or raw R16 (NAME=FILE:WxH unless square)"
+            };
+            failure(e.to_string(), hint)
+        })?;
+        held = held.saturating_add(4 * u64::from(heights.width) * u64::from(heights.height));
         let raster = InputRaster::new(heights.width, heights.height, heights.data)
             .ok_or_else(|| failure(format!("`{}` holds no pixels", input.path.display()), "check the file"))?;
         loaded.insert(input.name.clone(), Arc::new(raster));
     }
     Ok(loaded)
+}
+
+/// Bytes the input maps hold for the whole run (which the render's memory plan does not see, so
+/// callers take them off the limit they give it).
+pub fn input_bytes(inputs: &BTreeMap<String, Arc<InputRaster>>) -> u64 {
+    inputs.values().map(|r| 4 * u64::from(r.width()) * u64::from(r.height())).fold(0, u64::saturating_add)
 }
 
 #[cfg(test)]

@@ -200,7 +200,11 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     let settings = RunSettings {
         maps: Some(rendered_maps),
         messages: MessageMode::stream(report::outln),
-        inputs: crate::export::load_inputs(&script, &cmd.settings.script.inputs)?,
+        inputs: crate::export::load_inputs(
+            &script,
+            &cmd.settings.script.inputs,
+            render_config(&cmd.output).memory_limit,
+        )?,
         yield_margin: Export::margin(&formats),
         ..run_settings(&cmd.settings)
     };
@@ -219,6 +223,11 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
             )));
         }
     }
+    if formats.iter().any(|f| f.needs_margin()) {
+        let core = script.geometry(&settings).map_err(|d| script.failure(d))?.yield_rect();
+        let limit = render_config(&cmd.output).memory_limit;
+        export.refuse_encodings_over(&formats, core.width as u32, core.height as u32, limit)?;
+    }
     signals::clean_up_on_interrupt();
     // An existing directory is locked before rendering, so a busy one is refused at once; a new
     // one is created only once there is something to put in it, so a failed render leaves nothing.
@@ -228,7 +237,8 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     let callback: Box<dyn FnMut(Progress) + Send> =
         Box::new(move |p: Progress| progress_bar.update(p.done as u64, p.total as u64));
     let started = Instant::now();
-    let config = render_config(&cmd.output);
+    let mut config = render_config(&cmd.output);
+    config.memory_limit = config.memory_limit.saturating_sub(crate::export::input_bytes(&settings.inputs));
     let result = script.render(&settings, &config, Some(callback));
     bar.finish();
     let rendered = match result {

@@ -657,12 +657,26 @@ impl Job<'_> {
         }
     }
 
+    /// What encoding `tiles` holds in memory at once beside the render: meshes and derived maps
+    /// are built whole (every other format is streamed from the heights), and a block's tiles are
+    /// all encoded before they are written together.
+    fn encoding_bytes(&self, tiles: &[Tile]) -> u64 {
+        let per_map = tiles
+            .iter()
+            .flat_map(|t| {
+                self.formats.iter().map(|&f| geogen_io::encoding_bytes(f, t.width, t.height, &self.export.options))
+            })
+            .fold(0, u64::saturating_add);
+        per_map.saturating_mul(self.maps.len() as u64)
+    }
+
     /// Renders the cell alone, writes its files, then its marker. Returns the number of files written.
     fn render(&self, tile: &Tile) -> Result<usize, TileError> {
         let settings = self.settings_for(tile.x, tile.y, tile.width, tile.height);
+        let encoding = self.encoding_bytes(std::slice::from_ref(tile));
         let (rendered, _reservation) = self
             .script
-            .render_admitted(&settings, &self.config, |bytes| self.budget.reserve(bytes))
+            .render_admitted(&settings, &self.config, |bytes| self.budget.reserve(bytes.saturating_add(encoding)))
             .map_err(|f| TileError::Script(Box::new(f)))?;
         let files = self.encode(tile, &rendered.maps, rendered.yield_rect)?;
         self.commit(&[(*tile, files)]).map_err(|(_, e)| e)
@@ -681,8 +695,10 @@ impl Job<'_> {
         }
         let Some((x0, y0, width, height)) = cells_rect(tiles) else { return Ok(()) };
         let settings = self.settings_for(x0, y0, width, height);
-        let Ok((rendered, _reservation)) =
-            self.script.render_admitted(&settings, &self.config, |bytes| self.budget.reserve(bytes))
+        let encoding = self.encoding_bytes(tiles);
+        let Ok((rendered, _reservation)) = self
+            .script
+            .render_admitted(&settings, &self.config, |bytes| self.budget.reserve(bytes.saturating_add(encoding)))
         else {
             return one_by_one();
         };
@@ -910,7 +926,7 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     let mut settings = RunSettings {
         render_scale: scale,
         maps: Some(rendered_maps),
-        inputs: crate::export::load_inputs(&script, &cmd.script_args.inputs)?,
+        inputs: crate::export::load_inputs(&script, &cmd.script_args.inputs, render_config(&cmd.output).memory_limit)?,
         yield_margin: Export::margin(&formats),
         ..script_settings(&cmd.script_args)
     };
@@ -944,6 +960,7 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
         rules: settings.rules.iter().map(|(name, text)| (name.clone(), sha256_hex(text.as_bytes()))).collect(),
     };
 
+    export.refuse_encodings_over(&formats, cmd.tile, cmd.tile, render_config(&cmd.output).memory_limit)?;
     signals::clean_up_on_interrupt();
     let dir =
         if shards > 1 { outdir::open_shard(&cmd.output.dir, shard, shards)? } else { outdir::open(&cmd.output.dir)? };
@@ -959,6 +976,7 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     }
 
     let mut config = render_config(&cmd.output);
+    config.memory_limit = config.memory_limit.saturating_sub(crate::export::input_bytes(&settings.inputs));
     // The blocks share what their renders compute alike: a part of the script made whatever the
     // block (ouroboros' island template, read by every block showing an island) is computed by
     // the first block that needs it and taken by the others (`geogen_render::SharedParts`; the
@@ -997,7 +1015,8 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
             let cells: Vec<Tile> = blocks.cells(block).map(|index| grid.tile(index)).collect();
             let Some(rect) = cells_rect(&cells) else { return true };
             let block_settings = job.settings_for(rect.0, rect.1, rect.2, rect.3);
-            crate::streamed::strip_peak(&script, &block_settings).map_or(true, |peak| peak <= job.config.memory_limit)
+            crate::streamed::strip_peak(&script, &block_settings)
+                .map_or(true, |peak| peak.saturating_add(job.encoding_bytes(&cells)) <= job.config.memory_limit)
         })
     };
     let blocks = grid.blocks(block_tiles(cmd.block, &grid, shards, fits));

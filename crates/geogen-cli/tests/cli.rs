@@ -1169,3 +1169,51 @@ fn many_yields_check_in_linear_time() {
     assert_ne!(o.status.code(), Some(0));
     assert!(stderr(&o).contains("GGE2802"), "{}", stderr(&o));
 }
+
+/// An input map is read within the memory limit: a small compressed file holding a large map is
+/// refused before it is decoded when the map would not fit (a 522 KB PNG of 16384² once took
+/// 1.6 GB under a limit of 256 MB), and read when it fits, the render's peak staying under the
+/// limit.
+#[test]
+fn an_input_map_is_read_within_the_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let made = dir.path().join("made");
+    let flat = write(dir.path(), "flat.ggs", "yield HeightMap.Flat(0.25);");
+    let o = geogen(&["render", flat.to_str().unwrap(), "--size", "4096", "-q", "-o", made.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let input = format!("big={}", made.join("main.png").display());
+    assert!(std::fs::metadata(made.join("main.png")).unwrap().len() < 1 << 20, "a small file");
+    let script = write(dir.path(), "reads.ggs", "yield HeightMap.Input(\"big\");");
+    let out = dir.path().join("out");
+    let render = |limit: &str| {
+        geogen(&[
+            "render",
+            script.to_str().unwrap(),
+            "--input",
+            &input,
+            "--size",
+            "64",
+            "--memory-limit",
+            limit,
+            "--stats",
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+    };
+    let refused = render("64");
+    assert_ne!(refused.status.code(), Some(0));
+    assert!(
+        stderr(&refused).contains("GGE4020") && stderr(&refused).contains("--memory-limit"),
+        "{}",
+        stderr(&refused)
+    );
+    let read = render("400");
+    assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));
+    let peak: u64 = stdout(&read)
+        .split_whitespace()
+        .find_map(|field| field.strip_prefix("peak_rss_bytes="))
+        .and_then(|v| v.parse().ok())
+        .expect("peak_rss_bytes in --stats");
+    assert!(peak < 400 << 20, "peak {peak} bytes");
+}

@@ -114,6 +114,29 @@ fn core_heights<'a>(surface: &Surface<'a>) -> std::borrow::Cow<'a, [f32]> {
     std::borrow::Cow::Owned(out)
 }
 
+/// About how many bytes encoding a `width × height` map in `format` holds at its peak beyond the
+/// rendered heights: the mesh formats and derived maps are built whole in memory (their
+/// triangles, or their pixels, and the encoded file); every other format is streamed from the
+/// heights and needs next to nothing. Measured on this project's noise maps (an OBJ of every
+/// pixel 293 bytes a pixel, a glb 142; per triangle of a thinned mesh 127 and 63) and rounded
+/// up, so a caller can refuse a file that would not fit its memory limit before rendering it.
+/// A mesh thinned by error (`MaxError`) is counted as unthinned: how far it thins depends on the
+/// terrain.
+pub fn encoding_bytes(format: Format, width: u32, height: u32, options: &ExportOptions) -> u64 {
+    let pixels = u64::from(width) * u64::from(height);
+    let triangles = match options.simplify {
+        Simplify::TriangleBudget(budget) => budget.min(2 * pixels),
+        Simplify::Full | Simplify::MaxError(_) => 2 * pixels,
+    };
+    match format {
+        Format::Obj => pixels.saturating_mul(8).saturating_add(triangles.saturating_mul(150)),
+        Format::Glb => pixels.saturating_mul(8).saturating_add(triangles.saturating_mul(72)),
+        Format::Normal | Format::Splat => pixels.saturating_mul(16),
+        Format::Slope | Format::Curvature => pixels.saturating_mul(12),
+        _ => 0,
+    }
+}
+
 /// Encodes a surface in any format: derived maps and meshes from the field with its margin, every
 /// other format from the core alone (exactly what [`encode`](crate::encode) gives for it).
 pub fn encode_surface(

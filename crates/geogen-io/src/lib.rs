@@ -68,7 +68,7 @@ use std::path::Path;
 pub use crate::csv::{profile_csv, write_profile_csv};
 pub use crate::derived::{NormalConvention, SplatLayer, Surface, TerrainScale, Window};
 pub use crate::error::{FieldError, IoError, StreamError};
-pub use crate::export::{encode_surface, write_surface, ExportError, ExportOptions};
+pub use crate::export::{encode_surface, encoding_bytes, write_surface, ExportError, ExportOptions};
 pub use crate::format::{parse_list, Format, FormatError};
 pub use crate::hillshade::HillshadeOptions;
 pub use crate::labels::{draw_labels, stage_colored_with_labels, PixelLabel};

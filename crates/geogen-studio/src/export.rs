@@ -307,6 +307,31 @@ fn export_blocking(
             ));
         }
     }
+    // Meshes and derived maps are built whole in memory: one that would not fit the memory limit
+    // is refused before rendering (an OBJ of a 4096² map takes about 5 GB).
+    if formats.iter().any(|f| f.needs_margin()) {
+        let core = script.geometry(&settings).map_err(|d| ApiError::failure(&script.failure(d)))?.yield_rect();
+        let limit = state.options.memory_limit;
+        let largest: u64 = formats
+            .iter()
+            .map(|&f| geogen_io::encoding_bytes(f, core.width as u32, core.height as u32, &export.options))
+            .max()
+            .unwrap_or(0);
+        if largest > limit {
+            return Err(bad(
+                codes::GGE3001,
+                format!(
+                    "exporting {}x{} as {} takes about {} in memory, over the studio's memory limit of {}",
+                    core.width,
+                    core.height,
+                    formats.iter().map(|f| f.name()).collect::<Vec<_>>().join(", "),
+                    geogen::human_bytes(largest),
+                    geogen::human_bytes(limit)
+                ),
+                "export a smaller size, thin the mesh (mesh triangles), or start the studio with a larger --memory-limit",
+            ));
+        }
+    }
     // The directory is locked from here to the last file, as `geogen render -o` locks it.
     let dir = OutputDir::open(&state.options.export_dir).map_err(dir_error)?;
     let mut existing = Vec::new();

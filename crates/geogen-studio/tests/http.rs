@@ -796,3 +796,29 @@ fn idle_and_slow_connections_are_closed_while_good_requests_are_answered() {
     let response = server.post("/api/check", &json!({ "source": "yield HeightMap.Flat(0);" }));
     assert_eq!(response.status, 200);
 }
+
+/// A mesh that would not fit the memory limit is refused before anything is rendered (an OBJ of a
+/// 4096² map once took 5 GB under a limit of 512 MB); thinned to fit, the same export works.
+#[test]
+fn an_export_whose_mesh_would_not_fit_the_memory_limit_is_refused_first() {
+    let root = tempfile::tempdir().unwrap();
+    let mut limited = options(None);
+    limited.export_dir = root.path().join("exports");
+    limited.memory_limit = 64 << 20;
+    let server = start(limited);
+    let mut request = small_export(&["png16", "obj"]);
+    request["width"] = json!(1024);
+    request["height"] = json!(1024);
+    request["map_width"] = json!(1024);
+    request["map_height"] = json!(1024);
+    let refused = server.post("/api/export", &request);
+    assert_eq!(
+        (refused.status, refused.code().as_str()),
+        (400, "GGE3001"),
+        "{}",
+        String::from_utf8_lossy(&refused.body)
+    );
+    assert!(!root.path().join("exports").join("main.png").exists(), "nothing is written");
+    request["formats"] = json!(["png16"]);
+    assert_eq!(server.post("/api/export", &request).status, 200);
+}

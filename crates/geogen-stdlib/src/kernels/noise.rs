@@ -680,6 +680,27 @@ fn add_layer_built(isa: Isa, wide: bool, map: &mut HeightMap, scale: f64, field:
     }
 }
 
+/// Columns of a row one call of a noise layer computes at a time. The per-thread tables are per
+/// pixel (each pixel's lattice cell and fraction: about 21 bytes a pixel, for each of up to
+/// [`CACHE_ENTRIES`] layers), so on rows wider than this they would grow with the map's width,
+/// outside any memory plan: a row 20 million pixels wide took 5 GB. In segments they stay under
+/// 6 MB a thread, and rows this wide are rare enough that rebuilding the tables per band costs
+/// nothing that shows. The values depend on the absolute pixel only, so the bits are the same.
+const SEGMENT_COLUMNS: usize = 1 << 14;
+
+/// [`for_each_band`], each band's rows in segments of at most [`SEGMENT_COLUMNS`] columns:
+/// `f(y0, x0 of the segment, the band's full rows, the segment's first column in a row, its
+/// width)`.
+fn for_each_band_segment(map: &mut HeightMap, f: impl Fn(i64, i64, &mut [f32], usize, usize) + Sync + Send) {
+    let width = map.width();
+    for_each_band(map, |y0, x0, rows| {
+        for start in (0..width).step_by(SEGMENT_COLUMNS) {
+            let segment = (width - start).min(SEGMENT_COLUMNS);
+            f(y0, x0 + start as i64, rows, start, segment);
+        }
+    });
+}
+
 fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scale: f64, field: LayerField) {
     let w = i64::from(field.wavelength.max(1));
     let physical_wavelength = (f64::from(field.wavelength) * scale).floor();
@@ -694,21 +715,21 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
         // original (defect 29) the add saturates.
         let remainder = values.remainder;
         let amplitude = f64::from(values.amplitude);
-        for_each_band(map, |y0, x0, rows| {
+        for_each_band_segment(map, |y0, x0, rows, start, segment| {
             with_cache(|cache| {
-                let key = (values.current, x0, width, scale.to_bits());
+                let key = (values.current, x0, segment, scale.to_bits());
                 let columns = pick(&mut cache.per_pixel, |c| c.key == Some(key));
                 if columns.key != Some(key) {
                     columns.columns.clear();
                     columns
                         .columns
-                        .extend((0..width).map(|i| values.column(floor_i64(to_logical(x0 + i as i64, scale)))));
+                        .extend((0..segment).map(|i| values.column(floor_i64(to_logical(x0 + i as i64, scale)))));
                     columns.key = Some(key);
                 }
                 for (r, row) in rows.chunks_exact_mut(width).enumerate() {
                     let ly = floor_i64(to_logical(y0 + r as i64, scale)) as i32 as u32;
                     let job = PointRow { columns: &columns.columns, ly, remainder, amplitude };
-                    point_row::<RIDGED>(isa, wide, &job, row);
+                    point_row::<RIDGED>(isa, wide, &job, &mut row[start..start + segment]);
                 }
             })
         });
@@ -724,11 +745,11 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
     // (four pixels per cell and more: every group is then `GROUP_SHARED` or `GROUP_FEW`); at two
     // pixels per cell it measured slower than the AVX2 build.
     let wide = wide && physical_wavelength >= 4.0;
-    for_each_band(map, |y0, x0, rows| {
+    for_each_band_segment(map, |y0, x0, rows, start, segment| {
         with_cache(|cache| {
-            let column_key = (x0, width, scale.to_bits(), w);
+            let column_key = (x0, segment, scale.to_bits(), w);
             let columns = pick(&mut cache.columns, |c| c.key == Some(column_key));
-            columns.prepare(x0, width, scale, w);
+            columns.prepare(x0, segment, scale, w);
             let lattice_key = (values.current, values.amplitude, w, columns.x_start, columns.count);
             let lattice = pick(&mut cache.lattices, |l| l.key == Some(lattice_key));
             // Scratch rows, every element written by `cell_row` before it is read.
@@ -738,6 +759,7 @@ fn add_layer<const RIDGED: bool>(isa: Isa, wide: bool, map: &mut HeightMap, scal
             coefficients.resize(columns.run_end.len(), [0.0; 4]);
             coefficients.truncate(columns.run_end.len());
             for (r, row) in rows.chunks_exact_mut(width).enumerate() {
+                let row = &mut row[start..start + segment];
                 let ly = to_logical(y0 + r as i64, scale);
                 let y1 = previous_multiple_inclusive(floor_i64(ly), w);
                 let ty = (ly - y1 as f64) / wf;
@@ -2112,6 +2134,22 @@ mod tests {
                 banded.extend_from_slice(part.data());
             }
             assert_eq!(&banded[..], expected.data(), "scale {scale}");
+        }
+    }
+
+    /// Rows wider than a segment are computed a segment at a time: the same bits as the direct
+    /// evaluation across the segments' seams, at every kind of wavelength (sub-pixel, regular,
+    /// irregular cells) and several scales.
+    #[test]
+    fn rows_wider_than_a_segment_equal_the_direct_evaluation() {
+        let rect = Rect::new(-37, 5, 2 * SEGMENT_COLUMNS as u64 + 77, 3);
+        for (wavelength, scale) in [(1u32, 1.0), (4, 1.0), (16, 1.0), (7, 1.0), (64, 0.6), (3, 2.5)] {
+            let field = LayerField { wavelength, amplitude: 4000, current: wavelength };
+            let mut expected = noisy_map(rect, 3);
+            add_noise_layer_reference(&mut expected, scale, field, false);
+            let mut actual = noisy_map(rect, 3);
+            add_noise_layer(&mut actual, scale, field, false);
+            assert!(actual.data() == expected.data(), "wavelength {wavelength}, scale {scale}");
         }
     }
 
