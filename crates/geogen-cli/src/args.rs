@@ -489,7 +489,8 @@ pub fn parse_rules(text: &str) -> Result<(String, std::sync::Arc<str>), String> 
         return Err(format!("`{text}` names no rule set; write NAME=FILE"));
     }
     let limit = geogen::names::DEFAULT_MAX_RULES_BYTES;
-    let bytes = geogen::read_script(&path, limit).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let bytes = geogen::read_script(&path, limit)
+        .map_err(|e| format!("{}: cannot read `{}`: {e}", geogen::diag::codes::GGE4024, path.display()))?;
     if bytes.len() > limit {
         return Err(format!("`{}` is larger than the limit of {limit} bytes for rules", path.display()));
     }

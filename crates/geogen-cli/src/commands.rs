@@ -30,7 +30,9 @@ pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
 /// The bytes of a script file, at most `max_bytes + 1` of them (a longer file is refused by the
 /// compiler with GGE1107 rather than read whole: `geogen check /dev/urandom` ends).
 pub fn read_script(path: &Path, max_bytes: usize) -> Result<Vec<u8>, CliError> {
-    geogen::read_script(path, max_bytes).map_err(|e| CliError::Usage(format!("cannot read `{}`: {e}", path.display())))
+    geogen::read_script(path, max_bytes).map_err(|e| {
+        CliError::Usage(format!("{}: cannot read `{}`: {e}", geogen::diag::codes::GGE4024, path.display()))
+    })
 }
 
 /// Compiles a script file in its language (a `.hs` file is Height-Slang).
@@ -118,7 +120,36 @@ fn warn_if_reachable(host: std::net::IpAddr, what: &str) {
     }
 }
 
+/// The studio and the tile server read GeoGen Script only: a Height-Slang program is refused
+/// with what to use instead, not with the GeoGen parser's first error.
+fn refuse_height_slang(path: Option<&Path>, command: &str) -> Result<(), CliError> {
+    match path {
+        Some(path) if matches!(crate::slang::language_of(path), crate::slang::Language::HeightSlang(_)) => {
+            Err(CliError::Usage(format!(
+                "{}: geogen {command} reads GeoGen Script (.ggs) only, and `{}` is a Height-Slang program; render it \
+                 with `geogen render {}` (or `geogen mkheightmap`)",
+                geogen::diag::codes::GGE4000,
+                path.display(),
+                path.display()
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A server that did not start: a script that does not compile is reported as script errors
+/// (exit 1), anything else as a usage error.
+fn server_error(message: String) -> CliError {
+    if message.starts_with("error[") {
+        eprintln!("{message}");
+        CliError::Reported(1)
+    } else {
+        CliError::Usage(message)
+    }
+}
+
 fn studio(cmd: &crate::args::StudioCmd) -> Result<ExitCode, CliError> {
+    refuse_height_slang(cmd.script.as_deref(), "studio")?;
     let export_dir = cmd.export_dir.clone().unwrap_or_else(|| geogen_studio::default_export_dir(cmd.script.as_deref()));
     let memory_limit =
         cmd.memory_limit.map(|mib| mib.saturating_mul(1 << 20)).unwrap_or_else(crate::render::default_memory_limit);
@@ -140,11 +171,12 @@ fn studio(cmd: &crate::args::StudioCmd) -> Result<ExitCode, CliError> {
         report::outln(&format!("geogen studio is running; open {}", studio.url()));
         eprintln!("(exports are written into {}; Ctrl-C stops it)", export_dir.display());
     })
-    .map_err(CliError::Usage)?;
+    .map_err(server_error)?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn serve(cmd: &crate::args::ServeCmd) -> Result<ExitCode, CliError> {
+    refuse_height_slang(Some(&cmd.script), "serve")?;
     let memory_limit =
         cmd.memory_limit.map(|mib| mib.saturating_mul(1 << 20)).unwrap_or_else(crate::render::default_memory_limit);
     let options = geogen_studio::StudioOptions {
@@ -169,6 +201,6 @@ fn serve(cmd: &crate::args::ServeCmd) -> Result<ExitCode, CliError> {
         report::outln(&format!("serving tiles of {}: {}", cmd.script.display(), server.tile_template()));
         eprintln!("(docs/studio.md describes the tile scheme; Ctrl-C stops it)");
     })
-    .map_err(CliError::Usage)?;
+    .map_err(server_error)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -262,8 +262,11 @@ pub fn parse_input(text: &str) -> Result<InputArg, String> {
     // A trailing `:WxH` is a size only if it reads as one (paths may hold colons).
     let (path, size) = match rest.rsplit_once(':') {
         Some((path, size)) if !path.is_empty() => match crate::args::parse_size(size) {
-            Ok(size) if size.0 > 0 => (path, Some(size)),
-            _ => (rest, None),
+            Ok(size) => (path, Some(size)),
+            // Digits x digits is meant as a size (`0x0`, too large): said so, not taken as part
+            // of the file's name (which then "does not exist").
+            Err(why) if looks_like_a_size(size) => return Err(format!("`{text}`: {why}")),
+            Err(_) => (rest, None),
         },
         _ => (rest, None),
     };
@@ -273,7 +276,12 @@ pub fn parse_input(text: &str) -> Result<InputArg, String> {
     Ok(InputArg { name: name.to_string(), path: PathBuf::from(path), size })
 }
 
-/// Reads every `--input` once; a file that cannot be read is GGE4020 (exit 2).
+/// `WxH` in digits (whether or not the numbers are valid sizes).
+fn looks_like_a_size(text: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    text.split_once(['x', 'X']).is_some_and(|(w, h)| digits(w.trim()) && digits(h.trim()))
+}
+
 /// Bytes a pixel of an input takes while it is read (the file's samples, up to 4 bytes, beside the
 /// heights being made of them).
 const INPUT_READ_BYTES_PER_PIXEL: u64 = 8;
@@ -281,7 +289,7 @@ const INPUT_READ_BYTES_PER_PIXEL: u64 = 8;
 /// Reads the `--input` maps, each within what is left of `memory_limit` after the ones before (a
 /// small compressed file can hold a huge map: a 522 KB PNG of 16384² took 1.6 GB), refusing one
 /// that would not fit before decoding it. The maps stay in memory for the whole run: see
-/// [`input_bytes`].
+/// [`input_bytes`]. A file that cannot be read is GGE4020 (exit 2).
 pub fn load_inputs(
     script: &Script,
     inputs: &[InputArg],
@@ -353,5 +361,11 @@ mod tests {
         assert!(parse_input("nothing").is_err());
         assert!(parse_input("=x.png").is_err());
         assert!(parse_input("a=").is_err());
+        // A size holding no pixel is said to be one, not taken for part of the file's name.
+        for bad in ["a=r.r16:0x0", "a=r.r16:0x5", "a=r.r16:99999999999x1"] {
+            let why = parse_input(bad).unwrap_err();
+            assert!(why.contains("at least 1") || why.contains("too large"), "{bad}: {why}");
+        }
+        assert_eq!(parse_input("a=map:v2.png").unwrap().path, PathBuf::from("map:v2.png"));
     }
 }

@@ -28,7 +28,7 @@ const XYZ_TILE: usize = 256;
 const LISTED: usize = 20;
 
 fn cannot_read(path: &Path, e: impl std::fmt::Display) -> CliError {
-    CliError::Usage(format!("cannot read `{}`: {e}", path.display()))
+    CliError::Usage(format!("{}: cannot read `{}`: {e}", geogen::diag::codes::GGE4024, path.display()))
 }
 
 fn intact(dir: &Path, file: &RecordedFile) -> bool {

@@ -13,8 +13,9 @@ use crate::report::{self, CliError};
 /// Reads a rule file, at most the size limit plus one byte (a larger one is GGE7107).
 pub fn read_rules(path: &Path, mode: Mode) -> Result<RuleSet, CliError> {
     let limit = lodestone::DEFAULT_MAX_RULES_BYTES;
-    let bytes = geogen::read_script(path, limit)
-        .map_err(|e| CliError::Usage(format!("cannot read `{}`: {e}", path.display())))?;
+    let bytes = geogen::read_script(path, limit).map_err(|e| {
+        CliError::Usage(format!("{}: cannot read `{}`: {e}", geogen::diag::codes::GGE4024, path.display()))
+    })?;
     lodestone::parse_bytes(&path.display().to_string(), &bytes, mode, limit)
         .map_err(|(diagnostics, file)| failure(diagnostics, Arc::new(file)))
 }

@@ -10,7 +10,13 @@ pub use geogen_io::{remove_held_lock_file, OutputDir, LOCK_FILE};
 
 impl From<geogen_io::OutputDirError> for CliError {
     fn from(e: geogen_io::OutputDirError) -> CliError {
-        CliError::Usage(e.to_string())
+        use geogen::diag::codes;
+        let code = match e {
+            geogen_io::OutputDirError::Busy(_) => codes::GGE4022,
+            geogen_io::OutputDirError::NotAPlainName { .. } => codes::GGE5000,
+            _ => codes::GGE4023,
+        };
+        CliError::Usage(format!("{code}: {e}"))
     }
 }
 

@@ -1217,3 +1217,50 @@ fn an_input_map_is_read_within_the_memory_limit() {
         .expect("peak_rss_bytes in --stats");
     assert!(peak < 400 << 20, "peak {peak} bytes");
 }
+
+/// Named pipes are refused before they are opened (opening one waits for a writer, for ever if
+/// none comes); a Height-Slang program given to `serve` is told what to use instead; output
+/// directory errors carry their codes.
+#[cfg(unix)]
+#[test]
+fn pipes_height_slang_servers_and_busy_directories_are_refused_with_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let started = std::time::Instant::now();
+    let o = geogen(&["check", fifo.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("GGE4024") && stderr(&o).contains("named pipe"), "{}", stderr(&o));
+    let script = write(dir.path(), "reads.ggs", "yield HeightMap.Input(\"a\");");
+    let input = format!("a={}", fifo.display());
+    let o = geogen(&[
+        "render",
+        script.to_str().unwrap(),
+        "--input",
+        &input,
+        "--size",
+        "4",
+        "-o",
+        dir.path().join("o").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("GGE4020") && stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+    assert!(started.elapsed().as_secs() < 20, "a pipe was waited on");
+
+    let slang = write(dir.path(), "hills.hs", "x*y");
+    let o = geogen(&["serve", slang.to_str().unwrap(), "--port", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("Height-Slang") && !stderr(&o).contains("error: error["), "{}", stderr(&o));
+
+    // A directory another run holds: GGE4022.
+    let out = dir.path().join("busy");
+    std::fs::create_dir(&out).unwrap();
+    let lock =
+        std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(out.join(".geogen.lock")).unwrap();
+    lock.try_lock().unwrap();
+    let o = geogen(&["render", "--size", "4", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("GGE4022"), "{}", stderr(&o));
+    drop(lock);
+}

@@ -182,6 +182,9 @@ codes! {
     GGE4003 = 4003, "InvalidMapSize", Host, true, "A map or render size, origin or scale outside what the script or geogen allows.";
     GGE4020 = 4020, "InvalidInputMap", Host, true, "An input height map (`--input name=FILE`) that cannot be read: a missing or unreadable file, an unsupported or corrupt format, a wrong R16 size, or dimensions beyond the input limits.";
     GGE4021 = 4021, "InvalidExportSettings", Host, true, "Export settings that cannot work together: a preset's size rules, splat layers, mesh or derived-map options.";
+    GGE4022 = 4022, "OutputDirectoryBusy", Host, false, "Another geogen run is writing into the output directory (it holds the directory's lock).";
+    GGE4023 = 4023, "CannotWriteOutput", Host, false, "An output cannot be written: no space left, no permission, a file or link where geogen's file or directory goes, two outputs of one name, or a directory of other tiles.";
+    GGE4024 = 4024, "CannotReadFile", Host, false, "A script, rules or tiles file that cannot be read: missing, a directory, a named pipe, or no permission.";
     GGE5000 = 5000, "InternalError", Internal, false, "An internal error in geogen (a bug: please report it).";
     GGE5001 = 5001, "IntermediateCode", Internal, false, "Inconsistent intermediate code (a compiler bug: please report it).";
     GGE6000 = 6000, "UserError", User, false, "The script called TriggerError.";

@@ -136,6 +136,10 @@ pub fn read_heights(
 ) -> Result<InputHeights, InputError> {
     let shown = path.display().to_string();
     let io = |source: std::io::Error| InputError::Io { path: shown.clone(), source };
+    // Checked before opening: opening a named pipe waits for a writer, for ever if none comes.
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(InputError::Unsupported { path: shown, reason: "it is not a regular file".into() });
+    }
     let mut file = std::fs::File::open(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if !meta.is_file() {

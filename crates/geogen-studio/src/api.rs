@@ -216,6 +216,19 @@ pub(crate) fn internal(message: &str) -> ApiError {
     ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, message.to_string(), None)
 }
 
+/// A file the server could not write (not a bug: a full disk, a permission): 507 when the disk is
+/// full, 500 otherwise, GGE4023 either way.
+pub(crate) fn cannot_write(what: &str, error: &geogen_io::IoError) -> ApiError {
+    let full =
+        matches!(error, geogen_io::IoError::Io { source, .. } if source.kind() == std::io::ErrorKind::StorageFull);
+    let (status, hint) = if full {
+        (StatusCode::INSUFFICIENT_STORAGE, "the disk is full: free some space and try again")
+    } else {
+        (StatusCode::INTERNAL_SERVER_ERROR, "check the permissions of the file and its directory")
+    };
+    ApiError::new(status, codes::GGE4023, format!("cannot {what}: {error}"), Some(hint))
+}
+
 /// A render the page asks for.
 #[derive(Deserialize)]
 pub(crate) struct RenderRequest {
@@ -453,7 +466,7 @@ fn save_blocking(state: &Shared, request: &SaveRequest) -> Result<Value, ApiErro
         refusal.body["disk"] = json!({ "source": disk_text, "version": disk_version });
         return Err(refusal);
     }
-    geogen_io::write_bytes(&path, request.source.as_bytes()).map_err(|e| internal(&format!("cannot save: {e}")))?;
+    geogen_io::write_bytes(&path, request.source.as_bytes()).map_err(|e| cannot_write("save", &e))?;
     document.source = request.source.clone();
     document.version = crate::sha256_hex(request.source.as_bytes());
     Ok(json!({ "version": document.version }))

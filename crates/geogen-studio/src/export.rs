@@ -235,7 +235,12 @@ pub(crate) async fn progress(AxState(state): AxState<Shared>) -> Json<Value> {
 
 fn dir_error(e: OutputDirError) -> ApiError {
     match e {
-        OutputDirError::Busy(_) => conflict(e.to_string(), "another program is writing into the export directory"),
+        OutputDirError::Busy(_) => ApiError::new(
+            StatusCode::CONFLICT,
+            codes::GGE4022,
+            e.to_string(),
+            Some("another program is writing into the export directory"),
+        ),
         OutputDirError::NotADirectory(_) => ApiError::new(
             StatusCode::CONFLICT,
             codes::GGE4000,
@@ -247,6 +252,13 @@ fn dir_error(e: OutputDirError) -> ApiError {
             codes::GGE4000,
             e.to_string(),
             Some("something other than geogen's lock file sits in the export directory: remove it"),
+        ),
+        OutputDirError::Write(e) => crate::api::cannot_write("write the export", &e),
+        other @ OutputDirError::Io { .. } => ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            codes::GGE4023,
+            format!("cannot write the export: {other}"),
+            Some("check the export directory's permissions and free space"),
         ),
         other => internal(&format!("cannot write the export: {other}")),
     }
@@ -430,7 +442,7 @@ fn export_blocking(
             let name = preset.sidecar_name(map_name);
             let path = dir.file(&name).map_err(dir_error)?;
             geogen_io::write_bytes(&path, sidecar.as_bytes())
-                .map_err(|e| internal(&format!("cannot write the export: {e}")))?;
+                .map_err(|e| crate::api::cannot_write("write the export", &e))?;
             written.push((name, sidecar.len() as u64));
         }
         for (name, bytes) in written {
@@ -444,7 +456,7 @@ fn export_blocking(
     if !rendered.output.labels.is_empty() {
         let text = geogen::labels::geojson(&rendered.output);
         geogen_io::write_bytes(&labels_path, text.as_bytes())
-            .map_err(|e| internal(&format!("cannot write the export: {e}")))?;
+            .map_err(|e| crate::api::cannot_write("write the export", &e))?;
         files.push(json!({
             "name": LABELS_FILE, "bytes": text.len(), "replaced": existing.iter().any(|e| e == LABELS_FILE),
             "labels": geogen::labels::placed(&rendered.output).len(),

@@ -83,6 +83,19 @@ impl Default for CompileOptions {
 /// to tell that a longer one is too large, without reading a huge (or endless) file.
 pub fn read_script(path: &std::path::Path, max_bytes: usize) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
+    // A named pipe or a socket is refused before it is opened: opening a pipe waits for a writer,
+    // for ever if none comes. (Devices are read, within the limit.)
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = std::fs::metadata(path)?.file_type();
+        if kind.is_fifo() || kind.is_socket() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "it is a named pipe or a socket, not a file",
+            ));
+        }
+    }
     let mut bytes = Vec::new();
     let limit = u64::try_from(max_bytes).unwrap_or(u64::MAX).saturating_add(1);
     std::fs::File::open(path)?.take(limit).read_to_end(&mut bytes)?;
