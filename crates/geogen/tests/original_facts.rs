@@ -256,3 +256,19 @@ fn default_noise_tile_at_32_32_matches_the_64_render() {
         }
     }
 }
+
+/// Where the original's argument checks differ from what the reference describes, geogen follows
+/// the original: `Shift` refuses a negative `maxDistance` (GGE2309; the profile's sign gives the
+/// way), `Distort` accepts a `perturbationSize` of 0 (as 1: every pixel displaced on its own).
+#[test]
+fn shift_refuses_a_negative_distance_and_distort_accepts_a_zero_perturbation_size() {
+    let settings = sized(16, 16);
+    let shift = "var m = HeightMap.Gradient([0, 0], [15, 0], -1, 1); \
+                 yield m.Shift(HeightProfile.Flat(0.5), -4, Direction.Horizontal);";
+    let failure = render_with(shift, &settings).err().expect("a negative maxDistance is refused");
+    assert_eq!(failure.first().code, geogen::diag::codes::GGE2309, "{failure}");
+    let zero = "var m = HeightMap.Gradient([0, 0], [15, 0], -1, 1); yield m.Distort(0, 2, 5);";
+    let one = "var m = HeightMap.Gradient([0, 0], [15, 0], -1, 1); yield m.Distort(1, 2, 5);";
+    let (zero, one) = (render(zero, &settings), render(one, &settings));
+    assert_eq!(main_map(&zero).data(), main_map(&one).data(), "0 acts as 1");
+}

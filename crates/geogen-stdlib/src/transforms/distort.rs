@@ -41,14 +41,15 @@ impl Declared for Distort {
         name: "Distort",
         receiver: Receiver::Method,
         params: &[
-            Param::new("perturbationSize", Kind::Range { min: 1.0, max: 4294967295.0, code: codes::GGE2309 }),
+            Param::new("perturbationSize", Kind::Range { min: 0.0, max: 4294967295.0, code: codes::GGE2309 }),
             Param::size("maximumDistance"),
             Param::seed("seed"),
         ],
         checks: &[],
         family: Family::Transform,
         summary: "Displaces every pixel by up to `maximumDistance` (scaled) along X and Y, as two \
-                  single-layer noise fields of wavelength `perturbationSize` say (seeded by `seed`, the \
+                  single-layer noise fields of wavelength `perturbationSize` say (whole units; below 1 it \
+                  acts as 1, every pixel displaced on its own) (seeded by `seed`, the \
                   script seed and the name, as the original), sampling the map bilinearly. Equal \
                   neighbours give exactly their height, so flat areas stay exactly flat.",
         examples: &[
@@ -74,7 +75,8 @@ impl Declared for Distort {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        // The original truncates the wavelength to a whole number of units (≥ 1 by the check).
+        // The original truncates the wavelength to a whole number of units; below 1 (it accepts 0)
+        // it acts as 1: every pixel displaced on its own.
         let wavelength = call.number(0)?.trunc().clamp(1.0, u32::MAX as f64) as u32;
         let seed = geogen_random::combine_seeds(&[
             call.seed(2)?,

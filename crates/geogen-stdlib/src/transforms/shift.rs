@@ -6,6 +6,7 @@ use geogen_render::scale::scaled_distance;
 use geogen_render::{
     Bounds, Effect, HeightMap, KernelContext, Object, ObjectKind, OpContext, Operation, Rect, RenderError,
 };
+use geogen_diag::codes;
 use geogen_vm::{RuntimeError, Value};
 
 use crate::coordinates::Axis;
@@ -94,8 +95,8 @@ impl Declared for Shift {
         family: Family::Transform,
         summary: "Slides every row (`Direction.Horizontal`, along X) or column (`Direction.Vertical`, \
                   along Y) by its own distance: the profile's height at that row (column) times \
-                  `maxDistance` (a relative distance is a fraction of the map size along the \
-                  direction). The pixel at x takes the old height at x − distance, read linearly. The \
+                  `maxDistance` (not negative, GGE2309; a relative distance is a fraction of the map \
+                  size along the direction). The pixel at x takes the old height at x − distance, read linearly. The \
                   distance scales with the render (the original did not scale it).",
         examples: &[
             Example {
@@ -123,7 +124,16 @@ impl Declared for Shift {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let op = Shift { distance: call.coordinate(1)?, direction: call.axis(2)? };
+        let distance = call.coordinate(1)?;
+        // As the original: the distance is a magnitude (the profile's sign says which way).
+        if distance < 0 {
+            return Err(RuntimeError::new(
+                codes::GGE2309,
+                format!("argument 2 of `Shift` (maxDistance) is {distance}, outside [0, 4294967295]"),
+            )
+            .with_hint("the profile's sign moves rows or columns either way: give the distance as a positive number"));
+        }
+        let op = Shift { distance, direction: call.axis(2)? };
         rec.modify(op, &[call.object(0)?])
     }
 }
