@@ -196,6 +196,7 @@ pub fn render_tile(
     limits: &geogen::Limits,
     memory_limit: u64,
     solutions: &geogen::SolveCache,
+    stop: &dyn Fn() -> bool,
 ) -> Result<Vec<u8>, ApiError> {
     let size = TILE_SIZE as i64;
     let margin = if request.kind == TileKind::Hillshade { 1 } else { 0 };
@@ -223,13 +224,15 @@ pub fn render_tile(
         maps: Some(vec![request.map.clone()]),
         ..RunSettings::default()
     };
-    let rendered = script
-        .render(
-            &settings,
-            &RenderConfig { memory_limit, solutions: Some(solutions.clone()), ..RenderConfig::default() },
+    let config = RenderConfig { memory_limit, solutions: Some(solutions.clone()), ..RenderConfig::default() };
+    let Some(rendered) = script.render_until(&settings, &config, None, stop).map_err(|f| ApiError::failure(&f))? else {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            codes::GGE4000,
+            "the tile's render was given up: its client went away",
             None,
-        )
-        .map_err(|f| ApiError::failure(&f))?;
+        ));
+    };
     let Some(map) = rendered.maps.get(&request.map) else {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
@@ -363,12 +366,27 @@ async fn tile(
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, e.to_string(), None))?;
     let (limits, memory_limit) = (state.options.limits.clone(), state.options.memory_limit);
     let solutions = state.solutions.clone();
-    let png = tokio::task::spawn_blocking(move || render_tile(&script, &request, &limits, memory_limit, &solutions))
-        .await
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, e.to_string(), None))??;
+    // A client that goes away (its connection closed) drops this handler, and with it `_gone`,
+    // which tells the render to stop at its next step: nobody would read the tile.
+    let gone = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let _gone = SetOnDrop(Arc::clone(&gone));
+    let stop = move || gone.load(std::sync::atomic::Ordering::Relaxed);
+    let png =
+        tokio::task::spawn_blocking(move || render_tile(&script, &request, &limits, memory_limit, &solutions, &stop))
+            .await
+            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, e.to_string(), None))??;
     let png = axum::body::Bytes::from(png);
     state.tile_cache.lock().unwrap_or_else(|e| e.into_inner()).insert(etag.clone(), png.clone());
     Ok(tile_response(etag, "miss", png))
+}
+
+/// Sets its flag when dropped.
+struct SetOnDrop(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// A tile with its ETag, and whether the server's cache had it (`X-Geogen-Cache: hit` or `miss`).

@@ -822,3 +822,39 @@ fn an_export_whose_mesh_would_not_fit_the_memory_limit_is_refused_first() {
     request["formats"] = json!(["png16"]);
     assert_eq!(server.post("/api/export", &request).status, 200);
 }
+
+/// A tile whose client has gone stops rendering at its next step: abandoned renders of a slow
+/// map do not hold the tile slots, so the next client's tile comes at once (it waited for every
+/// abandoned render to finish).
+#[test]
+fn the_renders_of_tiles_whose_clients_went_away_stop() {
+    use tokio::io::AsyncWriteExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("slow.ggs");
+    // "main" takes minutes (a thousand blurs, each over a larger margin), "light" nothing.
+    std::fs::write(
+        &path,
+        "var h = HeightMap.Noise(); for (var i = 0; i < 1000; i++) { h.Blur(1); } yield h; \
+         yield HeightMap.Flat(0.5) as \"light\";",
+    )
+    .unwrap();
+    let server = start(options(Some(path)));
+    let address = server.address;
+    server.runtime.block_on(async move {
+        let mut clients = Vec::new();
+        for x in 0..6 {
+            let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+            let request = format!(
+                "GET /tiles/main/8/{x}/0.png?token={TOKEN} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+            );
+            stream.write_all(request.as_bytes()).await.unwrap();
+            clients.push(stream);
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        drop(clients);
+    });
+    let started = Instant::now();
+    let light = server.get("/tiles/light/8/0/0.png");
+    assert_eq!(light.status, 200);
+    assert!(started.elapsed() < Duration::from_secs(8), "the light tile waited {:?}", started.elapsed());
+}

@@ -1,12 +1,12 @@
 //! `map.Shift(profile, maxDistance, direction)`: slide every row (or column) of a map by its own
 //! distance, given by a profile.
 
+use geogen_diag::codes;
 use geogen_render::raster::saturate;
 use geogen_render::scale::scaled_distance;
 use geogen_render::{
     Bounds, Effect, HeightMap, KernelContext, Object, ObjectKind, OpContext, Operation, Rect, RenderError,
 };
-use geogen_diag::codes;
 use geogen_vm::{RuntimeError, Value};
 
 use crate::coordinates::Axis;
