@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 14's check: `geogen tiles` of an eroded island at 4 tile sizes equals the full render byte for
+# The erosion tile check: `geogen tiles` of an eroded island at 4 tile sizes equals the full render byte for
 # byte (R16), every tile rendered alone (--block 1), with the time of each run next to the full render's. Usage: scripts/erosion-tiles.sh [GEOGEN]
 set -eu
 G=${1:-target/release/geogen}

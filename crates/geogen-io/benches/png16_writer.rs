@@ -1,4 +1,4 @@
-//! The PNG16 writer at render sizes (issue 12): the whole encoder (quantize, filter, tokenize, code,
+//! The PNG16 writer at render sizes: the whole encoder (quantize, filter, tokenize, code,
 //! CRC) on 1 and 2 threads, and the quantiser alone, in ns per pixel (wall and CPU) and MB/s of
 //! 16-bit samples. The field is the fractal fixture at `GEOGEN_BENCH_SIDE` (default 2000), or a real
 //! render's R16 file: `GEOGEN_BENCH_R16=/tmp/dunesea.r16:4000` (square, side after the colon).

@@ -1,4 +1,4 @@
-//! Erosion through the whole pipeline (issue 14): an eroded island rendered whole and as tiles of
+//! Erosion through the whole pipeline: an eroded island rendered whole and as tiles of
 //! four sizes gives the same bits; 1 and 2 threads give the same bits; a render at scale 0.5 stays
 //! close to the even pixels of scale 1.
 

@@ -3473,7 +3473,7 @@ mod tests {
     /// Hydraulic erosion on tiny and odd buffers (1×1, one row, one column, 2×2, a negative
     /// origin) with the rendering bounds everywhere, equal to the buffer, inside, past a corner,
     /// outside and empty, 0 to 9 iterations, every output and several sweep depths and band
-    /// heights on 1 to 3 threads: the same bits as the reference. (From stop 30's review.)
+    /// heights on 1 to 3 threads: the same bits as the reference.
     #[test]
     fn hydraulic_equals_the_reference_on_tiny_buffers_with_bounds_anywhere() {
         use super::super::erosion_reference as reference;
