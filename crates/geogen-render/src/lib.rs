@@ -34,6 +34,7 @@ mod schedule;
 pub mod sequence;
 mod shared;
 pub mod solve;
+pub mod stop;
 pub mod support;
 
 pub use bounds::{calculate_bounds, calculate_narrowed_bounds};
@@ -52,4 +53,5 @@ pub use renderer::{render, Progress, RenderConfig, RenderMetadata, Renderer, DEF
 pub use sequence::{RenderingSequence, Slot, Step, Yield, DEFAULT_MAX_STEPS};
 pub use shared::SharedParts;
 pub use solve::{SolveCache, DEFAULT_MAX_SOLVE_CELLS};
+pub use stop::StopSignal;
 pub use support::{background_of, monotone_range, pointwise_support, Facts, Range, Support, Supports};

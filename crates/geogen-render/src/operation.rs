@@ -148,11 +148,21 @@ pub struct SolveNeed {
 pub type Solution = std::sync::Arc<dyn std::any::Any + Send + Sync>;
 
 /// What a kernel gets besides its objects.
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct KernelContext {
     pub scale: f64,
     /// The step's own rendering bounds `B` (never empty: steps with empty bounds are skipped).
     pub bounds: Bounds,
+    /// Whether the render has been given up: a kernel whose step takes long asks it as it goes
+    /// and may return early (see `stop.rs`).
+    pub stop: crate::StopSignal,
+}
+
+impl KernelContext {
+    /// The context of a step at `scale` over `bounds`, never stopped.
+    pub fn new(scale: f64, bounds: Bounds) -> KernelContext {
+        KernelContext { scale, bounds, stop: crate::StopSignal::default() }
+    }
 }
 
 /// One map operation. See the module docs for the contract.

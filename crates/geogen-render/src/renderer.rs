@@ -54,6 +54,9 @@ pub struct RenderConfig {
     pub solutions: Option<SolveCache>,
     /// The most grid cells a whole-map solve may have (GGE3002 beyond).
     pub max_solve_cells: u64,
+    /// Whether the host has given the render up (`stop.rs`): long kernels ask it as they go.
+    /// Never, by default.
+    pub stop: crate::StopSignal,
 }
 
 impl Default for RenderConfig {
@@ -66,6 +69,7 @@ impl Default for RenderConfig {
             keep_pages_after: false,
             solutions: None,
             max_solve_cells: crate::solve::DEFAULT_MAX_SOLVE_CELLS,
+            stop: crate::StopSignal::default(),
         }
     }
 }
@@ -217,6 +221,8 @@ struct View<'a> {
     slots: &'a [Option<Object>],
     /// The solutions of the step computed, for a step with whole-map solves (`solve.rs`).
     solutions: &'a [Solution],
+    /// `RenderConfig::stop`, for the kernels.
+    stop: &'a crate::StopSignal,
 }
 
 impl std::fmt::Debug for Renderer {
@@ -398,7 +404,7 @@ impl Renderer {
                 self.slots[step.ret.index()] = Some(empty_object(kind));
             }
         } else if i > 0 && self.meta.plan.elided_copy(i - 1) {
-            let ctx = KernelContext { scale: self.seq.scale(), bounds: own };
+            let ctx = KernelContext { scale: self.seq.scale(), bounds: own, stop: self.config.stop.clone() };
             let original = self.seq.steps()[i - 1].args[0];
             let source = self.slots[original.index()].as_ref().ok_or_else(|| missing(original))?;
             let inputs = step.args[1..]
@@ -456,8 +462,14 @@ impl Renderer {
             // The grid render shares this render's solutions cache (a solve nested in it is solved
             // once too) and runs within the step's planned need.
             let cache = self.config.solutions.clone().unwrap_or_else(|| SolveCache::new(0));
-            let config =
-                RenderConfig { shared: None, keep_pages_after: true, solutions: Some(cache), ..self.config.clone() };
+            // Never stopped half-way: the solution may be kept and shared by other renders.
+            let config = RenderConfig {
+                shared: None,
+                keep_pages_after: true,
+                solutions: Some(cache),
+                stop: crate::StopSignal::default(),
+                ..self.config.clone()
+            };
             let mut grid = Renderer::new(plan.sequence.clone(), &config)?;
             grid.run()?;
             let inputs = crate::solve::grid_inputs(grid.into_outputs(), plan.need.grid_args.len())?;
@@ -511,7 +523,7 @@ impl Renderer {
         let own = self.meta.bounds[i].rect();
         let part = narrow.part;
         let missing = |slot: crate::Slot| RenderError::Internal(format!("step #{}: slot {slot} is empty", i + 1));
-        let ctx = KernelContext { scale: self.seq.scale(), bounds: Bounds::Map(part) };
+        let ctx = KernelContext { scale: self.seq.scale(), bounds: Bounds::Map(part), stop: self.config.stop.clone() };
         let mut target = self.slots[step.ret.index()].take().ok_or_else(|| missing(step.ret))?;
         let result = (|| {
             if part.is_empty() {
@@ -717,7 +729,7 @@ impl Renderer {
     }
 
     fn view(&self) -> View<'_> {
-        View { seq: &self.seq, meta: &self.meta, slots: &self.slots, solutions: &[] }
+        View { seq: &self.seq, meta: &self.meta, slots: &self.slots, solutions: &[], stop: &self.config.stop }
     }
 
     /// The slot whose object a unit works on (taken out of the slots while it runs): the target of
@@ -872,7 +884,7 @@ impl<'a> View<'a> {
     /// A creating step (a zero-filled object of exactly the planned extent) or an in-place one.
     fn compute_step(&self, i: usize, target: &mut Option<Object>) -> Result<(), RenderError> {
         let step = &self.seq.steps()[i];
-        let ctx = KernelContext { scale: self.seq.scale(), bounds: self.meta.bounds[i] };
+        let ctx = KernelContext { scale: self.seq.scale(), bounds: self.meta.bounds[i], stop: self.stop.clone() };
         match step.op.effect() {
             Effect::Create(_) => {
                 let extent = self.meta.plan.extent(i);
@@ -911,8 +923,9 @@ impl<'a> View<'a> {
             let args = if create && k == 0 { &step.args[..] } else { &step.args[1..] };
             inputs.push(args.iter().map(|s| self.slot(first, *s)).collect::<Result<Vec<_>, _>>()?);
         }
-        let contexts: Vec<KernelContext> =
-            (first..first + len).map(|j| KernelContext { scale, bounds: self.meta.bounds[j] }).collect();
+        let contexts: Vec<KernelContext> = (first..first + len)
+            .map(|j| KernelContext { scale, bounds: self.meta.bounds[j], stop: self.stop.clone() })
+            .collect();
         let run_band = |band: &mut HeightMap| -> Result<(), RenderError> {
             let mut object = Object::Map(std::mem::replace(band, HeightMap::empty()));
             let result = crate::kernels::serially(|| {
@@ -967,8 +980,9 @@ impl<'a> View<'a> {
                     .collect::<Result<Vec<_>, _>>()?,
             );
         }
-        let contexts: Vec<KernelContext> =
-            (first..first + len).map(|j| KernelContext { scale, bounds: self.meta.bounds[j] }).collect();
+        let contexts: Vec<KernelContext> = (first..first + len)
+            .map(|j| KernelContext { scale, bounds: self.meta.bounds[j], stop: self.stop.clone() })
+            .collect();
         let rows = crate::kernels::band_rows(buffer.width());
         buffer.update_by_bands(rows, |band| {
             let ys = band.rect().y_interval().intersect(&extent.y_interval());
@@ -1016,8 +1030,9 @@ impl<'a> View<'a> {
             .iter()
             .map(|s| if *s == made { Ok(None) } else { self.slot(first, *s).map(Some) })
             .collect::<Result<Vec<_>, _>>()?;
-        let contexts: Vec<KernelContext> =
-            (first..=consumer).map(|j| KernelContext { scale, bounds: self.meta.bounds[j] }).collect();
+        let contexts: Vec<KernelContext> = (first..=consumer)
+            .map(|j| KernelContext { scale, bounds: self.meta.bounds[j], stop: self.stop.clone() })
+            .collect();
         let map = target.as_mut().ok_or_else(|| self.missing(first, last.ret))?.as_map_mut()?;
         let width = (map.rect().width.max(made_extent.width)) as usize;
         map.update_by_bands(crate::kernels::band_rows(width), |band| {

@@ -167,7 +167,7 @@ pub fn background_of(op: &dyn Operation, backgrounds: &[f32], ctx: &OpContext) -
         }
         maps.push(Object::Map(HeightMap::from_data(rect, vec![height; rect.area() as usize])?));
     }
-    let kernel = KernelContext { scale: ctx.scale, bounds: Bounds::Map(pixel) };
+    let kernel = KernelContext::new(ctx.scale, Bounds::Map(pixel));
     let result = match op.effect() {
         Effect::Create(_) => {
             let mut target = Object::Map(HeightMap::try_zeroed(pixel).ok()?);

@@ -42,7 +42,7 @@ fn coherent(spec: &NoiseSpec, isa: Isa) -> f64 {
 }
 
 fn value_noise(layers: &[(u32, i32)]) -> f64 {
-    let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect()) };
+    let ctx = KernelContext::new(1.0, Bounds::Map(rect()));
     let mut target = Object::Map(HeightMap::try_zeroed(rect()).unwrap());
     let ops: Vec<NoiseLayer> =
         layers.iter().enumerate().map(|(k, &(w, a))| NoiseLayer::new(w, a, 3, k as u32, false)).collect();

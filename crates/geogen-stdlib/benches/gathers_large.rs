@@ -33,7 +33,7 @@ fn env_or(name: &str, default: u64) -> u64 {
 /// Noise of wavelength 64 over `rect` (varied content, as the kernels bench uses).
 fn noise_map(rect: Rect, seed: u32) -> Object {
     let mut m = Object::Map(HeightMap::try_zeroed(rect).unwrap());
-    let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
+    let ctx = KernelContext::new(1.0, Bounds::Map(rect));
     NoiseLayer::new(64, 16000, seed, 0, false).render(&ctx, &mut m, &[]).unwrap();
     m
 }
@@ -93,7 +93,7 @@ fn main() {
         ("Rescale 3, 1", Arc::new(Rescale { horizontal: 3.0, vertical: 1.0 })),
         ("Rescale 0.7, 0.7", Arc::new(Rescale { horizontal: 0.7, vertical: 0.7 })),
     ];
-    let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
+    let ctx = KernelContext::new(1.0, Bounds::Map(rect));
     for (label, op) in gathers {
         if !label.contains(only.as_str()) {
             continue;

@@ -32,7 +32,7 @@ fn rect() -> Rect {
 /// A map with varied content (so no kernel sees a constant).
 fn sample_map(seed: u32) -> Object {
     let mut m = Object::Map(HeightMap::try_zeroed(rect()).unwrap());
-    let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect()) };
+    let ctx = KernelContext::new(1.0, Bounds::Map(rect()));
     NoiseLayer::new(64, 16000, seed, 0, false).render(&ctx, &mut m, &[]).unwrap();
     m
 }
@@ -49,7 +49,7 @@ fn bench_op(c: &mut Criterion, label: &str, op: Arc<dyn Operation>, n_inputs: us
 }
 
 fn bench_with(c: &mut Criterion, label: &str, op: Arc<dyn Operation>, inputs_owned: Vec<Object>) {
-    let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect()) };
+    let ctx = KernelContext::new(1.0, Bounds::Map(rect()));
     let inputs: Vec<&Object> = inputs_owned.iter().collect();
     let mut target = sample_map(1);
     let mut group = c.benchmark_group("kernels");
@@ -81,7 +81,7 @@ fn bench_with(c: &mut Criterion, label: &str, op: Arc<dyn Operation>, inputs_own
 /// copy floor measured for that map's size.
 fn bench_direct(label: &str, op: Arc<dyn Operation>, rect: Rect) {
     let pixels = rect.area() as f64;
-    let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
+    let ctx = KernelContext::new(1.0, Bounds::Map(rect));
     let mut target = noise_map(rect, 1);
     op.render(&ctx, black_box(&mut target), &[]).unwrap();
     let floor = geogen_render::kernels::copy_floor_ns_per_pixel(rect.area() as usize, 11);
@@ -227,7 +227,7 @@ impl Operation for Restored {
 /// [`sample_map`]'s noise over any rectangle.
 fn noise_map(rect: Rect, seed: u32) -> Object {
     let mut m = Object::Map(HeightMap::try_zeroed(rect).unwrap());
-    let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
+    let ctx = KernelContext::new(1.0, Bounds::Map(rect));
     NoiseLayer::new(64, 16000, seed, 0, false).render(&ctx, &mut m, &[]).unwrap();
     m
 }

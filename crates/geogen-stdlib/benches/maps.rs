@@ -19,7 +19,7 @@ const SIDES: [u64; 2] = [1024, 4096];
 /// A noise map over `rect` (varied content, with about half the pixels at or below 0).
 fn noise(rect: Rect, seed: u32) -> Object {
     let mut m = Object::Map(HeightMap::try_zeroed(rect).unwrap());
-    let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
+    let ctx = KernelContext::new(1.0, Bounds::Map(rect));
     NoiseLayer::new(64, 16000, seed, 0, false).render(&ctx, &mut m, &[]).unwrap();
     NoiseLayer::new(8, 4000, seed, 1, false).render(&ctx, &mut m, &[]).unwrap();
     m
@@ -31,7 +31,7 @@ fn noise(rect: Rect, seed: u32) -> Object {
 fn bench(c: &mut Criterion, label: &str, side: u64, op: &dyn Operation, fresh: impl Fn() -> Object, inputs: &[Object]) {
     let rect = Rect::new(0, 0, side, side);
     let pixels = rect.area();
-    let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
+    let ctx = KernelContext::new(1.0, Bounds::Map(rect));
     let inputs: Vec<&Object> = inputs.iter().collect();
     let mut group = c.benchmark_group(label);
     group.throughput(Throughput::Elements(pixels));

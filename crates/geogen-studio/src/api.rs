@@ -352,9 +352,16 @@ fn render_blocking(state: &Shared, request: &RenderRequest, generation: u64) -> 
     let name = state.document.lock().unwrap_or_else(|e| e.into_inner()).name.clone();
     let script = compile_and_remember(state, &name, &request.source).map_err(|f| ApiError::failure(&f))?;
     let settings = request.settings(&state.options.limits);
+    // A newer request gives this render up: between steps, and inside the steps that can take
+    // long on their own (a Height-Slang program over the whole preview).
+    let superseded_by_newer = {
+        let state = Arc::clone(state);
+        move || state.latest_render.load(Ordering::SeqCst) != generation
+    };
     let config = RenderConfig {
         memory_limit: state.options.memory_limit,
         solutions: Some(state.solutions.clone()),
+        stop: geogen::StopSignal::new(superseded_by_newer),
         ..RenderConfig::default()
     };
     let stop = || state.latest_render.load(Ordering::SeqCst) != generation;

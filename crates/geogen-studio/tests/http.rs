@@ -858,3 +858,28 @@ fn the_renders_of_tiles_whose_clients_went_away_stop() {
     assert_eq!(light.status, 200);
     assert!(started.elapsed() < Duration::from_secs(8), "the light tile waited {:?}", started.elapsed());
 }
+
+/// A newer preview gives up the one still rendering, also in the middle of a long step: a
+/// Height-Slang program over the whole preview (one step of about ten seconds here) stops within a
+/// few rows, and the newer preview comes at once instead of after it.
+#[test]
+fn a_newer_preview_stops_a_long_step_of_the_older() {
+    let server = start(options(None));
+    let terms = 20;
+    let program = format!("{}0{}", "(+ ([LayeredNoise layercount(40)] x y) ".repeat(terms), ")".repeat(terms));
+    let slow =
+        json!({ "source": format!("yield HeightMap.FromHeightSlang(\"{program}\");"), "width": 1024, "height": 1024 });
+    let fast = json!({ "source": "yield HeightMap.Flat(0.5);", "width": 64, "height": 64 });
+    let address = server.address;
+    let headers = [("X-Geogen-Token", TOKEN), ("Content-Type", "application/json")];
+    let older = server
+        .runtime
+        .spawn(async move { send(address, "POST", "/api/render", &headers, slow.to_string().as_bytes()).await.status });
+    std::thread::sleep(Duration::from_millis(700));
+    let started = Instant::now();
+    let newer = server.post("/api/render", &fast);
+    let waited = started.elapsed();
+    assert_eq!(newer.status, 200);
+    assert_eq!(server.runtime.block_on(older).unwrap(), 409, "the older render is given up");
+    assert!(waited < Duration::from_secs(4), "the newer preview waited {waited:?} for the older's step");
+}

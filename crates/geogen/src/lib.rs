@@ -31,7 +31,7 @@ pub use geogen_render::kernels::copy_floor_ns_per_pixel;
 pub use geogen_render::{fresh_bytes, keep_small_pages, LargePages};
 pub use geogen_render::{
     HeightMap, InputRaster, Progress, Rect, RenderConfig, RenderMetadata, RenderingSequence, SharedParts, SolveCache,
-    DEFAULT_MAX_SOLVE_CELLS, DEFAULT_MEMORY_LIMIT,
+    StopSignal, DEFAULT_MAX_SOLVE_CELLS, DEFAULT_MEMORY_LIMIT,
 };
 pub use geogen_vm::{Label, Limits};
 pub use height_slang::{height_slang_wrapper, Dialect, HEIGHT_SLANG_UNIT_SIZE};

@@ -265,7 +265,7 @@ fn shift_refuses_a_negative_distance_and_distort_accepts_a_zero_perturbation_siz
     let settings = sized(16, 16);
     let shift = "var m = HeightMap.Gradient([0, 0], [15, 0], -1, 1); \
                  yield m.Shift(HeightProfile.Flat(0.5), -4, Direction.Horizontal);";
-    let failure = render_with(shift, &settings).err().expect("a negative maxDistance is refused");
+    let Err(failure) = render_with(shift, &settings) else { panic!("a negative maxDistance is refused") };
     assert_eq!(failure.first().code, geogen::diag::codes::GGE2309, "{failure}");
     let zero = "var m = HeightMap.Gradient([0, 0], [15, 0], -1, 1); yield m.Distort(0, 2, 5);";
     let one = "var m = HeightMap.Gradient([0, 0], [15, 0], -1, 1); yield m.Distort(1, 2, 5);";

@@ -131,7 +131,7 @@ impl Operation for FromHeightSlang {
         format!("\"{}{more}\", {}, {}", excerpt.escape_debug(), self.unit_size, self.program.dialect())
     }
     fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
-        render_program(target.as_map_mut()?, ctx.scale, self.unit_size, &self.program, &self.text)
+        render_program(target.as_map_mut()?, ctx, self.unit_size, &self.program, &self.text)
     }
 }
 
@@ -140,10 +140,12 @@ const MIN_ROWS_PER_TASK: usize = 8;
 
 /// Evaluates `program` at every pixel of `map` (rows in parallel, one workspace per task so its
 /// row cache serves the next rows), heights saturated. An evaluation error is reported for the
-/// first failing pixel in row order, whatever the thread count.
+/// first failing pixel in row order, whatever the thread count. A program can take long over a
+/// large map: once the render is given up (`ctx.stop`), the rows not yet evaluated are left as
+/// they are (the render is abandoned at its next step).
 pub(crate) fn render_program(
     map: &mut HeightMap,
-    scale: f64,
+    ctx: &KernelContext,
     unit_size: f64,
     program: &Program,
     text: &str,
@@ -152,11 +154,15 @@ pub(crate) fn render_program(
     if rect.is_empty() {
         return Ok(());
     }
+    let (scale, stop) = (ctx.scale, &ctx.stop);
     let width = map.width();
     let first_error: Mutex<Option<(i64, i64, EvalError)>> = Mutex::new(None);
     map.data_mut().par_chunks_mut(width).with_min_len(MIN_ROWS_PER_TASK).enumerate().for_each_init(
         || (program.workspace(), vec![0.0f64; width], vec![0.0f64; width]),
         |(ws, xs, values), (row, data)| {
+            if stop.requested() {
+                return;
+            }
             let py = rect.y + row as i64;
             let y = to_logical(py, scale) / unit_size;
             for (i, x) in xs.iter_mut().enumerate() {

@@ -175,7 +175,7 @@ mod tests {
         for (k, g) in gradients.iter().enumerate() {
             for scale in [1.0, 0.7, 3.0] {
                 for rect in rects {
-                    let ctx = KernelContext { scale, bounds: Bounds::Map(rect) };
+                    let ctx = KernelContext::new(scale, Bounds::Map(rect));
                     for isa in [Isa::Scalar, Isa::Avx2] {
                         let mut target = Object::Map(HeightMap::try_zeroed(rect).unwrap());
                         let mut columns = Vec::new();

@@ -90,6 +90,6 @@ impl Operation for PicogenNoise {
     }
     fn render(&self, ctx: &KernelContext, target: &mut Object, _: &[&Object]) -> Result<(), RenderError> {
         let noise = &self.noise;
-        render_program(target.as_map_mut()?, ctx.scale, noise.unit_size, &noise.program, &noise.text)
+        render_program(target.as_map_mut()?, ctx, noise.unit_size, &noise.program, &noise.text)
     }
 }

@@ -402,7 +402,7 @@ mod tests {
         ];
         for (rect, scale, wavelength, d, seed) in cases {
             let layer = |k| NoiseLayer::new(wavelength, FIELD_AMPLITUDE, seed, k, false);
-            let ctx = KernelContext { scale, bounds: Bounds::Map(rect) };
+            let ctx = KernelContext::new(scale, Bounds::Map(rect));
             let field = |layer: NoiseLayer| {
                 let mut map = Object::Map(HeightMap::try_zeroed(rect).unwrap());
                 layer.render(&ctx, &mut map, &[]).unwrap();
@@ -450,7 +450,7 @@ mod tests {
         for (fields, d) in [(rect, 7.0), (rect, 0.0), (Rect::new(0, -9, 60, 40), 25.0)] {
             let (nx, ny) = (noise(fields, 2), noise(fields, 3));
             let op = Distort { maximum_distance: d };
-            let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
+            let ctx = KernelContext::new(1.0, Bounds::Map(rect));
             let dd = scaled_distance(d, 1.0) as f64;
             for isa in Isa::available() {
                 let mut target = Object::Map(source.clone());

@@ -146,7 +146,7 @@ mod tests {
             // The last reads well beyond the source on every side (clamped columns and rows).
             for rect in [Rect::new(-60, -40, 120, 80), Rect::new(13, -7, 67, 29), Rect::new(-200, -120, 400, 240)] {
                 let plain = resample_on(Isa::Scalar, &source, rect, |px, py| op.source(px, py)).unwrap();
-                let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
+                let ctx = KernelContext::new(1.0, Bounds::Map(rect));
                 for isa in Isa::available() {
                     let mut target = Object::Map(source.clone());
                     op.render_on(isa, &ctx, &mut target).unwrap();

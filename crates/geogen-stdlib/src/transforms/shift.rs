@@ -697,7 +697,7 @@ mod tests {
                     Axis::Vertical => rect.x_interval(),
                 };
                 let profile = profile_over(along, distance as u32);
-                let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
+                let ctx = KernelContext::new(1.0, Bounds::Map(rect));
                 let p = profile.as_profile().unwrap();
                 let d = distance as f64;
                 let builds = Isa::available().into_iter().map(|isa| (isa, false));

@@ -189,7 +189,7 @@ mod tests {
                 let len = (source_rect.width * source_rect.height) as u32;
                 let data = (0..len).map(|k| geogen_random::hash1(k) as f32 / u32::MAX as f32 - 0.5).collect();
                 let source = Object::Map(HeightMap::from_data(source_rect, data).unwrap());
-                let ctx = KernelContext { scale: 1.0, bounds: Bounds::Map(rect) };
+                let ctx = KernelContext::new(1.0, Bounds::Map(rect));
                 for isa in Isa::available() {
                     let got = op.render_from(isa, &ctx, &source).unwrap();
                     let got = got.as_map().unwrap();
