@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    let limits = Limits { max_total_steps: 20_000, ..Limits::default() };
+    let limits = Limits { max_work: 200_000, ..Limits::default() };
     let code_limits = geogen::Limits { instruction_budget: 20_000, ..lodestone::default_code_limits() };
     let mut code = ScriptCode::new(code_limits);
     let enumeration = EnumerationLimits { max_outputs: 100, max_paths: 500 };

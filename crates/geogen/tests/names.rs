@@ -236,6 +236,27 @@ fn script_names_report_their_errors() {
     assert_eq!(output.unwrap_err().first().code, codes::GGE2704, "relative points need a finite map");
 }
 
+#[test]
+fn each_piece_of_code_is_compiled_once() {
+    let mut code = ScriptCode::default();
+    // A computed weight met at every level of a recursion, until the step limit.
+    let recursive = rules("<a> => x [1] | <a> [`1 + 1`];");
+    let limits = Limits { max_steps: 300, ..Limits::default() };
+    let error = lodestone::enumerate(&recursive, "<a>", &limits, &EnumerationLimits::default(), &mut code, &[]);
+    assert_eq!(error.unwrap_err().code, codes::GGE7309);
+    assert_eq!(code.compilations(), 1);
+    // Many names.
+    let batch = lodestone::Batch { seed: 1, count: 200, distinct: None };
+    lodestone::names(&recursive, "<a>", batch, &Limits::default(), &mut code, &[]).unwrap();
+    assert_eq!(code.compilations(), 1);
+    // Code whose text depends on a choice: once per text it can have.
+    let mut code = ScriptCode::default();
+    let referring = rules("<a> => `<n> * 10`;\n<n> => 3 | 4;");
+    let made = lodestone::names(&referring, "<a>", batch, &Limits::default(), &mut code, &[]).unwrap();
+    assert!(made.names.iter().any(|n| n == "30") && made.names.iter().any(|n| n == "40"));
+    assert_eq!(code.compilations(), 2);
+}
+
 /// Rule texts from the characters that matter to the lexer, with code fragments that a hostile
 /// author might write.
 fn rule_text() -> impl Strategy<Value = String> {
@@ -290,7 +311,7 @@ proptest! {
         let mode = if strict { Mode::Strict } else { Mode::Extended };
         let file = Arc::new(SourceFile::new("p.lds", text));
         if let Ok(set) = lodestone::parse(file, mode) {
-            let limits = Limits { max_total_steps: 20_000, ..Limits::default() };
+            let limits = Limits { max_work: 200_000, ..Limits::default() };
             let mut code = ScriptCode::new(Limits::default_code_limits_for_tests());
             for rule in set.rules().iter().take(3) {
                 let _ = lodestone::generate(&set, &rule.name, seed, &limits, &mut code, &[]);
