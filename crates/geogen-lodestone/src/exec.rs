@@ -169,6 +169,19 @@ impl Memo {
         matches!(self.slots.get(key), Some(Slot::InProgress))
     }
 
+    /// About the bytes a copy holds.
+    fn footprint(&self) -> usize {
+        self.slots
+            .iter()
+            .map(|(key, slot)| {
+                let value = match slot {
+                    Slot::Value(Value::Text(t)) => t.len(),
+                    _ => 0,
+                };
+                key.len() + value + 64
+            })
+            .sum()
+    }
 }
 
 /// Where the executor's random choices come from.
@@ -300,6 +313,15 @@ impl Output {
         (self.text, self.segments)
     }
 
+    fn footprint(&self) -> usize {
+        self.text.len() + self.segments.iter().map(|s| 32 + segment_len(s)).sum::<usize>()
+    }
+}
+
+fn segment_len(segment: &CodeSegment) -> usize {
+    match segment {
+        CodeSegment::Text(t) | CodeSegment::Variable(t) => t.len(),
+    }
 }
 
 /// What an expansion pops.
@@ -428,6 +450,23 @@ impl<'a> Machine<'a> {
             work: 0,
             warnings: Vec::new(),
         }
+    }
+
+    /// About the bytes a copy holds.
+    pub(crate) fn footprint(&self) -> usize {
+        let frames: usize = self
+            .frames
+            .iter()
+            .map(|frame| {
+                std::mem::size_of::<Frame<'_>>()
+                    + match frame {
+                        Frame::Expand(e) => e.stack.len() * std::mem::size_of::<Item<'_>>() + e.out.footprint(),
+                        Frame::Select(s) => s.weights.len() * std::mem::size_of::<f64>(),
+                    }
+            })
+            .sum();
+        let warnings: usize = self.warnings.iter().map(|w| 128 + w.message.len()).sum();
+        frames + self.memo.footprint() + warnings + self.result.as_ref().map_or(0, String::len)
     }
 
     /// Runs until a selection waits for its choice or nothing is left to do.

@@ -315,7 +315,7 @@ proptest! {
             let mut code = ScriptCode::new(Limits::default_code_limits_for_tests());
             for rule in set.rules().iter().take(3) {
                 let _ = lodestone::generate(&set, &rule.name, seed, &limits, &mut code, &[]);
-                let small = EnumerationLimits { max_outputs: 50, max_paths: 200 };
+                let small = EnumerationLimits { max_outputs: 50, max_paths: 200, max_work: 200_000 };
                 let _ = lodestone::enumerate(&set, &rule.name, &limits, &small, &mut code, &[]);
             }
         }
