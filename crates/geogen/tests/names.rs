@@ -236,6 +236,45 @@ fn script_names_report_their_errors() {
     assert_eq!(output.unwrap_err().first().code, codes::GGE2704, "relative points need a finite map");
 }
 
+/// A script whose rules run code building arrays of 50 000 items, `calls` times per name.
+fn costly_names(calls: usize, budget: u64) -> Result<geogen::RunOutput, geogen::Failure> {
+    let code = "<c>".repeat(calls);
+    let text = format!(
+        "var rules = Names.FromText(\"<a> => {code};\\n<c> => `Array.Repeat(1, 50000).Count()`;\");\n\
+         Print(Names.Generate(rules));\nyield HeightMap.Flat(0);"
+    );
+    let script = Script::compile("t.ggs", &text, &CompileOptions::default()).unwrap();
+    let limits = geogen::Limits { instruction_budget: budget, ..geogen::Limits::default() };
+    script.run(&RunSettings { limits, ..RunSettings::default() })
+}
+
+#[test]
+fn embedded_code_is_charged_to_the_script_budget() {
+    // One piece of code: about 50 000 units of work, within a budget of 100 000.
+    assert_eq!(costly_names(1, 100_000).unwrap().messages, ["50000"]);
+    // Four: about 200 000, more than the budget, although every piece stays within the limit
+    // of one piece of code.
+    let failure = costly_names(4, 100_000).unwrap_err();
+    assert_eq!(failure.first().code, codes::GGE2505, "{:?}", failure.first());
+    assert_eq!(costly_names(4, 1_000_000).unwrap().messages, ["50000500005000050000"]);
+}
+
+#[test]
+fn a_script_cannot_hide_unbounded_work_in_its_names() {
+    // Hundreds of pieces of code per name and many names: the budget stops the run at once
+    // instead of after minutes of uncharged work.
+    let text = "var rules = Names.FromText(\"<a> => <b><b><b><b><b><b><b><b><b><b>;\\n\
+                <b> => <c><c><c><c><c><c><c><c><c><c>;\\n<c> => `Array.Repeat(1, 99999).Count()`;\");\n\
+                for (var i = 0; i < 20; i++) { Names.Generate(rules); }\nyield HeightMap.Flat(0);";
+    let script = Script::compile("t.ggs", text, &CompileOptions::default()).unwrap();
+    let limits = geogen::Limits { instruction_budget: 100_000, ..geogen::Limits::default() };
+    let started = std::time::Instant::now();
+    let failure = script.run(&RunSettings { limits, ..RunSettings::default() }).unwrap_err();
+    assert_eq!(failure.first().code, codes::GGE2505, "{:?}", failure.first());
+    // About 100 000 units of work were done: a fraction of a second even in a debug build.
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
+}
+
 #[test]
 fn each_piece_of_code_is_compiled_once() {
     let mut code = ScriptCode::default();
