@@ -27,10 +27,10 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    let limits = Limits { max_total_steps: 20_000, ..Limits::default() };
+    let limits = Limits { max_work: 200_000, ..Limits::default() };
     let code_limits = geogen::Limits { instruction_budget: 20_000, ..lodestone::default_code_limits() };
     let mut code = ScriptCode::new(code_limits);
-    let enumeration = EnumerationLimits { max_outputs: 100, max_paths: 500 };
+    let enumeration = EnumerationLimits { max_outputs: 100, max_paths: 500, max_work: 200_000 };
     for rule in rules.rules().iter().take(4) {
         for seed in 0..2 {
             if let Err(d) = lodestone::generate(&rules, &rule.name, seed, &limits, &mut code, &[]) {

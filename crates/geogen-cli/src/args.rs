@@ -406,6 +406,11 @@ pub struct NamesCmd {
     /// Instructions one piece of embedded code may execute (default 1000000; GGE7307).
     #[arg(long = "max-code-instructions", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_code_instructions: Option<u64>,
+    /// Units of work one name may take, or --enumerate all its paths together: a step of the
+    /// rules, an instruction of their code, 16 bytes of text (GGE7302; with --enumerate GGE7309).
+    #[arg(long = "max-work", value_name = "N", default_value_t = geogen::names::DEFAULT_MAX_WORK,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_work: u64,
 }
 
 /// The default of `tiles --max-tiles`: enough for a 100 000² map in 100-pixel tiles.

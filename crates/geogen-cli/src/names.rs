@@ -47,6 +47,7 @@ pub fn names(cmd: &NamesCmd) -> Result<ExitCode, CliError> {
     let limits = Limits {
         max_steps: usize::try_from(cmd.max_steps).unwrap_or(usize::MAX),
         on_step_limit: if cmd.truncate { OnStepLimit::Truncate } else { OnStepLimit::Error },
+        max_work: cmd.max_work,
         ..Limits::default()
     };
     let mut code_limits = lodestone::default_code_limits();
@@ -57,7 +58,8 @@ pub fn names(cmd: &NamesCmd) -> Result<ExitCode, CliError> {
     let source = Arc::clone(rules.source());
     let fail = |d: Diagnostic| failure(d, Arc::clone(&source));
     if cmd.enumerate {
-        let enumeration = EnumerationLimits { max_outputs: cmd.max_outputs, ..EnumerationLimits::default() };
+        let enumeration =
+            EnumerationLimits { max_outputs: cmd.max_outputs, max_work: cmd.max_work, ..EnumerationLimits::default() };
         let outcomes = lodestone::enumerate(&rules, &start, &limits, &enumeration, &mut code, &vars).map_err(fail)?;
         if cmd.json {
             let list: Vec<serde_json::Value> = outcomes

@@ -51,6 +51,28 @@ fn enumerate_lists_every_output_with_its_exact_probability() {
 }
 
 #[test]
+fn enumerate_stops_at_the_step_limit_or_its_work_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    // A rule that may refer to itself forever, through a computed weight.
+    let rules = write(dir.path(), "self.lds", "<a> => x [1] | <a> [`1`];");
+    let rules = rules.to_str().unwrap();
+    let o = geogen(&["names", rules, "--enumerate", "--max-steps", "20000"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(err.contains("GGE7309") && err.contains("did not end within 20000 steps"), "{err}");
+    let o = geogen(&["names", rules, "--enumerate", "--max-steps", "20000", "--max-work", "10000"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(err.contains("GGE7309") && err.contains("more than 10000 units of work"), "{err}");
+    assert!(err.contains("--max-work"), "{err}");
+    // One name may do as much work: here less than its first weight's code needs.
+    let o = geogen(&["names", rules, "--max-work", "50"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(err.contains("GGE7302") && err.contains("more than 50 units of work"), "{err}");
+}
+
+#[test]
 fn rule_errors_exit_1_with_code_position_and_hint() {
     let dir = tempfile::tempdir().unwrap();
     let bad = write(dir.path(), "bad.lds", "<a> => x;\n<b> => Dragon's Lair;\n");

@@ -203,14 +203,14 @@ codes! {
     GGE7205 = 7205, "LodestoneInvalidWeight", Parser, true, "Lodestone rules: a weight that is not a number, or is negative, infinite or NaN.";
     GGE7206 = 7206, "LodestoneAllWeightsZero", Parser, true, "Lodestone rules: a rule whose choices all have weight 0.";
     GGE7301 = 7301, "LodestoneStepLimit", Runtime, true, "Lodestone: an expansion took more steps than the iteration limit (a rule that always refers to itself?).";
-    GGE7302 = 7302, "LodestoneTooDeep", Runtime, true, "Lodestone: embedded code, weights and one-time rules nested deeper than the limit, or more steps in all than the total limit.";
+    GGE7302 = 7302, "LodestoneTooDeep", Runtime, true, "Lodestone: embedded code, weights and one-time rules nested deeper than the limit, or more work in all (steps and code instructions) than the limit of one generation.";
     GGE7303 = 7303, "LodestoneTextTooLong", Runtime, true, "Lodestone: a generated text longer than the limit.";
     GGE7304 = 7304, "LodestoneInvalidComputedWeight", Runtime, true, "Lodestone: a weight computed while generating that is not a number, or is negative, infinite or NaN.";
     GGE7305 = 7305, "LodestoneComputedWeightsAllZero", Runtime, true, "Lodestone: weights computed while generating that are all 0.";
     GGE7306 = 7306, "LodestoneOneTimeCycle", Runtime, true, "Lodestone: a one-time nonterminal `<$n>` needed while it is being expanded.";
     GGE7307 = 7307, "LodestoneCodeError", Runtime, true, "Lodestone: embedded code that is not one GeoGen Script expression, or fails when evaluated.";
     GGE7308 = 7308, "LodestoneCodeResult", Runtime, true, "Lodestone: embedded code whose value cannot become text (an Array, a map, a type).";
-    GGE7309 = 7309, "LodestoneNotEnumerable", Runtime, true, "Lodestone: the outputs cannot be listed (infinitely many, more than the limit, or random numbers drawn by code).";
+    GGE7309 = 7309, "LodestoneNotEnumerable", Runtime, true, "Lodestone: the outputs cannot be listed (infinitely many, more than the limit, more work than the enumeration's budget, or random numbers drawn by code).";
     GGE7310 = 7310, "LodestoneTooFewDistinct", Runtime, true, "Lodestone: `--distinct` could not find enough different names.";
     GGE7311 = 7311, "LodestoneUnknownRuleSet", Runtime, true, "`Names.Load` of a rule set that was not given with `--rules NAME=FILE`.";
     GGE7312 = 7312, "LodestoneUnknownStart", Runtime, true, "Lodestone: the start nonterminal has no rule.";

@@ -1,19 +1,24 @@
 //! Every output of a rule set with its exact probability (`geogen names --enumerate`).
 //!
-//! The executor is run again and again with a chooser that walks the tree of random choices depth
-//! first: each run follows a recorded path of choices and records the choices met beyond it, then
-//! the path moves to the next untried choice. Every run ends in one output with the product of its
-//! choices' probabilities; outputs reached by several paths add up. This covers everything a run
-//! can do (computed weights, one-time values, deterministic code) without a second interpreter.
-//! Code that draws random numbers cannot be enumerated, nor can infinitely many outputs: a path
-//! that does not end within the step limit, more outputs or runs than the limits, are GGE7309.
+//! The executor's machine runs until a rule's weights are read and its choice is due; there the
+//! run is copied, and each copy goes on with one of the choices, depth first (the first choice
+//! first, as a path through the choices would be listed). So each choice point is reached once,
+//! whatever number of paths go through it, and the work is proportional to the choices explored.
+//! Every path ends in one output with the product of its choices' probabilities; outputs reached
+//! by several paths add up. This covers everything a run can do (computed weights, one-time
+//! values, deterministic code) without a second interpreter. Code that draws random numbers
+//! cannot be enumerated, nor can infinitely many outputs: a path that does not end within the
+//! step limit, more outputs or paths than the limits, or more work in all than
+//! [`EnumerationLimits::max_work`] (the steps, the code, the copies and the outputs kept
+//! together) are GGE7309.
 
 use std::collections::HashMap;
 
 use geogen_diag::{codes, Diagnostic};
-use geogen_random::Mt19937;
 
-use crate::exec::{CodeEvaluator, Executor, Limits, Memo, OnStepLimit, Randomness};
+use crate::exec::{
+    unknown_start, Budget, CodeEvaluator, Decision, Host, Limits, Machine, Memo, OnStepLimit, Pause, DEFAULT_MAX_WORK,
+};
 use crate::rules::RuleSet;
 use crate::value::Value;
 
@@ -78,27 +83,17 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
 pub struct EnumerationLimits {
     /// Different outputs.
     pub max_outputs: usize,
-    /// Paths through the choices (runs of the executor).
+    /// Paths through the choices.
     pub max_paths: u64,
+    /// Units of work (see [`Limits::max_work`]) all the paths may do together, the copies of a
+    /// run made at each choice and the outputs kept included.
+    pub max_work: u64,
 }
 
 impl Default for EnumerationLimits {
     fn default() -> EnumerationLimits {
-        EnumerationLimits { max_outputs: 10_000, max_paths: 1_000_000 }
+        EnumerationLimits { max_outputs: 10_000, max_paths: 1_000_000, max_work: DEFAULT_MAX_WORK }
     }
-}
-
-struct Branch {
-    chosen: usize,
-    weights: Vec<f64>,
-}
-
-/// The chooser of one run: follows `path`, extends it with the first positive choice.
-struct Replay<'p> {
-    path: &'p mut Vec<Branch>,
-    at: usize,
-    probability: f64,
-    fraction: Option<Fraction>,
 }
 
 /// A weight as a whole number, if it is one that fits.
@@ -106,45 +101,63 @@ fn whole(w: f64) -> Option<u128> {
     (w.fract() == 0.0 && (0.0..9.0e15).contains(&w)).then_some(w as u128)
 }
 
-impl Randomness for Replay<'_> {
-    fn choose(&mut self, weights: &[f64], total: f64) -> Result<usize, Diagnostic> {
-        let index = if self.at < self.path.len() {
-            self.path[self.at].chosen
-        } else {
-            let first = weights.iter().position(|&w| w > 0.0).unwrap_or(0);
-            self.path.push(Branch { chosen: first, weights: weights.to_vec() });
-            first
+/// A run on its way to an output, with the probability of the choices made so far.
+struct Path<'a> {
+    machine: Machine<'a>,
+    probability: f64,
+    fraction: Option<Fraction>,
+}
+
+/// The choices of one choice point still to explore.
+struct Branches<'a> {
+    /// The run waiting for the choice (taken by the last choice).
+    machine: Option<Machine<'a>>,
+    decision: Decision<'a>,
+    /// The weights' sum as a whole number, when they all are whole numbers.
+    whole_total: Option<u128>,
+    /// The next choice to explore (one of positive weight).
+    next: usize,
+    /// Whether `next` is the first choice, which goes on with the path that reached the choice
+    /// point rather than starting a new one.
+    first: bool,
+    probability: f64,
+    fraction: Option<Fraction>,
+}
+
+impl<'a> Branches<'a> {
+    /// The path of the next choice; the branches are done when `next` is `None` afterwards.
+    fn take(&mut self, budget: &mut Budget) -> Result<(Path<'a>, bool), Diagnostic> {
+        let index = self.next;
+        let weights = &self.decision.weights;
+        let following = (index + 1..weights.len()).find(|&i| weights[i] > 0.0);
+        let mut machine = match (following, &self.machine) {
+            (Some(next), Some(machine)) => {
+                self.next = next;
+                // A copy costs about its size.
+                let footprint = machine.footprint() as u64;
+                if !budget.spend(footprint / 16 + 1) {
+                    return Err(Diagnostic::new(codes::GGE7302, "the enumeration used up its budget"));
+                }
+                machine.clone()
+            }
+            _ => self
+                .machine
+                .take()
+                .ok_or_else(|| Diagnostic::new(codes::GGE5000, "a Lodestone choice point was explored twice"))?,
         };
-        self.at += 1;
+        machine.decide(&self.decision, index, budget)?;
         let w = weights.get(index).copied().unwrap_or(0.0);
-        self.probability *= w / total;
-        let sum: Option<u128> = weights.iter().try_fold(0u128, |acc, &x| acc.checked_add(whole(x)?));
-        self.fraction = match (self.fraction, whole(w), sum) {
+        let probability = self.probability * (w / self.decision.total);
+        let fraction = match (self.fraction, whole(w), self.whole_total) {
             (Some(f), Some(n), Some(d)) if d > 0 => f.times(n, d),
             _ => None,
         };
-        Ok(index)
+        Ok((Path { machine, probability, fraction }, following.is_none()))
     }
-
-    fn generator(&mut self) -> Option<&mut Mt19937> {
-        None
-    }
-}
-
-/// Moves the path to the next untried choice; false when every path has been run.
-fn advance(path: &mut Vec<Branch>) -> bool {
-    while let Some(last) = path.last_mut() {
-        if let Some(next) = (last.chosen + 1..last.weights.len()).find(|&i| last.weights[i] > 0.0) {
-            last.chosen = next;
-            return true;
-        }
-        path.pop();
-    }
-    false
 }
 
 /// Every output of `start` with its probability, most likely first (ties in text order). Each
-/// run has a fresh memo, as each name of `geogen names` does.
+/// path starts from a fresh memo, as each name of `geogen names` does.
 pub fn enumerate(
     rules: &RuleSet,
     start: &str,
@@ -154,64 +167,120 @@ pub fn enumerate(
     vars: &[(String, Value)],
 ) -> Result<Vec<Outcome>, Diagnostic> {
     let limits = Limits { on_step_limit: OnStepLimit::Error, ..limits.clone() };
+    let Some(rule) = rules.rule(start) else {
+        return Err(unknown_start(rules, start));
+    };
+    let mut budget = Budget::new(enumeration.max_work);
     let mut outcomes: HashMap<String, (f64, Option<Fraction>)> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
-    let mut path: Vec<Branch> = Vec::new();
-    let mut paths = 0u64;
+    let mut pending: Vec<Branches<'_>> = Vec::new();
+    let mut paths = 1u64;
+    let machine = Machine::new(rules, &limits, vars, Memo::new(), Some(rule));
+    let mut current = Some(Path { machine, probability: 1.0, fraction: Some(Fraction::ONE) });
     loop {
-        paths += 1;
-        if paths > enumeration.max_paths {
-            return Err(not_enumerable(format!(
-                "the rules have more than {} paths through their choices",
-                enumeration.max_paths
-            )));
-        }
-        let mut memo = Memo::new();
-        let mut replay = Replay { path: &mut path, at: 0, probability: 1.0, fraction: Some(Fraction::ONE) };
-        let result = Executor::new(rules, &limits, code, vars, &mut memo, &mut replay).generate(start);
-        let (probability, fraction) = (replay.probability, replay.fraction);
-        let text = match result {
-            Ok(text) => text,
-            Err(d) if d.code == codes::GGE7301 || d.code == codes::GGE7302 || d.code == codes::GGE7303 => {
-                return Err(not_enumerable(format!(
-                    "a path through the choices does not end ({}), so the outputs may be infinitely many",
-                    d.message
-                )))
-            }
-            Err(d) => return Err(d),
-        };
-        match outcomes.get_mut(&text) {
-            Some((p, f)) => {
-                *p += probability;
-                *f = match (*f, fraction) {
-                    (Some(a), Some(b)) => a.plus(b),
-                    _ => None,
-                };
-            }
+        let mut path = match current.take() {
+            Some(path) => path,
             None => {
-                if outcomes.len() == enumeration.max_outputs {
-                    return Err(not_enumerable(format!(
-                        "the rules have more than {} outputs",
-                        enumeration.max_outputs
-                    )));
+                let Some(branches) = pending.last_mut() else { break };
+                if !branches.first {
+                    paths += 1;
+                    if paths > enumeration.max_paths {
+                        return Err(not_enumerable(format!(
+                            "the rules have more than {} paths through their choices",
+                            enumeration.max_paths
+                        )));
+                    }
                 }
-                order.push(text.clone());
-                outcomes.insert(text, (probability, fraction));
+                branches.first = false;
+                let (path, done) = branches.take(&mut budget).map_err(|d| failure(d, &budget, enumeration))?;
+                if done {
+                    pending.pop();
+                }
+                path
             }
-        }
-        if !advance(&mut path) {
-            break;
+        };
+        let mut host = Host { code: &mut *code, generator: None, budget: &mut budget };
+        let paused = path.machine.run(&mut host).map_err(|d| failure(d, &budget, enumeration))?;
+        match paused {
+            Pause::Choice => {
+                let decision = path.machine.take_decision()?;
+                let whole_total: Option<u128> =
+                    decision.weights.iter().try_fold(0u128, |acc, &x| acc.checked_add(whole(x)?));
+                let Some(next) = decision.weights.iter().position(|&w| w > 0.0) else {
+                    return Err(Diagnostic::new(codes::GGE5000, "a Lodestone choice without a positive weight"));
+                };
+                pending.push(Branches {
+                    machine: Some(path.machine),
+                    decision,
+                    whole_total,
+                    next,
+                    first: true,
+                    probability: path.probability,
+                    fraction: path.fraction,
+                });
+            }
+            Pause::Finished(text) => {
+                let text = text.unwrap_or_default();
+                match outcomes.get_mut(&text) {
+                    Some((p, f)) => {
+                        *p += path.probability;
+                        *f = match (*f, path.fraction) {
+                            (Some(a), Some(b)) => a.plus(b),
+                            _ => None,
+                        };
+                    }
+                    None => {
+                        if outcomes.len() == enumeration.max_outputs {
+                            return Err(not_enumerable(format!(
+                                "the rules have more than {} outputs",
+                                enumeration.max_outputs
+                            )));
+                        }
+                        // Keeping an output costs about its size.
+                        if !budget.spend((text.len() as u64 + 128) / 16) {
+                            let d = Diagnostic::new(codes::GGE7302, "the enumeration used up its budget");
+                            return Err(failure(d, &budget, enumeration));
+                        }
+                        order.push(text.clone());
+                        outcomes.insert(text, (path.probability, path.fraction));
+                    }
+                }
+            }
         }
     }
     let mut list: Vec<Outcome> = order
         .into_iter()
         .map(|text| {
-            let (probability, fraction) = outcomes[&text];
+            let (probability, fraction) = outcomes.get(&text).copied().unwrap_or((0.0, None));
             Outcome { text, probability, fraction }
         })
         .collect();
     list.sort_by(|a, b| b.probability.total_cmp(&a.probability).then_with(|| a.text.cmp(&b.text)));
     Ok(list)
+}
+
+/// The error of a path: the budget's when it ran out (where it ran out, if that was in the
+/// rules), GGE7309 for a path that does not end.
+fn failure(d: Diagnostic, budget: &Budget, enumeration: &EnumerationLimits) -> Diagnostic {
+    if budget.is_exhausted() {
+        let mut exhausted = Diagnostic::new(
+            codes::GGE7309,
+            format!(
+                "listing the outputs took more than {} units of work (steps of the rules, instructions of their code, copies at each choice, outputs kept)",
+                enumeration.max_work
+            ),
+        )
+        .with_hint("raise the limit with --max-work N, or sample the rules with -n N instead");
+        exhausted.span = d.span;
+        return exhausted;
+    }
+    if d.code == codes::GGE7301 || d.code == codes::GGE7302 || d.code == codes::GGE7303 {
+        return not_enumerable(format!(
+            "a path through the choices does not end ({}), so the outputs may be infinitely many",
+            d.message
+        ));
+    }
+    d
 }
 
 fn not_enumerable(message: String) -> Diagnostic {

@@ -16,6 +16,17 @@
 //! [`OnStepLimit::Truncate`]); an empty one-time value is a value, not a reason to expand again; a
 //! one-time nonterminal needed while it is being expanded is an error; NaN, negative, infinite and
 //! all-zero weights are errors; `<@n>` outside code writes the value of `<$n>`.
+//!
+//! **Work** is counted in units: one per element popped, one per 16 bytes of text written, per 16
+//! elements pushed and per 16 choices weighed, and whatever the code evaluator reports for a piece
+//! of code (geogen's: one per instruction, plus the cost of compiling and starting it). A
+//! generation may do [`Limits::max_work`] units (GGE7302); a host may also hand the executor a
+//! [`Budget`] shared by everything it runs (a script's instruction budget, the whole of an
+//! enumeration), which code is given as its allowance.
+//!
+//! The machine keeps its whole state in plain data (a stack of frames, not Rust recursion), so a
+//! run can stop at a choice and be copied: enumeration continues each copy with a different
+//! choice instead of replaying the path from the start.
 
 use std::collections::HashMap;
 
@@ -23,7 +34,7 @@ use geogen_diag::{codes, Diagnostic, Span};
 use geogen_random::Mt19937;
 
 use crate::parser::{read_weight, weight_problem};
-use crate::rules::{Choice, Code, Elem, Rule, RuleSet, Weight};
+use crate::rules::{Code, Elem, Rule, RuleSet, Weight};
 use crate::value::Value;
 
 /// How much work one generation may do.
@@ -33,20 +44,24 @@ pub struct Limits {
     /// expansion (code, a computed weight, a one-time rule) has its own count.
     pub max_steps: usize,
     pub on_step_limit: OnStepLimit,
-    /// Elements all the expansions of one generation may pop together.
-    pub max_total_steps: u64,
+    /// Units of work (see the module documentation) one generation may do in all, its code
+    /// included: GGE7302.
+    pub max_work: u64,
     /// Expansions nested in each other (code in a weight in a one-time rule...).
     pub max_depth: usize,
     /// Bytes of one generated text (and of the code text handed to the evaluator).
     pub max_text_len: usize,
 }
 
+/// The default of [`Limits::max_work`] and of the work of a whole enumeration.
+pub const DEFAULT_MAX_WORK: u64 = 10_000_000;
+
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
             max_steps: 1000,
             on_step_limit: OnStepLimit::Error,
-            max_total_steps: 1_000_000,
+            max_work: DEFAULT_MAX_WORK,
             max_depth: 64,
             max_text_len: 1 << 20,
         }
@@ -61,6 +76,60 @@ pub enum OnStepLimit {
     /// The original's behaviour, announced: the rest of the expansion is dropped, the partial
     /// text kept, and a warning (GGE7301) reported.
     Truncate,
+}
+
+/// Work a host allows everything it runs together, in the units of [`Limits::max_work`]: a
+/// script's remaining instruction budget, or the whole of an enumeration. When a run asks for
+/// more, it stops with an error and the budget [is exhausted](Budget::is_exhausted): the host
+/// reports that its own way (a script's GGE2505, enumeration's GGE7309).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Budget {
+    limit: u64,
+    spent: u64,
+}
+
+impl Budget {
+    pub fn new(limit: u64) -> Budget {
+        Budget { limit, spent: 0 }
+    }
+
+    /// No limit but [`Limits::max_work`] per generation.
+    pub fn unlimited() -> Budget {
+        Budget::new(u64::MAX)
+    }
+
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// Units spent so far (more than the limit once exhausted).
+    pub fn spent(&self) -> u64 {
+        self.spent
+    }
+
+    pub fn remaining(&self) -> u64 {
+        self.limit.saturating_sub(self.spent)
+    }
+
+    pub fn is_exhausted(&self) -> bool {
+        self.spent > self.limit
+    }
+
+    /// Spends `units`; false once more than the limit has been spent.
+    pub fn spend(&mut self, units: u64) -> bool {
+        self.spent = self.spent.saturating_add(units);
+        !self.is_exhausted()
+    }
+
+    fn exceeded(&self, at: Span) -> Diagnostic {
+        Diagnostic::at(codes::GGE7302, at, format!("the rules used up the budget of {} units of work", self.limit))
+            .with_hint("do the rules or their code do more work than they need?")
+    }
+}
+
+/// Units of work of `n` bytes written, elements pushed or choices weighed.
+fn bulk(n: usize) -> u64 {
+    n as u64 / 16
 }
 
 /// The one-time values of a run: `<$n>` → its value. Code may set values of names without rules.
@@ -98,6 +167,20 @@ impl Memo {
 
     fn in_progress(&self, key: &str) -> bool {
         matches!(self.slots.get(key), Some(Slot::InProgress))
+    }
+
+    /// About the bytes a copy holds.
+    fn footprint(&self) -> usize {
+        self.slots
+            .iter()
+            .map(|(key, slot)| {
+                let value = match slot {
+                    Slot::Value(Value::Text(t)) => t.len(),
+                    _ => 0,
+                };
+                key.len() + value + 64
+            })
+            .sum()
     }
 }
 
@@ -155,7 +238,7 @@ pub fn pick(weights: &[f64], total: f64, unit: f64) -> usize {
 }
 
 /// A piece of embedded code after its references are expanded.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum CodeSegment {
     Text(String),
     /// `<@n>` written in the code: the variable holding `<$n>` (the key).
@@ -178,6 +261,11 @@ pub struct CodeEnv<'a> {
     pub memo: &'a mut Memo,
     /// Read-only variables from outside (the command line or the script).
     pub vars: &'a [(String, Value)],
+    /// Units of work the code may do (what is left of the generation's and the host's).
+    pub allowance: u64,
+    /// The evaluator adds the units the code did: at most `allowance` unless it stopped because
+    /// the allowance ran out (then the run stops with the error of the limit that ran out).
+    pub used: &'a mut u64,
 }
 
 /// Evaluates embedded code; geogen's evaluator runs it as a GeoGen Script expression.
@@ -197,6 +285,7 @@ impl CodeEvaluator for NoCode {
 }
 
 /// What one expansion builds: text, or (inside code) text and variables.
+#[derive(Clone, Debug)]
 struct Output {
     text: String,
     segments: Vec<CodeSegment>,
@@ -223,87 +312,245 @@ impl Output {
         }
         (self.text, self.segments)
     }
+
+    fn footprint(&self) -> usize {
+        self.text.len() + self.segments.iter().map(|s| 32 + segment_len(s)).sum::<usize>()
+    }
 }
 
-/// Runs rules. One executor serves one generation (or several sharing one memo, as a script's
-/// names do).
-pub struct Executor<'a> {
+fn segment_len(segment: &CodeSegment) -> usize {
+    match segment {
+        CodeSegment::Text(t) | CodeSegment::Variable(t) => t.len(),
+    }
+}
+
+/// What an expansion pops.
+#[derive(Copy, Clone, Debug)]
+enum Item<'a> {
+    Elem(&'a Elem),
+    /// `<@n>` outside code: the value of `<$n>`, popped as an element of its own.
+    Value(&'a str, Span),
+    /// The start: a nonterminal with its rule.
+    Start(&'a str, Span),
+}
+
+/// What becomes of an expansion's result.
+#[derive(Copy, Clone, Debug)]
+enum Then<'a> {
+    /// The generated text.
+    Result,
+    /// The value of a one-time rule: kept, and written where it was needed (`None`: the
+    /// pre-pass).
+    OneTime(&'a Rule, Option<Span>),
+    /// A computed weight, read by the selection below.
+    Weight,
+    /// Embedded code, evaluated and its value written by the expansion below.
+    Code(&'a Code),
+}
+
+/// What becomes of a selected choice.
+#[derive(Copy, Clone, Debug)]
+enum Chosen {
+    /// Its elements are pushed on the expansion below.
+    Expand,
+    /// It is expanded as the value of the one-time rule (written where the span says).
+    OneTime(Option<Span>),
+}
+
+#[derive(Clone, Debug)]
+struct Expansion<'a> {
+    stack: Vec<Item<'a>>,
+    out: Output,
+    steps: usize,
+    depth: usize,
+    /// What is being expanded, for diagnostics.
+    origin: Span,
+    then: Then<'a>,
+}
+
+/// A selection reading its weights, left to right.
+#[derive(Clone, Debug)]
+struct Selection<'a> {
+    rule: &'a Rule,
+    depth: usize,
+    weights: Vec<f64>,
+    then: Chosen,
+}
+
+#[derive(Clone, Debug)]
+enum Frame<'a> {
+    Expand(Expansion<'a>),
+    Select(Selection<'a>),
+}
+
+/// A selection whose weights are all read, waiting for its choice.
+#[derive(Clone, Debug)]
+pub(crate) struct Decision<'a> {
+    rule: &'a Rule,
+    depth: usize,
+    then: Chosen,
+    pub(crate) weights: Vec<f64>,
+    pub(crate) total: f64,
+}
+
+/// What a machine needs from its host while it runs.
+pub(crate) struct Host<'h> {
+    pub(crate) code: &'h mut dyn CodeEvaluator,
+    pub(crate) generator: Option<&'h mut Mt19937>,
+    pub(crate) budget: &'h mut Budget,
+}
+
+/// Why [`Machine::run`] returned.
+pub(crate) enum Pause {
+    /// A selection waits for its choice ([`Machine::take_decision`]).
+    Choice,
+    /// Nothing is left to do: the text of the start, if there was one.
+    Finished(Option<String>),
+}
+
+/// The state of a run, in plain data: it can be copied at a choice and each copy continued.
+#[derive(Clone, Debug)]
+pub(crate) struct Machine<'a> {
     rules: &'a RuleSet,
     limits: &'a Limits,
-    code: &'a mut dyn CodeEvaluator,
     vars: &'a [(String, Value)],
-    memo: &'a mut Memo,
-    random: &'a mut dyn Randomness,
-    total_steps: u64,
-    warnings: Vec<Diagnostic>,
+    pub(crate) memo: Memo,
+    frames: Vec<Frame<'a>>,
+    /// The next rule the pre-pass looks at.
+    prepass: usize,
+    /// The start, expanded after the pre-pass.
+    start: Option<&'a Rule>,
+    result: Option<String>,
+    /// Elements popped.
+    pub(crate) steps: u64,
+    /// Units of work done.
+    pub(crate) work: u64,
+    pub(crate) warnings: Vec<Diagnostic>,
 }
 
-impl<'a> Executor<'a> {
-    pub fn new(
+impl<'a> Machine<'a> {
+    /// A machine that runs the pre-pass, then expands `start` if there is one.
+    pub(crate) fn new(
         rules: &'a RuleSet,
         limits: &'a Limits,
-        code: &'a mut dyn CodeEvaluator,
         vars: &'a [(String, Value)],
-        memo: &'a mut Memo,
-        random: &'a mut dyn Randomness,
-    ) -> Executor<'a> {
-        Executor { rules, limits, code, vars, memo, random, total_steps: 0, warnings: Vec::new() }
+        memo: Memo,
+        start: Option<&'a Rule>,
+    ) -> Machine<'a> {
+        Machine {
+            rules,
+            limits,
+            vars,
+            memo,
+            frames: Vec::new(),
+            prepass: 0,
+            start,
+            result: None,
+            steps: 0,
+            work: 0,
+            warnings: Vec::new(),
+        }
     }
 
-    /// Warnings so far (step limits reached with [`OnStepLimit::Truncate`]).
-    pub fn warnings(&self) -> &[Diagnostic] {
-        &self.warnings
+    /// About the bytes a copy holds.
+    pub(crate) fn footprint(&self) -> usize {
+        let frames: usize = self
+            .frames
+            .iter()
+            .map(|frame| {
+                std::mem::size_of::<Frame<'_>>()
+                    + match frame {
+                        Frame::Expand(e) => e.stack.len() * std::mem::size_of::<Item<'_>>() + e.out.footprint(),
+                        Frame::Select(s) => s.weights.len() * std::mem::size_of::<f64>(),
+                    }
+            })
+            .sum();
+        let warnings: usize = self.warnings.iter().map(|w| 128 + w.message.len()).sum();
+        frames + self.memo.footprint() + warnings + self.result.as_ref().map_or(0, String::len)
     }
 
-    /// Elements popped so far by every expansion (for hosts that charge work).
-    pub fn steps(&self) -> u64 {
-        self.total_steps
-    }
-
-    pub fn into_warnings(self) -> Vec<Diagnostic> {
-        self.warnings
-    }
-
-    /// The one-time pre-pass: every `<$n>` rule without a value yet, in file order.
-    pub fn prepass(&mut self) -> Result<(), Diagnostic> {
-        let rules = self.rules;
-        for rule in rules.rules() {
-            if rule.is_one_time() && !self.memo.is_known(&rule.name) {
-                self.one_time(rule, 0)?;
+    /// Runs until a selection waits for its choice or nothing is left to do.
+    pub(crate) fn run(&mut self, host: &mut Host<'_>) -> Result<Pause, Diagnostic> {
+        loop {
+            match self.frames.last_mut() {
+                None => {
+                    if !self.next_task(host.budget)? {
+                        return Ok(Pause::Finished(self.result.take()));
+                    }
+                }
+                Some(Frame::Select(selection)) => {
+                    let rule = selection.rule;
+                    let index = selection.weights.len();
+                    let Some(choice) = rule.choices.get(index) else {
+                        self.weigh(host.budget)?;
+                        return Ok(Pause::Choice);
+                    };
+                    match &choice.weight {
+                        Weight::One => selection.weights.push(1.0),
+                        Weight::Fixed(w, _) => selection.weights.push(*w),
+                        Weight::Computed(elems, span) => {
+                            let depth = selection.depth + 1;
+                            self.begin(elems, depth, *span, Then::Weight, false)?;
+                        }
+                    }
+                }
+                Some(Frame::Expand(expansion)) => match expansion.stack.pop() {
+                    Some(item) => self.step(item, host)?,
+                    None => self.finish(host)?,
+                },
             }
         }
-        Ok(())
     }
 
-    /// The pre-pass, then the expansion of `start` (a nonterminal with a rule: GGE7312 otherwise).
-    pub fn generate(&mut self, start: &str) -> Result<String, Diagnostic> {
-        let rules = self.rules;
-        let Some(rule) = rules.rule(start) else {
-            return Err(unknown_start(rules, start));
-        };
-        self.prepass()?;
-        let (text, _) = self.expand(vec![Elem::NonTerminal(rule.name.clone(), rule.span)], 0, false, rule.span)?;
-        Ok(text)
+    /// The waiting selection, taken off the machine; [`Machine::decide`] applies its choice.
+    pub(crate) fn take_decision(&mut self) -> Result<Decision<'a>, Diagnostic> {
+        match self.frames.pop() {
+            Some(Frame::Select(s)) => {
+                let total = s.weights.iter().sum();
+                Ok(Decision { rule: s.rule, depth: s.depth, then: s.then, weights: s.weights, total })
+            }
+            _ => Err(Diagnostic::new(codes::GGE5000, "no Lodestone selection waits for a choice")),
+        }
     }
 
-    fn one_time(&mut self, rule: &'a Rule, depth: usize) -> Result<Value, Diagnostic> {
-        self.memo.slots.insert(rule.name.clone(), Slot::InProgress);
-        let choice = self.select(rule, depth + 1)?;
-        let (text, _) = self.expand(choice.elems.clone(), depth + 1, false, rule.span)?;
-        let value = Value::Text(text);
-        self.memo.set(&rule.name, value.clone());
-        Ok(value)
-    }
-
-    /// Expands `elems` to text (or, for code, to code segments). `origin` is what is being
-    /// expanded, for diagnostics.
-    fn expand(
+    /// Continues with choice `index` of `decision`.
+    pub(crate) fn decide(
         &mut self,
-        elems: Vec<Elem>,
-        depth: usize,
-        code: bool,
-        origin: Span,
-    ) -> Result<(String, Vec<CodeSegment>), Diagnostic> {
+        decision: &Decision<'a>,
+        index: usize,
+        budget: &mut Budget,
+    ) -> Result<(), Diagnostic> {
+        self.apply(decision.rule, decision.depth, decision.then, index, budget)
+    }
+
+    /// Starts the next one-time rule of the pre-pass, or the start; false when all are done.
+    fn next_task(&mut self, budget: &mut Budget) -> Result<bool, Diagnostic> {
+        let rules = self.rules.rules();
+        while let Some(rule) = rules.get(self.prepass) {
+            self.prepass += 1;
+            if rule.is_one_time() && !self.memo.is_known(&rule.name) {
+                self.one_time(rule, 0, None, budget)?;
+                return Ok(true);
+            }
+        }
+        match self.start.take() {
+            Some(rule) => {
+                self.check_depth(0, rule.span)?;
+                self.frames.push(Frame::Expand(Expansion {
+                    stack: vec![Item::Start(&rule.name, rule.span)],
+                    out: Output { text: String::new(), segments: Vec::new(), code: false },
+                    steps: 0,
+                    depth: 0,
+                    origin: rule.span,
+                    then: Then::Result,
+                }));
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn check_depth(&self, depth: usize, origin: Span) -> Result<(), Diagnostic> {
         if depth > self.limits.max_depth {
             return Err(Diagnostic::at(
                 codes::GGE7302,
@@ -312,126 +559,183 @@ impl<'a> Executor<'a> {
             )
             .with_hint("does a rule's code or weight refer back to the rule?"));
         }
+        Ok(())
+    }
+
+    /// Starts a nested expansion of `elems`.
+    fn begin(
+        &mut self,
+        elems: &'a [Elem],
+        depth: usize,
+        origin: Span,
+        then: Then<'a>,
+        code: bool,
+    ) -> Result<(), Diagnostic> {
+        self.check_depth(depth, origin)?;
+        self.frames.push(Frame::Expand(Expansion {
+            stack: elems.iter().rev().map(Item::Elem).collect(),
+            out: Output { text: String::new(), segments: Vec::new(), code },
+            steps: 0,
+            depth,
+            origin,
+            then,
+        }));
+        Ok(())
+    }
+
+    /// Charges `units` of work, to the generation and to the host's budget.
+    fn charge(&mut self, units: u64, budget: &mut Budget, at: Span) -> Result<(), Diagnostic> {
+        self.work = self.work.saturating_add(units);
+        if !budget.spend(units) {
+            return Err(budget.exceeded(at));
+        }
+        if self.work > self.limits.max_work {
+            return Err(Diagnostic::at(
+                codes::GGE7302,
+                at,
+                format!(
+                    "the generation took more than {} units of work in all (steps of the rules and instructions of their code)",
+                    self.limits.max_work
+                ),
+            )
+            .with_hint("do the rules refer to themselves through code or weights? (--max-work N raises the limit)"));
+        }
+        Ok(())
+    }
+
+    fn top(&mut self) -> Result<&mut Expansion<'a>, Diagnostic> {
+        match self.frames.last_mut() {
+            Some(Frame::Expand(e)) => Ok(e),
+            _ => Err(Diagnostic::new(codes::GGE5000, "no Lodestone expansion to write to")),
+        }
+    }
+
+    /// Writes text to the expansion on top.
+    fn write(&mut self, text: &str, span: Span, budget: &mut Budget) -> Result<(), Diagnostic> {
+        let limits = self.limits;
+        self.top()?.out.push(text, limits, span)?;
+        self.charge(bulk(text.len()), budget, span)
+    }
+
+    /// Pops one item of the expansion on top.
+    fn step(&mut self, item: Item<'a>, host: &mut Host<'_>) -> Result<(), Diagnostic> {
+        let limits = self.limits;
         let rules = self.rules;
-        let mut stack: Vec<Elem> = elems.into_iter().rev().collect();
-        let mut out = Output { text: String::new(), segments: Vec::new(), code };
-        let mut steps = 0usize;
-        while let Some(elem) = stack.pop() {
-            steps += 1;
-            self.total_steps += 1;
-            if steps > self.limits.max_steps {
-                let diagnostic = Diagnostic::at(
-                    codes::GGE7301,
-                    origin,
-                    format!(
-                        "the expansion of `{}` did not end within {} steps",
-                        rules.source().snippet(origin),
-                        self.limits.max_steps
-                    ),
-                )
-                .with_hint("a rule that always refers to itself never ends; otherwise raise the limit (--max-steps N)");
-                match self.limits.on_step_limit {
-                    OnStepLimit::Error => return Err(diagnostic),
-                    OnStepLimit::Truncate => {
-                        self.warnings.push(diagnostic);
-                        break;
-                    }
-                }
-            }
-            if self.total_steps > self.limits.max_total_steps {
-                return Err(Diagnostic::at(
-                    codes::GGE7302,
-                    origin,
-                    format!("the generation took more than {} steps in all", self.limits.max_total_steps),
-                )
-                .with_hint("do the rules refer to themselves through code or weights?"));
-            }
-            match elem {
-                Elem::Text(text) => out.push(&text, self.limits, origin)?,
-                Elem::NonTerminal(name, span) => match rules.rule(&name) {
-                    Some(rule) => {
-                        let choice = self.select(rule, depth)?;
-                        stack.extend(choice.elems.iter().rev().cloned());
-                    }
-                    None => out.push(&name, self.limits, span)?,
-                },
-                Elem::OneTime(name, span) => {
-                    if let Some(value) = self.memo.get(&name) {
-                        let text = value.to_text();
-                        out.push(&text, self.limits, span)?;
-                    } else if self.memo.in_progress(&name) {
-                        return Err(Diagnostic::at(
-                            codes::GGE7306,
-                            span,
-                            format!("`{name}` is needed while it is being expanded"),
-                        )
-                        .with_hint("a one-time nonterminal cannot contain itself, directly or through others"));
-                    } else if let Some(rule) = rules.rule(&name) {
-                        let text = self.one_time(rule, depth)?.to_text();
-                        out.push(&text, self.limits, span)?;
-                    } else {
-                        out.push(&name, self.limits, span)?;
-                    }
-                }
-                Elem::OneTimeValue(key, span) => match self.memo.get(&key) {
-                    Some(value) => {
-                        let text = value.to_text();
-                        out.push(&text, self.limits, span)?;
-                    }
-                    None => out.push(&format!("<@{}", &key[2..]), self.limits, span)?,
-                },
-                Elem::CodeVariable(key, span) => {
-                    if code {
-                        if !out.text.is_empty() {
-                            out.segments.push(CodeSegment::Text(std::mem::take(&mut out.text)));
-                        }
-                        out.segments.push(CodeSegment::Variable(key));
-                    } else {
-                        stack.push(Elem::OneTimeValue(key, span));
-                    }
-                }
-                Elem::Code(code_elem) => {
-                    let value = self.run_code(&code_elem, depth)?;
-                    out.push(&value.to_text(), self.limits, code_elem.span)?;
+        let expansion = self.top()?;
+        expansion.steps += 1;
+        let (origin, depth, code) = (expansion.origin, expansion.depth, expansion.out.code);
+        if expansion.steps > limits.max_steps {
+            let diagnostic = Diagnostic::at(
+                codes::GGE7301,
+                origin,
+                format!(
+                    "the expansion of `{}` did not end within {} steps",
+                    rules.source().snippet(origin),
+                    limits.max_steps
+                ),
+            )
+            .with_hint("a rule that always refers to itself never ends; otherwise raise the limit (--max-steps N)");
+            match limits.on_step_limit {
+                OnStepLimit::Error => return Err(diagnostic),
+                OnStepLimit::Truncate => {
+                    expansion.stack.clear();
+                    self.warnings.push(diagnostic);
+                    return Ok(());
                 }
             }
         }
-        Ok(out.finish())
+        self.steps += 1;
+        self.charge(1, host.budget, origin)?;
+        let (name, span) = match item {
+            Item::Start(name, span) => (name, span),
+            Item::Elem(Elem::NonTerminal(name, span)) => (name.as_str(), *span),
+            Item::Value(key, span) => return self.one_time_value(key, span, host.budget),
+            Item::Elem(Elem::Text(text)) => return self.write(text, origin, host.budget),
+            Item::Elem(Elem::OneTime(name, span)) => return self.one_time_elem(name, *span, depth, host.budget),
+            Item::Elem(Elem::OneTimeValue(key, span)) => return self.one_time_value(key, *span, host.budget),
+            Item::Elem(Elem::CodeVariable(key, span)) => {
+                let expansion = self.top()?;
+                if code {
+                    if !expansion.out.text.is_empty() {
+                        let text = std::mem::take(&mut expansion.out.text);
+                        expansion.out.segments.push(CodeSegment::Text(text));
+                    }
+                    expansion.out.segments.push(CodeSegment::Variable(key.clone()));
+                } else {
+                    expansion.stack.push(Item::Value(key, *span));
+                }
+                return Ok(());
+            }
+            Item::Elem(Elem::Code(code_elem)) => {
+                return self.begin(&code_elem.parts, depth + 1, code_elem.span, Then::Code(code_elem), true)
+            }
+        };
+        match rules.rule(name) {
+            Some(rule) => self.select(rule, depth, Chosen::Expand, host.budget),
+            None => self.write(name, span, host.budget),
+        }
+    }
+
+    /// `<$n>` in an expansion: its value, expanded first if it has none yet.
+    fn one_time_elem(&mut self, name: &str, span: Span, depth: usize, budget: &mut Budget) -> Result<(), Diagnostic> {
+        if let Some(value) = self.memo.get(name) {
+            let text = value.to_text();
+            return self.write(&text, span, budget);
+        }
+        if self.memo.in_progress(name) {
+            return Err(Diagnostic::at(codes::GGE7306, span, format!("`{name}` is needed while it is being expanded"))
+                .with_hint("a one-time nonterminal cannot contain itself, directly or through others"));
+        }
+        let rules = self.rules;
+        match rules.rule(name) {
+            Some(rule) => self.one_time(rule, depth, Some(span), budget),
+            None => self.write(name, span, budget),
+        }
+    }
+
+    /// `<@n>` outside code: the value of `<$n>`, or `<@n>` as it is when it has none.
+    fn one_time_value(&mut self, key: &str, span: Span, budget: &mut Budget) -> Result<(), Diagnostic> {
+        let text = match self.memo.get(key) {
+            Some(value) => value.to_text(),
+            None => format!("<@{}", key.get(2..).unwrap_or_default()),
+        };
+        self.write(&text, span, budget)
+    }
+
+    /// Starts the expansion of a one-time rule (selection first).
+    fn one_time(
+        &mut self,
+        rule: &'a Rule,
+        depth: usize,
+        at: Option<Span>,
+        budget: &mut Budget,
+    ) -> Result<(), Diagnostic> {
+        self.memo.slots.insert(rule.name.clone(), Slot::InProgress);
+        self.select(rule, depth + 1, Chosen::OneTime(at), budget)
     }
 
     /// Selects one choice of a rule: a single choice at once (its weight unread, nothing drawn);
-    /// otherwise every weight left to right, then one draw.
-    fn select(&mut self, rule: &'a Rule, depth: usize) -> Result<&'a Choice, Diagnostic> {
+    /// otherwise a selection that reads every weight left to right, then waits for the choice.
+    fn select(&mut self, rule: &'a Rule, depth: usize, then: Chosen, budget: &mut Budget) -> Result<(), Diagnostic> {
         if rule.choices.len() == 1 {
-            return Ok(&rule.choices[0]);
+            return self.apply(rule, depth, then, 0, budget);
         }
-        let mut weights = Vec::with_capacity(rule.choices.len());
-        for choice in &rule.choices {
-            let w = match &choice.weight {
-                Weight::One => 1.0,
-                Weight::Fixed(w, _) => *w,
-                Weight::Computed(elems, span) => {
-                    let (text, _) = self.expand(elems.clone(), depth + 1, false, *span)?;
-                    let w = read_weight(&text, self.rules.mode());
-                    if let Some(problem) = weight_problem(w) {
-                        return Err(Diagnostic::at(
-                            codes::GGE7304,
-                            *span,
-                            format!(
-                                "the weight {} of `{}` came to \"{}\", which {problem}",
-                                self.rules.source().snippet(*span),
-                                rule.name,
-                                text.escape_debug()
-                            ),
-                        )
-                        .with_hint("a weight must come to a number, 0 or more"));
-                    }
-                    w
-                }
-            };
-            weights.push(w);
-        }
-        let total: f64 = weights.iter().sum();
+        self.frames.push(Frame::Select(Selection {
+            rule,
+            depth,
+            weights: Vec::with_capacity(rule.choices.len()),
+            then,
+        }));
+        Ok(())
+    }
+
+    /// Checks the weights of the selection on top once they are all read.
+    fn weigh(&mut self, budget: &mut Budget) -> Result<(), Diagnostic> {
+        let Some(Frame::Select(selection)) = self.frames.last() else {
+            return Err(Diagnostic::new(codes::GGE5000, "no Lodestone selection to weigh"));
+        };
+        let rule = selection.rule;
+        let total: f64 = selection.weights.iter().sum();
         if !total.is_finite() {
             return Err(Diagnostic::at(
                 codes::GGE7304,
@@ -448,14 +752,193 @@ impl<'a> Executor<'a> {
             )
             .with_hint("at least one weight must be positive each time the rule is expanded"));
         }
-        let index = self.random.choose(&weights, total)?;
-        Ok(&rule.choices[index.min(rule.choices.len() - 1)])
+        self.charge(bulk(rule.choices.len()), budget, rule.span)
     }
 
-    fn run_code(&mut self, code: &Code, depth: usize) -> Result<Value, Diagnostic> {
-        let (_, segments) = self.expand(code.parts.clone(), depth + 1, true, code.span)?;
-        let env = CodeEnv { generator: self.random.generator(), memo: self.memo, vars: self.vars };
-        self.code.evaluate(&CodeSource { segments: &segments, span: code.span }, env)
+    /// Goes on with choice `index` of `rule`.
+    fn apply(
+        &mut self,
+        rule: &'a Rule,
+        depth: usize,
+        then: Chosen,
+        index: usize,
+        budget: &mut Budget,
+    ) -> Result<(), Diagnostic> {
+        let Some(choice) = rule.choices.get(index).or(rule.choices.last()) else {
+            return Err(Diagnostic::at(codes::GGE5000, rule.span, format!("`{}` has no choices", rule.name)));
+        };
+        match then {
+            Chosen::Expand => {
+                self.top()?.stack.extend(choice.elems.iter().rev().map(Item::Elem));
+                self.charge(bulk(choice.elems.len()), budget, rule.span)
+            }
+            Chosen::OneTime(at) => self.begin(&choice.elems, depth, rule.span, Then::OneTime(rule, at), false),
+        }
+    }
+
+    /// Ends the expansion on top and hands its result on.
+    fn finish(&mut self, host: &mut Host<'_>) -> Result<(), Diagnostic> {
+        let Some(Frame::Expand(expansion)) = self.frames.pop() else {
+            return Err(Diagnostic::new(codes::GGE5000, "no Lodestone expansion to finish"));
+        };
+        let (text, segments) = expansion.out.finish();
+        match expansion.then {
+            Then::Result => {
+                self.result = Some(text);
+                Ok(())
+            }
+            Then::OneTime(rule, at) => {
+                self.memo.set(&rule.name, Value::Text(text.clone()));
+                match at {
+                    Some(span) => self.write(&text, span, host.budget),
+                    None => Ok(()),
+                }
+            }
+            Then::Weight => self.take_weight(&text),
+            Then::Code(code) => {
+                let allowance = self.limits.max_work.saturating_sub(self.work).min(host.budget.remaining());
+                let mut used = 0;
+                let env = CodeEnv {
+                    generator: host.generator.as_deref_mut(),
+                    memo: &mut self.memo,
+                    vars: self.vars,
+                    allowance,
+                    used: &mut used,
+                };
+                let result = host.code.evaluate(&CodeSource { segments: &segments, span: code.span }, env);
+                self.charge(used, host.budget, code.span)?;
+                let text = result?.to_text();
+                self.write(&text, code.span, host.budget)
+            }
+        }
+    }
+
+    /// A computed weight for the selection on top.
+    fn take_weight(&mut self, text: &str) -> Result<(), Diagnostic> {
+        let rules = self.rules;
+        let Some(Frame::Select(selection)) = self.frames.last_mut() else {
+            return Err(Diagnostic::new(codes::GGE5000, "no Lodestone selection for a weight"));
+        };
+        let rule = selection.rule;
+        let span = match rule.choices.get(selection.weights.len()).map(|c| &c.weight) {
+            Some(Weight::Computed(_, span)) => *span,
+            _ => rule.span,
+        };
+        let w = read_weight(text, rules.mode());
+        if let Some(problem) = weight_problem(w) {
+            return Err(Diagnostic::at(
+                codes::GGE7304,
+                span,
+                format!(
+                    "the weight {} of `{}` came to \"{}\", which {problem}",
+                    rules.source().snippet(span),
+                    rule.name,
+                    text.escape_debug()
+                ),
+            )
+            .with_hint("a weight must come to a number, 0 or more"));
+        }
+        selection.weights.push(w);
+        Ok(())
+    }
+}
+
+/// Runs rules. One executor serves one generation (or several sharing one memo, as a script's
+/// names do).
+pub struct Executor<'a> {
+    rules: &'a RuleSet,
+    limits: &'a Limits,
+    code: &'a mut dyn CodeEvaluator,
+    vars: &'a [(String, Value)],
+    memo: &'a mut Memo,
+    random: &'a mut dyn Randomness,
+    budget: Option<&'a mut Budget>,
+    steps: u64,
+    work: u64,
+    warnings: Vec<Diagnostic>,
+}
+
+impl<'a> Executor<'a> {
+    pub fn new(
+        rules: &'a RuleSet,
+        limits: &'a Limits,
+        code: &'a mut dyn CodeEvaluator,
+        vars: &'a [(String, Value)],
+        memo: &'a mut Memo,
+        random: &'a mut dyn Randomness,
+    ) -> Executor<'a> {
+        Executor { rules, limits, code, vars, memo, random, budget: None, steps: 0, work: 0, warnings: Vec::new() }
+    }
+
+    /// Charges the work of this executor to `budget` as well (see [`Budget`]).
+    pub fn with_budget(mut self, budget: &'a mut Budget) -> Executor<'a> {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// Warnings so far (step limits reached with [`OnStepLimit::Truncate`]).
+    pub fn warnings(&self) -> &[Diagnostic] {
+        &self.warnings
+    }
+
+    /// Elements popped so far by every expansion.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Units of work done so far, code included (see [`Limits::max_work`]).
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+
+    pub fn into_warnings(self) -> Vec<Diagnostic> {
+        self.warnings
+    }
+
+    /// The one-time pre-pass: every `<$n>` rule without a value yet, in file order.
+    pub fn prepass(&mut self) -> Result<(), Diagnostic> {
+        self.drive(None).map(|_| ())
+    }
+
+    /// The pre-pass, then the expansion of `start` (a nonterminal with a rule: GGE7312 otherwise).
+    pub fn generate(&mut self, start: &str) -> Result<String, Diagnostic> {
+        let rules = self.rules;
+        let Some(rule) = rules.rule(start) else {
+            return Err(unknown_start(rules, start));
+        };
+        Ok(self.drive(Some(rule))?.unwrap_or_default())
+    }
+
+    /// Runs a machine to the end, drawing each choice from the generator.
+    fn drive(&mut self, start: Option<&'a Rule>) -> Result<Option<String>, Diagnostic> {
+        let mut machine = Machine::new(self.rules, self.limits, self.vars, std::mem::take(self.memo), start);
+        machine.steps = self.steps;
+        machine.work = self.work;
+        let mut unlimited = Budget::unlimited();
+        let budget: &mut Budget = match self.budget.as_deref_mut() {
+            Some(budget) => budget,
+            None => &mut unlimited,
+        };
+        let result = loop {
+            let mut host = Host { code: &mut *self.code, generator: self.random.generator(), budget: &mut *budget };
+            match machine.run(&mut host) {
+                Err(d) => break Err(d),
+                Ok(Pause::Finished(text)) => break Ok(text),
+                Ok(Pause::Choice) => {}
+            }
+            let decided = machine.take_decision().and_then(|decision| {
+                let index = self.random.choose(&decision.weights, decision.total)?;
+                machine.decide(&decision, index, budget)
+            });
+            if let Err(d) = decided {
+                break Err(d);
+            }
+        };
+        *self.memo = machine.memo;
+        self.steps = machine.steps;
+        self.work = machine.work;
+        self.warnings.append(&mut machine.warnings);
+        result
     }
 }
 

@@ -31,8 +31,8 @@ use geogen_random::{combine_seeds, hash_str};
 
 pub use enumerate::{enumerate, EnumerationLimits, Fraction, Outcome};
 pub use exec::{
-    pick, CodeEnv, CodeEvaluator, CodeSegment, CodeSource, Executor, Limits, Memo, NoCode, OnStepLimit, Randomness,
-    Seeded,
+    pick, Budget, CodeEnv, CodeEvaluator, CodeSegment, CodeSource, Executor, Limits, Memo, NoCode, OnStepLimit,
+    Randomness, Seeded, DEFAULT_MAX_WORK,
 };
 pub use rules::{Choice, Code, Elem, Rule, RuleSet, Weight};
 pub use value::{js_number, parse_float, Value};

@@ -236,6 +236,66 @@ fn script_names_report_their_errors() {
     assert_eq!(output.unwrap_err().first().code, codes::GGE2704, "relative points need a finite map");
 }
 
+/// A script whose rules run code building arrays of 50 000 items, `calls` times per name.
+fn costly_names(calls: usize, budget: u64) -> Result<geogen::RunOutput, geogen::Failure> {
+    let code = "<c>".repeat(calls);
+    let text = format!(
+        "var rules = Names.FromText(\"<a> => {code};\\n<c> => `Array.Repeat(1, 50000).Count()`;\");\n\
+         Print(Names.Generate(rules));\nyield HeightMap.Flat(0);"
+    );
+    let script = Script::compile("t.ggs", &text, &CompileOptions::default()).unwrap();
+    let limits = geogen::Limits { instruction_budget: budget, ..geogen::Limits::default() };
+    script.run(&RunSettings { limits, ..RunSettings::default() })
+}
+
+#[test]
+fn embedded_code_is_charged_to_the_script_budget() {
+    // One piece of code: about 50 000 units of work, within a budget of 100 000.
+    assert_eq!(costly_names(1, 100_000).unwrap().messages, ["50000"]);
+    // Four: about 200 000, more than the budget, although every piece stays within the limit
+    // of one piece of code.
+    let failure = costly_names(4, 100_000).unwrap_err();
+    assert_eq!(failure.first().code, codes::GGE2505, "{:?}", failure.first());
+    assert_eq!(costly_names(4, 1_000_000).unwrap().messages, ["50000500005000050000"]);
+}
+
+#[test]
+fn a_script_cannot_hide_unbounded_work_in_its_names() {
+    // Hundreds of pieces of code per name and many names: the budget stops the run at once
+    // instead of after minutes of uncharged work.
+    let text = "var rules = Names.FromText(\"<a> => <b><b><b><b><b><b><b><b><b><b>;\\n\
+                <b> => <c><c><c><c><c><c><c><c><c><c>;\\n<c> => `Array.Repeat(1, 99999).Count()`;\");\n\
+                for (var i = 0; i < 20; i++) { Names.Generate(rules); }\nyield HeightMap.Flat(0);";
+    let script = Script::compile("t.ggs", text, &CompileOptions::default()).unwrap();
+    let limits = geogen::Limits { instruction_budget: 100_000, ..geogen::Limits::default() };
+    let started = std::time::Instant::now();
+    let failure = script.run(&RunSettings { limits, ..RunSettings::default() }).unwrap_err();
+    assert_eq!(failure.first().code, codes::GGE2505, "{:?}", failure.first());
+    // About 100 000 units of work were done: a fraction of a second even in a debug build.
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
+}
+
+#[test]
+fn each_piece_of_code_is_compiled_once() {
+    let mut code = ScriptCode::default();
+    // A computed weight met at every level of a recursion, until the step limit.
+    let recursive = rules("<a> => x [1] | <a> [`1 + 1`];");
+    let limits = Limits { max_steps: 300, ..Limits::default() };
+    let error = lodestone::enumerate(&recursive, "<a>", &limits, &EnumerationLimits::default(), &mut code, &[]);
+    assert_eq!(error.unwrap_err().code, codes::GGE7309);
+    assert_eq!(code.compilations(), 1);
+    // Many names.
+    let batch = lodestone::Batch { seed: 1, count: 200, distinct: None };
+    lodestone::names(&recursive, "<a>", batch, &Limits::default(), &mut code, &[]).unwrap();
+    assert_eq!(code.compilations(), 1);
+    // Code whose text depends on a choice: once per text it can have.
+    let mut code = ScriptCode::default();
+    let referring = rules("<a> => `<n> * 10`;\n<n> => 3 | 4;");
+    let made = lodestone::names(&referring, "<a>", batch, &Limits::default(), &mut code, &[]).unwrap();
+    assert!(made.names.iter().any(|n| n == "30") && made.names.iter().any(|n| n == "40"));
+    assert_eq!(code.compilations(), 2);
+}
+
 /// Rule texts from the characters that matter to the lexer, with code fragments that a hostile
 /// author might write.
 fn rule_text() -> impl Strategy<Value = String> {
@@ -290,11 +350,11 @@ proptest! {
         let mode = if strict { Mode::Strict } else { Mode::Extended };
         let file = Arc::new(SourceFile::new("p.lds", text));
         if let Ok(set) = lodestone::parse(file, mode) {
-            let limits = Limits { max_total_steps: 20_000, ..Limits::default() };
+            let limits = Limits { max_work: 200_000, ..Limits::default() };
             let mut code = ScriptCode::new(Limits::default_code_limits_for_tests());
             for rule in set.rules().iter().take(3) {
                 let _ = lodestone::generate(&set, &rule.name, seed, &limits, &mut code, &[]);
-                let small = EnumerationLimits { max_outputs: 50, max_paths: 200 };
+                let small = EnumerationLimits { max_outputs: 50, max_paths: 200, max_work: 200_000 };
                 let _ = lodestone::enumerate(&set, &rule.name, &limits, &small, &mut code, &[]);
             }
         }

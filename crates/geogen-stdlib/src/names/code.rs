@@ -14,7 +14,8 @@
 //!
 //! which must parse as exactly these statements with one argument to `__Result` (so the code is
 //! one expression and cannot smuggle in statements), and runs in its own VM with its own limits
-//! (instructions, heap, depth), with a library of math, arrays and the Lodestone helpers (`rand`,
+//! (instructions, heap, depth), its instructions also counted as work of the rules (so a script's
+//! names are charged to its instruction budget), with a library of math, arrays and the Lodestone helpers (`rand`,
 //! `randRange`, `randInt`, `randIntRange`, `randElement`, `hide`), and nothing else: no maps, no
 //! names, no messages, no files, no clock. The helpers draw from the Lodestone generator, moved
 //! into the VM for the run (so their draws are part of the documented draw order).
@@ -60,14 +61,36 @@ struct CodeContext {
     random: bool,
 }
 
-/// Evaluates Lodestone code as GeoGen Script.
+/// Evaluates Lodestone code as GeoGen Script. Each distinct piece of code (its text once its
+/// references are expanded, with the names of the variables passed in) is compiled once and
+/// kept; geogen uses one evaluator per rule set, so code without references is compiled once
+/// per rule set however often it runs.
 pub struct ScriptCode {
     limits: Limits,
-    cache: HashMap<String, Arc<CompiledScript>>,
+    /// By the names of the variables passed in, then by the code.
+    cache: HashMap<String, HashMap<Vec<CodeSegment>, Arc<Prepared>>>,
+    cached: usize,
+    cached_bytes: usize,
+    compilations: u64,
 }
 
-/// Compiled wrappers kept per evaluator; beyond this the cache starts over.
+/// Code compiled into its wrapper.
+struct Prepared {
+    compiled: Arc<CompiledScript>,
+    /// The `<$n>` of each `<@n>` of the code, in order.
+    keys: Vec<String>,
+    /// The code as written, for messages.
+    shown: String,
+}
+
+/// Compiled pieces of code kept per evaluator, and the bytes of their text; beyond either the
+/// cache starts over.
 const CACHE_SIZE: usize = 512;
+const CACHE_BYTES: usize = 16 << 20;
+
+/// Units of work charged for each evaluation besides its instructions: building its VM takes
+/// about as long as a hundred instructions.
+pub const EVALUATION_COST: u64 = 100;
 
 impl Default for ScriptCode {
     fn default() -> ScriptCode {
@@ -77,42 +100,98 @@ impl Default for ScriptCode {
 
 impl ScriptCode {
     pub fn new(limits: Limits) -> ScriptCode {
-        ScriptCode { limits, cache: HashMap::new() }
+        ScriptCode { limits, cache: HashMap::new(), cached: 0, cached_bytes: 0, compilations: 0 }
     }
 
-    fn compile(
-        &mut self,
-        source: &str,
-        prefix: usize,
-        suffix: usize,
-        code_text: &str,
-    ) -> Result<Arc<CompiledScript>, String> {
-        if let Some(compiled) = self.cache.get(source) {
-            return Ok(Arc::clone(compiled));
-        }
-        let parsed = geogen_syntax::parse(source);
-        if let Some(d) = parsed.diagnostics.first() {
-            return Err(inner_message(d, source, code_text));
-        }
-        let items = &parsed.script.items;
-        let one_expression = items.len() == prefix + 1 + suffix
-            && items.iter().all(|i| matches!(i, Item::Stmt(_)))
-            && matches!(&items[prefix], Item::Stmt(s) if matches!(&s.kind,
-                StmtKind::Expr(e) if matches!(&e.kind, ExprKind::Call { name, args } if name.name == "__Result" && args.len() == 1)));
-        if !one_expression {
-            return Err("it is not one expression".to_string());
-        }
-        let options = geogen_compile::CompileOptions::default().with_main_map_mandatory(false);
-        let compiled = geogen_compile::compile(&parsed.script, &options).map_err(|errors| {
-            errors.first().map_or_else(|| "it does not compile".to_string(), |d| inner_message(d, source, code_text))
-        })?;
-        let compiled = Arc::new(compiled);
-        if self.cache.len() >= CACHE_SIZE {
-            self.cache.clear();
-        }
-        self.cache.insert(source.to_string(), Arc::clone(&compiled));
-        Ok(compiled)
+    /// How many pieces of code this evaluator has compiled.
+    pub fn compilations(&self) -> u64 {
+        self.compilations
     }
+
+    /// The compiled wrapper of a piece of code, from the cache or compiled now (one unit of work
+    /// per byte of the wrapper added to `cost`). The error is a message about the code.
+    fn prepare(
+        &mut self,
+        segments: &[CodeSegment],
+        vars: &[(String, LValue)],
+        cost: &mut u64,
+    ) -> Result<Arc<Prepared>, String> {
+        let mut names = String::new();
+        for (name, _) in vars {
+            names.push_str(&format!("{}:{name}", name.len()));
+        }
+        if let Some(prepared) = self.cache.get(&names).and_then(|by_code| by_code.get(segments)) {
+            return Ok(Arc::clone(prepared));
+        }
+        // The code's text, each `<@n>` a variable of its own.
+        let mut keys: Vec<String> = Vec::new();
+        let mut code_text = String::new();
+        for segment in segments {
+            match segment {
+                CodeSegment::Text(text) => code_text.push_str(text),
+                CodeSegment::Variable(key) => {
+                    let index = keys.iter().position(|k| k == key).unwrap_or_else(|| {
+                        keys.push(key.clone());
+                        keys.len() - 1
+                    });
+                    code_text.push_str(&format!("__once{index}"));
+                }
+            }
+        }
+        let code_text = rename_math(&code_text);
+        let mut source = String::from("var PI = 3.141592653589793; var E = 2.718281828459045;\n");
+        for (i, (name, _)) in vars.iter().enumerate() {
+            source.push_str(&format!("var {name} = __Var({i});\n"));
+        }
+        for i in 0..keys.len() {
+            source.push_str(&format!("var __once{i} = __OneTime({i});\n"));
+        }
+        let prefix = 2 + vars.len() + keys.len();
+        source.push_str("__Result(\n");
+        source.push_str(&code_text);
+        source.push_str("\n);\n");
+        for i in 0..keys.len() {
+            source.push_str(&format!("__Store({i}, __once{i});\n"));
+        }
+        *cost = cost.saturating_add(source.len() as u64);
+        self.compilations += 1;
+        let shown = code_text.trim().to_string();
+        let compiled = compile(&source, prefix, keys.len(), &code_text)
+            .map_err(|why| format!("the code `{}` is not a GeoGen Script expression: {why}", shown.escape_debug()))?;
+        let prepared = Arc::new(Prepared { compiled, keys, shown });
+        let bytes = source.len() + names.len();
+        if self.cached >= CACHE_SIZE || self.cached_bytes + bytes > CACHE_BYTES {
+            self.cache.clear();
+            self.cached = 0;
+            self.cached_bytes = 0;
+        }
+        self.cached += 1;
+        self.cached_bytes += bytes;
+        self.cache.entry(names).or_default().insert(segments.to_vec(), Arc::clone(&prepared));
+        Ok(prepared)
+    }
+}
+
+/// Compiles the wrapper `source` of `code_text`, which must be exactly `prefix` statements,
+/// `__Result(…)` with one argument, and `suffix` statements.
+fn compile(source: &str, prefix: usize, suffix: usize, code_text: &str) -> Result<Arc<CompiledScript>, String> {
+    let parsed = geogen_syntax::parse(source);
+    if let Some(d) = parsed.diagnostics.first() {
+        return Err(inner_message(d, source, code_text));
+    }
+    let items = &parsed.script.items;
+    let one_expression = items.len() == prefix + 1 + suffix
+        && items.iter().all(|i| matches!(i, Item::Stmt(_)))
+        && matches!(&items[prefix], Item::Stmt(s) if matches!(&s.kind,
+            StmtKind::Expr(e) if matches!(&e.kind, ExprKind::Call { name, args } if name.name == "__Result" && args.len() == 1)));
+    if !one_expression {
+        return Err("it is not one expression".to_string());
+    }
+    let options = geogen_compile::CompileOptions::default().with_main_map_mandatory(false);
+    let compiled = geogen_compile::compile(&parsed.script, &options).map_err(|errors| {
+        errors.first().map_or_else(|| "it does not compile".to_string(), |d| inner_message(d, source, code_text))
+    })?;
+    Ok(Arc::new(compiled))
 }
 
 /// A diagnostic of the wrapper as a message about the code.
@@ -130,50 +209,30 @@ fn inner_message(d: &Diagnostic, source: &str, code_text: &str) -> String {
 }
 
 impl CodeEvaluator for ScriptCode {
+    /// Runs the code in a VM of its own, with at most the smaller of its own instruction limit
+    /// and the allowance; reports the instructions, the compilation and [`EVALUATION_COST`] as
+    /// the work used.
     fn evaluate(&mut self, code: &CodeSource<'_>, env: CodeEnv<'_>) -> Result<LValue, Diagnostic> {
         let fail = |message: String| {
             Diagnostic::at(codes::GGE7307, code.span, message)
                 .with_hint("embedded code is one GeoGen Script expression, such as `randIntRange(2, 5) * 10`")
         };
-        // The code's text, each `<@n>` a variable of its own.
-        let mut keys: Vec<String> = Vec::new();
-        let mut code_text = String::new();
-        for segment in code.segments {
-            match segment {
-                CodeSegment::Text(text) => code_text.push_str(text),
-                CodeSegment::Variable(key) => {
-                    let index = keys.iter().position(|k| k == key).unwrap_or_else(|| {
-                        keys.push(key.clone());
-                        keys.len() - 1
-                    });
-                    code_text.push_str(&format!("__once{index}"));
-                }
-            }
+        let mut cost = EVALUATION_COST;
+        let prepared = self.prepare(code.segments, env.vars, &mut cost);
+        *env.used = cost;
+        if cost > env.allowance {
+            return Err(fail("the code could not start within the work left to the rules".to_string()));
         }
-        let code_text = rename_math(&code_text);
-        let mut source = String::from("var PI = 3.141592653589793; var E = 2.718281828459045;\n");
-        for (i, (name, _)) in env.vars.iter().enumerate() {
-            source.push_str(&format!("var {name} = __Var({i});\n"));
-        }
-        for i in 0..keys.len() {
-            source.push_str(&format!("var __once{i} = __OneTime({i});\n"));
-        }
-        let prefix = 2 + env.vars.len() + keys.len();
-        source.push_str("__Result(\n");
-        source.push_str(&code_text);
-        source.push_str("\n);\n");
-        for i in 0..keys.len() {
-            source.push_str(&format!("__Store({i}, __once{i});\n"));
-        }
-        let shown = code_text.trim();
-        let compiled = self.compile(&source, prefix, keys.len(), &code_text).map_err(|why| {
-            fail(format!("the code `{}` is not a GeoGen Script expression: {why}", shown.escape_debug()))
-        })?;
-        let config = VmConfig { limits: self.limits.clone(), main_map_mandatory: false, ..VmConfig::default() };
-        let mut vm = Vm::new(compiled, code_library(), config).map_err(|d| fail(d.message))?;
+        let prepared = prepared.map_err(fail)?;
+        let own = self.limits.instruction_budget;
+        let left = env.allowance - cost;
+        let limited_by_allowance = left < own;
+        let limits = Limits { instruction_budget: own.min(left), ..self.limits.clone() };
+        let config = VmConfig { limits, main_map_mandatory: false, ..VmConfig::default() };
+        let mut vm = Vm::new(Arc::clone(&prepared.compiled), code_library(), config).map_err(|d| fail(d.message))?;
         let context = CodeContext {
             vars: env.vars.iter().map(|(_, v)| v.clone()).collect(),
-            once: keys.iter().map(|k| env.memo.get(k).cloned()).collect(),
+            once: prepared.keys.iter().map(|k| env.memo.get(k).cloned()).collect(),
             stored: Vec::new(),
             result: None,
             random: env.generator.is_some(),
@@ -187,7 +246,12 @@ impl CodeEvaluator for ScriptCode {
         if let Some(mt) = generator {
             std::mem::swap(&mut vm.env_mut().random, mt);
         }
+        // What the code did; past its own limit only when the allowance was the smaller (then
+        // the run stops with the error of the limit that ran out).
+        let spent = vm.env().spent();
+        *env.used = cost.saturating_add(if limited_by_allowance { spent } else { spent.min(own) });
         let context = vm.env_mut().extensions.remove::<CodeContext>().unwrap_or_default();
+        let shown = &prepared.shown;
         if let Err(d) = outcome {
             if [codes::GGE7309, codes::GGE7308].contains(&d.code) {
                 let mut passed = Diagnostic::at(d.code, code.span, d.message);
@@ -195,13 +259,18 @@ impl CodeEvaluator for ScriptCode {
                 return Err(passed);
             }
             let mut error = fail(format!("the code `{}` failed: {} ({})", shown.escape_debug(), d.message, d.code));
-            if d.hint.is_some() {
+            if d.code == codes::GGE2505 {
+                error.hint = Some(format!(
+                    "is there an endless loop? one piece of code may execute {own} instructions \
+                     (`geogen names --max-code-instructions N`)"
+                ));
+            } else if d.hint.is_some() {
                 error.hint = d.hint;
             }
             return Err(error);
         }
         for (index, value) in context.stored {
-            if let Some(key) = keys.get(index) {
+            if let Some(key) = prepared.keys.get(index) {
                 env.memo.set(key, value);
             }
         }

@@ -14,6 +14,10 @@
 //! in between. The one-time values (`<$n>`) of a rule set are shared by all its names in one run,
 //! so a realm name stays the same across labels; they are expanded on the first `Generate`,
 //! from `one_time_seed(script seed, rules)`.
+//!
+//! All the work of `Generate` is charged to the script's instruction budget (GGE2505 when it runs
+//! out): every step of the rules and every instruction of their embedded code, which is compiled
+//! once per rule set.
 
 pub mod code;
 
@@ -21,7 +25,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use geogen_diag::{codes, Diagnostic, SourceFile};
-use geogen_lodestone::{Executor, Limits as NameLimits, Memo, Mode, RuleSet, Seeded, Value as LValue};
+use geogen_lodestone::{Budget, Executor, Limits as NameLimits, Memo, Mode, RuleSet, Seeded, Value as LValue};
 use geogen_vm::value::ScriptString;
 use geogen_vm::{Args, Ctx, Label, Library, Native, RuntimeError, Value};
 
@@ -54,11 +58,12 @@ const PLACE_LABEL: Native = Native::function(
 #[derive(Default)]
 struct NamesState {
     sets: HashMap<Arc<str>, RuleSetState>,
-    code: code::ScriptCode,
 }
 
 struct RuleSetState {
     rules: Arc<RuleSet>,
+    /// Its embedded code, each piece compiled once.
+    code: code::ScriptCode,
     memo: Memo,
     prepassed: bool,
     /// Names generated so far per start.
@@ -80,7 +85,13 @@ fn rule_set<'s>(state: &'s mut NamesState, text: &str) -> Result<&'s mut RuleSet
         let key: Arc<str> = Arc::from(text);
         state.sets.insert(
             Arc::clone(&key),
-            RuleSetState { rules: Arc::new(rules), memo: Memo::new(), prepassed: false, counts: HashMap::new() },
+            RuleSetState {
+                rules: Arc::new(rules),
+                code: code::ScriptCode::default(),
+                memo: Memo::new(),
+                prepassed: false,
+                counts: HashMap::new(),
+            },
         );
     }
     state.sets.get_mut(text).ok_or_else(|| RuntimeError::internal("rule set vanished"))
@@ -180,33 +191,42 @@ fn generate(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
     let vars = variables(ctx, args)?;
     let seed = ctx.env.script_seed;
     let limits = NameLimits::default();
+    // The rules may do what is left of the script's budget; it is charged below.
+    let mut budget = Budget::new(ctx.env.limits.instruction_budget.saturating_sub(ctx.env.spent()));
     let state = ctx.env.extensions.get_or_default::<NamesState>();
-    rule_set(state, text)?;
-    let NamesState { sets, code } = state;
-    let set = sets.get_mut(text).ok_or_else(|| RuntimeError::internal("rule set vanished"))?;
+    let set = rule_set(state, text)?;
     let rules = Arc::clone(&set.rules);
     let start = match start {
         Some(start) => start,
         None => rules.first_rule().unwrap_or_default().to_string(),
     };
     let file = Arc::clone(rules.source());
-    let mut steps = 0;
+    let generated = generate_name(set, &rules, &start, seed, &limits, &vars, &mut budget);
+    ctx.env.spend(budget.spent())?;
+    let name = generated.map_err(|d| rules_error(&d, &file))?;
+    ctx.new_string(name)
+}
+
+/// The next name of `start`, after the shared pre-pass on the first call.
+fn generate_name(
+    set: &mut RuleSetState,
+    rules: &RuleSet,
+    start: &str,
+    seed: u32,
+    limits: &NameLimits,
+    vars: &[(String, LValue)],
+    budget: &mut Budget,
+) -> Result<String, Diagnostic> {
     if !set.prepassed {
-        let mut random = Seeded::new(geogen_lodestone::one_time_seed(seed, &rules));
-        let mut executor = Executor::new(&rules, &limits, code, &vars, &mut set.memo, &mut random);
-        executor.prepass().map_err(|d| rules_error(&d, &file))?;
-        steps += executor.steps();
+        let mut random = Seeded::new(geogen_lodestone::one_time_seed(seed, rules));
+        Executor::new(rules, limits, &mut set.code, vars, &mut set.memo, &mut random).with_budget(budget).prepass()?;
         set.prepassed = true;
     }
-    let count = set.counts.entry(start.clone()).or_insert(0);
+    let count = set.counts.entry(start.to_string()).or_insert(0);
     let index = *count;
     *count = count.saturating_add(1);
-    let mut random = Seeded::new(geogen_lodestone::name_seed(seed, &rules, &start, index));
-    let mut executor = Executor::new(&rules, &limits, code, &vars, &mut set.memo, &mut random);
-    let name = executor.generate(&start).map_err(|d| rules_error(&d, &file))?;
-    steps += executor.steps();
-    ctx.env.spend(steps)?;
-    ctx.new_string(name)
+    let mut random = Seeded::new(geogen_lodestone::name_seed(seed, rules, start, index));
+    Executor::new(rules, limits, &mut set.code, vars, &mut set.memo, &mut random).with_budget(budget).generate(start)
 }
 
 fn place_label(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
