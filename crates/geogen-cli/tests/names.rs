@@ -255,3 +255,18 @@ fn a_render_streamed_in_strips_writes_the_same_labels_file() {
     assert!(err.contains("--draw-labels is not supported"), "{err}");
     assert_eq!(strips, whole);
 }
+
+/// A one-time value whose text is a number is a Number in code, as in the original: `<@n> * 2`
+/// with `<$n> => 7;` is 14 (it was an error: text times a number); other text stays text.
+#[test]
+fn a_one_time_number_is_a_number_in_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = write(
+        dir.path(),
+        "once.lds",
+        "<$n> => 7;\n<$w> => seven;\n<start> => <$n> `<@n>*2` `<@n> + 1` `<@w> + \"s\"`;\n",
+    );
+    let o = geogen(&["names", rules.to_str().unwrap(), "-n", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), "7 14 8 sevens");
+}

@@ -411,7 +411,23 @@ fn var(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
 fn once(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
     let i = index(args, 0)?;
     let value = context(ctx)?.once.get(i).cloned().flatten().unwrap_or(LValue::Null);
+    // A one-time value expanded from rules is text; text that is a number is read as one, so
+    // `<$n> => 7;` then `` `<@n> * 2` `` is 14, as in the original.
+    if let LValue::Text(text) = &value {
+        if let Some(number) = numeric_text(text) {
+            return Ok(Value::Number(number));
+        }
+    }
     to_script(&value, ctx)
+}
+
+/// The number `text` writes, if it is one written plainly: digits with an optional sign, point
+/// and exponent (`7`, `-2.5`, `1e3`), nothing around them; not `inf`, `NaN` or `0x10`.
+fn numeric_text(text: &str) -> Option<f64> {
+    let plain = text.bytes().any(|b| b.is_ascii_digit())
+        && text.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+        && !text.starts_with('+');
+    plain.then(|| text.parse::<f64>().ok()).flatten().filter(|n| n.is_finite())
 }
 
 fn store(ctx: &mut Ctx<'_>, args: &Args<'_>) -> Result<Value, RuntimeError> {
