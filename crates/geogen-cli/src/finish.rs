@@ -339,7 +339,7 @@ fn encode_rgba(image: &Rgba, path: &Path) -> Result<(), CliError> {
         let mut writer = encoder.write_header().map_err(|e| CliError::Usage(e.to_string()))?;
         writer.write_image_data(&image.data).map_err(|e| CliError::Usage(e.to_string()))?;
     }
-    geogen_io::write_bytes(path, &bytes).map_err(|e| CliError::Usage(e.to_string()))
+    geogen_io::write_bytes(path, &bytes).map_err(CliError::from)
 }
 
 /// The file of `map` in `format` of the tile at grid index `index`, with its first pixel.
@@ -525,5 +525,5 @@ fn write_pmtiles(
     let compression =
         if compression == "none" { crate::pmtiles::Compression::None } else { crate::pmtiles::Compression::Gzip };
     let bytes = crate::pmtiles::archive(tiles, &description, compression);
-    geogen_io::write_bytes(archive, &bytes).map_err(|e| CliError::Usage(e.to_string()))
+    geogen_io::write_bytes(archive, &bytes).map_err(CliError::from)
 }

@@ -171,7 +171,7 @@ fn draw_labels(
         })
         .collect();
     let path = dir.file(&Format::Colored.file_name(file_stem))?;
-    geogen_io::stage_colored_with_labels(&field, &labels, &path).map_err(|e| CliError::Usage(e.to_string()))
+    geogen_io::stage_colored_with_labels(&field, &labels, &path).map_err(CliError::from)
 }
 
 pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
@@ -296,7 +296,7 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
                 preset, &export, map_name, map, core, &names, &source, &settings, &script,
             )?;
             let path = dir.file(&format!("{map_name}.{}.json", preset.name()))?;
-            files.push(geogen_io::stage_bytes(&path, sidecar.as_bytes()).map_err(|e| CliError::Usage(e.to_string()))?);
+            files.push(geogen_io::stage_bytes(&path, sidecar.as_bytes()).map_err(CliError::from)?);
         }
         for file in &files {
             said.push(format!("wrote {} ({}x{})", file.target().display(), core.width, core.height));
@@ -306,12 +306,12 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     if !rendered.output.labels.is_empty() {
         let path = dir.file("labels.geojson")?;
         let file = geogen_io::stage_bytes(&path, geogen::labels::geojson(&rendered.output).as_bytes())
-            .map_err(|e| CliError::Usage(e.to_string()))?;
+            .map_err(CliError::from)?;
         let count = geogen::labels::placed(&rendered.output).len();
         said.push(format!("wrote {} ({count} label{})", path.display(), if count == 1 { "" } else { "s" }));
         staged.push(file);
     }
-    geogen_io::publish(staged).map_err(|e| CliError::Usage(e.to_string()))?;
+    geogen_io::publish(staged).map_err(CliError::from)?;
     if !cmd.output.quiet {
         for line in said {
             report::outln(&line);
@@ -414,8 +414,7 @@ fn render_streamed(
             eprintln!("warning: --draw-labels is not supported when the render is streamed in strips; the labels are only in labels.geojson");
         }
         let path = dir.file("labels.geojson")?;
-        geogen_io::write_bytes(&path, geogen::labels::geojson(output).as_bytes())
-            .map_err(|e| CliError::Usage(e.to_string()))?;
+        geogen_io::write_bytes(&path, geogen::labels::geojson(output).as_bytes()).map_err(CliError::from)?;
         if !cmd.output.quiet {
             let count = geogen::labels::placed(output).len();
             report::outln(&format!("wrote {} ({count} label{})", path.display(), if count == 1 { "" } else { "s" }));

@@ -44,6 +44,21 @@ impl From<String> for CliError {
     }
 }
 
+/// A file geogen could not write or encode: GGE4023 when the system refused the write (no space
+/// left, no permission), GGE4021 when the format cannot hold the map, GGE4003 for a map of no
+/// pixels or one too large for the format.
+impl From<geogen_io::IoError> for CliError {
+    fn from(e: geogen_io::IoError) -> CliError {
+        use geogen::diag::codes;
+        let code = match e {
+            geogen_io::IoError::Io { .. } => codes::GGE4023,
+            geogen_io::IoError::Encode { .. } => codes::GGE4021,
+            _ => codes::GGE4003,
+        };
+        CliError::Usage(format!("{code}: {e}"))
+    }
+}
+
 impl From<Failure> for CliError {
     fn from(failure: Failure) -> CliError {
         CliError::Script(Box::new(failure))
@@ -78,7 +93,13 @@ pub fn failure(failure: &Failure) {
 }
 
 pub fn usage_error(message: &str) {
-    eprintln!("error: {message}");
+    // Every error names its code: the specific one where the message gives it, else GGE4000
+    // (the command was used in a way that cannot work).
+    if message.starts_with("GGE") {
+        eprintln!("error: {message}");
+    } else {
+        eprintln!("error: {}: {message}", geogen::diag::codes::GGE4000);
+    }
 }
 
 /// Writes to stdout; a closed pipe (`geogen ... | head`) ends the program quietly instead of

@@ -116,8 +116,7 @@ pub fn render_streamed(
         let mut per_format = Vec::new();
         for &format in formats {
             let path = dir.file(&format.file_name(map))?;
-            let writer =
-                StreamWriter::new(format, width as u32, height, &path).map_err(|e| CliError::Usage(e.to_string()))?;
+            let writer = StreamWriter::new(format, width as u32, height, &path).map_err(CliError::from)?;
             per_format.push((path, writer));
         }
         writers.push((map.clone(), per_format));

@@ -515,7 +515,7 @@ fn claim_directory(
     };
     let text = serde_json::to_string_pretty(&manifest)
         .map_err(|e| CliError::Usage(format!("cannot write `{}`: {e}", manifest_path.display())))?;
-    geogen_io::write_bytes(&manifest_path, format!("{text}\n").as_bytes()).map_err(|e| CliError::Usage(e.to_string()))
+    geogen_io::write_bytes(&manifest_path, format!("{text}\n").as_bytes()).map_err(CliError::from)
 }
 
 /// The memory of the renders running at once. Each block or tile reserves its memory plan's peak
@@ -972,7 +972,7 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
             preset, &export, cmd.region, cmd.tile, &maps, &source, &settings, &script,
         )?;
         let path = dir.file(&format!("geogen-{}.json", preset.name()))?;
-        geogen_io::write_bytes(&path, sidecar.as_bytes()).map_err(|e| CliError::Usage(e.to_string()))?;
+        geogen_io::write_bytes(&path, sidecar.as_bytes()).map_err(CliError::from)?;
     }
 
     let mut config = render_config(&cmd.output);
@@ -1103,7 +1103,7 @@ pub fn tiles(cmd: &TilesCmd) -> Result<ExitCode, CliError> {
     let text = serde_json::to_string_pretty(&part)
         .map_err(|e| CliError::Usage(format!("cannot write the part record: {e}")))?;
     geogen_io::write_bytes(&dir.file(&part_record_name(shard, shards))?, format!("{text}\n").as_bytes())
-        .map_err(|e| CliError::Usage(e.to_string()))?;
+        .map_err(CliError::from)?;
     if !cmd.output.quiet {
         let (rendered, skipped) = (rendered.into_inner(), skipped.into_inner());
         eprintln!(

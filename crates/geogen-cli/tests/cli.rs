@@ -1264,3 +1264,17 @@ fn pipes_height_slang_servers_and_busy_directories_are_refused_with_codes() {
     assert!(stderr(&o).contains("GGE4022"), "{}", stderr(&o));
     drop(lock);
 }
+
+/// Every error the command line reports names a code: mkheightmap's flags and other misuse
+/// GGE4000 unless a more specific code applies.
+#[test]
+fn command_line_errors_name_a_code() {
+    let o = geogen(&["mkheightmap", "-Lhs", "x", "-w", "abc"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("error: GGE4000: "), "{}", stderr(&o));
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "not-a-dir", "x");
+    let o = geogen(&["render", "--size", "4", "-o", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("error: GGE"), "{}", stderr(&o));
+}

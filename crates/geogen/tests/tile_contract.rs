@@ -569,7 +569,7 @@ fn profile_operations_keep_tiles_exact() {
          yield HeightMap.Projection(a, Direction.Horizontal);",
         "var m = HeightMap.Noise({8: 0.8, 2: 0.2}, 5); m.Blur(1);\
          m.Shift(HeightProfile.Noise({6: 1}, 2).Blur(2), 9, Direction.Vertical);\
-         m.Shift(HeightProfile.Gradient(-20, 20, -1, 1), -5, Direction.Horizontal); m.Blur(1); yield m;",
+         m.Shift(HeightProfile.Gradient(-20, 20, 1, -1), 5, Direction.Horizontal); m.Blur(1); yield m;",
         "var m = HeightMap.Noise(); m.Blur(2); var p = HeightProfile.Noise({3: 1}, 9).Blur(1);\
          m.TransformHeights(p, 20, -5, -0.3, 0.6); yield m;",
         "var m = HeightMap.Noise({16: 1}, 3); m.Blur(3); m.Stratify(4, 0.3, 0.6); m.Blur(1); yield m;\
