@@ -156,7 +156,7 @@ codes! {
     GGE2713 = 2713, "InvalidPersistence", Runtime, false, "A noise persistence outside [0.1, 0.9].";
     GGE2714 = 2714, "InvalidScale", Runtime, false, "A scale factor outside [0.1, 10].";
     GGE2715 = 2715, "InvalidStrength", Runtime, false, "A strength, steepness or smoothness outside [0, 1].";
-    GGE2716 = 2716, "InvalidNumberOfStrata", Runtime, false, "A number of strata outside [1, 100].";
+    GGE2716 = 2716, "InvalidNumberOfStrata", Runtime, false, "A number of strata or levels outside its range: [1, 100] for Stratify's strata, [1, 1000] for Terrace's levels.";
     GGE2730 = 2730, "UnknownInputMap", Runtime, true, "`HeightMap.Input(name)` of a name the host gave no input map for (`--input name=FILE`).";
     GGE2740 = 2740, "InvalidWavelength", Runtime, false, "A noise wavelength outside [1, 1e9] logical units.";
     GGE2741 = 2741, "InvalidOctaves", Runtime, false, "A number of noise octaves outside [1, 16].";
