@@ -101,8 +101,8 @@ unsafe fn u16_avx2<const BIG: bool>(heights: &[f32], out: &mut [u8]) -> usize {
     // (exact), add ±1 where the dropped fraction is at least one half; the + 32767 on 16-bit integers.
     #[inline(always)]
     fn lanes(h: __m128) -> __m128i {
-        // SAFETY (of the intrinsics): AVX2 is enabled for the enclosing function, and this helper is
-        // inlined into it.
+        // SAFETY: the intrinsics need AVX2, which is enabled for the enclosing function, and this
+        // helper is inlined into it.
         unsafe {
             let x = _mm256_mul_pd(_mm256_cvtps_pd(h), _mm256_set1_pd(32767.0));
             let t = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(x);

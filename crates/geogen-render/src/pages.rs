@@ -178,6 +178,7 @@ unsafe impl GlobalAlloc for LargePages {
 unsafe impl GlobalAlloc for LargePages {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if !large::is_large(layout.size(), layout.align()) {
+            // SAFETY: the caller's guarantees for this call, passed on to the system allocator.
             return unsafe { System.alloc(layout) };
         }
         let (ptr, fresh) = match STATE.lock() {
@@ -190,6 +191,7 @@ unsafe impl GlobalAlloc for LargePages {
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if !large::is_large(layout.size(), layout.align()) {
+            // SAFETY: the caller's guarantees for this call, passed on to the system allocator.
             return unsafe { System.alloc_zeroed(layout) };
         }
         match STATE.lock() {
@@ -206,6 +208,7 @@ unsafe impl GlobalAlloc for LargePages {
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if !large::is_large(layout.size(), layout.align()) {
+            // SAFETY: the caller's guarantees for this call, passed on to the system allocator.
             return unsafe { System.dealloc(ptr, layout) };
         }
         // A record of this block must not outlive it: its address may come back recycled.
@@ -222,6 +225,7 @@ unsafe impl GlobalAlloc for LargePages {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let (was, will) = (large::is_large(layout.size(), layout.align()), large::is_large(new_size, layout.align()));
         if !was && !will {
+            // SAFETY: the caller's guarantees for this call, passed on to the system allocator.
             return unsafe { System.realloc(ptr, layout, new_size) };
         }
         record_fresh(std::ptr::null_mut(), 0..0);
@@ -234,8 +238,12 @@ unsafe impl GlobalAlloc for LargePages {
         // Across the threshold: a new block from the other side, the bytes copied over.
         // SAFETY: the caller guarantees `new_size` is a valid size for `layout.align()`.
         let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
+        // SAFETY: `new_layout` is valid (above) and `new_size` is not zero (the caller's guarantee).
         let new = unsafe { self.alloc(new_layout) };
         if !new.is_null() {
+            // SAFETY: `new` holds at least `min(old, new size)` bytes and `ptr` as many (the
+            // caller's block), the two blocks are distinct, and `ptr` was allocated here with
+            // `layout` (the caller's guarantee).
             unsafe {
                 std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
                 self.dealloc(ptr, layout);
@@ -449,6 +457,10 @@ mod large {
 }
 
 #[cfg(all(test, target_os = "linux"))]
+#[allow(
+    clippy::undocumented_unsafe_blocks,
+    reason = "the tests read and write only blocks they took just before, within their sizes"
+)]
 mod tests {
     use super::large::State;
     use super::*;

@@ -40,29 +40,37 @@ static LARGE_PAGES: AtomicBool = AtomicBool::new(false);
 unsafe impl GlobalAlloc for Switch {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if LARGE_PAGES.load(Ordering::Relaxed) {
+            // SAFETY: the caller's guarantees for this call, passed on unchanged.
             unsafe { LargePages.alloc(layout) }
         } else {
+            // SAFETY: the caller's guarantees for this call, passed on unchanged.
             unsafe { System.alloc(layout) }
         }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if LARGE_PAGES.load(Ordering::Relaxed) {
+            // SAFETY: the caller's guarantees for this call, passed on unchanged.
             unsafe { LargePages.alloc_zeroed(layout) }
         } else {
+            // SAFETY: the caller's guarantees for this call, passed on unchanged.
             unsafe { System.alloc_zeroed(layout) }
         }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if LARGE_PAGES.load(Ordering::Relaxed) {
+            // SAFETY: the caller's guarantees for this call, passed on unchanged.
             unsafe { LargePages.dealloc(ptr, layout) }
         } else {
+            // SAFETY: the caller's guarantees for this call, passed on unchanged.
             unsafe { System.dealloc(ptr, layout) }
         }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if LARGE_PAGES.load(Ordering::Relaxed) {
+            // SAFETY: the caller's guarantees for this call, passed on unchanged.
             unsafe { LargePages.realloc(ptr, layout, new_size) }
         } else {
+            // SAFETY: the caller's guarantees for this call, passed on unchanged.
             unsafe { System.realloc(ptr, layout, new_size) }
         }
     }

@@ -200,6 +200,7 @@ struct Shape<'a> {
 struct Scratch<C>(*mut C);
 // SAFETY: the strips write disjoint elements, and the pointer is only read after all of them end.
 unsafe impl<C: Send> Send for Scratch<C> {}
+// SAFETY: as for `Send`: shared between the strips, each of which writes only its own elements.
 unsafe impl<C: Send> Sync for Scratch<C> {}
 
 impl Shape<'_> {
@@ -331,7 +332,7 @@ unsafe fn vertical_distances_of<C: Counter>(
             counters.iter_mut().for_each(|c| *c = c.next().min(cap));
         }
     }
-    // SAFETY (both): row `i` of the strip's columns, inside the scratch, touched by this call only.
+    // SAFETY: row `i` of the strip's columns, inside the scratch, touched by this call only.
     let row = |i: usize| unsafe { std::slice::from_raw_parts_mut(scratch.0.add(i * ncols + x0), width) };
     let mut counters = vec![cap; width];
     // Forward, from the first source row within d above ys (or ys' first row).
@@ -344,6 +345,7 @@ unsafe fn vertical_distances_of<C: Counter>(
         if y >= ys.start {
             // Written, not read: the memory may be uninitialised until then.
             let at = (y - ys.start) as usize;
+            // SAFETY: row `at` of the strip's columns, inside the scratch, touched by this call only.
             unsafe { std::ptr::copy_nonoverlapping(counters.as_ptr(), scratch.0.add(at * ncols + x0), width) };
         }
     }

@@ -1056,7 +1056,10 @@ mod avx512 {
     /// AVX-512F and VL; `m` was made from a map that `fits`.
     #[inline(always)]
     unsafe fn eight(m: &Map, x: __m512d, y: __m512d) -> __m256 {
+        // SAFETY: `axis` computes on registers only; this function is built with the AVX-512
+        // features the callee needs, and runs only where the processor has them.
         let (x0, x_pair, tx, keep_x) = unsafe { axis(x, m.start_x, m.last_x) };
+        // SAFETY: as above.
         let (y0, y_pair, ty, keep_y) = unsafe { axis(y, m.start_y, m.last_y) };
         // row × width + column is below 2^31 (`fits`), exact in f64 and in i32.
         let i00 = _mm512_cvttpd_epi32(_mm512_add_pd(_mm512_mul_pd(y0, m.width), x0));
@@ -1084,8 +1087,12 @@ mod avx512 {
         // SAFETY: (caller) every index is inside the map's data.
         let (a00, a10, a01, a11) =
             unsafe { (gather(m.data, i00), gather(m.data, i10), gather(m.data, i01), gather(m.data, i11)) };
+        // SAFETY: `lerp` computes on registers only; this function is built with the AVX-512
+        // features the callee needs, and runs only where the processor has them.
         let top = unsafe { lerp(a00, a10, tx, keep_x) };
+        // SAFETY: as above.
         let bottom = unsafe { lerp(a01, a11, tx, keep_x) };
+        // SAFETY: as above.
         _mm512_cvtpd_ps(unsafe { lerp(top, bottom, ty, keep_y) })
     }
 
@@ -1159,6 +1166,9 @@ mod avx512 {
             while i + 8 <= n {
                 let (x, y) = position(px);
                 if AHEAD {
+                    // SAFETY: `hint` only prefetches (no address is read) and `m` is made from the
+                    // map that fits; this function is built with the AVX-512 features the callee
+                    // needs, and runs only where the processor has them.
                     unsafe { hint(m, _mm512_add_pd(x, ahead.0), _mm512_add_pd(y, ahead.1)) };
                 }
                 // SAFETY: the positions are inside (caller); i + 8 ≤ n.
@@ -1170,12 +1180,16 @@ mod avx512 {
         while i + 8 <= n {
             let (x, y) = position(px);
             if AHEAD {
+                // SAFETY: as above.
                 unsafe { hint(m, _mm512_add_pd(x, ahead.0), _mm512_add_pd(y, ahead.1)) };
             }
-            if unsafe { all_inside(m, x, y) } {
+            // SAFETY: `all_inside` and `near` only compare registers; this function is built with
+            // the AVX-512 features they need, and runs only where the processor has them.
+            let (inside, near_all) = unsafe { (all_inside(m, x, y), near(x, y, 0xff)) };
+            if inside {
                 // SAFETY: the eight positions are inside (just checked); i + 8 ≤ n.
                 unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight_inside(m, x, y)) };
-            } else if unsafe { near(x, y, 0xff) } {
+            } else if near_all {
                 // SAFETY: `m` fits; i + 8 ≤ n.
                 unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight(m, x, y)) };
             } else {
@@ -1192,6 +1206,8 @@ mod avx512 {
             let lanes: __mmask8 = (1u8 << (n - i)) - 1;
             let (x, y) = position(px);
             let (x, y) = (_mm512_maskz_mov_pd(lanes, x), _mm512_maskz_mov_pd(lanes, y));
+            // SAFETY: `near` only compares registers; this function is built with the AVX-512
+            // features the callee needs, and runs only where the processor has them.
             if unsafe { near(x, y, lanes) } {
                 // SAFETY: the store writes only elements i..n of `out`.
                 unsafe { _mm256_mask_storeu_ps(out.as_mut_ptr().add(i), lanes, eight(m, x, y)) };
@@ -1215,6 +1231,7 @@ mod avx512 {
     pub unsafe fn linear_band(map: &HeightMap, inverse: [f64; 4], py0: i64, x0: i64, width: usize, band: &mut [f32]) {
         use super::{linear_block_inside, linear_positions, BLOCK_COLUMNS, PREFETCH_EVERY_ROWS};
         use crate::kernels::coherent::Isa;
+        // SAFETY: this function's contract: AVX-512F and a map that fits.
         let m = unsafe { Map::new(map) };
         let rows = band.len() / width;
         if rows == 0 {
@@ -1236,10 +1253,11 @@ mod avx512 {
             let inside = whole > 0 && linear_block_inside(map, inverse, (px0, px0 + whole as i64 - 1), (py0, last_row));
             for (r, row) in band.chunks_mut(width).enumerate() {
                 let (py, out) = (py0 + r as i64, &mut row[bx..end]);
-                // SAFETY: `m` from `map`, which fits; the columns are below 2^52 (caller).
                 if end < width && r.is_multiple_of(PREFETCH_EVERY_ROWS) {
+                    // SAFETY: `m` from `map`, which fits; the columns are below 2^52 (caller).
                     unsafe { linear_row::<true>(&m, map, inverse, px0, py, inside, out) };
                 } else {
+                    // SAFETY: as above.
                     unsafe { linear_row::<false>(&m, map, inverse, px0, py, inside, out) };
                 }
             }
@@ -1301,17 +1319,21 @@ mod avx512 {
     /// slices have the same length.
     #[target_feature(enable = "avx512f,avx512vl,avx2")]
     pub unsafe fn bilinear_many(map: &HeightMap, xs: &[f64], ys: &[f64], out: &mut [f32]) {
+        // SAFETY: this function's contract: AVX-512F and a map that fits.
         let m = unsafe { Map::new(map) };
         let n = out.len();
         let mut i = 0;
         while i + 8 <= n {
             // SAFETY: i + 8 ≤ n, the length of all three slices.
             let (x, y) = unsafe { (_mm512_loadu_pd(xs.as_ptr().add(i)), _mm512_loadu_pd(ys.as_ptr().add(i))) };
-            if unsafe { all_inside(&m, x, y) } {
+            // SAFETY: `all_inside` and `near` only compare registers; this function is built with
+            // the AVX-512 features they need, and runs only where the processor has them.
+            let (inside, near_all) = unsafe { (all_inside(&m, x, y), near(x, y, 0xff)) };
+            if inside {
                 // SAFETY: AVX-512F and VL, `fits(map)` (caller), the eight positions inside (just
                 // checked); i + 8 ≤ n.
                 unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight_inside(&m, x, y)) };
-            } else if unsafe { near(x, y, 0xff) } {
+            } else if near_all {
                 // SAFETY: AVX-512F and VL, `fits(map)` (caller); i + 8 ≤ n.
                 unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight(&m, x, y)) };
             } else {
@@ -1330,6 +1352,8 @@ mod avx512 {
             let (x, y) = unsafe {
                 (_mm512_maskz_loadu_pd(lanes, xs.as_ptr().add(i)), _mm512_maskz_loadu_pd(lanes, ys.as_ptr().add(i)))
             };
+            // SAFETY: `near` only compares registers; this function is built with the AVX-512
+            // features the callee needs, and runs only where the processor has them.
             if unsafe { near(x, y, lanes) } {
                 // SAFETY: as above; the store writes only elements i..n of `out`.
                 unsafe { _mm256_mask_storeu_ps(out.as_mut_ptr().add(i), lanes, eight(&m, x, y)) };

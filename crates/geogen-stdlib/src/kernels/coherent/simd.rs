@@ -299,6 +299,10 @@ mod avx2 {
     // SAFETY (every `unsafe` block below): the intrinsics need AVX/AVX2, which the dispatcher has
     // detected before any code instantiated with `Avx2` runs; loads and stores are unaligned and
     // within slices of at least 8 elements (indexing checks the length first).
+    #[allow(
+        clippy::undocumented_unsafe_blocks,
+        reason = "each block is one intrinsic; the note above is the safety argument of them all"
+    )]
     impl Lanes for Avx2 {
         const LANES: usize = 8;
         type F = __m256;
