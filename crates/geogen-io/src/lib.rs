@@ -161,13 +161,7 @@ pub fn encode(format: Format, field: &HeightField<'_>) -> Result<Vec<u8>, IoErro
 /// Writes a field to `path` in `format`, atomically. The file name is the caller's choice; see
 /// [`Format::file_name`] for the conventional one.
 pub fn write(format: Format, field: &HeightField<'_>, path: impl AsRef<Path>) -> Result<(), IoError> {
-    let path = path.as_ref();
-    check_field(format, field).map_err(|source| IoError::Field { path: Some(path.to_path_buf()), source })?;
-    let (guard, file) = AtomicFile::create(path)?;
-    let out = BufWriter::with_capacity(OUTPUT_BUFFER, TempFile::new(file));
-    let out = encode::encode_into(format, field, out).map_err(|f| failure_to_error(f, format, Some(path)))?;
-    let file = into_file(out, path)?;
-    guard.commit(file)
+    publish(vec![stage(format, field, path)?]).map(drop)
 }
 
 /// Encodes the hillshade preview with non-default lighting or exaggeration ([`encode`] with
@@ -199,9 +193,7 @@ pub fn write_hillshade(
 
 /// Writes arbitrary bytes to `path`, atomically (for hosts' own small files, e.g. run manifests).
 pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
-    let (guard, mut file) = AtomicFile::create(path)?;
-    file.write_all(bytes).map_err(|source| IoError::Io { path: path.to_path_buf(), operation: "write", source })?;
-    guard.commit(file)
+    publish(vec![stage_bytes(path, bytes)?]).map(drop)
 }
 
 /// [`write`], staged: the file is complete and durable under a temporary name, and takes `path`
