@@ -1036,7 +1036,7 @@ mod tests {
                 pruned.candidates.select_scalar(&g, d);
                 let scalar = pruned.candidates.kept().to_vec();
                 #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx2") {
+                if crate::kernels::tested_builds::has("avx2") {
                     // SAFETY: checked just above.
                     unsafe { pruned.candidates.select_avx2(&g, d) };
                     assert_eq!(pruned.candidates.kept(), scalar.as_slice(), "d {d}, n {n}");

@@ -3052,9 +3052,9 @@ mod tests {
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let isas = [SCALAR, AVX2, AVX512].into_iter().filter(|&isa| match isa {
             #[cfg(target_arch = "x86_64")]
-            AVX2 => std::arch::is_x86_feature_detected!("avx2"),
+            AVX2 => crate::kernels::tested_builds::has("avx2"),
             #[cfg(target_arch = "x86_64")]
-            AVX512 => std::arch::is_x86_feature_detected!("avx512f"),
+            AVX512 => crate::kernels::tested_builds::has("avx512f"),
             _ => isa == SCALAR,
         });
         let isas: Vec<u8> = isas.collect();
@@ -3212,8 +3212,8 @@ mod tests {
                 #[cfg(target_arch = "x86_64")]
                 for (isa, feature) in [(AVX2, "avx2"), (AVX512, "avx512f")] {
                     let present = match feature {
-                        "avx2" => std::arch::is_x86_feature_detected!("avx2"),
-                        _ => std::arch::is_x86_feature_detected!("avx512f"),
+                        "avx2" => crate::kernels::tested_builds::has("avx2"),
+                        _ => crate::kernels::tested_builds::has("avx512f"),
                     };
                     if !present {
                         continue;
@@ -3308,14 +3308,14 @@ mod tests {
                 thermal_block::<SCALAR>(&from, &mut scalar, w, xa, xb, t);
                 assert!(bits(&scalar) == bits(&plain), "scalar, width {w}, {t:?}");
                 #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx2") {
+                if crate::kernels::tested_builds::has("avx2") {
                     let mut simd = vec![0.0f32; rows * w];
                     // SAFETY: the processor supports AVX2 (checked above).
                     unsafe { thermal_block_avx2(&from, &mut simd, w, xa, xb, t) };
                     assert!(bits(&simd) == bits(&plain), "AVX2, width {w}, {t:?}");
                 }
                 #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx512f") {
+                if crate::kernels::tested_builds::has("avx512f") {
                     let mut simd = vec![0.0f32; rows * w];
                     // SAFETY: the processor supports AVX-512F (checked above).
                     unsafe { thermal_block_avx512(&from, &mut simd, w, xa, xb, t) };

@@ -15,5 +15,7 @@ pub mod noise;
 pub mod pointwise;
 pub mod profile;
 pub mod sample;
+#[cfg(test)]
+pub(crate) mod tested_builds;
 
 pub use geogen_render::kernels::{for_each_row, map_pixels, zip1, zip2};

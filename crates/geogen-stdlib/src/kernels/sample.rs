@@ -1368,6 +1368,28 @@ mod avx512 {
 
 #[cfg(test)]
 mod tests {
+    /// The samplers the tests run: every one the machine has, the others reported
+    /// (`tested_builds`).
+    fn tested_samplers() -> Vec<Sampler> {
+        use crate::kernels::tested_builds::has;
+        let mut samplers = vec![Sampler::Scalar];
+        if has("avx2") {
+            samplers.push(Sampler::Avx2);
+            if has("avx512f") && has("avx512vl") {
+                samplers.push(Sampler::Avx512);
+            }
+        }
+        samplers
+    }
+
+    fn tested_isas() -> Vec<Isa> {
+        let mut isas = vec![Isa::Scalar];
+        if crate::kernels::tested_builds::has("avx2") {
+            isas.push(Isa::Avx2);
+        }
+        isas
+    }
+
     use super::*;
 
     fn map() -> HeightMap {
@@ -1504,7 +1526,7 @@ mod tests {
             }
             let (xs, ys): (Vec<f64>, Vec<f64>) = positions.iter().copied().unzip();
             let single: Vec<u32> = positions.iter().map(|&(px, py)| bilinear(&map, px, py).to_bits()).collect();
-            for isa in Sampler::available() {
+            for isa in tested_samplers() {
                 for len in [0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 63, 64, 65, xs.len()] {
                     let len = len.min(xs.len());
                     let mut out = vec![f32::NAN; len];
@@ -1538,7 +1560,7 @@ mod tests {
             Rect::new(5, 7, 64, 32),
             Rect::new(-61, -3, 130, 70),
         ] {
-            for isa in Sampler::available() {
+            for isa in tested_samplers() {
                 let got = resample_on(isa, &source, rect, position).unwrap();
                 assert_eq!(got.rect(), rect);
                 for py in rect.y..rect.y + rect.height as i64 {
@@ -1603,7 +1625,7 @@ mod tests {
                         want.push(bilinear(&source, i11 * x + i12 * y, i21 * x + i22 * y).to_bits());
                     }
                 }
-                for sampler in Sampler::available() {
+                for sampler in tested_samplers() {
                     for threads in 1..=3 {
                         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
                         let got = pool.install(|| resample_linear(sampler, &source, rect, inverse)).unwrap();
@@ -1628,7 +1650,7 @@ mod tests {
             let [i11, i12, i21, i22] = inverse;
             for &px0 in &starts {
                 for py in [0i64, -5, 123_456_789, i64::MIN] {
-                    for isa in Isa::available() {
+                    for isa in tested_isas() {
                         for len in [0usize, 1, 3, 4, 5, 8, 63, 64, 67] {
                             let (mut xs, mut ys) = (vec![f64::NAN; len], vec![f64::NAN; len]);
                             linear_positions(isa, inverse, px0, py, &mut xs, &mut ys);
