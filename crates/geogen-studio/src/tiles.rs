@@ -41,7 +41,30 @@ pub(crate) fn routes(state: Shared) -> Router {
     Router::new()
         .route("/tiles/{map}/{z}/{x}/{y}", get(tile))
         .layer(middleware::from_fn_with_state(state.clone(), crate::api::require_token))
+        // Outside the token check: a browser's preflight carries no token.
+        .layer(middleware::from_fn(allow_other_origins))
         .with_state(state)
+}
+
+/// Tiles are for web maps on any site (MapLibre, Leaflet, OpenLayers pages served from elsewhere):
+/// every tile answer allows any origin to read it (the token in the URL is what guards them), and
+/// a preflight `OPTIONS` is answered without the token. The studio's API sends no such header, so
+/// no other page can read its answers.
+async fn allow_other_origins(request: axum::extract::Request, next: middleware::Next) -> Response {
+    let preflight = request.method() == axum::http::Method::OPTIONS;
+    let mut response = if preflight { StatusCode::NO_CONTENT.into_response() } else { next.run(request).await };
+    let headers = response.headers_mut();
+    headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, header::HeaderValue::from_static("*"));
+    if preflight {
+        headers.insert(header::ACCESS_CONTROL_ALLOW_METHODS, header::HeaderValue::from_static("GET, OPTIONS"));
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_HEADERS,
+            header::HeaderValue::from_static("x-geogen-token, if-none-match"),
+        );
+        headers.insert(header::ACCESS_CONTROL_MAX_AGE, header::HeaderValue::from_static("86400"));
+    }
+    headers.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, header::HeaderValue::from_static("etag, x-geogen-cache"));
+    response
 }
 
 /// How a tile shows the heights.

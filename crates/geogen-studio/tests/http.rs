@@ -883,3 +883,29 @@ fn a_newer_preview_stops_a_long_step_of_the_older() {
     assert_eq!(server.runtime.block_on(older).unwrap(), 409, "the older render is given up");
     assert!(waited < Duration::from_secs(4), "the newer preview waited {waited:?} for the older's step");
 }
+
+/// Web maps on other sites read the tiles: every tile answer allows any origin, a preflight is
+/// answered without the token; the studio's API allows no other origin.
+#[test]
+fn tiles_are_readable_from_other_origins_and_the_api_is_not() {
+    let server = example();
+    let origin = ("Origin", "http://maps.example");
+    let preflight = server.runtime.block_on(send(
+        server.address,
+        "OPTIONS",
+        "/tiles/main/8/0/0.png",
+        &[origin, ("Access-Control-Request-Method", "GET")],
+        b"",
+    ));
+    assert_eq!(preflight.status, 204);
+    assert_eq!(preflight.header("access-control-allow-origin"), Some("*"));
+    assert!(preflight.header("access-control-allow-methods").unwrap().contains("GET"));
+    let tile = server.get_with(&format!("/tiles/main/8/0/0.png?token={TOKEN}"), &[origin]);
+    assert_eq!(tile.status, 200);
+    assert_eq!(tile.header("access-control-allow-origin"), Some("*"));
+    let refused = server.get_with("/tiles/main/8/0/0.png", &[origin]);
+    assert_eq!(refused.status, 401, "the token still guards the tiles");
+    let session = server.get_with("/api/session", &[("X-Geogen-Token", TOKEN), origin]);
+    assert_eq!(session.status, 200);
+    assert_eq!(session.header("access-control-allow-origin"), None);
+}
