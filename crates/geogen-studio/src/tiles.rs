@@ -40,10 +40,54 @@ pub const MAX_ZOOM: u32 = 11;
 pub(crate) fn routes(state: Shared) -> Router {
     Router::new()
         .route("/tiles/{map}/{z}/{x}/{y}", get(tile))
+        .route("/tiles/{file}", get(tilejson))
         .layer(middleware::from_fn_with_state(state.clone(), crate::api::require_token))
         // Outside the token check: a browser's preflight carries no token.
         .layer(middleware::from_fn(allow_other_origins))
         .with_state(state)
+}
+
+/// `GET /tiles/{map}.json?token=T[&kind=K]...`: the TileJSON 3.0 of a map's tiles with the
+/// request's settings (the tile URL template carries the same query, token included), for web
+/// maps that take a source by its TileJSON (MapLibre's `url`).
+async fn tilejson(
+    AxState(state): AxState<Shared>,
+    Path(file): Path<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let not_found = |message: String| ApiError::new(StatusCode::NOT_FOUND, codes::GGE4000, message, None);
+    let Some(map) = file.strip_suffix(".json") else {
+        return Err(not_found("tiles are /tiles/{map}/{z}/{x}/{y}.png, their TileJSON /tiles/{map}.json".into()));
+    };
+    // The query is a tile's: checked as one.
+    let request = TileRequest::parse(map, "8", "0", "0.png", query.as_deref(), &state.options.tile_defaults)?;
+    let yields = state.current.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|c| c.script.info().maps);
+    if !yields.is_some_and(|maps| maps.iter().any(|m| m == map)) {
+        return Err(not_found(format!("the script yields no map \"{}\"", map.chars().take(64).collect::<String>())));
+    }
+    let name = state.document.lock().unwrap_or_else(|e| e.into_inner()).name.clone();
+    // The Host the client used (checked against the names the server answers to).
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("localhost");
+    let query = query.unwrap_or_default();
+    let encoding = match request.kind {
+        TileKind::Terrarium => Some("terrarium"),
+        TileKind::TerrainRgb => Some("mapbox"),
+        _ => None,
+    };
+    let mut json = serde_json::json!({
+        "tilejson": "3.0.0",
+        "name": format!("{name}: {map}"),
+        "scheme": "xyz",
+        "tiles": [format!("http://{host}/tiles/{map}/{{z}}/{{x}}/{{y}}.png?{query}")],
+        "minzoom": 0,
+        "maxzoom": MAX_ZOOM,
+        "tileSize": TILE_SIZE,
+    });
+    if let Some(encoding) = encoding {
+        json["encoding"] = serde_json::json!(encoding);
+    }
+    Ok(axum::Json(json).into_response())
 }
 
 /// Tiles are for web maps on any site (MapLibre, Leaflet, OpenLayers pages served from elsewhere):

@@ -909,3 +909,34 @@ fn tiles_are_readable_from_other_origins_and_the_api_is_not() {
     assert_eq!(session.status, 200);
     assert_eq!(session.header("access-control-allow-origin"), None);
 }
+
+/// A map's TileJSON names its tiles with the request's settings, for web maps that take a source
+/// by URL; maps the script does not yield and bad settings are refused.
+#[test]
+fn a_map_s_tilejson_describes_its_tiles() {
+    let server = example();
+    let answer = server
+        .get_with(&format!("/tiles/main.json?token={TOKEN}&kind=terrarium"), &[("Origin", "http://maps.example")]);
+    assert_eq!(answer.status, 200, "{}", String::from_utf8_lossy(&answer.body));
+    assert_eq!(answer.header("access-control-allow-origin"), Some("*"));
+    let json = answer.json();
+    assert_eq!(json["tilejson"], "3.0.0");
+    assert_eq!(json["encoding"], "terrarium");
+    assert_eq!(json["maxzoom"], 11);
+    let template = json["tiles"][0].as_str().unwrap();
+    let expected = format!("http://{}/tiles/main/{{z}}/{{x}}/{{y}}.png?token={TOKEN}&kind=terrarium", server.address);
+    assert_eq!(template, expected);
+    // The template's tile is the tile.
+    let tile = server.get_with(
+        &template.replace("{z}", "8").replace("{x}", "0").replace("{y}", "0").replacen(
+            &format!("http://{}", server.address),
+            "",
+            1,
+        ),
+        &[],
+    );
+    assert_eq!(tile.status, 200);
+    assert_eq!(server.get(&format!("/tiles/nothing.json?token={TOKEN}")).status, 404);
+    assert_eq!(server.get(&format!("/tiles/main.json?token={TOKEN}&kind=sepia")).status, 400);
+    assert_eq!(server.get_with("/tiles/main.json", &[]).status, 401);
+}
