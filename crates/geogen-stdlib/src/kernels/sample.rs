@@ -1183,13 +1183,17 @@ mod avx512 {
                 // SAFETY: as above.
                 unsafe { hint(m, _mm512_add_pd(x, ahead.0), _mm512_add_pd(y, ahead.1)) };
             }
-            // SAFETY: `all_inside` and `near` only compare registers; this function is built with
-            // the AVX-512 features they need, and runs only where the processor has them.
-            let (inside, near_all) = unsafe { (all_inside(m, x, y), near(x, y, 0xff)) };
-            if inside {
+            // SAFETY: `all_inside` only compares registers; this function is built with the
+            // AVX-512 features it needs, and runs only where the processor has them.
+            if unsafe { all_inside(m, x, y) } {
                 // SAFETY: the eight positions are inside (just checked); i + 8 ≤ n.
                 unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight_inside(m, x, y)) };
-            } else if near_all {
+                px = _mm512_add_pd(px, step);
+                i += 8;
+                continue;
+            }
+            // SAFETY: as `all_inside` above.
+            if unsafe { near(x, y, 0xff) } {
                 // SAFETY: `m` fits; i + 8 ≤ n.
                 unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight(m, x, y)) };
             } else {
@@ -1326,14 +1330,17 @@ mod avx512 {
         while i + 8 <= n {
             // SAFETY: i + 8 ≤ n, the length of all three slices.
             let (x, y) = unsafe { (_mm512_loadu_pd(xs.as_ptr().add(i)), _mm512_loadu_pd(ys.as_ptr().add(i))) };
-            // SAFETY: `all_inside` and `near` only compare registers; this function is built with
-            // the AVX-512 features they need, and runs only where the processor has them.
-            let (inside, near_all) = unsafe { (all_inside(&m, x, y), near(x, y, 0xff)) };
-            if inside {
+            // SAFETY: `all_inside` only compares registers; this function is built with the
+            // AVX-512 features it needs, and runs only where the processor has them.
+            if unsafe { all_inside(&m, x, y) } {
                 // SAFETY: AVX-512F and VL, `fits(map)` (caller), the eight positions inside (just
                 // checked); i + 8 ≤ n.
                 unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight_inside(&m, x, y)) };
-            } else if near_all {
+                i += 8;
+                continue;
+            }
+            // SAFETY: as `all_inside` above.
+            if unsafe { near(x, y, 0xff) } {
                 // SAFETY: AVX-512F and VL, `fits(map)` (caller); i + 8 ≤ n.
                 unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(i), eight(&m, x, y)) };
             } else {
