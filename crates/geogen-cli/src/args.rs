@@ -198,7 +198,7 @@ pub struct TilesCmd {
     /// Render only the I-th of N disjoint, balanced parts of the tiles (every N-th block of tiles
     /// from the I-th), so N processes on N machines writing into one shared directory make the tiles of one
     /// run. `--shard N` alone reads I from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs) or
-    /// SLURM_ARRAY_TASK_ID (Slurm job arrays, counted from SLURM_ARRAY_TASK_MIN). Check the result
+    /// SLURM_ARRAY_TASK_ID (Slurm job arrays, numbered from 0). Check the result
     /// with `geogen finish-tiles DIR`.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     pub shard: Option<(Option<u64>, u64)>,

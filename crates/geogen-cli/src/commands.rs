@@ -10,6 +10,8 @@ use crate::report::{self, CliError};
 
 /// Runs a command; `Err` says why it stopped (and so its exit status).
 pub fn dispatch(cli: Cli) -> Result<ExitCode, CliError> {
+    // Every command's kernels run the one instruction set GEOGEN_ISA asks for, or none.
+    geogen::instruction_set().map_err(|d| CliError::Usage(format!("{}: {}", d.code, d.message)))?;
     match cli.command {
         Command::Check { script, source } => check(&script, &source),
         Command::Run { script, settings, sequence, bounds } => run(&script, &settings, sequence, bounds),

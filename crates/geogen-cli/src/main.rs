@@ -4,6 +4,9 @@
 //! values, unknown parameters or maps, unreadable files, an unusable output directory); the rule
 //! lives in [`report::exit_status`].
 
+// This crate has no unsafe code, and keeps it that way.
+#![forbid(unsafe_code)]
+
 mod args;
 mod commands;
 mod export;

@@ -341,6 +341,7 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
             ("peak_rss_bytes", peak_rss.map_or("unknown".to_string(), |b| b.to_string())),
             ("planned_peak_bytes", planned_peak.to_string()),
             ("threads", rayon::current_num_threads().to_string()),
+            ("isa", geogen::simd::active().to_string()),
         ]));
     }
     if !cmd.output.quiet && pixels > 0 {
@@ -433,6 +434,7 @@ fn render_streamed(
             ("strips", streamed.strips.to_string()),
             ("strip_height", streamed.strip_height.to_string()),
             ("threads", rayon::current_num_threads().to_string()),
+            ("isa", geogen::simd::active().to_string()),
         ]));
     }
     if !cmd.output.quiet {

@@ -84,13 +84,9 @@ fn resolve_shard(shard: Option<(Option<u64>, u64)>) -> Result<(u64, u64), CliErr
     let index = if let Some(value) = var("JOB_COMPLETION_INDEX") {
         parse("JOB_COMPLETION_INDEX", value)?
     } else if let Some(value) = var("SLURM_ARRAY_TASK_ID") {
-        let id = parse("SLURM_ARRAY_TASK_ID", value)?;
-        let min = match var("SLURM_ARRAY_TASK_MIN") {
-            Some(min) => parse("SLURM_ARRAY_TASK_MIN", min)?,
-            None => 0,
-        };
-        id.checked_sub(min)
-            .ok_or_else(|| CliError::Usage(format!("SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {min}")))?
+        // The index itself, not its offset from SLURM_ARRAY_TASK_MIN: resubmitting some tasks
+        // (`--array=3,5`) must render shards 3 and 5 again, and there the minimum is 3.
+        parse("SLURM_ARRAY_TASK_ID", value)?
     } else {
         return Err(CliError::Usage(format!(
             "--shard {count} needs the shard index: give --shard I/{count}, or run as a Kubernetes Indexed Job \
@@ -98,7 +94,12 @@ fn resolve_shard(shard: Option<(Option<u64>, u64)>) -> Result<(u64, u64), CliErr
         )));
     };
     if index >= count {
-        return Err(CliError::Usage(format!("shard index {index} is not below the number of shards {count}")));
+        return Err(CliError::Usage(format!(
+            "shard index {index} is not below the number of shards {count} (shards are numbered 0 to {}; \
+             a Slurm array for {count} shards is --array=0-{})",
+            count - 1,
+            count - 1
+        )));
     }
     Ok((index, count))
 }
@@ -247,10 +248,10 @@ pub const BLOCK_PIXELS: u32 = 4096;
 pub const SHARD_BLOCK_PIXELS: u32 = 2048;
 
 /// The tiles a side of one block: `--block` when given; else as many as fit in [`BLOCK_PIXELS`]
-/// (one shard) or [`SHARD_BLOCK_PIXELS`] (several), fewer when the region would otherwise have
-/// fewer blocks than shards (every shard gets work), and, for one shard, halved until `fits` says
-/// a block of that many tiles a side fits the memory limit (a block that does not fit would render
-/// its tiles one by one, the costliest way).
+/// (one shard) or [`SHARD_BLOCK_PIXELS`] (several), fewer when the shards' shares of the tiles
+/// would otherwise be uneven (see [`shares_are_even`]), and, for one shard, halved until `fits`
+/// says a block of that many tiles a side fits the memory limit (a block that does not fit would
+/// render its tiles one by one, the costliest way).
 fn block_tiles(given: Option<u32>, grid: &TileGrid, shards: u64, fits: impl Fn(u32) -> bool) -> u32 {
     if let Some(given) = given {
         return given.max(1);
@@ -260,7 +261,7 @@ fn block_tiles(given: Option<u32>, grid: &TileGrid, shards: u64, fits: impl Fn(u
     // Not more tiles a side than the region has: the same blocks, and `fits` plans no more than them.
     let most = grid.columns().max(grid.rows());
     tiles = tiles.min(u32::try_from(most).unwrap_or(u32::MAX).max(1));
-    while tiles > 1 && grid.blocks(tiles).count() < shards {
+    while tiles > 1 && !shares_are_even(grid, tiles, shards) {
         tiles -= 1;
     }
     if shards == 1 {
@@ -269,6 +270,35 @@ fn block_tiles(given: Option<u32>, grid: &TileGrid, shards: u64, fits: impl Fn(u
         }
     }
     tiles
+}
+
+/// Whether the shards' shares of the tiles, with blocks of `tiles` a side dealt out in turn (shard
+/// `i` takes blocks `i`, `i + shards`, ...), differ little: the largest share at most a quarter
+/// above the mean. Smaller blocks cost more halo, so the largest even size is wanted: a region of
+/// 4 × 4 tiles in 3 × 3 blocks would give four shards 9, 3, 3 and 1 tiles, in 2 × 2 blocks 4 each.
+fn shares_are_even(grid: &TileGrid, tiles: u32, shards: u64) -> bool {
+    let blocks = grid.blocks(tiles);
+    if blocks.count() < shards {
+        return false;
+    }
+    if shards <= 1 {
+        return true;
+    }
+    // Counting block by block costs one step per block: bounded, since a region of more blocks
+    // than this is even whatever its edges (the edge blocks are a vanishing part of each share).
+    if blocks.count() > 1 << 20 {
+        return true;
+    }
+    let mut shares = vec![0u64; usize::try_from(shards).unwrap_or(usize::MAX).min(1 << 20)];
+    for index in 0..blocks.count() {
+        let slot = (index % shards) as usize;
+        if let Some(share) = shares.get_mut(slot) {
+            *share += blocks.cells(index).count() as u64;
+        }
+    }
+    let largest = shares.iter().copied().max().unwrap_or(0);
+    // largest ≤ 1.25 × total / shards, in integers.
+    largest.saturating_mul(4).saturating_mul(shards) <= grid.count().saturating_mul(5)
 }
 
 /// The grid cells grouped in blocks of `tiles` × `tiles` (fewer at the region's right and bottom).
@@ -1190,6 +1220,12 @@ mod tests {
             8
         );
         assert!(!asked.get(), "a sharded run must not depend on the memory limit");
+        // Shards get even shares: 4 × 4 tiles for four shards in 2 × 2 blocks, not 3 × 3 blocks
+        // (9, 3, 3 and 1 tiles).
+        let four = TileGrid { side: 256, width: 1024, height: 1024, ..grid };
+        assert_eq!(block_tiles(None, &four, 4, |_| true), 2);
+        let wide = TileGrid { side: 256, width: 2048, height: 2048, ..grid };
+        assert_eq!(block_tiles(None, &wide, 4, |_| true), 4);
         // Never more tiles a side than the region has, and --block as given.
         let small = TileGrid { side: 1000, width: 2500, height: 1000, ..grid };
         assert_eq!(block_tiles(None, &small, 1, |_| true), 3);

@@ -23,6 +23,9 @@
 //! - Hidden locals have names containing `<`, which user identifiers cannot contain.
 //! - Two parameters of one function with the same name are GGE1306 at compile time.
 
+// This crate has no unsafe code, and keeps it that way.
+#![forbid(unsafe_code)]
+
 mod compiler;
 mod disasm;
 pub mod ir;

@@ -4,6 +4,9 @@
 //! source it concerns, and an optional hint. The codes are listed once, in [`codes`], which is also the
 //! source of `docs/error-codes.md`.
 
+// This crate has no unsafe code, and keeps it that way.
+#![forbid(unsafe_code)]
+
 pub mod codes;
 mod list;
 mod render;

@@ -9,6 +9,9 @@
 //! Everything is deterministic: IEEE arithmetic in a fixed order, `libm` for powers, no FMA, and
 //! parallel loops whose items never depend on each other.
 
+// This crate has no unsafe code, and keeps it that way.
+#![forbid(unsafe_code)]
+
 pub mod detail;
 pub mod evolve;
 pub mod flood;

@@ -397,13 +397,13 @@ pub(crate) enum Isa {
 }
 
 impl Isa {
-    /// The fastest one this machine runs.
+    /// The one the process runs ([`geogen_simd::active`]; its AVX2 level includes BMI2).
     pub(crate) fn best() -> Isa {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("bmi2") {
-            return Isa::Avx2;
+        if geogen_simd::enabled(geogen_simd::Isa::Avx2) {
+            Isa::Avx2
+        } else {
+            Isa::Scalar
         }
-        Isa::Scalar
     }
 }
 

@@ -61,16 +61,9 @@ pub fn u16_le(heights: &[f32], out: &mut [u8]) {
     u16_bytes::<false>(heights, out, simd_available());
 }
 
-/// Whether the AVX2 build of the 16-bit quantiser runs here.
+/// Whether the AVX2 build of the 16-bit quantiser runs in this process.
 fn simd_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    geogen_simd::enabled(geogen_simd::Isa::Avx2)
 }
 
 /// [`to_u16`] of every height as bytes, big-endian if `BIG`, eight at a time with AVX2 when `simd`

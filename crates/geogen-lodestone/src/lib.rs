@@ -17,6 +17,9 @@
 //! [`name_seed`]`(seed, rules, start, n)`, so it does not change when more names are asked for and is
 //! the same on every machine.
 
+// This crate has no unsafe code, and keeps it that way.
+#![forbid(unsafe_code)]
+
 mod enumerate;
 pub mod exec;
 mod lexer;

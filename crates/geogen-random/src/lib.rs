@@ -2,6 +2,9 @@
 //! terrain: the 32-bit integer hash, MT19937, djb2 for strings, and seed combination.
 //! All arithmetic is on `u32` with wrap-around.
 
+// This crate has no unsafe code, and keeps it that way.
+#![forbid(unsafe_code)]
+
 mod mt;
 
 pub use mt::Mt19937;

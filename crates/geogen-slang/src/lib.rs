@@ -19,6 +19,9 @@
 //! A program is a pure function of its coordinates: evaluate any point, row or tile from any
 //! thread, in any order, and get the same bits (see `docs/height-slang.md`).
 
+// This crate has no unsafe code, and keeps it that way.
+#![forbid(unsafe_code)]
+
 pub mod ast;
 pub mod dialect;
 pub mod eval;

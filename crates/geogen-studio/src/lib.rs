@@ -12,6 +12,9 @@
 //! can drive it; no request names a file path; bodies, render sizes, concurrent renders,
 //! connections and the time a client may take to send a request are bounded.
 
+// This crate has no unsafe code, and keeps it that way.
+#![forbid(unsafe_code)]
+
 mod api;
 mod assets;
 mod cache;

@@ -6,6 +6,9 @@
 //! The pipeline inside is [`lexer::lex`] (text to tokens) then a recursive-descent parser (tokens
 //! to [`ast::Script`]). [`dump`] renders a tree as S-expressions for tests and debugging.
 
+// This crate has no unsafe code, and keeps it that way.
+#![forbid(unsafe_code)]
+
 pub mod ast;
 pub mod dump;
 pub mod lexer;

@@ -10,6 +10,9 @@
 //! for (name, map) in vm.yielded() { ... }
 //! ```
 
+// This crate has no unsafe code, and keeps it that way.
+#![forbid(unsafe_code)]
+
 pub mod array;
 mod describe;
 pub mod env;

@@ -9,6 +9,9 @@
 //! Each run creates its own [`geogen_vm::Vm`] (values are single-threaded and live only during a
 //! run); the compiled code and the native library are shared.
 
+// This crate has no unsafe code, and keeps it that way.
+#![forbid(unsafe_code)]
+
 mod height_slang;
 mod info_json;
 pub mod labels;
@@ -33,6 +36,8 @@ pub use geogen_render::{
     HeightMap, InputRaster, Progress, Rect, RenderConfig, RenderMetadata, RenderingSequence, SharedParts, SolveCache,
     StopSignal, DEFAULT_MAX_SOLVE_CELLS, DEFAULT_MEMORY_LIMIT,
 };
+/// The instruction set the kernels run on (`GEOGEN_ISA`; [`simd::set_active`] for a host).
+pub use geogen_simd as simd;
 pub use geogen_vm::{Label, Limits};
 pub use height_slang::{height_slang_wrapper, Dialect, HEIGHT_SLANG_UNIT_SIZE};
 pub use info_json::json_number;
@@ -43,6 +48,15 @@ pub mod names {
     pub use geogen_lodestone::*;
     pub use geogen_stdlib::names::check_variable_name;
     pub use geogen_stdlib::names::code::{default_code_limits, ScriptCode};
+}
+
+/// The instruction set the kernels will run on, or GGE4025 when `GEOGEN_ISA` names one that
+/// cannot be used: a render refuses to start rather than run another than the one asked for.
+pub fn instruction_set() -> Result<simd::Isa, Diagnostic> {
+    simd::check_environment().map_err(|e| {
+        Diagnostic::new(codes::GGE4025, e.to_string())
+            .with_hint("unset GEOGEN_ISA to run the widest instruction set this processor has")
+    })
 }
 
 /// The built-in example script `geogen render` renders when no script is given.
@@ -523,6 +537,7 @@ impl Script {
         stop: &dyn Fn() -> bool,
         admit: impl FnOnce(u64) -> G,
     ) -> Result<Option<(Rendered, G)>, Failure> {
+        instruction_set().map_err(|d| self.failure(d))?;
         let Some(simulation) = self.simulate_until(settings, stop)? else { return Ok(None) };
         let messages = simulation.output.messages.clone();
         let mut renderer = geogen_render::Renderer::new(simulation.sequence, config)

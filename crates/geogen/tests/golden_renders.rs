@@ -206,6 +206,17 @@ fn main() {
     names.sort();
 
     let mut trials = Vec::new();
+    // Run under `GEOGEN_ISA=...` once per instruction set (as CI does), the cases prove that level
+    // gives the golden bytes; this trial proves the level asked for is the one that ran.
+    trials.push(Trial::test("instruction_set_is_the_one_asked_for", || {
+        let active = geogen::instruction_set().map_err(|d| d.message)?;
+        eprintln!("golden renders on the {active} kernels");
+        match geogen::simd::from_environment() {
+            Ok(Some(asked)) if asked != active => Err(format!("GEOGEN_ISA asked for {asked}, {active} ran").into()),
+            Ok(_) => Ok(()),
+            Err(e) => Err(e.to_string().into()),
+        }
+    }));
     for name in &names {
         let path = dir.join(format!("{name}.ggs"));
         let parsed = std::fs::read_to_string(&path)

@@ -385,18 +385,20 @@ mod fast {
     pub fn isa_available(isa: u8) -> bool {
         match isa {
             SCALAR => true,
-            #[cfg(target_arch = "x86_64")]
-            AVX2 => std::arch::is_x86_feature_detected!("avx2"),
-            #[cfg(target_arch = "x86_64")]
-            AVX512 => std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx2"),
+            AVX2 => geogen_simd::Isa::Avx2.is_supported(),
+            AVX512 => geogen_simd::Isa::Avx512.is_supported(),
             _ => false,
         }
     }
 
-    /// The fastest build this processor runs (detected once, cached by the standard library).
+    /// The widest build the process runs ([`geogen_simd::active`]).
     #[inline]
     pub fn best_isa() -> u8 {
-        [AVX512, AVX2].into_iter().find(|&i| isa_available(i)).unwrap_or(SCALAR)
+        match geogen_simd::active() {
+            geogen_simd::Isa::Scalar => SCALAR,
+            geogen_simd::Isa::Avx2 => AVX2,
+            geogen_simd::Isa::Avx512 => AVX512,
+        }
     }
 
     /// 1.5 × 2^52: adding it rounds an `f64` below 2^51 in magnitude to an integer.
@@ -1688,13 +1690,13 @@ mod tests {
     }
 
     /// The builds of the fast path this processor runs (the scalar one first); the others are
-    /// reported, or fail the test where `GEOGEN_REQUIRE_ISAS` names them (`tested_builds`).
+    /// reported, or fail the test where `GEOGEN_REQUIRE_ISA` names them (`tested_builds`).
     fn fast_isas() -> Vec<u8> {
         use crate::kernels::tested_builds::has;
         let mut isas = vec![fast::SCALAR];
-        if has("avx2") {
+        if has(geogen_simd::Isa::Avx2) {
             isas.push(fast::AVX2);
-            if has("avx512f") {
+            if has(geogen_simd::Isa::Avx512) {
                 isas.push(fast::AVX512);
             }
         }

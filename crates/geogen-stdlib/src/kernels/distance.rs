@@ -267,10 +267,10 @@ unsafe fn vertical_distances<C: Counter>(
     unsafe { vertical_distances_of(source, xs, ys, d, scratch, x0, ncols) }
 }
 
-/// Whether the AVX2 build of the vertical pass runs (cached by the standard library's detection).
+/// Whether the AVX2 build of the vertical pass runs.
 #[cfg(target_arch = "x86_64")]
 fn use_avx2() -> bool {
-    !FORCE_BASELINE.with(|f| f.get()) && std::arch::is_x86_feature_detected!("avx2")
+    !FORCE_BASELINE.with(|f| f.get()) && geogen_simd::enabled(geogen_simd::Isa::Avx2)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -1036,7 +1036,7 @@ mod tests {
                 pruned.candidates.select_scalar(&g, d);
                 let scalar = pruned.candidates.kept().to_vec();
                 #[cfg(target_arch = "x86_64")]
-                if crate::kernels::tested_builds::has("avx2") {
+                if crate::kernels::tested_builds::has(geogen_simd::Isa::Avx2) {
                     // SAFETY: checked just above.
                     unsafe { pruned.candidates.select_avx2(&g, d) };
                     assert_eq!(pruned.candidates.kept(), scalar.as_slice(), "d {d}, n {n}");

@@ -26,19 +26,20 @@ use rayon::prelude::*;
 use std::mem::MaybeUninit;
 use std::sync::Mutex;
 
-/// The body of a dispatcher: `$avx512(args)` where the processor has AVX-512F, else `$avx2(args)`
-/// where it has AVX2, else `$portable(args)`. Every build does the same IEEE operations in the same
-/// order (no FMA), so which one runs never changes a bit; the ISA tests force each.
+/// The body of a dispatcher: `$avx512(args)` where the process runs AVX-512 kernels, else
+/// `$avx2(args)` where it runs AVX2 ones, else `$portable(args)` ([`geogen_simd::active`]). Every
+/// build does the same IEEE operations in the same order (no FMA), so which one runs never changes
+/// a bit; the ISA tests force each.
 macro_rules! by_isa {
     ($avx512:ident, $avx2:ident, $portable:expr, ($($arg:expr),* $(,)?)) => {{
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the processor supports AVX-512F (checked at run time).
+        if geogen_simd::enabled(geogen_simd::Isa::Avx512) {
+            // SAFETY: the processor supports AVX-512F (an enabled level is a supported one).
             return unsafe { $avx512($($arg),*) };
         }
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor supports AVX2 (checked at run time).
+        if geogen_simd::enabled(geogen_simd::Isa::Avx2) {
+            // SAFETY: the processor supports AVX2 (an enabled level is a supported one).
             return unsafe { $avx2($($arg),*) };
         }
         $portable($($arg),*)
@@ -2123,13 +2124,13 @@ unsafe fn pass_a_row_avx512(input: PassAInput, out: PassARow) {
 /// the processor has it (the same bits).
 fn pass_b_row_dispatch(p: &Hydraulic, u: Update, last: bool, flow: bool, input: PassBInput, out: PassBRow) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the processor supports AVX-512F (checked at run time).
+    if geogen_simd::enabled(geogen_simd::Isa::Avx512) {
+        // SAFETY: the processor supports AVX-512F (an enabled level is a supported one).
         return unsafe { pass_b_row_avx512(p, u, last, flow, input, out) };
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor supports AVX2 (checked at run time).
+    if geogen_simd::enabled(geogen_simd::Isa::Avx2) {
+        // SAFETY: the processor supports AVX2 (an enabled level is a supported one).
         return unsafe { pass_b_row_avx2(p, u, last, flow, input, out) };
     }
     pass_b_row_any(p, u, last, flow, input, out)
@@ -3052,9 +3053,9 @@ mod tests {
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let isas = [SCALAR, AVX2, AVX512].into_iter().filter(|&isa| match isa {
             #[cfg(target_arch = "x86_64")]
-            AVX2 => crate::kernels::tested_builds::has("avx2"),
+            AVX2 => crate::kernels::tested_builds::has(geogen_simd::Isa::Avx2),
             #[cfg(target_arch = "x86_64")]
-            AVX512 => crate::kernels::tested_builds::has("avx512f"),
+            AVX512 => crate::kernels::tested_builds::has(geogen_simd::Isa::Avx512),
             _ => isa == SCALAR,
         });
         let isas: Vec<u8> = isas.collect();
@@ -3212,8 +3213,8 @@ mod tests {
                 #[cfg(target_arch = "x86_64")]
                 for (isa, feature) in [(AVX2, "avx2"), (AVX512, "avx512f")] {
                     let present = match feature {
-                        "avx2" => crate::kernels::tested_builds::has("avx2"),
-                        _ => crate::kernels::tested_builds::has("avx512f"),
+                        "avx2" => crate::kernels::tested_builds::has(geogen_simd::Isa::Avx2),
+                        _ => crate::kernels::tested_builds::has(geogen_simd::Isa::Avx512),
                     };
                     if !present {
                         continue;
@@ -3308,14 +3309,14 @@ mod tests {
                 thermal_block::<SCALAR>(&from, &mut scalar, w, xa, xb, t);
                 assert!(bits(&scalar) == bits(&plain), "scalar, width {w}, {t:?}");
                 #[cfg(target_arch = "x86_64")]
-                if crate::kernels::tested_builds::has("avx2") {
+                if crate::kernels::tested_builds::has(geogen_simd::Isa::Avx2) {
                     let mut simd = vec![0.0f32; rows * w];
                     // SAFETY: the processor supports AVX2 (checked above).
                     unsafe { thermal_block_avx2(&from, &mut simd, w, xa, xb, t) };
                     assert!(bits(&simd) == bits(&plain), "AVX2, width {w}, {t:?}");
                 }
                 #[cfg(target_arch = "x86_64")]
-                if crate::kernels::tested_builds::has("avx512f") {
+                if crate::kernels::tested_builds::has(geogen_simd::Isa::Avx512) {
                     let mut simd = vec![0.0f32; rows * w];
                     // SAFETY: the processor supports AVX-512F (checked above).
                     unsafe { thermal_block_avx512(&from, &mut simd, w, xa, xb, t) };

@@ -643,30 +643,14 @@ pub fn displaced_by_layers(
     true
 }
 
-/// Whether the machine runs the sub-pixel rows' field values on AVX-512 (F, DQ and VL).
+/// Whether the process runs the sub-pixel rows' field values on AVX-512 (F, DQ and VL).
 fn wide_points_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512dq")
-            && std::arch::is_x86_feature_detected!("avx512vl")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    geogen_simd::enabled(geogen_simd::Isa::Avx512)
 }
 
-/// Whether the machine runs the per-pixel cubic eight pixels at a time on AVX-512F.
+/// Whether the process runs the per-pixel cubic eight pixels at a time on AVX-512F.
 fn wide_cubic_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512f")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    geogen_simd::enabled(geogen_simd::Isa::Avx512)
 }
 
 /// [`add_noise_layer_on`] with the cubic rows on AVX-512 (`wide`, where `isa` is AVX2 and the
@@ -2005,7 +1989,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn units_to_height_equals_the_division() {
-        if !crate::kernels::tested_builds::has("avx2") {
+        if !crate::kernels::tested_builds::has(geogen_simd::Isa::Avx2) {
             return;
         }
         let next_up = |v: f64| f64::from_bits(if v >= 0.0 { v.to_bits() + 1 } else { v.to_bits() - 1 });
@@ -2070,14 +2054,6 @@ mod tests {
                 assert_eq!(o.to_bits(), expected.to_bits(), "{v:e}: {o:e} against {expected:e} (eight)");
             }
         }
-    }
-
-    /// The AVX2 loops are really taken on a machine that has AVX2 (else the comparisons of the
-    /// instruction sets above compare the fallback with itself).
-    #[test]
-    fn the_vector_path_is_chosen_when_available() {
-        #[cfg(target_arch = "x86_64")]
-        assert_eq!(Isa::best() == Isa::Avx2, std::arch::is_x86_feature_detected!("avx2"));
     }
 
     /// Values that make the saturation matter: heights at and beyond ±1, −0.0 and NaN, under a
@@ -2256,7 +2232,7 @@ mod tests {
     fn builds() -> Vec<(Isa, bool)> {
         let mut builds: Vec<(Isa, bool)> = [Isa::Scalar]
             .into_iter()
-            .chain(crate::kernels::tested_builds::has("avx2").then_some(Isa::Avx2))
+            .chain(crate::kernels::tested_builds::has(geogen_simd::Isa::Avx2).then_some(Isa::Avx2))
             .map(|isa| (isa, false))
             .collect();
         if Isa::Avx2.is_available() && wide_cubic_available() {

@@ -102,16 +102,8 @@ impl Sampler {
     pub fn is_available(self) -> bool {
         match self {
             Sampler::Scalar => true,
-            #[cfg(target_arch = "x86_64")]
-            Sampler::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
-            #[cfg(target_arch = "x86_64")]
-            Sampler::Avx512 => {
-                std::arch::is_x86_feature_detected!("avx512f")
-                    && std::arch::is_x86_feature_detected!("avx512vl")
-                    && std::arch::is_x86_feature_detected!("avx2")
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            Sampler::Avx2 | Sampler::Avx512 => false,
+            Sampler::Avx2 => geogen_simd::Isa::Avx2.is_supported(),
+            Sampler::Avx512 => geogen_simd::Isa::Avx512.is_supported(),
         }
     }
 
@@ -122,12 +114,12 @@ impl Sampler {
 }
 
 /// The sampler a kernel's instruction set selects: `Isa::Avx2` (the vector one) takes AVX-512
-/// where the machine has it.
+/// where the process runs AVX-512 kernels.
 impl From<Isa> for Sampler {
     fn from(isa: Isa) -> Sampler {
         match isa {
             Isa::Scalar => Sampler::Scalar,
-            Isa::Avx2 if Sampler::Avx512.is_available() => Sampler::Avx512,
+            Isa::Avx2 if geogen_simd::enabled(geogen_simd::Isa::Avx512) => Sampler::Avx512,
             Isa::Avx2 => Sampler::Avx2,
         }
     }
@@ -1380,9 +1372,9 @@ mod tests {
     fn tested_samplers() -> Vec<Sampler> {
         use crate::kernels::tested_builds::has;
         let mut samplers = vec![Sampler::Scalar];
-        if has("avx2") {
+        if has(geogen_simd::Isa::Avx2) {
             samplers.push(Sampler::Avx2);
-            if has("avx512f") && has("avx512vl") {
+            if has(geogen_simd::Isa::Avx512) {
                 samplers.push(Sampler::Avx512);
             }
         }
@@ -1391,7 +1383,7 @@ mod tests {
 
     fn tested_isas() -> Vec<Isa> {
         let mut isas = vec![Isa::Scalar];
-        if crate::kernels::tested_builds::has("avx2") {
+        if crate::kernels::tested_builds::has(geogen_simd::Isa::Avx2) {
             isas.push(Isa::Avx2);
         }
         isas

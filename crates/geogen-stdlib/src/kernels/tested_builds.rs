@@ -2,45 +2,25 @@
 //!
 //! A test that compares every build of a kernel with its scalar definition can only run the
 //! builds the processor has. A build it cannot run is not silently passed over: [`has`] says so
-//! on stderr, and a machine meant to prove a build sets `GEOGEN_REQUIRE_ISAS` (features separated
-//! by commas, e.g. `avx2,avx512f`): then a test that would skip one fails instead.
+//! on stderr, and a machine meant to prove a build sets `GEOGEN_REQUIRE_ISA` (levels separated by
+//! commas, e.g. `avx2,avx512`): then a test that would skip one fails instead.
 
-/// Whether the processor has `feature` (`"avx2"`, `"avx512f"` or `"avx512vl"`), so a test runs
-/// the builds that need it; see the module docs for what happens when it does not.
-pub(crate) fn has(feature: &str) -> bool {
-    let present = detected(feature);
+use geogen_simd::Isa;
+
+/// The variable naming the levels whose builds a test run must not skip.
+pub(crate) const REQUIRE_VARIABLE: &str = "GEOGEN_REQUIRE_ISA";
+
+/// Whether the processor runs `isa`, so a test runs the builds of that level; see the module
+/// docs for what happens when it does not.
+pub(crate) fn has(isa: Isa) -> bool {
+    let present = isa.is_supported();
     if !present {
-        let required = std::env::var("GEOGEN_REQUIRE_ISAS").unwrap_or_default();
+        let required = std::env::var(REQUIRE_VARIABLE).unwrap_or_default();
         assert!(
-            !required.split(',').any(|r| r.trim() == feature),
-            "this machine lacks {feature}, whose builds GEOGEN_REQUIRE_ISAS requires the tests to run"
+            !required.split(',').any(|r| Isa::from_name(r) == Some(isa)),
+            "this machine lacks {isa}, whose builds {REQUIRE_VARIABLE} requires the tests to run"
         );
-        eprintln!("note: the {feature} builds are not tested here: the processor lacks {feature}");
+        eprintln!("note: the {isa} builds are not tested here: the processor lacks {isa}");
     }
     present
-}
-
-fn detected(feature: &str) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        match feature {
-            "avx2" => std::arch::is_x86_feature_detected!("avx2"),
-            "avx512f" => std::arch::is_x86_feature_detected!("avx512f"),
-            "avx512vl" => std::arch::is_x86_feature_detected!("avx512vl"),
-            _ => false,
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = feature;
-        false
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn an_unknown_feature_is_absent() {
-        assert!(!super::detected("no-such-feature"));
-    }
 }

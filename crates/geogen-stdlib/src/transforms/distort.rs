@@ -416,10 +416,7 @@ mod tests {
             // Where the machine has AVX-512F and cells span four pixels or more, the vector
             // instruction set takes the fused path (the positions straight from the layers).
             let fused = displaced_by_layers(Isa::Avx2, scale, [op.x_field, op.y_field], rect.x, 8, 0, d, |_, _, _| {});
-            #[cfg(target_arch = "x86_64")]
-            let avx512 = std::arch::is_x86_feature_detected!("avx512f");
-            #[cfg(not(target_arch = "x86_64"))]
-            let avx512 = false;
+            let avx512 = geogen_simd::enabled(geogen_simd::Isa::Avx512);
             let expected = Isa::Avx2.is_available() && avx512 && (wavelength as f64 * scale).floor() >= 4.0;
             assert_eq!(fused, expected, "{rect} scale {scale} wavelength {wavelength}");
             // Every instruction set, fused where it applies and never (so the field rows of the

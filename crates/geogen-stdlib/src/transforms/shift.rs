@@ -174,12 +174,9 @@ impl Operation for Shift {
     }
 }
 
-/// Whether the processor has AVX-512F, which the vertical shift's widest build needs.
+/// Whether the process runs AVX-512 kernels, which the vertical shift's widest build needs.
 fn avx512_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx2");
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    geogen_simd::enabled(geogen_simd::Isa::Avx512)
 }
 
 impl Shift {

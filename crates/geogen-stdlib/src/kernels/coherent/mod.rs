@@ -151,16 +151,14 @@ impl Isa {
     pub fn is_available(self) -> bool {
         match self {
             Isa::Scalar => true,
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
-            #[cfg(not(target_arch = "x86_64"))]
-            Isa::Avx2 => false,
+            Isa::Avx2 => geogen_simd::Isa::Avx2.is_supported(),
         }
     }
 
-    /// The fastest available one.
+    /// The one the process runs ([`geogen_simd::active`]; the vector builds take AVX-512 where
+    /// that is the process's level).
     pub fn best() -> Isa {
-        if Isa::Avx2.is_available() {
+        if geogen_simd::enabled(geogen_simd::Isa::Avx2) {
             Isa::Avx2
         } else {
             Isa::Scalar
