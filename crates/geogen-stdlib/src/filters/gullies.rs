@@ -23,7 +23,6 @@ use geogen_render::{
 use geogen_vm::{RuntimeError, Value};
 use rayon::prelude::*;
 
-use crate::kernels::coherent::Isa;
 use crate::kernels::noise::floor_i64;
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
@@ -203,7 +202,7 @@ pub fn gullies_with(
     let depth = p.depth as f32;
     let (unit, slope_scale) = (1.0 / scale, (scale * 0.5) as f32);
     let data = map.data();
-    let isa = Isa::best();
+    let level = geogen_simd::active();
     out.par_chunks_mut(rw).with_min_len(MIN_ROWS_PER_TASK).enumerate().for_each(|(row, line)| {
         let y = y0 + row;
         let (up, down) = (if y > 0 { y - 1 } else { y }, if y + 1 < h { y + 1 } else { y });
@@ -221,7 +220,7 @@ pub fn gullies_with(
             unit,
             slope_scale,
         };
-        carve_row(isa, &row, &octaves, depth, line);
+        carve_row(level, &row, &octaves, depth, line);
     });
     // Back into the map on every core (nothing serial scales with the pixels).
     map.data_mut()[y0 * w..(y0 + rh) * w]
@@ -325,15 +324,19 @@ fn strength(depth: f32, slope: f32, drop: f32, flow: f32) -> f32 {
     }
 }
 
-/// One output row carved on `isa` (the tests force each): [`carve`] for every pixel.
-fn carve_row(isa: Isa, row: &Row<'_>, octaves: &[Octave], depth: f32, line: &mut [f32]) {
+/// One output row carved on the instruction set `level` (the process's; the tests force each,
+/// where the processor has it): [`carve`] for every pixel, the vector builds for groups of them.
+fn carve_row(level: geogen_simd::Isa, row: &Row<'_>, octaves: &[Octave], depth: f32, line: &mut [f32]) {
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
-    if isa == Isa::Avx2 && isa.is_available() {
-        // SAFETY: AVX2 is available (checked just above).
-        done = unsafe { avx2::carve_row(row, octaves, depth, line) };
+    if level == geogen_simd::Isa::Avx512 && level.is_supported() {
+        // SAFETY: the processor has the AVX-512 level (checked just above).
+        done = unsafe { carve_row_avx512(row, octaves, depth, line) };
+    } else if level == geogen_simd::Isa::Avx2 && level.is_supported() {
+        // SAFETY: the processor has the AVX2 level (checked just above).
+        done = unsafe { carve_row_avx2(row, octaves, depth, line) };
     }
-    let _ = isa;
+    let _ = level;
     for (col, v) in line.iter_mut().enumerate().skip(done) {
         let (centre, gx, gy) = row.sample(col);
         let most = row.deepest(col, depth);
@@ -426,16 +429,14 @@ fn carve(px: f64, py: f64, gx: f32, gy: f32, octaves: &[Octave], most: f32) -> f
     sum
 }
 
-/// [`carve`] eight pixels at a time in `f32` lanes: the same operations in the same order, so
+/// [`carve`] `LANES` pixels at a time in `f32` lanes: the same operations in the same order, so
 /// the same bits. The octave's early exits become lane masks: a lane whose direction vanished
 /// (`break`) stays inactive, one without weight (`continue`) keeps its sum and direction. A group
 /// with a slope too large or not finite is left to the scalar code, so no lane meets an overflow,
 /// NaN or out-of-range conversion that the lanes would handle differently.
-#[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use std::arch::x86_64::*;
-
+mod lanes {
     use super::{carve, feature_offsets, saturate, Octave, Row, GULLIES_PER_CELL, JITTER, REACH};
+    use crate::kernels::lanes::{Lanes, Vf, Vi, MAX_LANES};
     use crate::kernels::noise::floor_i64;
 
     /// Slopes up to this size keep every intermediate of [`carve`] finite: the squares stay below
@@ -444,35 +445,24 @@ mod avx2 {
     /// Octaves are at most 16 (GGE2741).
     const MOST_OCTAVES: usize = 16;
 
+    /// `geogen_random::hash2` in lanes (wrapping `u32` arithmetic, as the lanes' `mul_i` gives).
     #[inline(always)]
-    unsafe fn hash1(x: __m256i) -> __m256i {
-        let x = _mm256_mullo_epi32(_mm256_xor_si256(_mm256_srli_epi32(x, 16), x), _mm256_set1_epi32(4256233));
-        let x = _mm256_mullo_epi32(_mm256_xor_si256(_mm256_srli_epi32(x, 16), x), _mm256_set1_epi32(4256249));
-        _mm256_xor_si256(_mm256_srli_epi32(x, 16), x)
+    fn hash2<L: Lanes>(a: Vi<L>, b: Vi<L>) -> Vi<L> {
+        let mixed = a * Vi::splat(1028385129) + b * Vi::splat(945191568) + Vi::splat(2015177);
+        let mut x = mixed ^ Vi::splat(1028385129);
+        x = (x.shr::<16>() ^ x) * Vi::splat(4256233);
+        x = (x.shr::<16>() ^ x) * Vi::splat(4256249);
+        x.shr::<16>() ^ x
     }
 
-    /// `geogen_random::hash2` in eight lanes (wrapping `u32` arithmetic, as `mullo` gives).
+    /// Carves the longest prefix of `line` that is a multiple of `L::LANES` pixels; returns its
+    /// length.
     #[inline(always)]
-    unsafe fn hash2(a: __m256i, b: __m256i) -> __m256i {
-        let mixed = _mm256_add_epi32(
-            _mm256_add_epi32(
-                _mm256_mullo_epi32(a, _mm256_set1_epi32(1028385129)),
-                _mm256_mullo_epi32(b, _mm256_set1_epi32(945191568)),
-            ),
-            _mm256_set1_epi32(2015177),
-        );
-        hash1(_mm256_xor_si256(mixed, _mm256_set1_epi32(1028385129)))
-    }
-
-    /// Carves the longest prefix of `line` that is a multiple of eight pixels; returns its length.
-    ///
-    /// # Safety
-    /// AVX2 must be available.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn carve_row(row: &Row<'_>, octaves: &[Octave], depth: f32, line: &mut [f32]) -> usize {
+    pub(super) fn carve_row<L: Lanes>(row: &Row<'_>, octaves: &[Octave], depth: f32, line: &mut [f32]) -> usize {
         if octaves.len() > MOST_OCTAVES {
             return 0;
         }
+        let lanes = L::LANES;
         // The row's cell and position in it, per octave: the same for all its pixels.
         let mut rows = [(0u32, 0.0f32); MOST_OCTAVES];
         for (cell, o) in rows.iter_mut().zip(octaves) {
@@ -481,48 +471,61 @@ mod avx2 {
             *cell = (iy as u32, (cy - iy as f64) as f32);
         }
         let mut shared = [SharedCell::NONE; MOST_OCTAVES];
-        let n = line.len() / 8 * 8;
-        for start in (0..n).step_by(8) {
-            let (mut centre, mut gx, mut gy, mut px) = ([0.0f32; 8], [0.0f32; 8], [0.0f32; 8], [0.0f64; 8]);
+        let n = line.len() / lanes * lanes;
+        for start in (0..n).step_by(lanes) {
+            let mut group = Group::default();
             let mut tame = true;
-            for lane in 0..8 {
-                (centre[lane], gx[lane], gy[lane]) = row.sample(start + lane);
-                px[lane] = row.px(start + lane);
-                tame &= gx[lane].abs() <= LARGEST_SLOPE && gy[lane].abs() <= LARGEST_SLOPE;
+            for lane in 0..lanes {
+                (group.centre[lane], group.gx[lane], group.gy[lane]) = row.sample(start + lane);
+                group.px[lane] = row.px(start + lane);
+                tame &= group.gx[lane].abs() <= LARGEST_SLOPE && group.gy[lane].abs() <= LARGEST_SLOPE;
+                // Each lane's deepest cut, as the scalar code computes it (the same bits).
+                group.strength[lane] = row.deepest(start + lane, depth);
             }
-            let out = &mut line[start..start + 8];
-            // Each lane's deepest cut, as the scalar code computes it (the same bits).
-            let mut strengths = [0.0f32; 8];
-            for (lane, strength) in strengths.iter_mut().enumerate() {
-                *strength = row.deepest(start + lane, depth);
-            }
+            let out = &mut line[start..start + lanes];
             if !tame {
-                for lane in 0..8 {
-                    out[lane] =
-                        saturate(centre[lane] + carve(px[lane], row.py, gx[lane], gy[lane], octaves, strengths[lane]));
+                for (lane, out) in out.iter_mut().enumerate() {
+                    let (px, gx, gy, strength) = (group.px[lane], group.gx[lane], group.gy[lane], group.strength[lane]);
+                    *out = saturate(group.centre[lane] + carve(px, row.py, gx, gy, octaves, strength));
                 }
                 continue;
             }
-            // SAFETY: eight lanes in each array and in `out`; AVX2 is available (the caller's).
-            unsafe {
-                let sum = carve8(&gx, &gy, &px, &strengths, &rows[..octaves.len()], &mut shared, octaves);
-                let h = _mm256_add_ps(_mm256_loadu_ps(centre.as_ptr()), sum);
-                // saturate: NaN to 0, then the clamp to [-1, 1] by comparisons (signed zeros kept).
-                let one = _mm256_set1_ps(1.0);
-                let minus_one = _mm256_set1_ps(-1.0);
-                let low = _mm256_blendv_ps(h, minus_one, _mm256_cmp_ps::<_CMP_LT_OQ>(h, minus_one));
-                let high = _mm256_blendv_ps(low, one, _mm256_cmp_ps::<_CMP_GT_OQ>(low, one));
-                let clean = _mm256_blendv_ps(high, _mm256_setzero_ps(), _mm256_cmp_ps::<_CMP_UNORD_Q>(h, h));
-                _mm256_storeu_ps(out.as_mut_ptr(), clean);
-            }
+            let sum = carve_group::<L>(&group, &rows[..octaves.len()], &mut shared, octaves);
+            let h = Vf::<L>::load(&group.centre) + sum;
+            // saturate: NaN to 0, then the clamp to [-1, 1] by comparisons (signed zeros kept).
+            let (one, minus_one) = (Vf::splat(1.0), Vf::splat(-1.0));
+            let low = Vf::select(h.lt(minus_one), minus_one, h);
+            let high = Vf::select(low.gt(one), one, low);
+            Vf::select(h.is_nan(), Vf::splat(0.0), high).store(out);
         }
         n
     }
 
+    /// The inputs of one group of pixels, lane by lane (the first `LANES` of each array).
+    struct Group {
+        centre: [f32; MAX_LANES],
+        gx: [f32; MAX_LANES],
+        gy: [f32; MAX_LANES],
+        px: [f64; MAX_LANES],
+        strength: [f32; MAX_LANES],
+    }
+
+    impl Default for Group {
+        fn default() -> Group {
+            Group {
+                centre: [0.0; MAX_LANES],
+                gx: [0.0; MAX_LANES],
+                gy: [0.0; MAX_LANES],
+                px: [0.0; MAX_LANES],
+                strength: [0.0; MAX_LANES],
+            }
+        }
+    }
+
     /// The feature points around one cell of an octave, as offsets from the pixel's cell in cell
-    /// sides (`i + 0.5 + JITTER × (jitter − 0.5)` of [`carve`]), kept while the eight pixels of
-    /// group after group of a row lie in that cell: the coarse octaves then hash nine points
-    /// once per cell and row instead of once per pixel.
+    /// sides (`i + 0.5 + JITTER × (jitter − 0.5)` of [`carve`]), kept while the pixels of group
+    /// after group of a row lie in that cell: the coarse octaves then hash nine points once per
+    /// cell and row instead of once per pixel.
     #[derive(Clone, Copy)]
     struct SharedCell {
         cell: Option<i64>,
@@ -540,138 +543,129 @@ mod avx2 {
         }
     }
 
-    /// [`carve`] of eight pixels whose slopes are at most [`LARGEST_SLOPE`].
+    /// [`carve`] of a group whose slopes are at most [`LARGEST_SLOPE`].
     #[inline(always)]
-    unsafe fn carve8(
-        gx: &[f32; 8],
-        gy: &[f32; 8],
-        px: &[f64; 8],
-        strengths: &[f32; 8],
+    fn carve_group<L: Lanes>(
+        group: &Group,
         rows: &[(u32, f32)],
         shared: &mut [SharedCell; MOST_OCTAVES],
         octaves: &[Octave],
-    ) -> __m256 {
-        let zero = _mm256_setzero_ps();
-        let one = _mm256_set1_ps(1.0);
-        let half = _mm256_set1_ps(0.5);
-        let two = _mm256_set1_ps(2.0);
-        let sign = _mm256_set1_ps(-0.0);
-        let magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
-        let jitter = _mm256_set1_ps(JITTER);
-        let per_reach2 = _mm256_set1_ps(1.0 / (REACH * REACH));
-        let per_unit = _mm256_set1_ps(1.0 / 65536.0);
-        let gullies = _mm256_set1_ps(GULLIES_PER_CELL);
-        let low16 = _mm256_set1_epi32(0xffff);
-        // SAFETY: eight values in each array.
-        let (gx, gy) = unsafe { (_mm256_loadu_ps(gx.as_ptr()), _mm256_loadu_ps(gy.as_ptr())) };
-        let slope2 = _mm256_add_ps(_mm256_mul_ps(gx, gx), _mm256_mul_ps(gy, gy));
+    ) -> Vf<L> {
+        let lanes = L::LANES;
+        let zero = Vf::<L>::splat(0.0);
+        let (one, half, two) = (Vf::splat(1.0), Vf::splat(0.5), Vf::splat(2.0));
+        let jitter = Vf::splat(JITTER);
+        let per_reach2 = Vf::splat(1.0 / (REACH * REACH));
+        let per_unit = Vf::splat(1.0 / 65536.0);
+        let gullies = Vf::splat(GULLIES_PER_CELL);
+        let low16 = Vi::<L>::splat(0xffff);
+        let (gx, gy) = (Vf::<L>::load(&group.gx), Vf::<L>::load(&group.gy));
+        let slope2 = gx * gx + gy * gy;
         // `<= 0` returns early in the scalar code; its negation keeps the lanes going.
-        let mut active = _mm256_cmp_ps::<_CMP_NLE_UQ>(slope2, zero);
-        // SAFETY: eight values in the array.
-        let strength = unsafe { _mm256_loadu_ps(strengths.as_ptr()) };
+        let mut active = slope2.not_le(zero);
+        let strength = Vf::<L>::load(&group.strength);
         let (mut dx, mut dy) = (gx, gy);
         let mut sum = zero;
         for ((o, &(iy, fy)), shared) in octaves.iter().zip(rows).zip(shared.iter_mut()) {
-            let length2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
-            active = _mm256_and_ps(active, _mm256_cmp_ps::<_CMP_NLE_UQ>(length2, zero));
-            if _mm256_movemask_ps(active) == 0 {
+            let length2 = dx * dx + dy * dy;
+            active = L::and_m(active, length2.not_le(zero));
+            if !L::any(active) {
                 break;
             }
-            let length = _mm256_sqrt_ps(length2);
-            let ax = _mm256_div_ps(_mm256_xor_ps(dy, sign), length);
-            let ay = _mm256_div_ps(dx, length);
-            let (mut cells, mut fx) = ([0i64; 8], [0.0f32; 8]);
-            for lane in 0..8 {
-                let cx = px[lane] * o.inverse;
+            let length = length2.sqrt();
+            let (ax, ay) = (dy.neg() / length, dx / length);
+            let (mut cells, mut fx) = ([0i64; MAX_LANES], [0.0f32; MAX_LANES]);
+            for lane in 0..lanes {
+                let cx = group.px[lane] * o.inverse;
                 cells[lane] = floor_i64(cx);
                 fx[lane] = (cx - cells[lane] as f64) as f32;
             }
-            // SAFETY: eight values in the array.
-            let fx = unsafe { _mm256_loadu_ps(fx.as_ptr()) };
-            let fy = _mm256_set1_ps(fy);
+            let fx = Vf::<L>::load(&fx);
+            let fy = Vf::splat(fy);
             // The nine points' offsets from each lane's cell: from the row's kept cell when all
-            // eight pixels share one, else hashed in the lanes.
+            // the group's pixels share one, else hashed in the lanes.
             let (mut offset_x, mut offset_y) = ([zero; 9], [zero; 9]);
-            if cells.iter().all(|&c| c == cells[0]) {
+            if cells[..lanes].iter().all(|&c| c == cells[0]) {
                 if shared.cell != Some(cells[0]) {
                     *shared = SharedCell::of(o.seed, cells[0], iy);
                 }
                 for k in 0..9 {
-                    offset_x[k] = _mm256_set1_ps(shared.x[k]);
-                    offset_y[k] = _mm256_set1_ps(shared.y[k]);
+                    offset_x[k] = Vf::splat(shared.x[k]);
+                    offset_y[k] = Vf::splat(shared.y[k]);
                 }
             } else {
-                let ix = _mm256_setr_epi32(
-                    cells[0] as i32,
-                    cells[1] as i32,
-                    cells[2] as i32,
-                    cells[3] as i32,
-                    cells[4] as i32,
-                    cells[5] as i32,
-                    cells[6] as i32,
-                    cells[7] as i32,
-                );
-                let seed = _mm256_set1_epi32(o.seed as i32);
-                // Not `[-1, 0, 1].map(..)`: a closure is compiled apart, without AVX2.
-                let columns = [
-                    hash2(seed, _mm256_add_epi32(ix, _mm256_set1_epi32(-1))),
-                    hash2(seed, ix),
-                    hash2(seed, _mm256_add_epi32(ix, _mm256_set1_epi32(1))),
-                ];
+                let mut low_cells = [0i32; MAX_LANES];
+                for lane in 0..lanes {
+                    low_cells[lane] = cells[lane] as i32;
+                }
+                let ix = Vi::<L>::load(&low_cells);
+                let seed = Vi::splat(o.seed as i32);
+                // Not `[-1, 0, 1].map(..)`: a closure is compiled apart, without the instruction set.
+                let columns = [hash2(seed, ix + Vi::splat(-1)), hash2(seed, ix), hash2(seed, ix + Vi::splat(1))];
                 let mut k = 0;
                 for j in -1i32..=1 {
-                    let cell_row = _mm256_set1_epi32(iy.wrapping_add(j as u32) as i32);
+                    let cell_row = Vi::splat(iy.wrapping_add(j as u32) as i32);
                     for (i, &column) in (-1i32..=1).zip(&columns) {
                         let hash = hash2(column, cell_row);
-                        let jx = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_and_si256(hash, low16)), per_unit);
-                        let jy = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(hash, 16)), per_unit);
-                        offset_x[k] = _mm256_add_ps(
-                            _mm256_set1_ps(i as f32 + 0.5),
-                            _mm256_mul_ps(jitter, _mm256_sub_ps(jx, half)),
-                        );
-                        offset_y[k] = _mm256_add_ps(
-                            _mm256_set1_ps(j as f32 + 0.5),
-                            _mm256_mul_ps(jitter, _mm256_sub_ps(jy, half)),
-                        );
+                        let jx = (hash & low16).to_f() * per_unit;
+                        let jy = hash.shr::<16>().to_f() * per_unit;
+                        offset_x[k] = Vf::splat(i as f32 + 0.5) + jitter * (jx - half);
+                        offset_y[k] = Vf::splat(j as f32 + 0.5) + jitter * (jy - half);
                         k += 1;
                     }
                 }
             }
             let (mut weights, mut profile, mut derivative) = (zero, zero, zero);
             for k in 0..9 {
-                let vx = _mm256_sub_ps(fx, offset_x[k]);
-                let vy = _mm256_sub_ps(fy, offset_y[k]);
-                let d2 = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(vx, vx), _mm256_mul_ps(vy, vy)), per_reach2);
+                let vx = fx - offset_x[k];
+                let vy = fy - offset_y[k];
+                let d2 = (vx * vx + vy * vy) * per_reach2;
                 // `max` gives its second operand for a NaN, as `f32::max` gives the non-NaN one.
-                let fall = _mm256_max_ps(_mm256_sub_ps(one, d2), zero);
-                let weight = _mm256_mul_ps(fall, fall);
-                let t = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(vx, ax), _mm256_mul_ps(vy, ay)), gullies);
-                let u = _mm256_add_ps(t, half);
-                let whole = _mm256_cvtepi32_ps(_mm256_cvttps_epi32(u));
-                let nearest = _mm256_blendv_ps(whole, _mm256_sub_ps(whole, one), _mm256_cmp_ps::<_CMP_GT_OQ>(whole, u));
-                let off = _mm256_sub_ps(t, nearest);
-                let tri = _mm256_mul_ps(_mm256_and_ps(off, magnitude), two);
-                profile = _mm256_add_ps(profile, _mm256_mul_ps(weight, _mm256_mul_ps(tri, _mm256_sub_ps(two, tri))));
-                let slope_s = _mm256_mul_ps(_mm256_sub_ps(two, _mm256_mul_ps(two, tri)), two);
-                let signed =
-                    _mm256_blendv_ps(slope_s, _mm256_xor_ps(slope_s, sign), _mm256_cmp_ps::<_CMP_LT_OQ>(off, zero));
-                derivative = _mm256_add_ps(derivative, _mm256_mul_ps(weight, signed));
-                weights = _mm256_add_ps(weights, weight);
+                let fall = (one - d2).max(zero);
+                let weight = fall * fall;
+                let t = (vx * ax + vy * ay) * gullies;
+                let u = t + half;
+                let whole = u.trunc().to_f();
+                let nearest = Vf::select(whole.gt(u), whole - one, whole);
+                let off = t - nearest;
+                let tri = off.abs() * two;
+                profile = profile + weight * (tri * (two - tri));
+                let slope_s = (two - two * tri) * two;
+                let signed = Vf::select(off.lt(zero), slope_s.neg(), slope_s);
+                derivative = derivative + weight * signed;
+                weights = weights + weight;
             }
             // `weights <= 0` skips the octave in the scalar code.
-            let update = _mm256_and_ps(active, _mm256_cmp_ps::<_CMP_NLE_UQ>(weights, zero));
-            let amount = _mm256_mul_ps(strength, _mm256_set1_ps(o.amplitude));
-            let carved = _mm256_add_ps(sum, _mm256_mul_ps(amount, _mm256_sub_ps(_mm256_div_ps(profile, weights), one)));
-            sum = _mm256_blendv_ps(sum, carved, update);
-            let g = _mm256_mul_ps(
-                _mm256_mul_ps(_mm256_mul_ps(amount, _mm256_div_ps(derivative, weights)), gullies),
-                _mm256_set1_ps(o.inverse as f32),
-            );
-            dx = _mm256_blendv_ps(dx, _mm256_add_ps(dx, _mm256_mul_ps(g, ax)), update);
-            dy = _mm256_blendv_ps(dy, _mm256_add_ps(dy, _mm256_mul_ps(g, ay)), update);
+            let update = L::and_m(active, weights.not_le(zero));
+            let amount = strength * Vf::splat(o.amplitude);
+            let carved = sum + amount * (profile / weights - one);
+            sum = Vf::select(update, carved, sum);
+            let g = amount * (derivative / weights) * gullies * Vf::splat(o.inverse as f32);
+            dx = Vf::select(update, dx + g * ax, dx);
+            dy = Vf::select(update, dy + g * ay, dy);
         }
         sum
     }
+}
+
+/// [`lanes::carve_row`] on AVX2's eight lanes.
+///
+/// # Safety
+/// The process must run AVX2 kernels (`geogen_simd::enabled`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn carve_row_avx2(row: &Row<'_>, octaves: &[Octave], depth: f32, line: &mut [f32]) -> usize {
+    lanes::carve_row::<crate::kernels::lanes::Avx2>(row, octaves, depth, line)
+}
+
+/// [`lanes::carve_row`] on AVX-512's sixteen lanes.
+///
+/// # Safety
+/// The process must run AVX-512 kernels (`geogen_simd::enabled`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512vl,avx512dq,avx512bw")]
+unsafe fn carve_row_avx512(row: &Row<'_>, octaves: &[Octave], depth: f32, line: &mut [f32]) -> usize {
+    lanes::carve_row::<crate::kernels::lanes::Avx512>(row, octaves, depth, line)
 }
 
 #[cfg(test)]
@@ -710,11 +704,13 @@ mod tests {
         }
     }
 
+    /// Every build of the lanes' body (the scalar twin, and each vector build the processor has)
+    /// gives the scalar rows' bits.
     #[test]
-    fn avx2_rows_equal_the_scalar_rows() {
-        if !Isa::Avx2.is_available() {
-            return;
-        }
+    fn every_build_of_the_rows_equals_the_scalar_rows() {
+        use crate::kernels::tested_builds::has;
+        use geogen_simd::Isa as Level;
+        let levels: Vec<Level> = [Level::Avx2, Level::Avx512].into_iter().filter(|&l| has(l)).collect();
         let w = 1501;
         for (k, (wavelength, octaves, scale, map_x, py)) in [
             (64.0, 3, 1.0, 0, 17.0),
@@ -752,15 +748,26 @@ mod tests {
                         slope_scale: (scale * 0.5) as f32,
                     };
                     let mut scalar = vec![0.0f32; w - x0];
-                    let mut vector = vec![0.0f32; w - x0];
-                    carve_row(Isa::Scalar, &row, &octave_list, depth as f32, &mut scalar);
-                    carve_row(Isa::Avx2, &row, &octave_list, depth as f32, &mut vector);
-                    for (col, (a, b)) in scalar.iter().zip(&vector).enumerate() {
-                        assert_eq!(
-                            a.to_bits(),
-                            b.to_bits(),
-                            "case {k}, depth {depth}, x0 {x0}, column {col}: {a} vs {b}"
-                        );
+                    carve_row(Level::Scalar, &row, &octave_list, depth as f32, &mut scalar);
+                    // The lanes' body on one plain lane, then on each vector build.
+                    let mut twin = scalar.clone();
+                    let done =
+                        lanes::carve_row::<crate::kernels::lanes::Scalar>(&row, &octave_list, depth as f32, &mut twin);
+                    assert_eq!(done, twin.len());
+                    let mut builds = vec![("scalar lanes", twin)];
+                    for &level in &levels {
+                        let mut vector = vec![0.0f32; w - x0];
+                        carve_row(level, &row, &octave_list, depth as f32, &mut vector);
+                        builds.push((level.name(), vector));
+                    }
+                    for (build, values) in &builds {
+                        for (col, (a, b)) in scalar.iter().zip(values).enumerate() {
+                            assert_eq!(
+                                a.to_bits(),
+                                b.to_bits(),
+                                "{build}: case {k}, depth {depth}, x0 {x0}, column {col}: {a} vs {b}"
+                            );
+                        }
                     }
                 }
             }

@@ -20,6 +20,9 @@
 //! integer hash of the absolute lattice point and the iteration ([`Storm`]), so it too depends on
 //! the absolute pixel only.
 
+use crate::kernels::lanes::Lanes;
+#[cfg(target_arch = "x86_64")]
+use crate::kernels::lanes::{Avx2, Avx512};
 pub(crate) use geogen_random::hash2;
 use geogen_render::{HeightMap, Rect, RenderError};
 use rayon::prelude::*;
@@ -499,7 +502,7 @@ fn thermal_block_dispatch(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb:
     by_isa!(thermal_block_avx512, thermal_block_avx2, thermal_block::<SCALAR>, (from, to, w, xa, xb, t))
 }
 
-/// [`thermal_block`] for AVX2: [`thermal_carry_avx2`] and [`thermal_row_avx2`] for eight cells
+/// [`thermal_block`] for AVX2: [`thermal_carry_lanes`] and [`thermal_row_lanes`] for eight cells
 /// at a time, the compiler's build of the generic code for the row tails.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
@@ -507,7 +510,7 @@ unsafe fn thermal_block_avx2(from: &[f32], to: &mut [f32], w: usize, xa: usize, 
     thermal_block::<AVX2>(from, to, w, xa, xb, t)
 }
 
-/// [`thermal_block`] for AVX-512: [`thermal_carry_avx512`] and [`thermal_row_avx512`] for
+/// [`thermal_block`] for AVX-512: [`thermal_carry_lanes`] and [`thermal_row_lanes`] for
 /// sixteen cells at a time, the compiler's build of the generic code for the row tails.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
@@ -551,8 +554,9 @@ fn excess(d: f32, t: f32, rate: f32) -> f32 {
 ///
 /// Rows go top to bottom in chunks of [`THERMAL_CHUNK`] columns, the carried terms of a chunk in
 /// three small arrays (L1). With `ISA` [`AVX2`] (only [`thermal_block_avx2`] sets it, where the
-/// processor has AVX2) the rows go through [`thermal_row_avx2`], which also shares the horizontal
-/// pairs, and the first row's carry through [`thermal_carry_avx2`]; likewise with [`AVX512`].
+/// process runs AVX2 kernels) the rows go through [`thermal_row_lanes`] on [`Avx2`]'s lanes,
+/// which also shares the horizontal pairs, and the first row's carry through
+/// [`thermal_carry_lanes`]; likewise with [`AVX512`] on [`Avx512`]'s.
 #[inline(always)]
 fn thermal_block<const ISA: u8>(from: &[f32], to: &mut [f32], w: usize, xa: usize, xb: usize, t: [f32; 3]) {
     const C: usize = THERMAL_CHUNK;
@@ -587,13 +591,12 @@ fn thermal_block<const ISA: u8>(from: &[f32], to: &mut [f32], w: usize, xa: usiz
             let [_, first] = &mut carries;
             let Carry { dr, d, dl } = first;
             match ISA {
+                // `ISA` is `AVX2` only in `thermal_block_avx2`, which runs where the process
+                // runs AVX2 kernels; likewise `AVX512` (see `Lanes`).
                 #[cfg(target_arch = "x86_64")]
-                // SAFETY: `ISA` is `AVX2` only in `thermal_block_avx2`, which runs where the
-                // processor has AVX2 (checked at run time by its callers).
-                AVX2 => unsafe { thermal_carry_avx2(line(0), line(1), dr, d, dl, t) },
+                AVX2 => thermal_carry_lanes::<Avx2>(line(0), line(1), dr, d, dl, t),
                 #[cfg(target_arch = "x86_64")]
-                // SAFETY: likewise for `AVX512` (`thermal_block_avx512`, AVX-512F).
-                AVX512 => unsafe { thermal_carry_avx512(line(0), line(1), dr, d, dl, t) },
+                AVX512 => thermal_carry_lanes::<Avx512>(line(0), line(1), dr, d, dl, t),
                 _ => thermal_block_row(line(0), line(1), &[], &[], &[], dr, d, dl, None, t),
             }
             boundary(line(0), line(1), n, t, first);
@@ -606,12 +609,9 @@ fn thermal_block<const ISA: u8>(from: &[f32], to: &mut [f32], w: usize, xa: usiz
             let Carry { dr, d, dl } = below;
             match ISA {
                 #[cfg(target_arch = "x86_64")]
-                // SAFETY: `ISA` is `AVX2` only in `thermal_block_avx2`, which runs where the
-                // processor has AVX2 (checked at run time by its callers).
-                AVX2 => unsafe { thermal_row_avx2(h0, h1, &above.dr, &above.d, &above.dl, dr, d, dl, out, t) },
+                AVX2 => thermal_row_lanes::<Avx2>(h0, h1, &above.dr, &above.d, &above.dl, dr, d, dl, out, t),
                 #[cfg(target_arch = "x86_64")]
-                // SAFETY: likewise for `AVX512` (`thermal_block_avx512`, AVX-512F).
-                AVX512 => unsafe { thermal_row_avx512(h0, h1, &above.dr, &above.d, &above.dl, dr, d, dl, out, t) },
+                AVX512 => thermal_row_lanes::<Avx512>(h0, h1, &above.dr, &above.d, &above.dl, dr, d, dl, out, t),
                 _ => thermal_block_row(h0, h1, &above.dr, &above.d, &above.dl, dr, d, dl, Some(out), t),
             }
             boundary(h0, h1, n, t, below);
@@ -681,36 +681,85 @@ fn thermal_block_row(
     }
 }
 
-/// [`excess`] on eight lanes: the same IEEE operations (`vmaxps`/`vminps` with `0` second give
-/// `0` for a NaN, as `f32::max` and `f32::min` do; a zero's sign may differ, which never shows).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[inline]
-fn excess8(
-    d: std::arch::x86_64::__m256,
-    t: std::arch::x86_64::__m256,
-    rate: std::arch::x86_64::__m256,
-) -> std::arch::x86_64::__m256 {
-    use std::arch::x86_64::*;
-    let zero = _mm256_setzero_ps();
-    _mm256_mul_ps(
-        rate,
-        _mm256_add_ps(_mm256_max_ps(_mm256_sub_ps(d, t), zero), _mm256_min_ps(_mm256_add_ps(d, t), zero)),
-    )
+/// [`excess`] on `L`'s lanes: the same IEEE operations (`max`/`min` with `0` second give `0` for
+/// a NaN, as `f32::max` and `f32::min` do; a zero's sign may differ, which never shows).
+#[inline(always)]
+fn excess_lanes<L: Lanes>(d: L::F, t: L::F, rate: L::F) -> L::F {
+    let zero = L::splat(0.0);
+    L::mul(rate, L::add(L::max(L::sub(d, t), zero), L::min(L::add(d, t), zero)))
 }
 
-/// [`thermal_block_row`] with an output, eight cells at a time with AVX2 (the last few cells
-/// through `thermal_block_row` itself), which also computes each horizontal pair once: the
-/// pair between cells `k` and `k + 1` is cell `k`'s right term as [`excess`] gives it, and
-/// cell `k + 1` subtracts it as its left term (the argument of [`thermal_block`]); the eight
-/// right terms of a vector, rotated by one lane, with the previous vector's last in lane 0, are
-/// the next cells' left terms. Each cell adds its eight terms in the same order as
-/// `thermal_block_row`: the same bits (a test compares the scalar and AVX2 builds with the plain
-/// sum on ±0, infinities and NaN).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+/// The thresholds and rate of [`thermal_block`] splatted on `L`'s lanes.
+#[derive(Copy, Clone)]
+struct ThermalLanes<L: Lanes> {
+    edge: L::F,
+    corner: L::F,
+    rate: L::F,
+}
+
+impl<L: Lanes> ThermalLanes<L> {
+    #[inline(always)]
+    fn new([t_edge, t_corner, rate]: [f32; 3]) -> Self {
+        ThermalLanes { edge: L::splat(t_edge), corner: L::splat(t_corner), rate: L::splat(rate) }
+    }
+
+    /// The lower pairs of the cells `k..k + LANES` of row `h0` (down left, down, down right) as
+    /// their upper cells' terms, stored into the carry for the next row.
+    #[inline(always)]
+    fn carry(&self, h0: &[f32], h1: &[f32], k: usize, cdr: &mut [f32], cd: &mut [f32], cdl: &mut [f32]) -> [L::F; 3] {
+        let hc = L::load(&h0[k..]);
+        let dl = excess_lanes::<L>(L::sub(L::load(&h1[k - 1..]), hc), self.corner, self.rate);
+        let d = excess_lanes::<L>(L::sub(L::load(&h1[k..]), hc), self.edge, self.rate);
+        let dr = excess_lanes::<L>(L::sub(L::load(&h1[k + 1..]), hc), self.corner, self.rate);
+        L::store(dl, &mut cdl[k..]);
+        L::store(d, &mut cd[k..]);
+        L::store(dr, &mut cdr[k..]);
+        [dl, d, dr]
+    }
+
+    /// One run of cells `k..k + LANES` of [`thermal_row_lanes`], whose left neighbours' pairs,
+    /// rotated up, are `rotated_before`; returns this run's rotated right pairs.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn run(
+        &self,
+        h0: &[f32],
+        h1: &[f32],
+        [pdr, pd, pdl]: [&[f32]; 3],
+        k: usize,
+        rotated_before: L::F,
+        [cdr, cd, cdl]: [&mut [f32]; 3],
+        out: &mut [f32],
+    ) -> L::F {
+        let hc = L::load(&h0[k..]);
+        let right = excess_lanes::<L>(L::sub(L::load(&h0[k + 1..]), hc), self.edge, self.rate);
+        let rotated = L::rotate_up(right);
+        let left = L::blend_first(rotated, rotated_before);
+        let [dl, d, dr] = self.carry(h0, h1, k, cdr, cd, cdl);
+        let mut delta = L::sub(L::splat(0.0), L::load(&pdr[k - 1..]));
+        delta = L::sub(delta, L::load(&pd[k..]));
+        delta = L::sub(delta, L::load(&pdl[k + 1..]));
+        delta = L::sub(delta, left);
+        delta = L::add(delta, right);
+        delta = L::add(delta, dl);
+        delta = L::add(delta, d);
+        delta = L::add(delta, dr);
+        L::store(L::add(hc, delta), &mut out[k - 1..]);
+        rotated
+    }
+}
+
+/// [`thermal_block_row`] with an output, `L::LANES` cells at a time (the last few cells through
+/// `thermal_block_row` itself), which also computes each horizontal pair once: the pair between
+/// cells `k` and `k + 1` is cell `k`'s right term as [`excess`] gives it, and cell `k + 1`
+/// subtracts it as its left term (the argument of [`thermal_block`]); the right terms of a run,
+/// rotated up by one lane, with the previous run's last in lane 0, are the next cells' left
+/// terms. Each cell adds its eight terms in the same order as `thermal_block_row`: the same bits
+/// (a test compares every build with the plain sum on ±0, infinities and NaN). Sixteen lanes go
+/// two runs per step, which keeps both of AVX-512's units busy.
 #[allow(clippy::too_many_arguments)]
-unsafe fn thermal_row_avx2(
+#[inline(always)]
+fn thermal_row_lanes<L: Lanes>(
     h0: &[f32],
     h1: &[f32],
     pdr: &[f32],
@@ -722,48 +771,32 @@ unsafe fn thermal_row_avx2(
     out: &mut [f32],
     t: [f32; 3],
 ) {
-    use std::arch::x86_64::*;
-    let [t_edge, t_corner, rate] = t;
+    let n = L::LANES;
     let m = h0.len();
     if m < 3 {
         return;
     }
-    // Every access below is within these lengths (the loop keeps k + 8 ≤ m − 1).
+    // Every access below is within these lengths (the loops keep k + LANES ≤ m − 1); said once
+    // here, so that the compiler can drop the checks of the loads and stores.
     assert!(h1.len() >= m && pdr.len() >= m && pd.len() >= m && pdl.len() >= m);
     assert!(cdr.len() >= m && cd.len() >= m && cdl.len() >= m && out.len() >= m - 2);
-    let (te, tc, r8) = (_mm256_set1_ps(t_edge), _mm256_set1_ps(t_corner), _mm256_set1_ps(rate));
-    let zero = _mm256_setzero_ps();
-    let rotate = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6);
+    let p = ThermalLanes::<L>::new(t);
+    let [t_edge, _, rate] = t;
+    // Not a closure: a closure is compiled apart, without the caller's instruction set.
+    let above = [pdr, pd, pdl];
     // Lane 0: the pair left of the first cell (cells 0 and 1).
-    let mut prev = _mm256_set1_ps(excess(h0[1] - h0[0], t_edge, rate));
+    let mut rotated = L::splat(excess(h0[1] - h0[0], t_edge, rate));
     let mut k = 1;
-    while k + 8 < m {
-        // SAFETY: k − 1 ≥ 0 and k + 8 < m: every load and store is within the lengths asserted
-        // above (unaligned loads and stores).
-        unsafe {
-            let ld = |s: &[f32], i: usize| _mm256_loadu_ps(s.as_ptr().add(i));
-            let hc = ld(h0, k);
-            let right = excess8(_mm256_sub_ps(ld(h0, k + 1), hc), te, r8);
-            let rotated = _mm256_permutevar8x32_ps(right, rotate);
-            let left = _mm256_blend_ps::<1>(rotated, prev);
-            prev = rotated;
-            let dl = excess8(_mm256_sub_ps(ld(h1, k - 1), hc), tc, r8);
-            let d = excess8(_mm256_sub_ps(ld(h1, k), hc), te, r8);
-            let dr = excess8(_mm256_sub_ps(ld(h1, k + 1), hc), tc, r8);
-            _mm256_storeu_ps(cdl.as_mut_ptr().add(k), dl);
-            _mm256_storeu_ps(cd.as_mut_ptr().add(k), d);
-            _mm256_storeu_ps(cdr.as_mut_ptr().add(k), dr);
-            let mut delta = _mm256_sub_ps(zero, ld(pdr, k - 1));
-            delta = _mm256_sub_ps(delta, ld(pd, k));
-            delta = _mm256_sub_ps(delta, ld(pdl, k + 1));
-            delta = _mm256_sub_ps(delta, left);
-            delta = _mm256_add_ps(delta, right);
-            delta = _mm256_add_ps(delta, dl);
-            delta = _mm256_add_ps(delta, d);
-            delta = _mm256_add_ps(delta, dr);
-            _mm256_storeu_ps(out.as_mut_ptr().add(k - 1), _mm256_add_ps(hc, delta));
+    if n >= 16 {
+        while k + 2 * n < m {
+            let first = p.run(h0, h1, above, k, rotated, [&mut *cdr, &mut *cd, &mut *cdl], out);
+            rotated = p.run(h0, h1, above, k + n, first, [&mut *cdr, &mut *cd, &mut *cdl], out);
+            k += 2 * n;
         }
-        k += 8;
+    }
+    while k + n < m {
+        rotated = p.run(h0, h1, above, k, rotated, [&mut *cdr, &mut *cd, &mut *cdl], out);
+        k += n;
     }
     // The last cells (k ..= m − 2), through the generic row on slices shifted by k − 1.
     let j = k - 1;
@@ -781,210 +814,31 @@ unsafe fn thermal_row_avx2(
     );
 }
 
-/// [`thermal_block_row`] without an output (the first row's carry), eight cells at a time with
-/// AVX2 (the last few through `thermal_block_row` itself): the same operations per cell (LLVM
-/// left that loop scalar).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn thermal_carry_avx2(h0: &[f32], h1: &[f32], cdr: &mut [f32], cd: &mut [f32], cdl: &mut [f32], t: [f32; 3]) {
-    use std::arch::x86_64::*;
-    let [t_edge, t_corner, rate] = t;
-    let m = h0.len();
-    if m < 3 {
-        return;
-    }
-    // Every access below is within these lengths (the loop keeps k + 8 ≤ m − 1).
-    assert!(h1.len() >= m && cdr.len() >= m && cd.len() >= m && cdl.len() >= m);
-    let (te, tc, r8) = (_mm256_set1_ps(t_edge), _mm256_set1_ps(t_corner), _mm256_set1_ps(rate));
-    let mut k = 1;
-    while k + 8 < m {
-        // SAFETY: k − 1 ≥ 0 and k + 8 < m: every load and store is within the lengths asserted
-        // above (unaligned loads and stores).
-        unsafe {
-            let ld = |s: &[f32], i: usize| _mm256_loadu_ps(s.as_ptr().add(i));
-            let hc = ld(h0, k);
-            _mm256_storeu_ps(cdl.as_mut_ptr().add(k), excess8(_mm256_sub_ps(ld(h1, k - 1), hc), tc, r8));
-            _mm256_storeu_ps(cd.as_mut_ptr().add(k), excess8(_mm256_sub_ps(ld(h1, k), hc), te, r8));
-            _mm256_storeu_ps(cdr.as_mut_ptr().add(k), excess8(_mm256_sub_ps(ld(h1, k + 1), hc), tc, r8));
-        }
-        k += 8;
-    }
-    let j = k - 1;
-    thermal_block_row(&h0[j..], &h1[j..m], &[], &[], &[], &mut cdr[j..], &mut cd[j..], &mut cdl[j..], None, t);
-}
-
-/// [`excess`] on sixteen lanes: the same IEEE operations (`vmaxps`/`vminps` with `0` second give
-/// `0` for a NaN, as with AVX2).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn excess16(
-    d: std::arch::x86_64::__m512,
-    t: std::arch::x86_64::__m512,
-    rate: std::arch::x86_64::__m512,
-) -> std::arch::x86_64::__m512 {
-    use std::arch::x86_64::*;
-    let zero = _mm512_setzero_ps();
-    _mm512_mul_ps(
-        rate,
-        _mm512_add_ps(_mm512_max_ps(_mm512_sub_ps(d, t), zero), _mm512_min_ps(_mm512_add_ps(d, t), zero)),
-    )
-}
-
-/// [`thermal_carry_avx2`] with AVX-512, sixteen cells at a time.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn thermal_carry_avx512(h0: &[f32], h1: &[f32], cdr: &mut [f32], cd: &mut [f32], cdl: &mut [f32], t: [f32; 3]) {
-    use std::arch::x86_64::*;
-    let [t_edge, t_corner, rate] = t;
-    let m = h0.len();
-    if m < 3 {
-        return;
-    }
-    // Every access below is within these lengths (the loop keeps k + 16 ≤ m − 1).
-    assert!(h1.len() >= m && cdr.len() >= m && cd.len() >= m && cdl.len() >= m);
-    let (te, tc, r16) = (_mm512_set1_ps(t_edge), _mm512_set1_ps(t_corner), _mm512_set1_ps(rate));
-    let mut k = 1;
-    while k + 16 < m {
-        // SAFETY: k − 1 ≥ 0 and k + 16 < m: every load and store is within the lengths asserted
-        // above (unaligned loads and stores).
-        unsafe {
-            let ld = |s: &[f32], i: usize| _mm512_loadu_ps(s.as_ptr().add(i));
-            let hc = ld(h0, k);
-            _mm512_storeu_ps(cdl.as_mut_ptr().add(k), excess16(_mm512_sub_ps(ld(h1, k - 1), hc), tc, r16));
-            _mm512_storeu_ps(cd.as_mut_ptr().add(k), excess16(_mm512_sub_ps(ld(h1, k), hc), te, r16));
-            _mm512_storeu_ps(cdr.as_mut_ptr().add(k), excess16(_mm512_sub_ps(ld(h1, k + 1), hc), tc, r16));
-        }
-        k += 16;
-    }
-    let j = k - 1;
-    thermal_block_row(&h0[j..], &h1[j..m], &[], &[], &[], &mut cdr[j..], &mut cd[j..], &mut cdl[j..], None, t);
-}
-
-/// [`thermal_row_avx2`] with AVX-512, sixteen cells at a time: the same operations in the same
-/// order per cell (the horizontal pairs rotated by one lane of sixteen), the same bits.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn thermal_row_avx512(
+/// [`thermal_block_row`] without an output (the first row's carry), `L::LANES` cells at a time
+/// (the last few through `thermal_block_row` itself): the same operations per cell (LLVM left
+/// that loop scalar).
+#[inline(always)]
+fn thermal_carry_lanes<L: Lanes>(
     h0: &[f32],
     h1: &[f32],
-    pdr: &[f32],
-    pd: &[f32],
-    pdl: &[f32],
     cdr: &mut [f32],
     cd: &mut [f32],
     cdl: &mut [f32],
-    out: &mut [f32],
     t: [f32; 3],
 ) {
-    use std::arch::x86_64::*;
-    let [t_edge, t_corner, rate] = t;
     let m = h0.len();
     if m < 3 {
         return;
     }
-    // Every access below is within these lengths (the loop keeps k + 16 ≤ m − 1).
-    assert!(h1.len() >= m && pdr.len() >= m && pd.len() >= m && pdl.len() >= m);
-    assert!(cdr.len() >= m && cd.len() >= m && cdl.len() >= m && out.len() >= m - 2);
-    let (te, tc, r16) = (_mm512_set1_ps(t_edge), _mm512_set1_ps(t_corner), _mm512_set1_ps(rate));
-    let zero = _mm512_setzero_ps();
-    let rotate = _mm512_setr_epi32(15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14);
-    // Lane 0: the pair left of the first cell (cells 0 and 1).
-    let mut prev = _mm512_set1_ps(excess(h0[1] - h0[0], t_edge, rate));
+    assert!(h1.len() >= m && cdr.len() >= m && cd.len() >= m && cdl.len() >= m);
+    let p = ThermalLanes::<L>::new(t);
     let mut k = 1;
-    // Two vectors at a time (cells k.. and k + 16..), their operations interleaved so that the
-    // two ordered sums, each a chain of dependent additions, overlap; each lane's operations
-    // are those of the loop below, in the same order.
-    while k + 32 < m {
-        // SAFETY: k − 1 ≥ 0 and k + 32 < m: every load and store is within the lengths asserted
-        // above (unaligned loads and stores).
-        unsafe {
-            let ld = |s: &[f32], i: usize| _mm512_loadu_ps(s.as_ptr().add(i));
-            let (ka, kb) = (k, k + 16);
-            let (hca, hcb) = (ld(h0, ka), ld(h0, kb));
-            let right_a = excess16(_mm512_sub_ps(ld(h0, ka + 1), hca), te, r16);
-            let right_b = excess16(_mm512_sub_ps(ld(h0, kb + 1), hcb), te, r16);
-            let rotated_a = _mm512_permutexvar_ps(rotate, right_a);
-            let rotated_b = _mm512_permutexvar_ps(rotate, right_b);
-            let left_a = _mm512_mask_blend_ps(1, rotated_a, prev);
-            let left_b = _mm512_mask_blend_ps(1, rotated_b, rotated_a);
-            prev = rotated_b;
-            let dl_a = excess16(_mm512_sub_ps(ld(h1, ka - 1), hca), tc, r16);
-            let dl_b = excess16(_mm512_sub_ps(ld(h1, kb - 1), hcb), tc, r16);
-            let d_a = excess16(_mm512_sub_ps(ld(h1, ka), hca), te, r16);
-            let d_b = excess16(_mm512_sub_ps(ld(h1, kb), hcb), te, r16);
-            let dr_a = excess16(_mm512_sub_ps(ld(h1, ka + 1), hca), tc, r16);
-            let dr_b = excess16(_mm512_sub_ps(ld(h1, kb + 1), hcb), tc, r16);
-            _mm512_storeu_ps(cdl.as_mut_ptr().add(ka), dl_a);
-            _mm512_storeu_ps(cdl.as_mut_ptr().add(kb), dl_b);
-            _mm512_storeu_ps(cd.as_mut_ptr().add(ka), d_a);
-            _mm512_storeu_ps(cd.as_mut_ptr().add(kb), d_b);
-            _mm512_storeu_ps(cdr.as_mut_ptr().add(ka), dr_a);
-            _mm512_storeu_ps(cdr.as_mut_ptr().add(kb), dr_b);
-            let mut delta_a = _mm512_sub_ps(zero, ld(pdr, ka - 1));
-            let mut delta_b = _mm512_sub_ps(zero, ld(pdr, kb - 1));
-            delta_a = _mm512_sub_ps(delta_a, ld(pd, ka));
-            delta_b = _mm512_sub_ps(delta_b, ld(pd, kb));
-            delta_a = _mm512_sub_ps(delta_a, ld(pdl, ka + 1));
-            delta_b = _mm512_sub_ps(delta_b, ld(pdl, kb + 1));
-            delta_a = _mm512_sub_ps(delta_a, left_a);
-            delta_b = _mm512_sub_ps(delta_b, left_b);
-            delta_a = _mm512_add_ps(delta_a, right_a);
-            delta_b = _mm512_add_ps(delta_b, right_b);
-            delta_a = _mm512_add_ps(delta_a, dl_a);
-            delta_b = _mm512_add_ps(delta_b, dl_b);
-            delta_a = _mm512_add_ps(delta_a, d_a);
-            delta_b = _mm512_add_ps(delta_b, d_b);
-            delta_a = _mm512_add_ps(delta_a, dr_a);
-            delta_b = _mm512_add_ps(delta_b, dr_b);
-            _mm512_storeu_ps(out.as_mut_ptr().add(ka - 1), _mm512_add_ps(hca, delta_a));
-            _mm512_storeu_ps(out.as_mut_ptr().add(kb - 1), _mm512_add_ps(hcb, delta_b));
-        }
-        k += 32;
+    while k + L::LANES < m {
+        p.carry(h0, h1, k, cdr, cd, cdl);
+        k += L::LANES;
     }
-    while k + 16 < m {
-        // SAFETY: k − 1 ≥ 0 and k + 16 < m: every load and store is within the lengths asserted
-        // above (unaligned loads and stores).
-        unsafe {
-            let ld = |s: &[f32], i: usize| _mm512_loadu_ps(s.as_ptr().add(i));
-            let hc = ld(h0, k);
-            let right = excess16(_mm512_sub_ps(ld(h0, k + 1), hc), te, r16);
-            let rotated = _mm512_permutexvar_ps(rotate, right);
-            let left = _mm512_mask_blend_ps(1, rotated, prev);
-            prev = rotated;
-            let dl = excess16(_mm512_sub_ps(ld(h1, k - 1), hc), tc, r16);
-            let d = excess16(_mm512_sub_ps(ld(h1, k), hc), te, r16);
-            let dr = excess16(_mm512_sub_ps(ld(h1, k + 1), hc), tc, r16);
-            _mm512_storeu_ps(cdl.as_mut_ptr().add(k), dl);
-            _mm512_storeu_ps(cd.as_mut_ptr().add(k), d);
-            _mm512_storeu_ps(cdr.as_mut_ptr().add(k), dr);
-            let mut delta = _mm512_sub_ps(zero, ld(pdr, k - 1));
-            delta = _mm512_sub_ps(delta, ld(pd, k));
-            delta = _mm512_sub_ps(delta, ld(pdl, k + 1));
-            delta = _mm512_sub_ps(delta, left);
-            delta = _mm512_add_ps(delta, right);
-            delta = _mm512_add_ps(delta, dl);
-            delta = _mm512_add_ps(delta, d);
-            delta = _mm512_add_ps(delta, dr);
-            _mm512_storeu_ps(out.as_mut_ptr().add(k - 1), _mm512_add_ps(hc, delta));
-        }
-        k += 16;
-    }
-    // The last cells (k ..= m − 2), through the generic row on slices shifted by k − 1.
     let j = k - 1;
-    thermal_block_row(
-        &h0[j..],
-        &h1[j..m],
-        &pdr[j..],
-        &pd[j..],
-        &pdl[j..],
-        &mut cdr[j..],
-        &mut cd[j..],
-        &mut cdl[j..],
-        Some(&mut out[j..]),
-        t,
-    );
+    thermal_block_row(&h0[j..], &h1[j..m], &[], &[], &[], &mut cdr[j..], &mut cd[j..], &mut cdl[j..], None, t);
 }
 
 /// What a hydraulic erosion writes into the map.

@@ -11,6 +11,7 @@ pub mod distance;
 pub mod erosion;
 #[doc(hidden)]
 pub mod erosion_reference;
+pub(crate) mod lanes;
 pub mod noise;
 pub mod pointwise;
 pub mod profile;

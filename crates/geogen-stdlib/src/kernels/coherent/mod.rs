@@ -19,7 +19,7 @@
 //! script's seed (see the operations).
 
 mod basis;
-pub(crate) mod simd;
+use crate::kernels::lanes as simd;
 
 pub use basis::{CellOutput, Cellular, Distance};
 
