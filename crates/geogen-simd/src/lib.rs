@@ -17,6 +17,7 @@
 
 // This crate has no unsafe code, and keeps it that way.
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 use std::sync::atomic::{AtomicU8, Ordering};
 

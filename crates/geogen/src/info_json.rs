@@ -51,6 +51,7 @@ fn parameter_json(p: &ScriptParameter) -> Value {
 }
 
 impl ScriptInfo {
+    /// What `geogen info --json` prints: name, description, dimensions, parameters and maps.
     pub fn to_json(&self) -> Value {
         json!({
             "name": self.metadata.name,

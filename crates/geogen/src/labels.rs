@@ -9,8 +9,11 @@ use crate::{json_number, Label, RunOutput};
 
 /// A label inside the render, with its pixel position.
 pub struct Placed<'a> {
+    /// The label's position in image pixels (left to right).
     pub px: f64,
+    /// The label's position in image pixels (top to bottom).
     pub py: f64,
+    /// The label as the script placed it.
     pub label: &'a Label,
 }
 

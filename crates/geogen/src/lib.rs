@@ -11,6 +11,7 @@
 
 // This crate has no unsafe code, and keeps it that way.
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod height_slang;
 mod info_json;
@@ -64,6 +65,7 @@ pub const EXAMPLE_ISLAND: &str = include_str!("../../../examples/island.ggs");
 
 /// The smallest and largest render scale a host may ask for (reference §2.3).
 pub const RENDER_SCALE_MIN: f64 = 0.001;
+/// See [`RENDER_SCALE_MIN`].
 pub const RENDER_SCALE_MAX: f64 = 10.0;
 /// The render size of a dimension that has no other size to go by.
 pub const RENDER_SIZE_DEFAULT: u32 = 1000;
@@ -146,18 +148,24 @@ impl std::fmt::Debug for MessageMode {
 /// Everything a run depends on besides the script.
 #[derive(Clone, Debug)]
 pub struct RunSettings {
+    /// The script's seed (`--seed`; text seeds are hashed by the host, see `geogen_random`).
     pub seed: u32,
     /// Script parameter values as the user typed them (`-p NAME=VALUE`), parsed by the parameter's type.
     pub parameters: Vec<(String, String)>,
     /// The map size for finite dimensions; `None` = derived from the render size and scale.
     /// Ignored in an infinite dimension.
     pub map_width: Option<u32>,
+    /// See [`RunSettings::map_width`].
     pub map_height: Option<u32>,
+    /// The render rectangle's top-left corner, in physical pixels (map units × scale).
     pub render_origin: (i64, i64),
     /// `None` = the map size in a finite dimension, 1000 in an infinite one.
     pub render_width: Option<u32>,
+    /// See [`RunSettings::render_width`].
     pub render_height: Option<u32>,
+    /// Physical pixels per map unit, within [`RENDER_SCALE_MIN`]..=[`RENDER_SCALE_MAX`].
     pub render_scale: f64,
+    /// The script's limits: instructions, heap, call depth and the like.
     pub limits: geogen_vm::Limits,
     /// Only these yielded maps are rendered (`--maps a,b`); `None` renders all.
     pub maps: Option<Vec<String>>,
@@ -216,14 +224,18 @@ pub struct RunOutput {
 /// their first reader, slots renumbered).
 #[derive(Debug)]
 pub struct Simulation {
+    /// What the run printed, yielded and placed.
     pub output: RunOutput,
+    /// The recorded rendering steps, scheduled.
     pub sequence: RenderingSequence,
 }
 
 /// Rendered maps by name, each with its physical rectangle.
 #[derive(Debug)]
 pub struct Rendered {
+    /// What the run printed, yielded and placed.
     pub output: RunOutput,
+    /// Each rendered map by its yielded name.
     pub maps: std::collections::BTreeMap<String, HeightMap>,
     /// The render rectangle clipped to the map, in physical pixels: what each map covers when
     /// [`RunSettings::yield_margin`] is 0, and the part of it inside the margin otherwise.
@@ -239,6 +251,7 @@ pub struct Rendered {
 pub struct StepTiming {
     /// 0-based position in the rendering sequence.
     pub index: usize,
+    /// The operation's name (`HeightMap.Blur`).
     pub name: String,
     /// Script line and column of the call that recorded the step.
     pub location: Option<(u32, u32)>,
@@ -250,6 +263,7 @@ pub struct StepTiming {
     /// When an independent unit ran at the same time as this one (`geogen_render::Renderer::advance`):
     /// its first step (0-based) and that step's operation. `steps` and `pixels` count both.
     pub alongside: Option<(usize, String)>,
+    /// Wall time of the step (of all `steps`).
     pub duration: std::time::Duration,
 }
 
@@ -270,6 +284,7 @@ impl Failure {
         Failure { diagnostics: diagnostics.into(), source: Arc::clone(source), messages: Vec::new() }
     }
 
+    /// The diagnostics as text, with the source lines they point at.
     pub fn render(&self, options: RenderOptions) -> String {
         geogen_diag::render_diagnostics(&self.diagnostics, &self.source, options)
     }
@@ -389,6 +404,7 @@ impl Script {
         }
     }
 
+    /// The script's text, as compiled.
     pub fn source(&self) -> &SourceFile {
         &self.source
     }
