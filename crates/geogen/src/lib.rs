@@ -13,6 +13,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(test)]
+mod architecture_doc;
 mod height_slang;
 mod info_json;
 pub mod labels;
