@@ -51,12 +51,12 @@ impl Declared for Add {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let mask = call.opt_object(1)?;
+        let mask = call.opt_object("mask")?;
         match (&call.args[0], mask) {
             (Arg::Number(addend), None) => rec.modify(AddNumber::new(*addend), &[]),
             (Arg::Number(addend), Some(mask)) => rec.modify(AddMasked::with_number(*addend), &[mask]),
-            (_, None) => rec.modify(AddMap, &[call.object(0)?]),
-            (_, Some(mask)) => rec.modify(AddMasked::with_map(), &[call.object(0)?, mask]),
+            (_, None) => rec.modify(AddMap, &[call.object("addend")?]),
+            (_, Some(mask)) => rec.modify(AddMasked::with_map(), &[call.object("addend")?, mask]),
         }
     }
 }

@@ -30,7 +30,7 @@ impl Declared for Combine {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(Combine, &[call.object(0)?, call.object(1)?])
+        rec.modify(Combine, &[call.object("other")?, call.object("mask")?])
     }
 }
 

@@ -24,7 +24,7 @@ impl Declared for Intersect {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(Intersect, &[call.object(0)?])
+        rec.modify(Intersect, &[call.object("other")?])
     }
 }
 

@@ -36,7 +36,7 @@ impl Declared for Multiply {
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
         match &call.args[0] {
             Arg::Number(factor) => rec.modify(MultiplyNumber::new(*factor), &[]),
-            _ => rec.modify(MultiplyMap, &[call.object(0)?]),
+            _ => rec.modify(MultiplyMap, &[call.object("factor")?]),
         }
     }
 }

@@ -24,7 +24,7 @@ impl Declared for Unify {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(Unify, &[call.object(0)?])
+        rec.modify(Unify, &[call.object("other")?])
     }
 }
 

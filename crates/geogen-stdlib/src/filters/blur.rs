@@ -56,7 +56,7 @@ impl Declared for Blur {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(Blur::new(call.number(0)?), &[])
+        rec.modify(Blur::new(call.number("radius")?), &[])
     }
 }
 

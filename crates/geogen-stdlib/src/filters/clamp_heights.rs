@@ -34,7 +34,7 @@ impl Declared for ClampHeights {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(ClampHeights::new(call.number(0)?, call.number(1)?), &[])
+        rec.modify(ClampHeights::new(call.number("min")?, call.number("max")?), &[])
     }
 }
 

@@ -35,9 +35,9 @@ impl Declared for ConvexityMap {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let source = call.object(0)?;
+        let source = call.object("map")?;
         let copy = rec.push_create(Clone, &[source])?;
-        rec.push_modify(Blur::new(call.number(1)?), copy, &[])?;
+        rec.push_modify(Blur::new(call.number("radius")?), copy, &[])?;
         rec.push_modify(Invert, copy, &[])?;
         rec.push_modify(AddMap, copy, &[source])?;
         Ok(rec.handle(ObjectKind::Map, copy))

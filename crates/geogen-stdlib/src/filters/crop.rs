@@ -65,7 +65,11 @@ impl Declared for Crop {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let op = Crop { a: call.point_f64(0)?, b: call.point_f64(1)?, replace: height_from_f64(call.number(2)?) };
+        let op = Crop {
+            a: call.point_f64("a")?,
+            b: call.point_f64("b")?,
+            replace: height_from_f64(call.number("replace")?),
+        };
         rec.modify(op, &[])
     }
 }

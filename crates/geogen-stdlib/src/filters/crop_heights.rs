@@ -36,7 +36,7 @@ impl Declared for CropHeights {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(CropHeights::new(call.number(0)?, call.number(1)?, call.number(2)?), &[])
+        rec.modify(CropHeights::new(call.number("min")?, call.number("max")?, call.number("replace")?), &[])
     }
 }
 

@@ -49,7 +49,7 @@ impl Declared for DistanceMap {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.create(DistanceMap { maximum_distance: call.number(1)? }, &[call.object(0)?])
+        rec.create(DistanceMap { maximum_distance: call.number("maximumDistance")? }, &[call.object("map")?])
     }
 }
 

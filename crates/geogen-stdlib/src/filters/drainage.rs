@@ -184,7 +184,7 @@ impl Declared for Drainage {
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
         let geometry = rec.geometry();
-        let resolution = libm::trunc(call.number(4)?);
+        let resolution = libm::trunc(call.number("resolution")?);
         let layout = match (geometry.map_width, geometry.map_height) {
             (Some(width), Some(height)) => {
                 let (w, h) = (f64::from(width.max(1)), f64::from(height.max(1)));
@@ -205,7 +205,7 @@ impl Declared for Drainage {
                 Layout::Infinite { side: resolution, cells, halo: cells / 2, band: resolution / 8.0 }
             }
         };
-        let output = match call.text(1)? {
+        let output = match call.text("output")? {
             "rivers" => DrainageOutput::Rivers,
             "lakes" => DrainageOutput::Lakes,
             "flow" => DrainageOutput::Flow,
@@ -224,17 +224,17 @@ impl Declared for Drainage {
         let uplift = rate(2)?;
         let erodibility = rate(3)?;
         let op = Drainage {
-            duration: call.number(0)?,
+            duration: call.number("duration")?,
             output,
             uplift,
             erodibility,
-            sea_level: call.number(5)?,
-            river_width: call.number(6)?,
-            river_depth: call.number(7)?,
-            diffusion: call.number(8)?,
-            m: call.number(9)?,
-            n: call.number(10)?,
-            seed: combine_seeds(&[call.seed(11)?, rec.script_seed()]),
+            sea_level: call.number("seaLevel")?,
+            river_width: call.number("riverWidth")?,
+            river_depth: call.number("riverDepth")?,
+            diffusion: call.number("diffusion")?,
+            m: call.number("m")?,
+            n: call.number("n")?,
+            seed: combine_seeds(&[call.seed("seed")?, rec.script_seed()]),
             layout,
         };
         rec.modify(op, &others)

@@ -86,8 +86,11 @@ impl Declared for DrawLine {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let op =
-            DrawLine { start: call.point_f64(0)?, end: call.point_f64(1)?, height: height_from_f64(call.number(2)?) };
+        let op = DrawLine {
+            start: call.point_f64("start")?,
+            end: call.point_f64("end")?,
+            height: height_from_f64(call.number("height")?),
+        };
         rec.modify(op, &[])
     }
 }

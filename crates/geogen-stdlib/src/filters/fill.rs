@@ -33,7 +33,7 @@ impl Declared for Fill {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(Fill::new(call.number(0)?), &[])
+        rec.modify(Fill::new(call.number("height")?), &[])
     }
 }
 

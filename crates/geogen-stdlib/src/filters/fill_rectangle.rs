@@ -44,8 +44,11 @@ impl Declared for FillRectangle {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let op =
-            FillRectangle { a: call.point_f64(0)?, b: call.point_f64(1)?, height: height_from_f64(call.number(2)?) };
+        let op = FillRectangle {
+            a: call.point_f64("a")?,
+            b: call.point_f64("b")?,
+            height: height_from_f64(call.number("height")?),
+        };
         rec.modify(op, &[])
     }
 }

@@ -223,7 +223,10 @@ impl Declared for Glaciate {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(Glaciate { strength: call.number(0)?, include_negative: call.boolean(1)? }, &[])
+        rec.modify(
+            Glaciate { strength: call.number("strength")?, include_negative: call.boolean("includeNegative")? },
+            &[],
+        )
     }
 }
 

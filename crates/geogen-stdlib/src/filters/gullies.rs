@@ -101,12 +101,12 @@ impl Declared for Gullies {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let flow = call.opt_object(4)?;
+        let flow = call.opt_object("flow")?;
         let op = Gullies {
-            wavelength: call.number(0)?,
-            depth: call.number(1)?,
-            octaves: libm::trunc(call.number(2)?) as u32,
-            seed: combine_seeds(&[call.seed(3)?, rec.script_seed()]),
+            wavelength: call.number("wavelength")?,
+            depth: call.number("depth")?,
+            octaves: libm::trunc(call.number("octaves")?) as u32,
+            seed: combine_seeds(&[call.seed("seed")?, rec.script_seed()]),
             flow: flow.is_some(),
         };
         rec.modify(op, flow.as_slice())

@@ -122,22 +122,22 @@ impl Declared for HydraulicErosion {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let output = match call.text(7)? {
+        let output = match call.text("output")? {
             "flow" => Output::Flow,
             "erosion" => Output::Erosion,
             "deposition" => Output::Deposition,
             _ => Output::Height,
         };
         let op = HydraulicErosion {
-            iterations: libm::trunc(call.number(0)?) as u32,
-            rain: call.number(1)?,
-            evaporation: call.number(2)?,
-            capacity: call.number(3)?,
-            erosion: call.number(4)?,
-            deposition: call.number(5)?,
-            fan_slope: call.number(8)?,
-            sea_level: call.number(9)?,
-            seed: combine_seeds(&[call.seed(6)?, rec.script_seed()]),
+            iterations: libm::trunc(call.number("iterations")?) as u32,
+            rain: call.number("rain")?,
+            evaporation: call.number("evaporation")?,
+            capacity: call.number("capacity")?,
+            erosion: call.number("erosion")?,
+            deposition: call.number("deposition")?,
+            fan_slope: call.number("fanSlope")?,
+            sea_level: call.number("seaLevel")?,
+            seed: combine_seeds(&[call.seed("seed")?, rec.script_seed()]),
             output,
         };
         rec.modify(op, &[])

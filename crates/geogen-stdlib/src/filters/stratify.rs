@@ -121,10 +121,10 @@ impl Declared for Stratify {
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
         let op = Stratify {
             // In [1, 100] after the range check; truncated to whole strata as the original does.
-            strata: call.number(0)?.trunc().clamp(1.0, 100.0) as u32,
-            steepness: call.number(1)?,
-            smoothness: call.number(2)?,
-            include_negative: call.boolean(3)?,
+            strata: call.number("strata")?.trunc().clamp(1.0, 100.0) as u32,
+            steepness: call.number("steepness")?,
+            smoothness: call.number("smoothness")?,
+            include_negative: call.boolean("includeNegative")?,
         };
         rec.modify(op, &[])
     }

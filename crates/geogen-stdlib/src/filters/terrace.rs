@@ -71,7 +71,7 @@ impl Declared for Terrace {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(Terrace { levels: libm::trunc(call.number(0)?), sharpness: call.number(1)? }, &[])
+        rec.modify(Terrace { levels: libm::trunc(call.number("levels")?), sharpness: call.number("sharpness")? }, &[])
     }
 }
 

@@ -85,8 +85,8 @@ impl Declared for ThermalErosion {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let iterations = libm::trunc(call.number(0)?) as u32;
-        rec.modify(ThermalErosion { iterations, talus: call.number(1)?, strength: call.number(2)? }, &[])
+        let iterations = libm::trunc(call.number("iterations")?) as u32;
+        rec.modify(ThermalErosion { iterations, talus: call.number("talus")?, strength: call.number("strength")? }, &[])
     }
 }
 

@@ -94,12 +94,12 @@ impl Declared for TransformHeights {
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
         let op = TransformHeights {
-            start: call.coordinate(1)?,
-            end: call.coordinate(2)?,
-            min: height_from_f64(call.number(3)?),
-            max: height_from_f64(call.number(4)?),
+            start: call.coordinate("start")?,
+            end: call.coordinate("end")?,
+            min: height_from_f64(call.number("minHeight")?),
+            max: height_from_f64(call.number("maxHeight")?),
         };
-        rec.modify(op, &[call.object(0)?])
+        rec.modify(op, &[call.object("profile")?])
     }
 }
 

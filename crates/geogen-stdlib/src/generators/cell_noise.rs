@@ -71,8 +71,8 @@ impl Declared for CellNoise {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let cell_size = call.number(0)?.trunc().clamp(1.0, u32::MAX as f64) as u32;
-        rec.create(CellNoise::new(cell_size, call.seed(1)?, rec.script_seed()), &[])
+        let cell_size = call.number("meanCellSize")?.trunc().clamp(1.0, u32::MAX as f64) as u32;
+        rec.create(CellNoise::new(cell_size, call.seed("seed")?, rec.script_seed()), &[])
     }
 }
 

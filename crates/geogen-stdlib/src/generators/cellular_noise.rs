@@ -57,12 +57,12 @@ impl Declared for CellularNoise {
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
         let cellular = Cellular {
-            output: CellOutput::from_name(call.text(1)?).unwrap_or(CellOutput::F1),
-            distance: Distance::from_name(call.text(2)?).unwrap_or(Distance::Euclidean),
-            jitter: call.number(3)? as f32,
+            output: CellOutput::from_name(call.text("output")?).unwrap_or(CellOutput::F1),
+            distance: Distance::from_name(call.text("distance")?).unwrap_or(Distance::Euclidean),
+            jitter: call.number("jitter")? as f32,
         };
-        let seed = noise_seed(call.seed(9)?, rec.script_seed(), NAME);
+        let seed = noise_seed(call.seed("seed")?, rec.script_seed(), NAME);
         let basis = Basis::Cellular(cellular);
-        rec.create(CoherentNoise::new(NAME, basis, call.number(0)?, read_fractal(call, 4)?, seed), &[])
+        rec.create(CoherentNoise::new(NAME, basis, call.number("wavelength")?, read_fractal(call)?, seed), &[])
     }
 }

@@ -28,7 +28,7 @@ impl Declared for Clone {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.create(Clone, &[call.object(0)?])
+        rec.create(Clone, &[call.object("map")?])
     }
 }
 

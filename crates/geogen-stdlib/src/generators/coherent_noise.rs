@@ -35,15 +35,15 @@ pub(crate) const GRADIENT_PARAMS: &[Param] = &[
     Param::seed("seed"),
 ];
 
-/// Reads the five fractal parameters every noise has, in this order from index `at`: `octaves`,
-/// `gain`, `lacunarity`, `fractal`, `weighting` (already checked by their kinds).
-pub(crate) fn read_fractal(call: &Call, at: usize) -> Result<Fractal, RuntimeError> {
+/// Reads the five fractal parameters every noise has by name: `octaves`, `gain`, `lacunarity`,
+/// `fractal`, `weighting` (already checked by their kinds).
+pub(crate) fn read_fractal(call: &Call) -> Result<Fractal, RuntimeError> {
     Ok(Fractal {
-        kind: FractalKind::from_name(call.text(at + 3)?).unwrap_or(FractalKind::Fbm),
-        octaves: libm::trunc(call.number(at)?).clamp(1.0, MAX_OCTAVES as f64) as u32,
-        gain: call.number(at + 1)? as f32,
-        lacunarity: call.number(at + 2)?,
-        weighting: call.number(at + 4)? as f32,
+        kind: FractalKind::from_name(call.text("fractal")?).unwrap_or(FractalKind::Fbm),
+        octaves: libm::trunc(call.number("octaves")?).clamp(1.0, MAX_OCTAVES as f64) as u32,
+        gain: call.number("gain")? as f32,
+        lacunarity: call.number("lacunarity")?,
+        weighting: call.number("weighting")? as f32,
     })
 }
 

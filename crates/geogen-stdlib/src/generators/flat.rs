@@ -36,7 +36,7 @@ impl Declared for Flat {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.create(Flat::new(call.number(0)?), &[])
+        rec.create(Flat::new(call.number("height")?), &[])
     }
 }
 

@@ -109,8 +109,13 @@ impl Declared for FromHeightSlang {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let dialect = Dialect::from_name(call.text(2)?).unwrap_or_default();
-        let op = FromHeightSlang::compile(call.text(0)?, call.number(1)?, dialect, rec.limits().max_call_depth)?;
+        let dialect = Dialect::from_name(call.text("dialect")?).unwrap_or_default();
+        let op = FromHeightSlang::compile(
+            call.text("program")?,
+            call.number("unitSize")?,
+            dialect,
+            rec.limits().max_call_depth,
+        )?;
         rec.create(op, &[])
     }
 }

@@ -48,7 +48,12 @@ impl Declared for Gradient {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let op = Gradient::new(call.point_f64(0)?, call.point_f64(1)?, call.number(2)?, call.number(3)?);
+        let op = Gradient::new(
+            call.point_f64("source")?,
+            call.point_f64("destination")?,
+            call.number("fromHeight")?,
+            call.number("toHeight")?,
+        );
         rec.create(op, &[])
     }
 }

@@ -92,7 +92,7 @@ impl Declared for Input {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let name = call.text(0)?;
+        let name = call.text("name")?;
         let Some(raster) = rec.input(name) else {
             let given = rec.input_names();
             let hint = if given.is_empty() {

@@ -59,14 +59,14 @@ impl Declared for Noise {
 /// for ridged noise `Invert` and `+1` (`1 − Σ|layer|`). Returns the new slot.
 pub(crate) fn record_noise(call: &Call, rec: &mut Recorder<'_, '_>, ridged: bool) -> Result<Slot, RuntimeError> {
     let default_layers;
-    let layers: &BTreeMap<u32, i32> = match call.layers(0)? {
+    let layers: &BTreeMap<u32, i32> = match call.layers("layers")? {
         Some(layers) => layers,
         None => {
             default_layers = default_noise_layers();
             &default_layers
         }
     };
-    let (seed, script_seed, location) = (call.seed(1)?, rec.script_seed(), rec.location());
+    let (seed, script_seed, location) = (call.seed("seed")?, rec.script_seed(), rec.location());
     push_noise(rec.sequence(), layers, seed, script_seed, ridged, location).map_err(RuntimeError::from_render)
 }
 

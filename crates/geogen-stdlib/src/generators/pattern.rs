@@ -76,7 +76,7 @@ impl Declared for Pattern {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.create(Pattern { a: call.point_f64(1)?, b: call.point_f64(2)? }, &[call.object(0)?])
+        rec.create(Pattern { a: call.point_f64("a")?, b: call.point_f64("b")? }, &[call.object("pattern")?])
     }
 }
 

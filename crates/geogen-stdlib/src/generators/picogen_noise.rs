@@ -62,15 +62,20 @@ impl Declared for PicogenNoise {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let filter = Filter::from_name(call.text(4)?).unwrap_or(Filter::Cosine);
+        let filter = Filter::from_name(call.text("filter")?).unwrap_or(Filter::Cosine);
         let text = PicogenNoise::program_text(
-            call.number(0)?,
-            call.number(1)?.trunc() as u32,
-            call.number(2)?,
-            call.number(3)?.trunc() as u32,
+            call.number("frequency")?,
+            call.number("layerCount")?.trunc() as u32,
+            call.number("persistence")?,
+            call.number("seed")?.trunc() as u32,
             filter,
         );
-        let noise = FromHeightSlang::compile(&text, call.number(5)?, Dialect::Documented, rec.limits().max_call_depth)?;
+        let noise = FromHeightSlang::compile(
+            &text,
+            call.number("unitSize")?,
+            Dialect::Documented,
+            rec.limits().max_call_depth,
+        )?;
         rec.create(PicogenNoise { noise }, &[])
     }
 }

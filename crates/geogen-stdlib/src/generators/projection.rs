@@ -44,7 +44,7 @@ impl Declared for Projection {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.create(Projection { direction: call.axis(1)? }, &[call.object(0)?])
+        rec.create(Projection { direction: call.axis("direction")? }, &[call.object("profile")?])
     }
 }
 

@@ -54,7 +54,12 @@ impl Declared for RadialGradient {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let op = RadialGradient::new(call.point_f64(0)?, call.number(1)?, call.number(2)?, call.number(3)?);
+        let op = RadialGradient::new(
+            call.point_f64("center")?,
+            call.number("radius")?,
+            call.number("centerHeight")?,
+            call.number("rimHeight")?,
+        );
         rec.create(op, &[])
     }
 }

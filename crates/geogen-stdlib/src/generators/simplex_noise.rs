@@ -38,7 +38,7 @@ impl Declared for SimplexNoise {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let seed = noise_seed(call.seed(6)?, rec.script_seed(), NAME);
-        rec.create(CoherentNoise::new(NAME, Basis::Simplex, call.number(0)?, read_fractal(call, 1)?, seed), &[])
+        let seed = noise_seed(call.seed("seed")?, rec.script_seed(), NAME);
+        rec.create(CoherentNoise::new(NAME, Basis::Simplex, call.number("wavelength")?, read_fractal(call)?, seed), &[])
     }
 }

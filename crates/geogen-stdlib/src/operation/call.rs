@@ -34,113 +34,143 @@ pub enum Arg {
     Text(String),
 }
 
+/// Which argument an accessor of [`Call`] reads: its parameter's name as the signature declares
+/// it (`call.number("wavelength")`, the way operations read them), or its position.
+pub trait At: Copy {
+    /// The position in the signature's parameters, if the signature has it.
+    fn position(self, params: &[Param]) -> Option<usize>;
+    /// How an error names it.
+    fn describe(self) -> String;
+}
+
+impl At for usize {
+    fn position(self, _: &[Param]) -> Option<usize> {
+        Some(self)
+    }
+    fn describe(self) -> String {
+        format!("argument {}", self + 1)
+    }
+}
+
+impl At for &str {
+    fn position(self, params: &[Param]) -> Option<usize> {
+        params.iter().position(|p| p.name == self)
+    }
+    fn describe(self) -> String {
+        format!("argument `{self}`")
+    }
+}
+
 /// The checked arguments of one call. The accessors return an internal error if the operation asks
 /// for something its signature does not declare (a bug the derived tests catch, never a panic).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Call {
     pub args: Vec<Arg>,
-    name: &'static str,
+    signature: &'static Signature,
 }
 
 impl Call {
-    fn get(&self, i: usize) -> &Arg {
-        self.args.get(i).unwrap_or(&Arg::Absent)
+    fn get(&self, at: impl At) -> Result<&Arg, RuntimeError> {
+        match at.position(self.signature.params) {
+            Some(i) => Ok(self.args.get(i).unwrap_or(&Arg::Absent)),
+            None => Err(RuntimeError::internal(format!(
+                "`{}` read {}, which its signature does not declare",
+                self.signature.name,
+                at.describe()
+            ))),
+        }
     }
 
-    fn mismatch(&self, i: usize, what: &str) -> RuntimeError {
+    fn mismatch(&self, at: impl At, what: &str) -> RuntimeError {
         RuntimeError::internal(format!(
-            "`{}` read argument {} as {what}, which its signature does not declare",
-            self.name,
-            i + 1
+            "`{}` read {} as {what}, which its signature does not declare",
+            self.signature.name,
+            at.describe()
         ))
     }
 
-    pub fn is_absent(&self, i: usize) -> bool {
-        matches!(self.get(i), Arg::Absent)
-    }
-
-    pub fn number(&self, i: usize) -> Result<f64, RuntimeError> {
-        match self.get(i) {
+    pub fn number(&self, at: impl At) -> Result<f64, RuntimeError> {
+        match self.get(at)? {
             Arg::Number(x) => Ok(*x),
-            _ => Err(self.mismatch(i, "a Number")),
+            _ => Err(self.mismatch(at, "a Number")),
         }
     }
 
     /// A seed argument, reduced to 32 bits as the original does.
-    pub fn seed(&self, i: usize) -> Result<u32, RuntimeError> {
-        Ok(geogen_random::seed_from_number(self.number(i)?))
+    pub fn seed(&self, at: impl At) -> Result<u32, RuntimeError> {
+        Ok(geogen_random::seed_from_number(self.number(at)?))
     }
 
-    pub fn boolean(&self, i: usize) -> Result<bool, RuntimeError> {
-        match self.get(i) {
+    pub fn boolean(&self, at: impl At) -> Result<bool, RuntimeError> {
+        match self.get(at)? {
             Arg::Bool(b) => Ok(*b),
-            _ => Err(self.mismatch(i, "a Boolean")),
+            _ => Err(self.mismatch(at, "a Boolean")),
         }
     }
 
-    pub fn point(&self, i: usize) -> Result<(i32, i32), RuntimeError> {
-        match self.get(i) {
+    pub fn point(&self, at: impl At) -> Result<(i32, i32), RuntimeError> {
+        match self.get(at)? {
             Arg::Point(x, y) => Ok((*x, *y)),
-            _ => Err(self.mismatch(i, "a Point")),
+            _ => Err(self.mismatch(at, "a Point")),
         }
     }
 
     /// A point as `f64` logical coordinates.
-    pub fn point_f64(&self, i: usize) -> Result<(f64, f64), RuntimeError> {
-        let (x, y) = self.point(i)?;
+    pub fn point_f64(&self, at: impl At) -> Result<(f64, f64), RuntimeError> {
+        let (x, y) = self.point(at)?;
         Ok((f64::from(x), f64::from(y)))
     }
 
-    pub fn coordinate(&self, i: usize) -> Result<i32, RuntimeError> {
-        match self.get(i) {
+    pub fn coordinate(&self, at: impl At) -> Result<i32, RuntimeError> {
+        match self.get(at)? {
             Arg::Coordinate(c) => Ok(*c),
-            _ => Err(self.mismatch(i, "a Coordinate")),
+            _ => Err(self.mismatch(at, "a Coordinate")),
         }
     }
 
-    pub fn axis(&self, i: usize) -> Result<Axis, RuntimeError> {
-        match self.get(i) {
+    pub fn axis(&self, at: impl At) -> Result<Axis, RuntimeError> {
+        match self.get(at)? {
             Arg::Direction(a) => Ok(*a),
-            _ => Err(self.mismatch(i, "a Direction")),
+            _ => Err(self.mismatch(at, "a Direction")),
         }
     }
 
     /// The slot of a map or profile argument.
-    pub fn object(&self, i: usize) -> Result<Slot, RuntimeError> {
-        match self.get(i) {
+    pub fn object(&self, at: impl At) -> Result<Slot, RuntimeError> {
+        match self.get(at)? {
             Arg::Object(_, slot) => Ok(*slot),
-            _ => Err(self.mismatch(i, "an object")),
+            _ => Err(self.mismatch(at, "an object")),
         }
     }
 
     /// An optional object argument.
-    pub fn opt_object(&self, i: usize) -> Result<Option<Slot>, RuntimeError> {
-        match self.get(i) {
+    pub fn opt_object(&self, at: impl At) -> Result<Option<Slot>, RuntimeError> {
+        match self.get(at)? {
             Arg::Absent => Ok(None),
-            _ => self.object(i).map(Some),
+            _ => self.object(at).map(Some),
         }
     }
 
-    pub fn layers(&self, i: usize) -> Result<Option<&BTreeMap<u32, i32>>, RuntimeError> {
-        match self.get(i) {
+    pub fn layers(&self, at: impl At) -> Result<Option<&BTreeMap<u32, i32>>, RuntimeError> {
+        match self.get(at)? {
             Arg::Layers(layers) => Ok(Some(layers)),
             Arg::Absent => Ok(None),
-            _ => Err(self.mismatch(i, "noise layers")),
+            _ => Err(self.mismatch(at, "noise layers")),
         }
     }
 
     /// A String argument (a program or a choice's item).
-    pub fn text(&self, i: usize) -> Result<&str, RuntimeError> {
-        match self.get(i) {
+    pub fn text(&self, at: impl At) -> Result<&str, RuntimeError> {
+        match self.get(at)? {
             Arg::Text(t) => Ok(t),
-            _ => Err(self.mismatch(i, "a String")),
+            _ => Err(self.mismatch(at, "a String")),
         }
     }
 
-    pub fn points(&self, i: usize) -> Result<&[(i32, f64)], RuntimeError> {
-        match self.get(i) {
+    pub fn points(&self, at: impl At) -> Result<&[(i32, f64)], RuntimeError> {
+        match self.get(at)? {
             Arg::Points(points) => Ok(points),
-            _ => Err(self.mismatch(i, "profile points")),
+            _ => Err(self.mismatch(at, "profile points")),
         }
     }
 }
@@ -229,7 +259,7 @@ pub fn check(sig: &'static Signature, ctx: &Ctx<'_>, args: &Args<'_>) -> Result<
             }
         }
     }
-    Ok(Call { args: checked, name: sig.name })
+    Ok(Call { args: checked, signature: sig })
 }
 
 fn out_of_range(

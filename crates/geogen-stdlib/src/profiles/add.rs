@@ -56,13 +56,13 @@ impl Declared for ProfileAdd {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let mask = call.opt_object(1)?;
+        let mask = call.opt_object("mask")?;
         let masked = mask.is_some();
         let mut others = Vec::with_capacity(2);
         let number = match &call.args[0] {
             Arg::Number(x) => Some(height_from_f64(*x)),
             _ => {
-                others.push(call.object(0)?);
+                others.push(call.object("addend")?);
                 None
             }
         };

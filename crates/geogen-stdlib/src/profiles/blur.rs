@@ -40,7 +40,7 @@ impl Declared for ProfileBlur {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(ProfileBlur { radius: call.number(0)? }, &[])
+        rec.modify(ProfileBlur { radius: call.number("radius")? }, &[])
     }
 }
 

@@ -30,7 +30,10 @@ impl Declared for ProfileClampHeights {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let op = ProfileClampHeights { min: height_from_f64(call.number(0)?), max: height_from_f64(call.number(1)?) };
+        let op = ProfileClampHeights {
+            min: height_from_f64(call.number("min")?),
+            max: height_from_f64(call.number("max")?),
+        };
         rec.modify(op, &[])
     }
 }

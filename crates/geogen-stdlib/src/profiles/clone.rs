@@ -28,7 +28,7 @@ impl Declared for ProfileClone {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.create(ProfileClone, &[call.object(0)?])
+        rec.create(ProfileClone, &[call.object("profile")?])
     }
 }
 

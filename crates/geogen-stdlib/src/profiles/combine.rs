@@ -30,7 +30,7 @@ impl Declared for ProfileCombine {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(ProfileCombine, &[call.object(0)?, call.object(1)?])
+        rec.modify(ProfileCombine, &[call.object("other")?, call.object("mask")?])
     }
 }
 

@@ -55,9 +55,9 @@ impl Declared for ProfileCrop {
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
         let op = ProfileCrop {
-            start: call.coordinate(0)?,
-            end: call.coordinate(1)?,
-            replace: height_from_f64(call.number(2)?),
+            start: call.coordinate("start")?,
+            end: call.coordinate("end")?,
+            replace: height_from_f64(call.number("replace")?),
         };
         rec.modify(op, &[])
     }

@@ -32,9 +32,9 @@ impl Declared for ProfileCropHeights {
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
         let op = ProfileCropHeights {
-            min: height_from_f64(call.number(0)?),
-            max: height_from_f64(call.number(1)?),
-            replace: height_from_f64(call.number(2)?),
+            min: height_from_f64(call.number("min")?),
+            max: height_from_f64(call.number("max")?),
+            replace: height_from_f64(call.number("replace")?),
         };
         rec.modify(op, &[])
     }

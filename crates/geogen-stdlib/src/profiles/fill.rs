@@ -27,7 +27,7 @@ impl Declared for ProfileFill {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(ProfileFill { height: height_from_f64(call.number(0)?) }, &[])
+        rec.modify(ProfileFill { height: height_from_f64(call.number("height")?) }, &[])
     }
 }
 

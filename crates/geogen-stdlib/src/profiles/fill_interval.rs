@@ -48,9 +48,9 @@ impl Declared for ProfileFillInterval {
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
         let op = ProfileFillInterval {
-            start: call.coordinate(0)?,
-            end: call.coordinate(1)?,
-            height: height_from_f64(call.number(2)?),
+            start: call.coordinate("start")?,
+            end: call.coordinate("end")?,
+            height: height_from_f64(call.number("height")?),
         };
         rec.modify(op, &[])
     }

@@ -41,7 +41,7 @@ impl Declared for ProfileFlat {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.create(ProfileFlat::new(call.number(0)?), &[])
+        rec.create(ProfileFlat::new(call.number("height")?), &[])
     }
 }
 

@@ -77,7 +77,7 @@ impl Declared for ProfileFromArray {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.create(ProfileFromArray::new(call.points(0)?), &[])
+        rec.create(ProfileFromArray::new(call.points("points")?), &[])
     }
 }
 

@@ -72,10 +72,10 @@ impl Declared for ProfileGradient {
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
         let op = ProfileGradient {
-            source: f64::from(call.coordinate(0)?),
-            destination: f64::from(call.coordinate(1)?),
-            from: height_from_f64(call.number(2)?),
-            to: height_from_f64(call.number(3)?),
+            source: f64::from(call.coordinate("source")?),
+            destination: f64::from(call.coordinate("destination")?),
+            from: height_from_f64(call.number("fromHeight")?),
+            to: height_from_f64(call.number("toHeight")?),
         };
         rec.create(op, &[])
     }

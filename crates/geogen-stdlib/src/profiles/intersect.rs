@@ -27,7 +27,7 @@ impl Declared for ProfileIntersect {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(ProfileIntersect, &[call.object(0)?])
+        rec.modify(ProfileIntersect, &[call.object("other")?])
     }
 }
 

@@ -40,7 +40,7 @@ impl Declared for ProfileMove {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(ProfileMove { offset: call.coordinate(0)? }, &[])
+        rec.modify(ProfileMove { offset: call.coordinate("offset")? }, &[])
     }
 }
 

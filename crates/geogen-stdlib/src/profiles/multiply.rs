@@ -41,7 +41,7 @@ impl Declared for ProfileMultiply {
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
         match &call.args[0] {
             Arg::Number(factor) => rec.modify(ProfileMultiply { number: Some(*factor as f32) }, &[]),
-            _ => rec.modify(ProfileMultiply { number: None }, &[call.object(0)?]),
+            _ => rec.modify(ProfileMultiply { number: None }, &[call.object("factor")?]),
         }
     }
 }

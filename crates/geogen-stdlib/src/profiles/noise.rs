@@ -53,14 +53,14 @@ impl Declared for ProfileNoise {
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
         let default_layers;
-        let layers: &BTreeMap<u32, i32> = match call.layers(0)? {
+        let layers: &BTreeMap<u32, i32> = match call.layers("layers")? {
             Some(layers) => layers,
             None => {
                 default_layers = default_noise_layers();
                 &default_layers
             }
         };
-        let seed = geogen_random::combine_seeds(&[call.seed(1)?, rec.script_seed()]);
+        let seed = geogen_random::combine_seeds(&[call.seed("seed")?, rec.script_seed()]);
         let slot = rec.push_create(ProfileFlat::new(0.0), &[])?;
         for (k, (&wavelength, &amplitude)) in layers.iter().enumerate() {
             rec.push_modify(ProfileNoiseLayer::new(wavelength, amplitude, seed, k as u32), slot, &[])?;

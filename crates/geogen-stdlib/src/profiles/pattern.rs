@@ -46,7 +46,10 @@ impl Declared for ProfilePattern {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.create(ProfilePattern { start: call.coordinate(1)?, end: call.coordinate(2)? }, &[call.object(0)?])
+        rec.create(
+            ProfilePattern { start: call.coordinate("start")?, end: call.coordinate("end")? },
+            &[call.object("pattern")?],
+        )
     }
 }
 

@@ -69,7 +69,7 @@ impl Declared for ProfileRescale {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(ProfileRescale { factor: call.number(0)? }, &[])
+        rec.modify(ProfileRescale { factor: call.number("scale")? }, &[])
     }
 }
 

@@ -69,8 +69,8 @@ impl Declared for ProfileSlice {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let op = ProfileSlice { direction: call.axis(1)?, coordinate: call.coordinate(2)? };
-        rec.create(op, &[call.object(0)?])
+        let op = ProfileSlice { direction: call.axis("direction")?, coordinate: call.coordinate("coordinate")? };
+        rec.create(op, &[call.object("map")?])
     }
 }
 

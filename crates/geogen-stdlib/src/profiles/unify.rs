@@ -27,7 +27,7 @@ impl Declared for ProfileUnify {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(ProfileUnify, &[call.object(0)?])
+        rec.modify(ProfileUnify, &[call.object("other")?])
     }
 }
 

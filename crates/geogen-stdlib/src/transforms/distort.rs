@@ -77,9 +77,9 @@ impl Declared for Distort {
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
         // The original truncates the wavelength to a whole number of units; below 1 (it accepts 0)
         // it acts as 1: every pixel displaced on its own.
-        let wavelength = call.number(0)?.trunc().clamp(1.0, u32::MAX as f64) as u32;
+        let wavelength = call.number("perturbationSize")?.trunc().clamp(1.0, u32::MAX as f64) as u32;
         let seed = geogen_random::combine_seeds(&[
-            call.seed(2)?,
+            call.seed("seed")?,
             rec.script_seed(),
             geogen_random::hash_str("HeightMap.Distort"),
         ]);
@@ -87,7 +87,8 @@ impl Declared for Distort {
         // The two fields (layers 0 and 1 of the seed) are computed row by row inside the step
         // (see [`NoiseDistort`]): the same pixels as two maps `Flat(0)` + `NoiseLayer`, never held.
         let field = |layer_index: u32| NoiseLayer::new(wavelength, FIELD_AMPLITUDE, seed, layer_index, false).field;
-        let op = NoiseDistort { maximum_distance: call.number(1)?, x_field: field(0), y_field: field(1) };
+        let op =
+            NoiseDistort { maximum_distance: call.number("maximumDistance")?, x_field: field(0), y_field: field(1) };
         rec.push_modify(op, target, &[])?;
         Ok(rec.this())
     }

@@ -34,7 +34,7 @@ impl Declared for Flip {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let matrix = match call.axis(0)? {
+        let matrix = match call.axis("direction")? {
             Axis::Horizontal => [-1.0, 0.0, 0.0, 1.0],
             Axis::Vertical => [1.0, 0.0, 0.0, -1.0],
         };

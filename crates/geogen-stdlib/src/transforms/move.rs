@@ -42,7 +42,7 @@ impl Declared for Move {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(Move { offset: call.point_f64(0)? }, &[])
+        rec.modify(Move { offset: call.point_f64("offset")? }, &[])
     }
 }
 

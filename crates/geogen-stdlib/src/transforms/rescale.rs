@@ -55,7 +55,7 @@ impl Declared for Rescale {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        rec.modify(Rescale { horizontal: call.number(0)?, vertical: call.number(1)? }, &[])
+        rec.modify(Rescale { horizontal: call.number("hScale")?, vertical: call.number("vScale")? }, &[])
     }
 }
 

@@ -27,7 +27,7 @@ impl Declared for Rotate {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let angle = call.number(0)?;
+        let angle = call.number("angle")?;
         let (sin, cos) = (libm::sin(angle), libm::cos(angle));
         record_transform(rec, "HeightMap.Rotate", [cos, -sin, sin, cos])
     }

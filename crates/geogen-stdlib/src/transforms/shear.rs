@@ -37,8 +37,8 @@ impl Declared for Shear {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let f = call.number(0)?;
-        let matrix = match call.axis(1)? {
+        let f = call.number("factor")?;
+        let matrix = match call.axis("direction")? {
             Axis::Horizontal => [1.0, f, 0.0, 1.0],
             Axis::Vertical => [1.0, 0.0, f, 1.0],
         };

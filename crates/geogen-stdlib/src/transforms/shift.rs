@@ -124,7 +124,7 @@ impl Declared for Shift {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let distance = call.coordinate(1)?;
+        let distance = call.coordinate("maxDistance")?;
         // As the original: the distance is a magnitude (the profile's sign says which way).
         if distance < 0 {
             return Err(RuntimeError::new(
@@ -133,8 +133,8 @@ impl Declared for Shift {
             )
             .with_hint("the profile's sign moves rows or columns either way: give the distance as a positive number"));
         }
-        let op = Shift { distance, direction: call.axis(2)? };
-        rec.modify(op, &[call.object(0)?])
+        let op = Shift { distance, direction: call.axis("direction")? };
+        rec.modify(op, &[call.object("profile")?])
     }
 }
 

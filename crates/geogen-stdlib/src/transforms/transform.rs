@@ -100,7 +100,7 @@ impl Declared for Transform {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let matrix = [call.number(0)?, call.number(1)?, call.number(2)?, call.number(3)?];
+        let matrix = [call.number("a11")?, call.number("a12")?, call.number("a21")?, call.number("a22")?];
         record_transform(rec, "HeightMap.Transform", matrix)
     }
 }

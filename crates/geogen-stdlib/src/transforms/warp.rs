@@ -57,22 +57,22 @@ impl Declared for Warp {
     };
 
     fn record(call: &Call, rec: &mut Recorder<'_, '_>) -> Result<Value, RuntimeError> {
-        let basis = if call.text(5)? == "perlin" { Basis::Perlin } else { Basis::Simplex };
+        let basis = if call.text("basis")? == "perlin" { Basis::Perlin } else { Basis::Simplex };
         let fractal = Fractal {
             kind: FractalKind::Fbm,
-            octaves: libm::trunc(call.number(2)?).clamp(1.0, 16.0) as u32,
-            gain: call.number(3)? as f32,
-            lacunarity: call.number(4)?,
+            octaves: libm::trunc(call.number("octaves")?).clamp(1.0, 16.0) as u32,
+            gain: call.number("gain")? as f32,
+            lacunarity: call.number("lacunarity")?,
             weighting: 0.0,
         };
-        let seed = noise_seed(call.seed(6)?, rec.script_seed(), NAME);
-        let wavelength = call.number(1)?;
+        let seed = noise_seed(call.seed("seed")?, rec.script_seed(), NAME);
+        let wavelength = call.number("wavelength")?;
         let target = rec.this_slot()?;
         // The two fields: seeds `seed` and its hash, so X and Y move independently.
         let x_field = rec.push_create(CoherentNoise::new(NAME, basis, wavelength, fractal, seed), &[])?;
         let y_seed = geogen_random::hash1(seed);
         let y_field = rec.push_create(CoherentNoise::new(NAME, basis, wavelength, fractal, y_seed), &[])?;
-        rec.push_modify(Distort { maximum_distance: call.number(0)? }, target, &[x_field, y_field])?;
+        rec.push_modify(Distort { maximum_distance: call.number("distance")? }, target, &[x_field, y_field])?;
         Ok(rec.this())
     }
 }
