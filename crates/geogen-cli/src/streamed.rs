@@ -4,7 +4,7 @@
 //! Each strip is a render of its own rectangle, so by the tile contract its pixels are those of the
 //! same rows of a render of the whole map, and [`geogen_io::StreamWriter`] writes exactly the bytes
 //! a whole-image write gives: the files equal those of an in-memory render byte for byte (tested in
-//! `tests/cli.rs`). A writer thread encodes strip `k` while strip `k + 1` renders.
+//! `tests/integration/cli.rs`). A writer thread encodes strip `k` while strip `k + 1` renders.
 //!
 //! The memory plan covers the whole run: the strip height is the largest whose plan, plus the
 //! output of two strips (one being encoded, one handed over), fits the limit; a strip whose plan

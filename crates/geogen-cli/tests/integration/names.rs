@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-mod common;
+use crate::common;
 use common::{geogen, stderr, stdout, write};
 
 fn repo(path: &str) -> String {

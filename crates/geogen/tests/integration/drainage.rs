@@ -6,7 +6,7 @@ use geogen::{CompileOptions, HeightMap, RenderConfig, RunSettings, Script, Solve
 
 /// The flagship example, on a small map.
 fn flagship() -> Script {
-    let source = include_str!("../../../examples/drainage.ggs");
+    let source = include_str!("../../../../examples/drainage.ggs");
     Script::compile("drainage.ggs", source, &CompileOptions::default()).unwrap_or_else(|f| panic!("{f}"))
 }
 

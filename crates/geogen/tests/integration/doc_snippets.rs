@@ -63,8 +63,8 @@ fn run(snippet: &Snippet) -> Result<Option<ErrorCode>, String> {
 #[test]
 fn every_c_example_in_the_docs_runs_as_the_docs_say() {
     let docs = [
-        ("docs/language.md", include_str!("../../../docs/language.md")),
-        ("docs/library.md", include_str!("../../../docs/library.md")),
+        ("docs/language.md", include_str!("../../../../docs/language.md")),
+        ("docs/library.md", include_str!("../../../../docs/library.md")),
     ];
     let all: Vec<Snippet> = docs.iter().flat_map(|(doc, text)| snippets(doc, text)).collect();
     assert!(all.len() >= 25, "only {} snippets found: is the extraction broken?", all.len());

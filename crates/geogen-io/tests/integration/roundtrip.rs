@@ -1,6 +1,6 @@
 //! Every format: write a file, read it back with an independent decoder, compare with the input.
 
-mod common;
+use crate::common;
 
 use common::*;
 use geogen_io::{encode, hillshade, palette, quantize, write, Format, HeightField, HillshadeOptions};

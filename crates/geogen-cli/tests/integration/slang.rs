@@ -1,7 +1,7 @@
 //! `geogen mkheightmap` (text exports of small maps: x, y, anti-aliasing, normalisation, info, the
 //! fixed defects), `geogen slang eval`, and `.hs` files through `check`, `render` and `tiles`.
 
-mod common;
+use crate::common;
 use common::{geogen_in, stderr, stdout};
 
 /// Runs mkheightmap with `-Et` into a fresh directory; returns (stdout, the text export).

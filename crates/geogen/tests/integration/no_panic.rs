@@ -15,7 +15,7 @@
 //! The fuzz targets in `fuzz/` (see `fuzz/README.md`) explore the same ground far longer; this
 //! test keeps the property in CI.
 
-mod common;
+use crate::common;
 
 use geogen::diag::codes::TABLE;
 use geogen::diag::RenderOptions;

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
-mod common;
+use crate::common;
 use common::{geogen, stderr, stdout};
 
 const SIDE: usize = 160;

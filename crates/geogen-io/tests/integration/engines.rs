@@ -1,7 +1,7 @@
 //! Meshes read back with an independent glTF reader (and, where Node is installed, checked by the
 //! Khronos glTF validator), and every input format read back to the heights that were written.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -1,6 +1,6 @@
 //! Property: random small fields round-trip through PNG16 and R16 within quantisation error.
 
-mod common;
+use crate::common;
 
 use common::*;
 use geogen_io::{quantize, write, Format, HeightField};

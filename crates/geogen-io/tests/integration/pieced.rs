@@ -2,9 +2,9 @@
 //! exact samples, be one valid zlib stream (Adler-32 checked), and have the same bytes for every thread
 //! count and every way the rows arrive.
 
-mod common;
+use crate::common;
 
-#[path = "fixtures/fractal.rs"]
+#[path = "../fixtures/fractal.rs"]
 mod fixtures;
 use fixtures::fractal;
 

@@ -1,6 +1,6 @@
 //! Atomic writes: a failed write leaves no partial file, no temporary file, and an existing target as it was.
 
-mod common;
+use crate::common;
 
 use common::*;
 use geogen_io::{write, write_profile_csv, Format, HeightField, IoError, Profile, StreamWriter};

@@ -1,6 +1,6 @@
 //! The strip-by-strip writer must produce the same bytes as the whole-buffer writer.
 
-mod common;
+use crate::common;
 
 use common::*;
 use geogen_io::{write, Format, HeightField, IoError, StreamError, StreamWriter};
