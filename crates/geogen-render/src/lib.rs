@@ -16,6 +16,9 @@
 //! and runs them.
 //! See `ARCHITECTURE.md` for the tile-exactness argument.
 
+// Each unsafe operation in an `unsafe fn` sits in an `unsafe` block with its own reason.
+#![deny(unsafe_op_in_unsafe_fn)]
+
 pub mod bounds;
 pub mod error;
 mod fusion;
