@@ -1,23 +1,20 @@
 //! Prints the instruction-set levels this processor runs, narrowest first, separated by spaces
 //! (for scripts that run something once per level with `GEOGEN_ISA`). Fails where
-//! `GEOGEN_REQUIRE_ISA` names a level the processor lacks.
+//! `GEOGEN_REQUIRE_ISA` names a level the processor lacks, or no level.
 
-use geogen_simd::Isa;
+use geogen_simd::{Isa, REQUIRE_VARIABLE};
 
 fn main() -> std::process::ExitCode {
-    let required = std::env::var("GEOGEN_REQUIRE_ISA").unwrap_or_default();
-    for name in required.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-        match Isa::from_name(name) {
-            Some(isa) if isa.is_supported() => {}
-            Some(isa) => {
-                eprintln!("error: GEOGEN_REQUIRE_ISA names {isa}, which this processor lacks");
-                return std::process::ExitCode::FAILURE;
-            }
-            None => {
-                eprintln!("error: GEOGEN_REQUIRE_ISA names {name:?}, no instruction set (scalar, avx2, avx512)");
-                return std::process::ExitCode::FAILURE;
-            }
+    let required = match geogen_simd::required() {
+        Ok(required) => required,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return std::process::ExitCode::FAILURE;
         }
+    };
+    if let Some(missing) = required.into_iter().find(|isa| !isa.is_supported()) {
+        eprintln!("error: {REQUIRE_VARIABLE} names {missing}, which this processor lacks");
+        return std::process::ExitCode::FAILURE;
     }
     let names: Vec<&str> = Isa::supported().into_iter().map(Isa::name).collect();
     println!("{}", names.join(" "));

@@ -94,8 +94,13 @@ impl std::fmt::Display for Isa {
 /// Why a level cannot be the process's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IsaError {
-    /// A name that is no level (as `GEOGEN_ISA` held it).
-    Unknown(String),
+    /// A name that is no level, as the variable held it.
+    Unknown {
+        /// `GEOGEN_ISA` or `GEOGEN_REQUIRE_ISA`.
+        variable: &'static str,
+        /// What it held.
+        name: String,
+    },
     /// A level this processor lacks.
     Unsupported(Isa),
 }
@@ -104,9 +109,9 @@ impl std::fmt::Display for IsaError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let supported: Vec<&str> = Isa::supported().into_iter().map(Isa::name).collect();
         match self {
-            IsaError::Unknown(name) => write!(
+            IsaError::Unknown { variable, name } => write!(
                 f,
-                "{ISA_VARIABLE}={name:?} names no instruction set; use scalar, avx2 or avx512 (this processor runs {})",
+                "{variable}={name:?} names no instruction set; use scalar, avx2 or avx512 (this processor runs {})",
                 supported.join(", ")
             ),
             IsaError::Unsupported(isa) => {
@@ -168,11 +173,30 @@ pub fn from_environment() -> Result<Option<Isa>, IsaError> {
     if value.trim().is_empty() {
         return Ok(None);
     }
-    let isa = Isa::from_name(&value).ok_or_else(|| IsaError::Unknown(value.to_string()))?;
+    let isa =
+        Isa::from_name(&value).ok_or_else(|| IsaError::Unknown { variable: ISA_VARIABLE, name: value.to_string() })?;
     if !isa.is_supported() {
         return Err(IsaError::Unsupported(isa));
     }
     Ok(Some(isa))
+}
+
+/// The variable naming the levels a machine must have (`avx2,avx512`): test runs meant to prove
+/// those builds fail where the processor lacks one, instead of passing them over.
+pub const REQUIRE_VARIABLE: &str = "GEOGEN_REQUIRE_ISA";
+
+/// The levels `GEOGEN_REQUIRE_ISA` names (none when it is unset), or the first name that is no
+/// level.
+pub fn required() -> Result<Vec<Isa>, IsaError> {
+    let value = std::env::var(REQUIRE_VARIABLE).unwrap_or_default();
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .map(|name| {
+            Isa::from_name(name).ok_or_else(|| IsaError::Unknown { variable: REQUIRE_VARIABLE, name: name.to_string() })
+        })
+        .collect()
 }
 
 /// What a host checks before any work: `GEOGEN_ISA` is usable (or unset). Returns the level the
@@ -219,7 +243,7 @@ mod tests {
 
     #[test]
     fn errors_name_what_the_processor_runs() {
-        let text = IsaError::Unknown("sse9".into()).to_string();
+        let text = IsaError::Unknown { variable: ISA_VARIABLE, name: "sse9".into() }.to_string();
         assert!(text.contains("\"sse9\"") && text.contains("scalar"), "{text}");
         assert!(IsaError::Unsupported(Isa::Avx512).to_string().contains("avx512"));
     }
