@@ -10,8 +10,6 @@
 //! object), the accessors and destructors inside [`fault::quietly`]; no unwind reaches C. The names here are the header's, so the two read alike
 //! (`tests/header.rs` checks that they declare the same functions, types and constants).
 
-// Each unsafe operation in an `unsafe fn` sits in an `unsafe` block with its own reason.
-#![deny(unsafe_op_in_unsafe_fn)]
 // The C names of the header, kept as they are in C.
 #![allow(non_camel_case_types)]
 

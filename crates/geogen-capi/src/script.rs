@@ -111,7 +111,7 @@ impl std::fmt::Debug for geogen_script {
 /// A number as the parameter reader reads it back exactly: whole numbers without a fraction
 /// (`3`, which a boolean also accepts), others in the shortest form that round-trips.
 pub(crate) fn number_text(value: f64) -> String {
-    geogen::json_number(value).to_string()
+    geogen::host::json_number(value).to_string()
 }
 
 fn restriction_code(restriction: Restriction) -> geogen_restriction {

@@ -220,8 +220,8 @@ impl Export {
                     "{}: writing {width}x{height} as {format} takes about {} in memory, over the memory limit of {}; \
                      {thin}render smaller tiles or raise --memory-limit",
                     geogen::diag::codes::GGE3001,
-                    geogen::human_bytes(bytes),
-                    geogen::human_bytes(limit)
+                    geogen::host::human_bytes(bytes),
+                    geogen::host::human_bytes(limit)
                 )));
             }
         }

@@ -31,10 +31,10 @@ use std::process::ExitCode;
 use clap::Parser;
 
 #[global_allocator]
-static ALLOCATOR: geogen::LargePages = geogen::LargePages::new();
+static ALLOCATOR: geogen::host::LargePages = geogen::host::LargePages::new();
 
 fn main() -> ExitCode {
-    geogen::keep_small_pages();
+    geogen::host::keep_small_pages();
     let cli = args::Cli::parse();
     match commands::dispatch(cli) {
         Ok(code) => code,

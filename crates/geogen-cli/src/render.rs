@@ -54,7 +54,7 @@ impl LazyBar {
 
 /// Bytes as KiB/MiB/GiB for people.
 pub fn bytes(n: u64) -> String {
-    geogen::human_bytes(n)
+    geogen::host::human_bytes(n)
 }
 
 /// A quarter of this machine's memory (spec §6), or 1 GiB when it cannot be read.
@@ -325,7 +325,7 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
     drop(rendered.maps);
     if cmd.profile {
         let largest = timings.iter().map(|t| t.pixels).max().unwrap_or(0);
-        let floor = geogen::copy_floor_ns_per_pixel(largest.clamp(1, 1 << 24) as usize, 5);
+        let floor = geogen::host::copy_floor_ns_per_pixel(largest.clamp(1, 1 << 24) as usize, 5);
         report::out(&profile_table(&timings, floor));
     }
     if cmd.stats {
@@ -385,8 +385,8 @@ fn render_streamed(
     if !cmd.output.quiet {
         eprintln!(
             "the render needs {} in one piece, more than the memory limit of {}: rendering it in strips streamed into the files",
-            geogen::human_bytes(peak),
-            geogen::human_bytes(config.memory_limit)
+            geogen::host::human_bytes(peak),
+            geogen::host::human_bytes(config.memory_limit)
         );
     }
     let bar = LazyBar::new(cmd.output.quiet, 1, "rendering strips");

@@ -61,8 +61,8 @@ pub fn check_streamable(formats: &[Format], limit: u64, peak: u64) -> Result<(),
     Err(CliError::Usage(format!(
         "the render needs {} but the memory limit is {}; it can be rendered in strips streamed to the files, but not \
          in {} (streamable: {}); raise --memory-limit, pick streamable formats, or use `geogen tiles`",
-        geogen::human_bytes(peak),
-        geogen::human_bytes(limit),
+        geogen::host::human_bytes(peak),
+        geogen::host::human_bytes(limit),
         refused.join(", "),
         Format::streamable_names()
     )))
@@ -104,7 +104,7 @@ pub fn render_streamed(
         eprintln!(
             "note: even one row of the render needs {} (with its output), more than the memory limit, so it cannot be \
              split into strips",
-            geogen::human_bytes(one_row.saturating_add(2 * strip_output_bytes(width, 1, maps.len())))
+            geogen::host::human_bytes(one_row.saturating_add(2 * strip_output_bytes(width, 1, maps.len())))
         );
         return Ok(None);
     }

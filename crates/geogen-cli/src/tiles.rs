@@ -327,12 +327,12 @@ impl BlockGrid {
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    geogen::sha256_hex(bytes)
+    geogen::host::sha256_hex(bytes)
 }
 
 /// A parameter's effective value as the manifest and the sidecar record it.
 pub(crate) fn parameter_json(value: &ParameterValue) -> Value {
-    geogen::parameter_value_json(value)
+    geogen::host::parameter_value_json(value)
 }
 
 /// What the settings of an earlier run and this one disagree on, one line each.

@@ -39,9 +39,6 @@
 //! are compressed on every core in pieces whose rows depend on the image's width alone, so their
 //! bytes do not depend on the thread count either (see `parpng.rs` and `deflate.rs`).
 
-// Each unsafe operation in an `unsafe fn` sits in an `unsafe` block with its own reason.
-#![deny(unsafe_op_in_unsafe_fn)]
-
 mod atomic;
 mod csv;
 mod deflate;

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use fastnoise_lite::{CellularDistanceFunction, CellularReturnType, FastNoiseLite, NoiseType};
 use geogen_render::{HeightMap, Rect};
-use geogen_stdlib::kernels::coherent::{render_field, Basis, CellOutput, Cellular, Distance, Fractal, Isa, NoiseSpec};
+use geogen_kernels::coherent::{render_field, Basis, CellOutput, Cellular, Distance, Fractal, Isa, NoiseSpec};
 use noise::{NoiseFn, OpenSimplex, Perlin, Worley};
 use rayon::prelude::*;
 

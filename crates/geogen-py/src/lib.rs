@@ -7,9 +7,6 @@
 //! GGE code and the line and column of the first diagnostic (the classes live in
 //! `python/geogen/_errors.py`, so that they are plain Python exceptions on every Python version).
 
-// Each unsafe operation in an `unsafe fn` sits in an `unsafe` block with its own reason.
-#![deny(unsafe_op_in_unsafe_fn)]
-
 use std::path::PathBuf;
 
 use geogen::diag::{codes, Diagnostic, ErrorCode, RenderOptions};

@@ -16,16 +16,13 @@
 //! and runs them.
 //! See `ARCHITECTURE.md` for the tile-exactness argument.
 
-// Each unsafe operation in an `unsafe fn` sits in an `unsafe` block with its own reason.
-#![deny(unsafe_op_in_unsafe_fn)]
-
 pub mod bounds;
 pub mod error;
 mod fusion;
 pub mod geometry;
 pub mod graph;
 pub mod input;
-pub mod kernels;
+pub mod rows;
 pub mod lifetimes;
 pub mod operation;
 pub mod pages;

@@ -579,7 +579,7 @@ fn copy_overlap_within(src: &HeightMap, dst: &mut HeightMap, limit: Rect) {
         out[dx0..dx0 + from.len()].copy_from_slice(from);
     };
     // Clones and yields of whole maps copy on every thread: nothing serial that scales with pixels.
-    if common.area() < PARALLEL_ZEROING_MIN as u64 || crate::kernels::in_serial_mode() {
+    if common.area() < PARALLEL_ZEROING_MIN as u64 || crate::rows::in_serial_mode() {
         rows.chunks_mut(dw).enumerate().for_each(copy_row);
     } else {
         use rayon::prelude::*;
@@ -613,7 +613,7 @@ pub fn fill_outside(dst: &mut HeightMap, area: Rect, keep: Rect, height: f32) {
             out[ax0..ax1].fill(height);
         }
     };
-    if area.area() < PARALLEL_ZEROING_MIN as u64 || crate::kernels::in_serial_mode() {
+    if area.area() < PARALLEL_ZEROING_MIN as u64 || crate::rows::in_serial_mode() {
         rows.chunks_mut(dw).enumerate().for_each(fill_row);
     } else {
         use rayon::prelude::*;

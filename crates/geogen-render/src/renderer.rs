@@ -928,7 +928,7 @@ impl<'a> View<'a> {
             .collect();
         let run_band = |band: &mut HeightMap| -> Result<(), RenderError> {
             let mut object = Object::Map(std::mem::replace(band, HeightMap::empty()));
-            let result = crate::kernels::serially(|| {
+            let result = crate::rows::serially(|| {
                 steps
                     .iter()
                     .zip(&contexts)
@@ -941,7 +941,7 @@ impl<'a> View<'a> {
             }
             result
         };
-        let rows = crate::kernels::band_rows(extent.width as usize);
+        let rows = crate::rows::band_rows(extent.width as usize);
         if create {
             *target = Some(Object::Map(HeightMap::try_from_bands(extent, rows, None, run_band)?));
             Ok(())
@@ -983,7 +983,7 @@ impl<'a> View<'a> {
         let contexts: Vec<KernelContext> = (first..first + len)
             .map(|j| KernelContext { scale, bounds: self.meta.bounds[j], stop: self.stop.clone() })
             .collect();
-        let rows = crate::kernels::band_rows(buffer.width());
+        let rows = crate::rows::band_rows(buffer.width());
         buffer.update_by_bands(rows, |band| {
             let ys = band.rect().y_interval().intersect(&extent.y_interval());
             let part = Rect::new(extent.x, ys.start, extent.width, ys.length);
@@ -992,7 +992,7 @@ impl<'a> View<'a> {
             }
             let old = Object::Map(std::mem::replace(band, HeightMap::empty()));
             let mut object = Object::Map(HeightMap::try_zeroed(part)?);
-            let result = crate::kernels::serially(|| {
+            let result = crate::rows::serially(|| {
                 steps.iter().zip(&contexts).zip(&inputs).try_for_each(|((step, ctx), inputs)| {
                     let inputs: Vec<&Object> = inputs.iter().map(|i| i.unwrap_or(&old)).collect();
                     step.op.render(ctx, &mut object, &inputs)
@@ -1035,13 +1035,13 @@ impl<'a> View<'a> {
             .collect();
         let map = target.as_mut().ok_or_else(|| self.missing(first, last.ret))?.as_map_mut()?;
         let width = (map.rect().width.max(made_extent.width)) as usize;
-        map.update_by_bands(crate::kernels::band_rows(width), |band| {
+        map.update_by_bands(crate::rows::band_rows(width), |band| {
             // The streamed map's whole rows meeting this band, computed by the chain.
             let ys = band.rect().y_interval().intersect(&made_extent.y_interval());
             let part = Rect::new(made_extent.x, ys.start, made_extent.width, ys.length);
             let mut streamed = Object::Map(HeightMap::try_zeroed(part)?);
             let mut object = Object::Map(std::mem::replace(band, HeightMap::empty()));
-            let result = crate::kernels::serially(|| {
+            let result = crate::rows::serially(|| {
                 if !part.is_empty() {
                     for ((step, ctx), inputs) in chain.iter().zip(&contexts).zip(&chain_inputs) {
                         step.op.render(ctx, &mut streamed, inputs)?;

@@ -199,6 +199,23 @@ pub fn required() -> Result<Vec<Isa>, IsaError> {
         .collect()
 }
 
+/// Whether a test suite runs the builds of `isa` on this machine: true where the processor has
+/// it. A build a test cannot run is not silently passed over: it is named on stderr, and where
+/// `GEOGEN_REQUIRE_ISA` names the level (a machine meant to prove that build) this panics, so the
+/// test fails instead of skipping.
+pub fn testable(isa: Isa) -> bool {
+    let present = isa.is_supported();
+    if !present {
+        let required = required().unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            !required.contains(&isa),
+            "this machine lacks {isa}, whose builds {REQUIRE_VARIABLE} requires the tests to run"
+        );
+        eprintln!("note: the {isa} builds are not tested here: the processor lacks {isa}");
+    }
+    present
+}
+
 /// What a host checks before any work: `GEOGEN_ISA` is usable (or unset). Returns the level the
 /// kernels will run.
 pub fn check_environment() -> Result<Isa, IsaError> {

@@ -21,10 +21,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use geogen_render::{HeightMap, LargePages, Rect};
 use geogen_stdlib::filters::Gullies;
-use geogen_stdlib::kernels::erosion::{
+use geogen_kernels::erosion::{
     hydraulic, thermal, Hydraulic, Output, Thermal, HYDRAULIC_RADIUS, STORM_WAVELENGTH, WATER_DEPTH,
 };
-use geogen_stdlib::kernels::erosion_reference;
+use geogen_kernels::erosion_reference;
 
 const RUNS: usize = 5;
 

@@ -72,7 +72,7 @@ fn main() {
     let half = (side / 2) as i64;
     let rect = Rect::new(-half, -half, side, side);
     let pixels = (side * side) as f64;
-    let floor = geogen_render::kernels::copy_floor_ns_per_pixel(pixels as usize, 11);
+    let floor = geogen_render::rows::copy_floor_ns_per_pixel(pixels as usize, 11);
     println!("copy floor ({side}²) {floor:.3} ns/pixel ({} threads)", rayon::current_num_threads());
     let rotate = |angle: f64| {
         let (sin, cos) = (libm::sin(angle), libm::cos(angle));

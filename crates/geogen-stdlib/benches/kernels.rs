@@ -84,7 +84,7 @@ fn bench_direct(label: &str, op: Arc<dyn Operation>, rect: Rect) {
     let ctx = KernelContext::new(1.0, Bounds::Map(rect));
     let mut target = noise_map(rect, 1);
     op.render(&ctx, black_box(&mut target), &[]).unwrap();
-    let floor = geogen_render::kernels::copy_floor_ns_per_pixel(rect.area() as usize, 11);
+    let floor = geogen_render::rows::copy_floor_ns_per_pixel(rect.area() as usize, 11);
     let start = Instant::now();
     let cpu_start = process_cpu_ns();
     let mut runs = 0u32;
@@ -108,7 +108,7 @@ fn bench_direct(label: &str, op: Arc<dyn Operation>, rect: Rect) {
 fn copy_floor() -> f64 {
     static FLOOR: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
     *FLOOR.get_or_init(|| {
-        let floor = geogen_render::kernels::copy_floor_ns_per_pixel(PIXELS as usize, 31);
+        let floor = geogen_render::rows::copy_floor_ns_per_pixel(PIXELS as usize, 31);
         println!("copy floor (1024²)            {floor:8.3} ns/pixel ({} threads)", rayon::current_num_threads());
         floor
     })
@@ -218,7 +218,7 @@ impl Operation for Restored {
         inputs: &[&Object],
     ) -> Result<(), geogen_render::RenderError> {
         if let (Object::Map(t), Some(Object::Map(s))) = (&mut *target, inputs.first()) {
-            geogen_render::kernels::parallel_copy(t.data_mut(), s.data());
+            geogen_render::rows::parallel_copy(t.data_mut(), s.data());
         }
         self.0.render(ctx, target, &[])
     }

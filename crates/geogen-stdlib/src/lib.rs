@@ -19,7 +19,6 @@ pub mod combiners;
 pub mod coordinates;
 pub mod filters;
 pub mod generators;
-pub mod kernels;
 pub mod math;
 pub mod messages;
 pub mod names;

@@ -7,7 +7,7 @@
 
 use geogen_render::{Facts, Range, Rect, Support};
 
-use crate::kernels::sample::covering_rect;
+use geogen_kernels::sample::covering_rect;
 
 /// The support of argument `i`, if known.
 pub fn support_of(args: &[Facts], i: usize) -> Option<Support> {

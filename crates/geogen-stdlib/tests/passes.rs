@@ -11,7 +11,7 @@ use geogen_render::{
 use geogen_stdlib::combiners::*;
 use geogen_stdlib::filters::*;
 use geogen_stdlib::generators::*;
-use geogen_stdlib::kernels::noise::amplitude_units;
+use geogen_kernels::noise::amplitude_units;
 
 /// A consumer that needs a margin, standing in for `HeightMap.DistanceMap(map, 100)`: a creating
 /// step whose argument needs expand(B, S(distance)). Defined here to show that adding an operation
@@ -217,7 +217,7 @@ fn blur_scratch_and_self_aliasing_are_planned() {
     let px = 12 * 12; // extent after the AddMap... is the blur's margin: 12×12
     assert_eq!(
         meta.plan.step_bytes(1),
-        px * 4 + geogen_stdlib::kernels::blur::map_scratch_bytes(12, 12, 1),
+        px * 4 + geogen_kernels::blur::map_scratch_bytes(12, 12, 1),
         "map + the blur's rows of fixed-point scratch"
     );
     assert!(meta.plan.step_bytes(1) < px * 4 + px * 8, "less than a fixed-point copy of the map");

@@ -5,7 +5,7 @@ use geogen_render::{render, Rect, RenderConfig, RenderingSequence};
 use geogen_stdlib::combiners::*;
 use geogen_stdlib::filters::*;
 use geogen_stdlib::generators::*;
-use geogen_stdlib::kernels::noise::amplitude_units;
+use geogen_kernels::noise::amplitude_units;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -11,7 +11,7 @@ use geogen_render::{render, HeightMap, Rect, RenderConfig, RenderingSequence, Sl
 use geogen_stdlib::combiners::*;
 use geogen_stdlib::filters::*;
 use geogen_stdlib::generators::*;
-use geogen_stdlib::kernels::noise::default_noise_layers;
+use geogen_kernels::noise::default_noise_layers;
 use proptest::prelude::*;
 
 /// A map generator (creates a slot).

@@ -337,8 +337,8 @@ fn export_blocking(
                     core.width,
                     core.height,
                     formats.iter().map(|f| f.name()).collect::<Vec<_>>().join(", "),
-                    geogen::human_bytes(largest),
-                    geogen::human_bytes(limit)
+                    geogen::host::human_bytes(largest),
+                    geogen::host::human_bytes(limit)
                 ),
                 "export a smaller size, thin the mesh (mesh triangles), or start the studio with a larger --memory-limit",
             ));

@@ -30,6 +30,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::extract::DefaultBodyLimit;
 use axum::Router;
+pub(crate) use geogen::host::sha256_hex;
 use geogen::{CompileOptions, Limits, Script};
 use tokio::sync::Semaphore;
 
@@ -389,11 +390,6 @@ pub(crate) fn disk_version(path: &std::path::Path) -> Result<Option<(Vec<u8>, St
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(format!("cannot read `{}`: {e}", path.display())),
     }
-}
-
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// 128 random bits as hex, from the standard library's randomly keyed hasher (seeded by the

@@ -5,7 +5,8 @@
 //! physical pixel (ox, oy), it is at pixel (x·s − ox, y·s − oy) of the image. Only labels inside
 //! the image are written, so the labels files of tiles are the parts of the whole render's.
 
-use crate::{json_number, Label, RunOutput};
+use crate::info_json::json_number;
+use crate::{Label, RunOutput};
 
 /// A label inside the render, with its pixel position.
 pub struct Placed<'a> {

@@ -32,9 +32,6 @@ pub use geogen_compile::metadata::{
 };
 pub use geogen_compile::{check_map_name, MapNameError, MAP_NAME_CHARACTERS, MAP_NAME_MAX_LEN};
 pub use geogen_diag as diag;
-pub use geogen_render::error::human_bytes;
-pub use geogen_render::kernels::copy_floor_ns_per_pixel;
-pub use geogen_render::{fresh_bytes, keep_small_pages, LargePages};
 pub use geogen_render::{
     HeightMap, InputRaster, Progress, Rect, RenderConfig, RenderMetadata, RenderingSequence, SharedParts, SolveCache,
     StopSignal, DEFAULT_MAX_SOLVE_CELLS, DEFAULT_MEMORY_LIMIT,
@@ -43,8 +40,18 @@ pub use geogen_render::{
 pub use geogen_simd as simd;
 pub use geogen_vm::{Label, Limits};
 pub use height_slang::{height_slang_wrapper, Dialect, HEIGHT_SLANG_UNIT_SIZE};
-pub use info_json::json_number;
-pub use record::{parameter_value_json, sha256_hex};
+
+/// What geogen's own programs (the CLI, the studio, the C library, the Python package) share
+/// beyond rendering: the process allocator that hands rasters large pages, sizes and numbers as
+/// their messages and JSON write them, the run record's hashes, and the memory-bandwidth floor
+/// `--stats` compares kernels with. A program that only renders needs none of it.
+pub mod host {
+    pub use crate::info_json::json_number;
+    pub use crate::record::{parameter_value_json, sha256_hex};
+    pub use geogen_render::error::human_bytes;
+    pub use geogen_render::rows::copy_floor_ns_per_pixel;
+    pub use geogen_render::{fresh_bytes, keep_small_pages, LargePages};
+}
 
 /// Lodestone, the name grammar (`geogen names`), with geogen's evaluator of its embedded code.
 pub mod names {
@@ -755,7 +762,7 @@ fn too_large(name: &str, max_bytes: usize) -> Failure {
         codes::GGE1107,
         format!(
             "the script `{name}` is larger than the limit of {max_bytes} bytes ({})",
-            human_bytes(max_bytes as u64)
+            host::human_bytes(max_bytes as u64)
         ),
     )
     .with_hint("is this the right file? otherwise raise the limit with --max-script-size MIB");

@@ -6,7 +6,8 @@
 //!
 //! One test function, so nothing else allocates in this process while it measures.
 
-use geogen::{CompileOptions, LargePages, RenderConfig, RunSettings, Script};
+use geogen::host::LargePages;
+use geogen::{CompileOptions, RenderConfig, RunSettings, Script};
 
 #[global_allocator]
 static ALLOCATOR: LargePages = LargePages::new();
@@ -38,10 +39,10 @@ fn a_render_maps_little_more_fresh_memory_than_its_planned_peak() {
     let script = Script::compile("reuse.ggs", source, &options).unwrap_or_else(|f| panic!("{f}"));
     let settings = RunSettings { render_width: Some(SIZE), render_height: Some(SIZE), ..RunSettings::default() };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    let before = geogen::fresh_bytes();
+    let before = geogen::host::fresh_bytes();
     let rendered =
         pool.install(|| script.render(&settings, &RenderConfig::default(), None).unwrap_or_else(|f| panic!("{f}")));
-    let fresh = geogen::fresh_bytes() - before;
+    let fresh = geogen::host::fresh_bytes() - before;
     let peak = rendered.planned_peak;
     let map = u64::from(SIZE) * u64::from(SIZE) * 4;
     eprintln!("fresh {fresh} bytes, planned peak {peak} bytes, one map {map} bytes");

@@ -5,7 +5,7 @@ use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, Render
 use geogen_vm::{RuntimeError, Value};
 
 use super::input;
-use crate::kernels::zip2;
+use geogen_render::rows::zip2;
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]

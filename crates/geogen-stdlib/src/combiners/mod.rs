@@ -68,7 +68,7 @@ macro_rules! binary_map_operation {
                 target: &mut geogen_render::Object,
                 inputs: &[&geogen_render::Object],
             ) -> Result<(), geogen_render::RenderError> {
-                $crate::kernels::zip1(
+                geogen_render::rows::zip1(
                     target.as_map_mut()?,
                     $crate::combiners::input(inputs, 0)?,
                     |$h: f32, $o: f32| $kernel,

@@ -7,7 +7,7 @@ use geogen_render::{
 use geogen_vm::{RuntimeError, Value};
 
 use super::input;
-use crate::kernels::{map_pixels, zip1};
+use geogen_render::rows::{map_pixels, zip1};
 use crate::operation::{Arg, Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]

@@ -6,7 +6,7 @@ use geogen_render::{
 };
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::blur::{box_blur, map_scratch_bytes, Window};
+use geogen_kernels::blur::{box_blur, map_scratch_bytes, Window};
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]

@@ -6,7 +6,7 @@ use geogen_render::{
 };
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::for_each_row;
+use geogen_render::rows::for_each_row;
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 
 /// The physical pixels whose logical coordinates lie in the rectangle with the *inclusive* logical

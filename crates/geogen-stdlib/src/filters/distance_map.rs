@@ -5,7 +5,7 @@ use geogen_render::scale::scaled_distance;
 use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::distance::{distance_map, scratch_bytes};
+use geogen_kernels::distance::{distance_map, scratch_bytes};
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]

@@ -5,7 +5,7 @@ use geogen_render::scale::to_physical;
 use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, Rect, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::for_each_row;
+use geogen_render::rows::for_each_row;
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]

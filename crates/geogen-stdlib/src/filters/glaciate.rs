@@ -9,10 +9,10 @@ use geogen_render::raster::{saturate, HEIGHT_UNITS};
 use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::coherent::Isa;
-use crate::kernels::pointwise;
+use geogen_kernels::coherent::Isa;
+use crate::operation::pointwise;
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
-use geogen_render::kernels::for_each_row;
+use geogen_render::rows::for_each_row;
 
 /// Samples of the original's profile P.
 const SAMPLES: usize = 32767;

@@ -23,7 +23,7 @@ use geogen_render::{
 use geogen_vm::{RuntimeError, Value};
 use rayon::prelude::*;
 
-use crate::kernels::noise::floor_i64;
+use geogen_kernels::noise::floor_i64;
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 /// The slope (height per map unit) at which the carving reaches half its depth.
@@ -436,8 +436,8 @@ fn carve(px: f64, py: f64, gx: f32, gy: f32, octaves: &[Octave], most: f32) -> f
 /// NaN or out-of-range conversion that the lanes would handle differently.
 mod lanes {
     use super::{carve, feature_offsets, saturate, Octave, Row, GULLIES_PER_CELL, JITTER, REACH};
-    use crate::kernels::lanes::{Lanes, Vf, Vi, MAX_LANES};
-    use crate::kernels::noise::floor_i64;
+    use geogen_kernels::lanes::{Lanes, Vf, Vi, MAX_LANES};
+    use geogen_kernels::noise::floor_i64;
 
     /// Slopes up to this size keep every intermediate of [`carve`] finite: the squares stay below
     /// 10^31, and each octave turns the direction by at most 8 × 2^15 per map unit.
@@ -655,7 +655,7 @@ mod lanes {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn carve_row_avx2(row: &Row<'_>, octaves: &[Octave], depth: f32, line: &mut [f32]) -> usize {
-    lanes::carve_row::<crate::kernels::lanes::Avx2>(row, octaves, depth, line)
+    lanes::carve_row::<geogen_kernels::lanes::Avx2>(row, octaves, depth, line)
 }
 
 /// [`lanes::carve_row`] on AVX-512's sixteen lanes.
@@ -665,7 +665,7 @@ unsafe fn carve_row_avx2(row: &Row<'_>, octaves: &[Octave], depth: f32, line: &m
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512vl,avx512dq,avx512bw")]
 unsafe fn carve_row_avx512(row: &Row<'_>, octaves: &[Octave], depth: f32, line: &mut [f32]) -> usize {
-    lanes::carve_row::<crate::kernels::lanes::Avx512>(row, octaves, depth, line)
+    lanes::carve_row::<geogen_kernels::lanes::Avx512>(row, octaves, depth, line)
 }
 
 #[cfg(test)]
@@ -708,9 +708,8 @@ mod tests {
     /// gives the scalar rows' bits.
     #[test]
     fn every_build_of_the_rows_equals_the_scalar_rows() {
-        use crate::kernels::tested_builds::has;
         use geogen_simd::Isa as Level;
-        let levels: Vec<Level> = [Level::Avx2, Level::Avx512].into_iter().filter(|&l| has(l)).collect();
+        let levels: Vec<Level> = [Level::Avx2, Level::Avx512].into_iter().filter(|&l| geogen_simd::testable(l)).collect();
         let w = 1501;
         for (k, (wavelength, octaves, scale, map_x, py)) in [
             (64.0, 3, 1.0, 0, 17.0),
@@ -752,7 +751,7 @@ mod tests {
                     // The lanes' body on one plain lane, then on each vector build.
                     let mut twin = scalar.clone();
                     let done =
-                        lanes::carve_row::<crate::kernels::lanes::Scalar>(&row, &octave_list, depth as f32, &mut twin);
+                        lanes::carve_row::<geogen_kernels::lanes::Scalar>(&row, &octave_list, depth as f32, &mut twin);
                     assert_eq!(done, twin.len());
                     let mut builds = vec![("scalar lanes", twin)];
                     for &level in &levels {

@@ -12,7 +12,7 @@ use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext
 use geogen_vm::{RuntimeError, Value};
 
 use super::thermal_erosion::physical_iterations;
-use crate::kernels::erosion::{
+use geogen_kernels::erosion::{
     hydraulic, hydraulic_scratch_bytes, lift_pits, Hydraulic, Output, HYDRAULIC_RADIUS, STORM_WAVELENGTH, WATER_DEPTH,
 };
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};

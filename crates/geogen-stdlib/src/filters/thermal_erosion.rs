@@ -6,7 +6,7 @@ use geogen_diag::codes;
 use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::erosion::{thermal, thermal_scratch_bytes, Thermal, THERMAL_RADIUS};
+use geogen_kernels::erosion::{thermal, thermal_scratch_bytes, Thermal, THERMAL_RADIUS};
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 /// Most iterations a script may ask for (GGE2750): the halo is `iterations × scale` pixels, and

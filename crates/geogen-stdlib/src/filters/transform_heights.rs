@@ -7,8 +7,8 @@ use geogen_render::{
 };
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::map_pixels;
-use crate::kernels::profile::{physical_interval, profile_input, sample_linear};
+use geogen_render::rows::map_pixels;
+use geogen_kernels::profile::{physical_interval, profile_input, sample_linear};
 use crate::operation::{
     Along, Call, Check, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature,
 };

@@ -1,12 +1,12 @@
 //! The rendering step shared by `PerlinNoise`, `SimplexNoise`, `CellularNoise` (and the fields of
-//! `Warp`): a map filled with one coherent-noise field (see `kernels::coherent`), and the
+//! `Warp`): a map filled with one coherent-noise field (see `geogen_kernels::coherent`), and the
 //! parameters the three operations share (the fractal sum and the seed).
 
 use geogen_diag::codes;
 use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
 use geogen_vm::RuntimeError;
 
-use crate::kernels::coherent::{render_field, Basis, Fractal, FractalKind, Isa, NoiseSpec, MAX_OCTAVES};
+use geogen_kernels::coherent::{render_field, Basis, Fractal, FractalKind, Isa, NoiseSpec, MAX_OCTAVES};
 use crate::operation::{Call, Kind, Param};
 
 /// A map of one noise field (a generator step).

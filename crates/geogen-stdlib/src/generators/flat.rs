@@ -6,7 +6,7 @@ use geogen_render::{
 };
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::map_pixels;
+use geogen_render::rows::map_pixels;
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use geogen_diag::codes;
-use geogen_render::kernels::for_each_row;
+use geogen_render::rows::for_each_row;
 use geogen_render::scale::to_logical;
 use geogen_render::{Effect, InputRaster, KernelContext, Object, ObjectKind, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};

@@ -1,6 +1,6 @@
 //! `HeightMap.Pattern(pattern, a, b)`: repeats a rectangle of a map over the whole plane.
 
-use geogen_render::kernels::for_each_row;
+use geogen_render::rows::for_each_row;
 use geogen_render::{
     Bounds, Effect, HeightMap, Interval, KernelContext, Object, ObjectKind, OpContext, Operation, Rect, RenderError,
 };

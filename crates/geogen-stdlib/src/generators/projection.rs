@@ -5,8 +5,8 @@ use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext
 use geogen_vm::{RuntimeError, Value};
 
 use crate::coordinates::Axis;
-use crate::kernels::for_each_row;
-use crate::kernels::profile::profile_input;
+use geogen_render::rows::for_each_row;
+use geogen_kernels::profile::profile_input;
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]

@@ -7,8 +7,8 @@ use geogen_render::{
 };
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::coherent::Isa;
-use crate::kernels::for_each_row;
+use geogen_kernels::coherent::Isa;
+use geogen_render::rows::for_each_row;
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]

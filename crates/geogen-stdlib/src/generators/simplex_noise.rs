@@ -6,7 +6,7 @@
 use geogen_vm::{RuntimeError, Value};
 
 use super::coherent_noise::{noise_seed, read_fractal, CoherentNoise, GRADIENT_PARAMS};
-use crate::kernels::coherent::Basis;
+use geogen_kernels::coherent::Basis;
 use crate::operation::{Call, Declared, Example, Family, Owner, Receiver, Recorder, Signature};
 
 pub struct SimplexNoise;

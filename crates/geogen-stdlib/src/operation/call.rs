@@ -451,7 +451,7 @@ fn noise_layers(args: &Args<'_>, i: usize) -> Result<BTreeMap<u32, i32>, Runtime
                 format!("the noise layer amplitude {} is above 1", n(amplitude)),
             ));
         }
-        layers.insert(wavelength.trunc() as u32, crate::kernels::noise::amplitude_units(amplitude));
+        layers.insert(wavelength.trunc() as u32, geogen_kernels::noise::amplitude_units(amplitude));
     }
     Ok(layers)
 }

@@ -17,6 +17,7 @@
 //! argument errors, tile contract, no-panic) and benchmarks.
 
 mod call;
+pub mod pointwise;
 mod recorder;
 mod signature;
 

@@ -4,7 +4,7 @@ use geogen_render::scale::scaled_distance;
 use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::blur::{box_blur_profile, scratch_bytes, Window};
+use geogen_kernels::blur::{box_blur_profile, scratch_bytes, Window};
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]

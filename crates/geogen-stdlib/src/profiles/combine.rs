@@ -4,7 +4,7 @@ use geogen_render::raster::saturate;
 use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::profile::{profile_input, profile_zip2};
+use geogen_kernels::profile::{profile_input, profile_zip2};
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]

@@ -6,7 +6,7 @@ use geogen_render::{
 };
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::profile::{for_each_position, physical_interval};
+use geogen_kernels::profile::{for_each_position, physical_interval};
 use crate::operation::{Along, Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]

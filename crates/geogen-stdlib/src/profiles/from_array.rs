@@ -5,7 +5,7 @@ use geogen_render::scale::to_logical;
 use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::profile::for_each_position;
+use geogen_kernels::profile::for_each_position;
 use crate::operation::{Along, Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]

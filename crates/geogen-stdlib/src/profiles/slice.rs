@@ -8,7 +8,7 @@ use geogen_vm::{RuntimeError, Value};
 
 use crate::combiners::input;
 use crate::coordinates::Axis;
-use crate::kernels::profile::for_each_position;
+use geogen_kernels::profile::for_each_position;
 use crate::operation::{Along, Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]

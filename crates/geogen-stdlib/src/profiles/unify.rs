@@ -3,7 +3,7 @@
 use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::profile::{profile_input, profile_zip1};
+use geogen_kernels::profile::{profile_input, profile_zip1};
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]

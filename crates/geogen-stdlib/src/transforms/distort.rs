@@ -2,7 +2,7 @@
 //! fields.
 
 use geogen_diag::codes;
-use geogen_render::kernels::serially;
+use geogen_render::rows::serially;
 use geogen_render::scale::scaled_distance;
 use geogen_render::{
     Bounds, Effect, HeightMap, KernelContext, Object, ObjectKind, OpContext, Operation, Rect, RenderError,
@@ -10,9 +10,9 @@ use geogen_render::{
 use geogen_vm::{RuntimeError, Value};
 
 use crate::generators::NoiseLayer;
-use crate::kernels::coherent::Isa;
-use crate::kernels::noise::{add_noise_layer_on, displaced_by_layers, LayerField};
-use crate::kernels::sample::{bilinear_many, displaced_positions, map_by_bands, prefetch_rows_ahead, BATCH};
+use geogen_kernels::coherent::Isa;
+use geogen_kernels::noise::{add_noise_layer_on, displaced_by_layers, LayerField};
+use geogen_kernels::sample::{bilinear_many, displaced_positions, map_by_bands, prefetch_rows_ahead, BATCH};
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 /// Amplitude of the two displacement fields: the full height range (±1 is ±maximumDistance).
@@ -374,7 +374,7 @@ impl NoiseDistort {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::sample::bilinear;
+    use geogen_kernels::sample::bilinear;
     use geogen_render::Rect;
 
     /// The step `Distort` records gives, on every instruction set, the bits of its definition: the

@@ -6,8 +6,8 @@ use geogen_render::{
 };
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::coherent::Isa;
-use crate::kernels::sample::{covering_rect, resample_separable};
+use geogen_kernels::coherent::Isa;
+use geogen_kernels::sample::{covering_rect, resample_separable};
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 const FACTOR: Kind = Kind::Range { min: 0.1, max: 10.0, code: codes::GGE2714 };
@@ -124,7 +124,7 @@ impl Rescale {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::sample::resample_on;
+    use geogen_kernels::sample::resample_on;
     use geogen_render::{Bounds, HeightMap, Rect};
 
     /// The separable kernel on every instruction set gives the bits of the plain resampling with

@@ -10,11 +10,11 @@ use geogen_render::{
 use geogen_vm::{RuntimeError, Value};
 
 use crate::coordinates::Axis;
-use crate::kernels::coherent::Isa;
-use crate::kernels::for_each_row;
-use crate::kernels::profile::profile_input;
+use geogen_kernels::coherent::Isa;
+use geogen_render::rows::for_each_row;
+use geogen_kernels::profile::profile_input;
 use crate::operation::{Along, Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
-use geogen_render::kernels::in_serial_mode;
+use geogen_render::rows::in_serial_mode;
 use rayon::prelude::*;
 
 #[derive(Clone, Debug, PartialEq)]

@@ -13,8 +13,8 @@ use geogen_render::{
 };
 use geogen_vm::{RuntimeError, Value};
 
-use crate::kernels::coherent::Isa;
-use crate::kernels::sample::{covering_rect, resample_linear};
+use geogen_kernels::coherent::Isa;
+use geogen_kernels::sample::{covering_rect, resample_linear};
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 use crate::util::n;
 
@@ -170,7 +170,7 @@ impl Transform {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::sample::bilinear;
+    use geogen_kernels::sample::bilinear;
     use geogen_render::{HeightMap, Rect};
 
     /// The kernel on every instruction set gives each pixel the bits of the bilinear sample at

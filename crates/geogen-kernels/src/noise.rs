@@ -40,7 +40,7 @@
 //! band or lattice row once warm), and the vertical coefficients of a lattice row are computed
 //! in vectorised loops.
 
-use geogen_render::kernels::for_each_band;
+use geogen_render::rows::for_each_band;
 use geogen_render::raster::{saturate, HeightMap, HEIGHT_UNITS};
 use geogen_render::scale::to_logical;
 
@@ -148,7 +148,7 @@ pub fn default_noise_layers() -> std::collections::BTreeMap<u32, i32> {
 
 /// Floor of a logical coordinate as an integer (saturating).
 #[inline]
-pub(crate) fn floor_i64(v: f64) -> i64 {
+pub fn floor_i64(v: f64) -> i64 {
     let f = libm::floor(v);
     if f.is_nan() {
         0
@@ -1012,6 +1012,10 @@ impl FloatMod {
 
 /// The AVX2 versions of the per-pixel loops: the same IEEE operations as the scalar ones, in the
 /// same order, four (cubic) or more (sub-pixel, compiled by the vectoriser) pixels at a time.
+#[allow(
+    unsafe_op_in_unsafe_fn,
+    reason = "the functions here are whole-body intrinsic code under `#[target_feature]`: the unsafe contract is the function's (the level is detected, slices are long enough), stated on each"
+)]
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{
@@ -1548,6 +1552,10 @@ mod avx2 {
 /// [`super::cubic_at`] and [`super::add_value`] (as the AVX2 build, whose checked reciprocal it
 /// shares: `unsure`'s test, done on eight lanes with masks). Also the per-cell coefficients eight
 /// cells at a time, the rows of a [`super::Regular`] layout, and the sub-pixel rows' adds.
+#[allow(
+    unsafe_op_in_unsafe_fn,
+    reason = "the functions here are whole-body intrinsic code under `#[target_feature]`: the unsafe contract is the function's (the level is detected, slices are long enough), stated on each"
+)]
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::avx2::{changing_group8, MARGIN, MIDPOINT, TINY_BITS};
@@ -1890,7 +1898,7 @@ mod avx512 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use geogen_render::kernels::{for_each_row, serially};
+    use geogen_render::rows::{for_each_row, serially};
     use geogen_render::Rect;
     use proptest::prelude::*;
 
@@ -1989,7 +1997,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn units_to_height_equals_the_division() {
-        if !crate::kernels::tested_builds::has(geogen_simd::Isa::Avx2) {
+        if !geogen_simd::testable(geogen_simd::Isa::Avx2) {
             return;
         }
         let next_up = |v: f64| f64::from_bits(if v >= 0.0 { v.to_bits() + 1 } else { v.to_bits() - 1 });
@@ -2232,7 +2240,7 @@ mod tests {
     fn builds() -> Vec<(Isa, bool)> {
         let mut builds: Vec<(Isa, bool)> = [Isa::Scalar]
             .into_iter()
-            .chain(crate::kernels::tested_builds::has(geogen_simd::Isa::Avx2).then_some(Isa::Avx2))
+            .chain(geogen_simd::testable(geogen_simd::Isa::Avx2).then_some(Isa::Avx2))
             .map(|isa| (isa, false))
             .collect();
         if Isa::Avx2.is_available() && wide_cubic_available() {

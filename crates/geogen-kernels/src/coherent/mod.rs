@@ -19,11 +19,11 @@
 //! script's seed (see the operations).
 
 mod basis;
-use crate::kernels::lanes as simd;
+use crate::lanes as simd;
 
 pub use basis::{CellOutput, Cellular, Distance};
 
-use geogen_render::kernels::for_each_row;
+use geogen_render::rows::for_each_row;
 use geogen_render::raster::HeightMap;
 use geogen_render::scale::to_logical;
 use simd::{Lanes, Scalar, Vf, Vi};

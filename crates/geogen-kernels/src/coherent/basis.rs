@@ -6,7 +6,7 @@
 //! (none along an axis), chosen by a swap of the axes, two sign flips and one of two (cos, sin)
 //! pairs written as f32 constants.
 
-use crate::kernels::lanes::{Lanes, Vf, Vi};
+use crate::lanes::{Lanes, Vf, Vi};
 
 pub(crate) const PRIME_X: i32 = 501_125_321;
 pub(crate) const PRIME_Y: i32 = 1_136_930_381;

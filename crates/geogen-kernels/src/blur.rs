@@ -373,6 +373,10 @@ fn box_blur_i64(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rende
 /// product stays below `k + 1`. Its truncation is therefore `k = ⌊a/n⌋`; rounding and truncation
 /// are symmetric in the sign, so `trunc(fl(s × c))` is the truncated quotient `trunc(s / n)` of
 /// the `i64` path, bit for bit (`+ 0.0` turns the `−0` of a small negative `s` into `+0`).
+#[allow(
+    unsafe_op_in_unsafe_fn,
+    reason = "the functions here are whole-body intrinsic code under `#[target_feature]`: the unsafe contract is the function's (the level is detected, slices are long enough), stated on each"
+)]
 mod fast {
     use super::Window;
 
@@ -1690,13 +1694,12 @@ mod tests {
     }
 
     /// The builds of the fast path this processor runs (the scalar one first); the others are
-    /// reported, or fail the test where `GEOGEN_REQUIRE_ISA` names them (`tested_builds`).
+    /// reported, or fail the test where `GEOGEN_REQUIRE_ISA` names them (`geogen_simd::testable`).
     fn fast_isas() -> Vec<u8> {
-        use crate::kernels::tested_builds::has;
         let mut isas = vec![fast::SCALAR];
-        if has(geogen_simd::Isa::Avx2) {
+        if geogen_simd::testable(geogen_simd::Isa::Avx2) {
             isas.push(fast::AVX2);
-            if has(geogen_simd::Isa::Avx512) {
+            if geogen_simd::testable(geogen_simd::Isa::Avx512) {
                 isas.push(fast::AVX512);
             }
         }

@@ -551,12 +551,12 @@ const PREFETCH_EVERY_ROWS: usize = 4;
 /// and a copy (a zeroed allocation, a memset and a read of every pixel per band). The zeroing
 /// takes the fresh pages' first-touch faults and leaves the band in cache for `f`'s writes. In the
 /// engine's serial mode the bands run one after the other on a zeroed map.
-pub(crate) fn map_by_bands(
+pub fn map_by_bands(
     rect: Rect,
     rows: usize,
     f: impl Fn(i64, i64, &mut [f32]) + Sync + Send,
 ) -> Result<HeightMap, RenderError> {
-    if geogen_render::kernels::in_serial_mode() || rect.is_empty() || !rect.is_valid() {
+    if geogen_render::rows::in_serial_mode() || rect.is_empty() || !rect.is_valid() {
         // `try_zeroed` also reports the rectangles no buffer can hold.
         let mut out = HeightMap::try_zeroed(rect)?;
         for_each_band_of(&mut out, rows, f);
@@ -579,7 +579,7 @@ fn for_each_band_of(map: &mut HeightMap, rows: usize, f: impl Fn(i64, i64, &mut 
         return;
     }
     let width = map.width();
-    if geogen_render::kernels::in_serial_mode() {
+    if geogen_render::rows::in_serial_mode() {
         for (i, band) in map.data_mut().chunks_mut(width * rows).enumerate() {
             f(rect.y + (i * rows) as i64, rect.x, band);
         }
@@ -614,6 +614,10 @@ pub fn covering_rect(xs: (f64, f64), ys: (f64, f64), margin: i64) -> Rect {
 /// index arithmetic is exact in `f64`: every value stays below 2^53 (positions below 2^52, map
 /// origins and lengths below 2^31). The four corners are read as `f32` and widened: on maps at
 /// least two pixels wide each row's pair with one 8-byte load, on narrower ones by gathers.
+#[allow(
+    unsafe_op_in_unsafe_fn,
+    reason = "the functions here are whole-body intrinsic code under `#[target_feature]`: the unsafe contract is the function's (the level is detected, slices are long enough), stated on each"
+)]
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::*;
@@ -969,6 +973,10 @@ mod avx2 {
 /// is not kept, and the second indexes are the first plus 1 (plus the width) under masks, in
 /// `i32`, from one conversion per step. A last piece of fewer than eight positions is done with
 /// masked loads and stores.
+#[allow(
+    unsafe_op_in_unsafe_fn,
+    reason = "the functions here are whole-body intrinsic code under `#[target_feature]`: the unsafe contract is the function's (the level is detected, slices are long enough), stated on each"
+)]
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use std::arch::x86_64::*;
@@ -1226,7 +1234,7 @@ mod avx512 {
     #[target_feature(enable = "avx512f,avx512vl,avx2")]
     pub unsafe fn linear_band(map: &HeightMap, inverse: [f64; 4], py0: i64, x0: i64, width: usize, band: &mut [f32]) {
         use super::{linear_block_inside, linear_positions, BLOCK_COLUMNS, PREFETCH_EVERY_ROWS};
-        use crate::kernels::coherent::Isa;
+        use crate::coherent::Isa;
         // SAFETY: this function's contract: AVX-512F and a map that fits.
         let m = unsafe { Map::new(map) };
         let rows = band.len() / width;
@@ -1368,13 +1376,12 @@ mod avx512 {
 #[cfg(test)]
 mod tests {
     /// The samplers the tests run: every one the machine has, the others reported
-    /// (`tested_builds`).
+    /// (`geogen_simd::testable`).
     fn tested_samplers() -> Vec<Sampler> {
-        use crate::kernels::tested_builds::has;
         let mut samplers = vec![Sampler::Scalar];
-        if has(geogen_simd::Isa::Avx2) {
+        if geogen_simd::testable(geogen_simd::Isa::Avx2) {
             samplers.push(Sampler::Avx2);
-            if has(geogen_simd::Isa::Avx512) {
+            if geogen_simd::testable(geogen_simd::Isa::Avx512) {
                 samplers.push(Sampler::Avx512);
             }
         }
@@ -1383,7 +1390,7 @@ mod tests {
 
     fn tested_isas() -> Vec<Isa> {
         let mut isas = vec![Isa::Scalar];
-        if crate::kernels::tested_builds::has(geogen_simd::Isa::Avx2) {
+        if geogen_simd::testable(geogen_simd::Isa::Avx2) {
             isas.push(Isa::Avx2);
         }
         isas
@@ -1712,7 +1719,7 @@ mod tests {
                     }
                 };
                 let parallel = map_by_bands(rect, rows, fill).unwrap();
-                let serial = geogen_render::kernels::serially(|| map_by_bands(rect, rows, fill)).unwrap();
+                let serial = geogen_render::rows::serially(|| map_by_bands(rect, rows, fill)).unwrap();
                 assert_eq!(parallel.rect(), if rect.is_empty() { Rect::EMPTY } else { rect });
                 assert_eq!(parallel, serial);
                 for py in rect.y..rect.y + rect.height as i64 {

@@ -30,7 +30,7 @@
 //! Pixels outside the source's extent count as non-features (the bounds rule makes sure none is
 //! within D of B).
 
-use geogen_render::kernels::{for_each_row, in_serial_mode};
+use geogen_render::rows::{for_each_row, in_serial_mode};
 use geogen_render::{HeightMap, Interval, Rect, RenderError};
 use rayon::prelude::*;
 
@@ -919,7 +919,7 @@ mod tests {
         assert_eq!(wide.data(), expected.as_slice(), "{b:?} from {source_rect:?}, d {d}, seed {seed}, i128");
         // Serially (as inside the renderer's fused passes) too.
         let mut serial = HeightMap::try_zeroed(b).unwrap();
-        geogen_render::kernels::serially(|| distance_map(&source, &mut serial, d)).unwrap();
+        geogen_render::rows::serially(|| distance_map(&source, &mut serial, d)).unwrap();
         assert_eq!(serial.data(), expected.as_slice(), "{b:?} from {source_rect:?}, d {d}, seed {seed}, serial");
     }
 
@@ -998,7 +998,7 @@ mod tests {
             distance_map(&source, &mut dispatched, d).unwrap();
             let mut baseline = HeightMap::try_zeroed(b).unwrap();
             FORCE_BASELINE.with(|f| f.set(true));
-            geogen_render::kernels::serially(|| distance_map(&source, &mut baseline, d)).unwrap();
+            geogen_render::rows::serially(|| distance_map(&source, &mut baseline, d)).unwrap();
             FORCE_BASELINE.with(|f| f.set(false));
             assert_eq!(dispatched.data(), expected.as_slice(), "{b:?}, d {d}");
             assert_eq!(baseline.data(), expected.as_slice(), "{b:?}, d {d}, baseline");
@@ -1036,7 +1036,7 @@ mod tests {
                 pruned.candidates.select_scalar(&g, d);
                 let scalar = pruned.candidates.kept().to_vec();
                 #[cfg(target_arch = "x86_64")]
-                if crate::kernels::tested_builds::has(geogen_simd::Isa::Avx2) {
+                if geogen_simd::testable(geogen_simd::Isa::Avx2) {
                     // SAFETY: checked just above.
                     unsafe { pruned.candidates.select_avx2(&g, d) };
                     assert_eq!(pruned.candidates.kept(), scalar.as_slice(), "d {d}, n {n}");

@@ -1,5 +1,5 @@
-//! The parallel loops every kernel shares (the kernels themselves live with their operations, in
-//! the standard library).
+//! The parallel loops every kernel shares: rows and bands of a map in parallel, zips of maps, and
+//! the serial mode of a fused pass (the pixel math itself is in `geogen-kernels` and the operations).
 //!
 //! Determinism rules (spec §4): each output pixel is computed by exactly one thread, from its
 //! inputs, in a fixed order that does not depend on where the buffer starts or how rows are split

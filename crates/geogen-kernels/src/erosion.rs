@@ -20,9 +20,9 @@
 //! integer hash of the absolute lattice point and the iteration ([`Storm`]), so it too depends on
 //! the absolute pixel only.
 
-use crate::kernels::lanes::Lanes;
+use crate::lanes::Lanes;
 #[cfg(target_arch = "x86_64")]
-use crate::kernels::lanes::{Avx2, Avx512};
+use crate::lanes::{Avx2, Avx512};
 pub(crate) use geogen_random::hash2;
 use geogen_render::{HeightMap, Rect, RenderError};
 use rayon::prelude::*;
@@ -2907,9 +2907,9 @@ mod tests {
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let isas = [SCALAR, AVX2, AVX512].into_iter().filter(|&isa| match isa {
             #[cfg(target_arch = "x86_64")]
-            AVX2 => crate::kernels::tested_builds::has(geogen_simd::Isa::Avx2),
+            AVX2 => geogen_simd::testable(geogen_simd::Isa::Avx2),
             #[cfg(target_arch = "x86_64")]
-            AVX512 => crate::kernels::tested_builds::has(geogen_simd::Isa::Avx512),
+            AVX512 => geogen_simd::testable(geogen_simd::Isa::Avx512),
             _ => isa == SCALAR,
         });
         let isas: Vec<u8> = isas.collect();
@@ -3067,8 +3067,8 @@ mod tests {
                 #[cfg(target_arch = "x86_64")]
                 for (isa, feature) in [(AVX2, "avx2"), (AVX512, "avx512f")] {
                     let present = match feature {
-                        "avx2" => crate::kernels::tested_builds::has(geogen_simd::Isa::Avx2),
-                        _ => crate::kernels::tested_builds::has(geogen_simd::Isa::Avx512),
+                        "avx2" => geogen_simd::testable(geogen_simd::Isa::Avx2),
+                        _ => geogen_simd::testable(geogen_simd::Isa::Avx512),
                     };
                     if !present {
                         continue;
@@ -3163,14 +3163,14 @@ mod tests {
                 thermal_block::<SCALAR>(&from, &mut scalar, w, xa, xb, t);
                 assert!(bits(&scalar) == bits(&plain), "scalar, width {w}, {t:?}");
                 #[cfg(target_arch = "x86_64")]
-                if crate::kernels::tested_builds::has(geogen_simd::Isa::Avx2) {
+                if geogen_simd::testable(geogen_simd::Isa::Avx2) {
                     let mut simd = vec![0.0f32; rows * w];
                     // SAFETY: the processor supports AVX2 (checked above).
                     unsafe { thermal_block_avx2(&from, &mut simd, w, xa, xb, t) };
                     assert!(bits(&simd) == bits(&plain), "AVX2, width {w}, {t:?}");
                 }
                 #[cfg(target_arch = "x86_64")]
-                if crate::kernels::tested_builds::has(geogen_simd::Isa::Avx512) {
+                if geogen_simd::testable(geogen_simd::Isa::Avx512) {
                     let mut simd = vec![0.0f32; rows * w];
                     // SAFETY: the processor supports AVX-512F (checked above).
                     unsafe { thermal_block_avx512(&from, &mut simd, w, xa, xb, t) };

@@ -5,13 +5,13 @@
 //! its multiple of the copy floor (one thread copying a `width`² map, CPU time), at widths 1000 and
 //! 4000; the copy of a band (warm, in cache) is printed too.
 //!
-//! `cargo bench -p geogen-stdlib --bench noise_fused` (`NOISE_WIDTHS=1000,4000`, `NOISE_ROWS=512`).
+//! `cargo bench -p geogen-kernels --bench noise_fused` (`NOISE_WIDTHS=1000,4000`, `NOISE_ROWS=512`).
 
 use std::hint::black_box;
 
-use geogen_render::kernels::{band_rows, serially};
+use geogen_render::rows::{band_rows, serially};
 use geogen_render::{HeightMap, Rect};
-use geogen_stdlib::kernels::noise::{add_noise_layer, LayerField};
+use geogen_kernels::noise::{add_noise_layer, LayerField};
 
 /// CPU time of the calling thread so far, in ns (`CLOCK_THREAD_CPUTIME_ID`, Linux), else 0.
 #[cfg(target_os = "linux")]

@@ -28,7 +28,7 @@ use std::ops::{Add, BitAnd, BitXor, Div, Mul, Sub};
 /// only ever instantiated inside `#[target_feature]` entry points of its instruction set that
 /// run only where [`geogen_simd`] says the process runs that level (which the processor has).
 /// The trait is crate-private for that reason.
-pub(crate) trait Lanes: Copy + 'static {
+pub trait Lanes: Copy + 'static {
     const LANES: usize;
     type F: Copy;
     type I: Copy;
@@ -119,7 +119,7 @@ pub(crate) trait Lanes: Copy + 'static {
 }
 
 /// The most lanes of any implementation (AVX-512's sixteen).
-pub(crate) const MAX_LANES: usize = 16;
+pub const MAX_LANES: usize = 16;
 
 /// The `cvttps2dq` conversion in scalar: truncation toward zero, `i32::MIN` (the "integer
 /// indefinite" value) for NaN and for values outside the i32 range.
@@ -135,7 +135,7 @@ fn trunc_like_cvtt(a: f32) -> i32 {
 /// The scalar definition of a split: the cell `floor(x)` clamped to the i32 range, and the
 /// fraction `x − floor(x)` (exact in f64) rounded to f32.
 #[inline(always)]
-pub(crate) fn split1(x: f64) -> (i32, f32) {
+pub fn split1(x: f64) -> (i32, f32) {
     let f = floor(x);
     let frac = (x - f) as f32;
     let c = max64(f, -2147483648.0);
@@ -147,7 +147,7 @@ pub(crate) fn split1(x: f64) -> (i32, f32) {
 /// through an exact truncation to i64; at or above it (and for ±0, integers, NaN) `x` itself or
 /// `libm::floor`.
 #[inline(always)]
-pub(crate) fn floor(x: f64) -> f64 {
+pub fn floor(x: f64) -> f64 {
     if x.abs() < 4.0e15 {
         let t = (x as i64) as f64;
         if t > x {
@@ -182,7 +182,7 @@ fn min64(a: f64, b: f64) -> f64 {
 
 /// The scalar reference: one lane.
 #[derive(Copy, Clone, Debug)]
-pub(crate) struct Scalar;
+pub struct Scalar;
 
 impl Lanes for Scalar {
     const LANES: usize = 1;
@@ -358,7 +358,7 @@ impl Lanes for Scalar {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use avx2::Avx2;
+pub use avx2::Avx2;
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
@@ -368,31 +368,40 @@ mod avx2 {
 
     /// Eight lanes of AVX2 (see the safety note on [`Lanes`]).
     #[derive(Copy, Clone, Debug)]
-    pub(crate) struct Avx2;
+    pub struct Avx2;
 
     /// Four f64 lanes split as [`super::split1`] does.
     #[inline(always)]
     unsafe fn split4(x: __m256d) -> (__m128i, __m128) {
-        let f = _mm256_floor_pd(x);
-        let frac = _mm256_cvtpd_ps(_mm256_sub_pd(x, f));
-        // max(f, lo) then min(·, hi): `maxpd`/`minpd` return the second operand unless the first
-        // is strictly greater / smaller, exactly as the scalar `max64`/`min64`.
-        let c = _mm256_min_pd(_mm256_max_pd(f, _mm256_set1_pd(-2147483648.0)), _mm256_set1_pd(2147483647.0));
-        (_mm256_cvttpd_epi32(c), frac)
+        // SAFETY: register-only AVX intrinsics; the caller guarantees AVX2 (this function's
+        // contract).
+        unsafe {
+            let f = _mm256_floor_pd(x);
+            let frac = _mm256_cvtpd_ps(_mm256_sub_pd(x, f));
+            // max(f, lo) then min(·, hi): `maxpd`/`minpd` return the second operand unless the
+            // first is strictly greater / smaller, exactly as the scalar `max64`/`min64`.
+            let c = _mm256_min_pd(_mm256_max_pd(f, _mm256_set1_pd(-2147483648.0)), _mm256_set1_pd(2147483647.0));
+            (_mm256_cvttpd_epi32(c), frac)
+        }
     }
 
     /// Four points skewed as [`super::Scalar`]'s `split_skewed` does, then split.
     #[inline(always)]
     unsafe fn skew4(x: *const f64, y: *const f64, f2: f64) -> ((__m128i, __m128), (__m128i, __m128)) {
-        let xv = _mm256_loadu_pd(x);
-        let yv = _mm256_loadu_pd(y);
-        let s = _mm256_mul_pd(_mm256_add_pd(xv, yv), _mm256_set1_pd(f2));
-        (split4(_mm256_add_pd(xv, s)), split4(_mm256_add_pd(yv, s)))
+        // SAFETY: the caller guarantees AVX2 and four readable f64 at `x` and at `y` (this
+        // function's contract); the loads are unaligned.
+        unsafe {
+            let xv = _mm256_loadu_pd(x);
+            let yv = _mm256_loadu_pd(y);
+            let s = _mm256_mul_pd(_mm256_add_pd(xv, yv), _mm256_set1_pd(f2));
+            (split4(_mm256_add_pd(xv, s)), split4(_mm256_add_pd(yv, s)))
+        }
     }
 
     #[inline(always)]
     unsafe fn join(lo: (__m128i, __m128), hi: (__m128i, __m128)) -> (__m256i, __m256) {
-        (_mm256_set_m128i(hi.0, lo.0), _mm256_set_m128(hi.1, lo.1))
+        // SAFETY: register-only AVX intrinsics; the caller guarantees AVX2.
+        unsafe { (_mm256_set_m128i(hi.0, lo.0), _mm256_set_m128(hi.1, lo.1)) }
     }
 
     // SAFETY (every `unsafe` block below): the intrinsics need AVX/AVX2, which the dispatcher has
@@ -578,7 +587,7 @@ mod avx2 {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use avx512::Avx512;
+pub use avx512::Avx512;
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
@@ -588,7 +597,7 @@ mod avx512 {
 
     /// Sixteen lanes of AVX-512 (see the safety note on [`Lanes`]); masks are `__mmask16`.
     #[derive(Copy, Clone, Debug)]
-    pub(crate) struct Avx512;
+    pub struct Avx512;
 
     // SAFETY (every `unsafe` block below): the intrinsics need AVX-512F (with VL, DQ and BW in
     // the process's AVX-512 level), which the dispatcher has checked before any code
@@ -756,11 +765,11 @@ mod avx512 {
 /// f32 lanes with operators, so formulas read as formulas; the evaluation order is Rust's (left to
 /// right as written, no reassociation).
 #[derive(Copy, Clone)]
-pub(crate) struct Vf<S: Lanes>(pub S::F);
+pub struct Vf<S: Lanes>(pub S::F);
 
 /// i32 lanes with wrapping operators.
 #[derive(Copy, Clone)]
-pub(crate) struct Vi<S: Lanes>(pub S::I);
+pub struct Vi<S: Lanes>(pub S::I);
 
 impl<S: Lanes> Vf<S> {
     #[inline(always)]

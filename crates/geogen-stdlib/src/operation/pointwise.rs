@@ -7,7 +7,7 @@ use geogen_render::{Object, RenderError};
 /// Replaces every height `h` of a map or profile with `f(h)` (rows in parallel for maps).
 pub fn apply(target: &mut Object, f: impl Fn(f32) -> f32 + Sync + Send) -> Result<(), RenderError> {
     match target {
-        Object::Map(map) => geogen_render::kernels::map_pixels(map, f),
+        Object::Map(map) => geogen_render::rows::map_pixels(map, f),
         Object::Profile(profile) => {
             for h in profile.data_mut() {
                 *h = f(*h);
@@ -49,7 +49,7 @@ macro_rules! pointwise_operation {
                 _: &[&geogen_render::Object],
             ) -> Result<(), geogen_render::RenderError> {
                 let $s = self;
-                $crate::kernels::pointwise::apply(target, |$h: f32| $kernel)
+                $crate::operation::pointwise::apply(target, |$h: f32| $kernel)
             }
         }
     };
