@@ -373,12 +373,11 @@ fn box_blur_i64(map: &mut HeightMap, window: Window, n: i64) -> Result<(), Rende
 /// product stays below `k + 1`. Its truncation is therefore `k = ⌊a/n⌋`; rounding and truncation
 /// are symmetric in the sign, so `trunc(fl(s × c))` is the truncated quotient `trunc(s / n)` of
 /// the `i64` path, bit for bit (`+ 0.0` turns the `−0` of a small negative `s` into `+0`).
-#[allow(
-    unsafe_op_in_unsafe_fn,
-    reason = "the functions here are whole-body intrinsic code under `#[target_feature]`: the unsafe contract is the function's (the level is detected, slices are long enough), stated on each"
-)]
 mod fast {
     use super::Window;
+    #[cfg(target_arch = "x86_64")]
+    use crate::lanes64::{Avx2, Avx512};
+    use crate::lanes64::{Lanes64, Scalar};
 
     /// The builds of the fast path: plain Rust (the reference), AVX2, AVX-512F.
     pub const SCALAR: u8 = 0;
@@ -405,19 +404,14 @@ mod fast {
         }
     }
 
-    /// 1.5 × 2^52: adding it rounds an `f64` below 2^51 in magnitude to an integer.
-    const MAGIC: f64 = 6_755_399_441_055_744.0;
     const FIXED_ONE: f64 = 4_294_967_296.0;
     const INV_FIXED_ONE: f64 = 1.0 / 4_294_967_296.0;
 
-    /// `trunc(x)` for |x| < 2^51, with `+0.0` for a zero result (the `i64` path's 0 converts to
-    /// `+0.0`).
+    /// `trunc(s × c)` per lane, with `+0.0` for a zero result (the `i64` path's 0 converts to
+    /// `+0.0`): the product, its truncation (an exact IEEE operation) and `+ 0.0`.
     #[inline(always)]
-    fn trunc(x: f64) -> f64 {
-        let a = x.abs();
-        let nearest = (a + MAGIC) - MAGIC;
-        let down = if nearest > a { nearest - 1.0 } else { nearest };
-        down.copysign(x) + 0.0
+    fn quotient<L: Lanes64>(s: L::D, c: L::D) -> L::D {
+        L::add(L::trunc(L::mul(s, c)), L::splat(0.0))
     }
 
     /// `c`, the smallest `f64` at least `1 / n`, for an integer `n` in [1, 2^16] (exact integer
@@ -436,20 +430,20 @@ mod fast {
     /// `trunc(s / n)` (see the module docs), with one multiplication and a truncation.
     #[inline(always)]
     pub(super) fn divide(s: f64, c: f64) -> f64 {
-        trunc(s * c)
+        quotient::<Scalar>(s, c)
     }
 
     /// The truncated quotient with the division instruction, for the tests of [`divide`].
     #[cfg(test)]
     pub(super) fn trunc_of_quotient(s: f64, n: f64) -> f64 {
-        trunc(s / n)
+        Scalar::trunc(s / n) + 0.0
     }
 
     /// The fixed-point value of a height, `trunc(h × 2^32)`, as an integer-valued `f64` (+0.0
     /// for zero); exact, the product being exact and below 2^51 in magnitude on the fast path.
     #[inline(always)]
     fn fixed(h: f32) -> f64 {
-        trunc(f64::from(h) * FIXED_ONE)
+        quotient::<Scalar>(f64::from(h), FIXED_ONE)
     }
 
     /// One row of the horizontal pass, in place: `out[x]` = the truncated window average at x
@@ -462,7 +456,7 @@ mod fast {
     /// value `x + high + 1` at position `x + span` or in `ext`), and later steps read only
     /// positions beyond `x`. The window sums are exact integers below 2^49 in magnitude and
     /// their partial sums below 2^51 (see the module docs), so any order of additions gives the
-    /// same sums: the AVX2 and AVX-512 builds (`ISA`) and the scalar one give the same bits. `scratch`
+    /// same sums: the AVX2 and AVX-512 builds (`L`) and the scalar one give the same bits. `scratch`
     /// holds at least `min(low, len) + min(span, len)` values.
     ///
     /// Returns the largest bits of `|h|` over the row (as [`largest_abs_bits_of`], found while
@@ -472,7 +466,7 @@ mod fast {
     /// Only the outputs `[x0, x1)` are computed (a strip's own columns: the others are there
     /// for their values); positions outside hold values of no use.
     #[inline(always)]
-    fn row_of<const ISA: u8>(
+    fn row_of<L: Lanes64>(
         (left, src): (&[f32], &[f32]),
         (x0, x1): (usize, usize),
         out: &mut [f64],
@@ -493,7 +487,7 @@ mod fast {
         let split = len.saturating_sub(low);
         let (tail, rest) = scratch.split_at_mut(len - split);
         let at = low.min(len); // = low whenever split > 0
-        let largest = convert_split::<ISA>((left, src), split, &mut out[at..at + split], tail);
+        let largest = convert_split::<L>((left, src), split, &mut out[at..at + split], tail);
         let value = |k: usize| if k < split { out[k + low] } else { tail[k - split] };
         // From output e0 on, the entering values are not at out[x + span]: copied to `ext`.
         let e0 = len.saturating_sub(span);
@@ -512,7 +506,7 @@ mod fast {
         let (kmin, kmax) = (x0.saturating_sub(low), (x0 + high).min(last));
         // Values kmin.. below `split` are in `out`, in a row; the others in `tail`.
         let in_out = (kmax + 1).min(split).max(kmin);
-        let mut s = sum::<ISA>(&out[(kmin + low).min(len)..(in_out + low).min(len)]);
+        let mut s = sum::<L>(&out[(kmin + low).min(len)..(in_out + low).min(len)]);
         for k in in_out..=kmax {
             s += value(k);
         }
@@ -534,46 +528,33 @@ mod fast {
         // at x − e0 < len − e0, and writes `out` at x < len.
         unsafe {
             let (a, b) = clip(0, head.min(e0));
-            s = segment::<ISA>(o, by_out, first.as_ptr(), 0, a, b, s, c);
+            s = segment::<L>(o, by_out, first.as_ptr(), 0, a, b, s, c);
             let (a, b) = clip(head.min(e0), head);
-            s = segment::<ISA>(o, by_ext, first.as_ptr(), 0, a, b, s, c);
+            s = segment::<L>(o, by_ext, first.as_ptr(), 0, a, b, s, c);
             let (a, b) = clip(head, head.max(e0));
-            s = segment::<ISA>(o, by_out, o, 1, a, b, s, c);
+            s = segment::<L>(o, by_out, o, 1, a, b, s, c);
             let (a, b) = clip(head.max(e0), len);
-            segment::<ISA>(o, by_ext, o, 1, a, b, s, c);
+            segment::<L>(o, by_ext, o, 1, a, b, s, c);
         }
         largest
     }
 
     /// An exact sum of integer-valued `f64` below 2^49 in magnitude (in any order).
     #[inline(always)]
-    fn sum<const ISA: u8>(values: &[f64]) -> f64 {
+    fn sum<L: Lanes64>(values: &[f64]) -> f64 {
+        let n = L::D_LANES;
+        let mut acc = L::splat(0.0);
         let mut k = 0;
-        let mut s = 0.0;
-        #[cfg(target_arch = "x86_64")]
-        if ISA >= AVX2 {
-            // SAFETY: `ISA` is AVX2 or more only in the AVX2 and AVX-512 builds (AVX-512F implies AVX2).
-            (k, s) = unsafe { sum_avx2(values) };
+        while k + n <= values.len() {
+            // SAFETY: `k + n <= values.len()`.
+            acc = L::add(acc, unsafe { L::load(values.as_ptr().add(k)) });
+            k += n;
         }
+        let mut s = L::sum(acc);
         for &v in &values[k..] {
             s += v;
         }
         s
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn sum_avx2(values: &[f64]) -> (usize, f64) {
-        use std::arch::x86_64::*;
-        let mut acc = _mm256_setzero_pd();
-        let mut k = 0;
-        while k + 4 <= values.len() {
-            acc = _mm256_add_pd(acc, _mm256_loadu_pd(values.as_ptr().add(k)));
-            k += 4;
-        }
-        let mut lanes = [0.0f64; 4];
-        _mm256_storeu_pd(lanes.as_mut_ptr(), acc);
-        (k, (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
     }
 
     /// Outputs `x` in `[x0, x1)`: `out[x] = divide(s)`, then `s += add[x] − sub[x · step]`
@@ -585,7 +566,7 @@ mod fast {
     /// written at x).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn segment<const ISA: u8>(
+    unsafe fn segment<L: Lanes64>(
         out: *mut f64,
         add: *const f64,
         sub: *const f64,
@@ -596,17 +577,16 @@ mod fast {
         c: f64,
     ) -> f64 {
         let mut x = x0;
-        #[cfg(target_arch = "x86_64")]
-        if ISA == AVX512 && x + 8 <= x1 {
-            (x, s) = interior_avx512(out, add, sub, step, x, x1, s, c);
-        }
-        #[cfg(target_arch = "x86_64")]
-        if ISA >= AVX2 && x + 4 <= x1 {
-            (x, s) = interior_avx2(out, add, sub, step, x, x1, s, c);
+        if L::D_LANES > 1 {
+            // SAFETY: the caller's guarantees, for the same indices.
+            (x, s) = unsafe { interior::<L>(out, add, sub, step, x, x1, s, c) };
         }
         while x < x1 {
-            let (a, b) = (*add.wrapping_add(x), *sub.wrapping_add(x * step));
-            *out.add(x) = divide(s, c);
+            // SAFETY: the caller's guarantees: `add` and `sub` readable at these indices, then
+            // `out` writable at x.
+            let (a, b) = unsafe { (*add.wrapping_add(x), *sub.wrapping_add(x * step)) };
+            // SAFETY: as above.
+            unsafe { *out.add(x) = divide(s, c) };
             s += a - b;
             x += 1;
         }
@@ -616,7 +596,7 @@ mod fast {
     /// `fixed` of the row `left` then `src` (two pieces, one value sequence): its first `split`
     /// values into `head`, the others into `tail`. Returns the largest bits of `|h|` of the row.
     #[inline(always)]
-    fn convert_split<const ISA: u8>(
+    fn convert_split<L: Lanes64>(
         (left, src): (&[f32], &[f32]),
         split: usize,
         head: &mut [f64],
@@ -625,95 +605,50 @@ mod fast {
         let l = left.len();
         if split <= l {
             let (into, rest) = tail.split_at_mut(l - split);
-            convert::<ISA>(&left[..split], head)
-                .max(convert::<ISA>(&left[split..], into))
-                .max(convert::<ISA>(src, rest))
+            convert::<L>(&left[..split], head)
+                .max(convert::<L>(&left[split..], into))
+                .max(convert::<L>(src, rest))
         } else {
             let (into, rest) = head.split_at_mut(l);
-            convert::<ISA>(left, into)
-                .max(convert::<ISA>(&src[..split - l], rest))
-                .max(convert::<ISA>(&src[split - l..], tail))
+            convert::<L>(left, into)
+                .max(convert::<L>(&src[..split - l], rest))
+                .max(convert::<L>(&src[split - l..], tail))
         }
     }
 
-    /// `out[k] = fixed(src[k])`.
+    /// `out[k] = fixed(src[k])`; returns the largest bits of `|h|` of `src`.
     #[inline(always)]
-    fn convert<const ISA: u8>(src: &[f32], out: &mut [f64]) -> u32 {
-        let (mut k, mut largest) = (0, 0);
-        #[cfg(target_arch = "x86_64")]
-        if ISA == AVX512 {
-            // SAFETY: `ISA` is AVX512 only in the AVX-512 build.
-            (k, largest) = unsafe { convert_avx512(src, out) };
-        }
-        #[cfg(target_arch = "x86_64")]
-        if ISA >= AVX2 {
-            // SAFETY: `ISA` is AVX2 or more only in the AVX2 and AVX-512 builds.
-            let (more, m) = unsafe { convert_avx2(&src[k..], &mut out[k..]) };
-            (k, largest) = (k + more, largest.max(m));
+    fn convert<L: Lanes64>(src: &[f32], out: &mut [f64]) -> u32 {
+        let len = src.len().min(out.len());
+        let (n, one) = (L::D_LANES, L::splat(FIXED_ONE));
+        let mut largest = L::zero_w();
+        let mut k = 0;
+        while k + n <= len {
+            // SAFETY: `k + n <= len`, within both slices.
+            unsafe {
+                let (h, bits) = L::load_f32(src.as_ptr().add(k));
+                largest = L::max_magnitude(largest, bits);
+                L::store(out.as_mut_ptr().add(k), quotient::<L>(h, one));
+            }
+            k += n;
         }
         for (o, &h) in out[k..].iter_mut().zip(&src[k..]) {
             *o = fixed(h);
         }
-        largest.max(largest_abs_bits_of(&src[k..]))
+        L::max_of(largest).max(largest_abs_bits_of(&src[k..]))
     }
 
-    /// [`fixed`] four at a time, with the rounding instruction's truncation (an exact IEEE
-    /// operation, the same integer as [`trunc`]); returns how many were converted and the
-    /// largest bits of `|h|` among them.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn convert_avx2(src: &[f32], out: &mut [f64]) -> (usize, u32) {
-        use std::arch::x86_64::*;
-        let len = src.len().min(out.len());
-        let (s, o) = (src.as_ptr(), out.as_mut_ptr());
-        let one = _mm256_set1_pd(FIXED_ONE);
-        let zero = _mm256_setzero_pd();
-        let magnitude = _mm_set1_epi32(0x7fff_ffff);
-        let mut m = _mm_setzero_si128();
-        let mut k = 0;
-        while k + 4 <= len {
-            let bits = _mm_loadu_si128(s.add(k).cast());
-            m = _mm_max_epu32(m, _mm_and_si128(bits, magnitude));
-            let h = _mm256_cvtps_pd(_mm_castsi128_ps(bits));
-            let t = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(_mm256_mul_pd(h, one));
-            _mm256_storeu_pd(o.add(k), _mm256_add_pd(t, zero));
-            k += 4;
-        }
-        let mut lanes = [0u32; 4];
-        _mm_storeu_si128(lanes.as_mut_ptr().cast(), m);
-        (k, lanes.into_iter().max().unwrap_or(0))
-    }
-
-    /// [`divide`] on four lanes: the same operations (the product by `c`, its truncation by the
-    /// rounding instruction, an exact IEEE operation giving the integer [`trunc`] gives, + 0.0).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    unsafe fn divide_avx2(s: std::arch::x86_64::__m256d, c: std::arch::x86_64::__m256d) -> std::arch::x86_64::__m256d {
-        use std::arch::x86_64::*;
-        let q = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(_mm256_mul_pd(s, c));
-        _mm256_add_pd(q, _mm256_setzero_pd())
-    }
-
-    /// Inclusive prefix sums of the four lanes (exact here: integers below 2^51).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    unsafe fn prefix_avx2(d: std::arch::x86_64::__m256d) -> std::arch::x86_64::__m256d {
-        use std::arch::x86_64::*;
-        let shifted = _mm256_blend_pd::<0b0001>(_mm256_permute4x64_pd::<0b10_01_00_00>(d), _mm256_setzero_pd());
-        let p = _mm256_add_pd(d, shifted);
-        _mm256_add_pd(p, _mm256_permute2f128_pd::<0x08>(p, p))
-    }
-
-    /// [`segment`] four or eight outputs a step: the sums `s[x + j] = s[x] + Σ_{k<j} d[x + k]`
-    /// with `d[k] = add[k] − sub[k · step]` come from in-register prefix sums, so the only
-    /// dependency from step to step is one addition. Every load of a step comes before its
-    /// stores. Returns where it stopped (fewer than four before `x1`) and the sum there.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
+    /// [`segment`] `2n` or `n` outputs a step (`n` lanes): the sums
+    /// `s[x + j] = s[x] + Σ_{k<j} d[x + k]` with `d[k] = add[k] − sub[k · step]` come from
+    /// in-register prefix sums, so the only dependency from step to step is one addition. Every
+    /// load of a step comes before its stores. Returns where it stopped (fewer than `n` before
+    /// `x1`) and the sum there.
+    ///
+    /// # Safety
+    /// As [`segment`].
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn interior_avx2(
+    unsafe fn interior<L: Lanes64>(
         out: *mut f64,
         add: *const f64,
         sub: *const f64,
@@ -723,44 +658,58 @@ mod fast {
         s: f64,
         c: f64,
     ) -> (usize, f64) {
-        use std::arch::x86_64::*;
-        let cv = _mm256_set1_pd(c);
-        let load =
-            |x: usize| _mm256_sub_pd(_mm256_loadu_pd(add.wrapping_add(x)), _mm256_loadu_pd(sub.wrapping_add(x * step)));
-        let mut carry = _mm256_set1_pd(s);
+        let n = L::D_LANES;
+        let cv = L::splat(c);
+        // SAFETY: the indices of [`segment`]'s contract.
+        let load = |x: usize| unsafe { L::sub(L::load(add.wrapping_add(x)), L::load(sub.wrapping_add(x * step))) };
+        let mut carry = L::splat(s);
         let mut x = x0;
-        while x + 8 <= x1 {
-            let (da, db) = (load(x), load(x + 4));
-            let (pa, pb) = (prefix_avx2(da), prefix_avx2(db));
-            let (ta, tb) = (_mm256_permute4x64_pd::<0xff>(pa), _mm256_permute4x64_pd::<0xff>(pb));
-            let sa = _mm256_add_pd(carry, _mm256_sub_pd(pa, da));
-            let sb = _mm256_add_pd(_mm256_add_pd(carry, ta), _mm256_sub_pd(pb, db));
-            carry = _mm256_add_pd(carry, _mm256_add_pd(ta, tb));
-            _mm256_storeu_pd(out.add(x), divide_avx2(sa, cv));
-            _mm256_storeu_pd(out.add(x + 4), divide_avx2(sb, cv));
-            x += 8;
+        while x + 2 * n <= x1 {
+            let (da, db) = (load(x), load(x + n));
+            let (pa, pb) = (L::prefix(da), L::prefix(db));
+            let (ta, tb) = (L::broadcast_last(pa), L::broadcast_last(pb));
+            let sa = L::add(carry, L::sub(pa, da));
+            let sb = L::add(L::add(carry, ta), L::sub(pb, db));
+            carry = L::add(carry, L::add(ta, tb));
+            // SAFETY: as above.
+            unsafe {
+                L::store(out.add(x), quotient::<L>(sa, cv));
+                L::store(out.add(x + n), quotient::<L>(sb, cv));
+            }
+            x += 2 * n;
         }
-        if x + 4 <= x1 {
+        if x + n <= x1 {
             let d = load(x);
-            let p = prefix_avx2(d);
-            let sv = _mm256_add_pd(carry, _mm256_sub_pd(p, d));
-            carry = _mm256_add_pd(carry, _mm256_permute4x64_pd::<0xff>(p));
-            _mm256_storeu_pd(out.add(x), divide_avx2(sv, cv));
-            x += 4;
+            let p = L::prefix(d);
+            let sv = L::add(carry, L::sub(p, d));
+            carry = L::add(carry, L::broadcast_last(p));
+            // SAFETY: as above.
+            unsafe { L::store(out.add(x), quotient::<L>(sv, cv)) };
+            x += n;
         }
-        (x, _mm256_cvtsd_f64(carry))
+        (x, L::first(carry))
     }
 
     /// One output row of the vertical pass from the running column sums, then the window slid
     /// one row: `sums = (sums − sub) + add`, exact (integers below 2^50).
     #[inline(always)]
-    fn emit_slide_of(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], c: f64) {
+    fn emit_slide_of<L: Lanes64>(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], c: f64) {
         let len = out.len();
         let (sums, sub, add) = (&mut sums[..len], &sub[..len], &add[..len]);
-        for x in 0..len {
-            let s = sums[x];
-            out[x] = (divide(s, c) * INV_FIXED_ONE) as f32;
-            sums[x] = (s - sub[x]) + add[x];
+        let (n, cv, unit) = (L::D_LANES, L::splat(c), L::splat(INV_FIXED_ONE));
+        let mut x = 0;
+        while x + n <= len {
+            // SAFETY: `x + n <= len`, within the four slices.
+            unsafe {
+                let s = L::load(sums.as_ptr().add(x));
+                L::store_f32(out.as_mut_ptr().add(x), L::mul(quotient::<L>(s, cv), unit));
+                let next = L::add(L::sub(s, L::load(sub.as_ptr().add(x))), L::load(add.as_ptr().add(x)));
+                L::store(sums.as_mut_ptr().add(x), next);
+            }
+            x += n;
+        }
+        if x < len {
+            emit_slide_of::<Scalar>(&mut out[x..], &mut sums[x..], &sub[x..], &add[x..], c)
         }
     }
 
@@ -808,7 +757,7 @@ mod fast {
             }
         }
         let _ = isa;
-        row_of::<SCALAR>(src, outputs, out, tail, window, c)
+        row_of::<Scalar>(src, outputs, out, tail, window, c)
     }
 
     /// Asks the processor to bring `data` into its caches (no effect on any value).
@@ -840,7 +789,7 @@ mod fast {
             }
         }
         let _ = isa;
-        emit_slide_of(out, sums, sub, add, c)
+        emit_slide_of::<Scalar>(out, sums, sub, add, c)
     }
 
     /// [`add_row_of`] on the build `isa` (or the next one down).
@@ -870,7 +819,7 @@ mod fast {
         window: Window,
         c: f64,
     ) -> u32 {
-        row_of::<AVX2>(src, outputs, out, tail, window, c)
+        row_of::<Avx2>(src, outputs, out, tail, window, c)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -883,7 +832,7 @@ mod fast {
         window: Window,
         c: f64,
     ) -> u32 {
-        row_of::<AVX512>(src, outputs, out, tail, window, c)
+        row_of::<Avx512>(src, outputs, out, tail, window, c)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -892,149 +841,18 @@ mod fast {
         add_row_of(sums, add)
     }
 
-    /// [`fixed`] eight at a time, as [`convert_avx2`]; returns how many were converted.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn convert_avx512(src: &[f32], out: &mut [f64]) -> (usize, u32) {
-        use std::arch::x86_64::*;
-        let len = src.len().min(out.len());
-        let (s, o) = (src.as_ptr(), out.as_mut_ptr());
-        let one = _mm512_set1_pd(FIXED_ONE);
-        let zero = _mm512_setzero_pd();
-        let magnitude = _mm256_set1_epi32(0x7fff_ffff);
-        let mut m = _mm256_setzero_si256();
-        let mut k = 0;
-        while k + 8 <= len {
-            let bits = _mm256_loadu_si256(s.add(k).cast());
-            m = _mm256_max_epu32(m, _mm256_and_si256(bits, magnitude));
-            let h = _mm512_cvtps_pd(_mm256_castsi256_ps(bits));
-            let t = _mm512_roundscale_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(_mm512_mul_pd(h, one));
-            _mm512_storeu_pd(o.add(k), _mm512_add_pd(t, zero));
-            k += 8;
-        }
-        let mut lanes = [0u32; 8];
-        _mm256_storeu_si256(lanes.as_mut_ptr().cast(), m);
-        (k, lanes.into_iter().max().unwrap_or(0))
-    }
-
-    /// [`divide`] on eight lanes: the same operations as [`divide_avx2`].
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    #[inline]
-    unsafe fn divide_avx512(
-        s: std::arch::x86_64::__m512d,
-        c: std::arch::x86_64::__m512d,
-    ) -> std::arch::x86_64::__m512d {
-        use std::arch::x86_64::*;
-        let q = _mm512_roundscale_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(_mm512_mul_pd(s, c));
-        _mm512_add_pd(q, _mm512_setzero_pd())
-    }
-
-    /// Inclusive prefix sums of the eight lanes (exact here: each partial sum is a sum of
-    /// consecutive differences, itself a difference of two window sums).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    #[inline]
-    unsafe fn prefix_avx512(d: std::arch::x86_64::__m512d) -> std::arch::x86_64::__m512d {
-        use std::arch::x86_64::*;
-        let by1 = _mm512_maskz_permutexvar_pd(0xfe, _mm512_setr_epi64(0, 0, 1, 2, 3, 4, 5, 6), d);
-        let p = _mm512_add_pd(d, by1);
-        let by2 = _mm512_maskz_permutexvar_pd(0xfc, _mm512_setr_epi64(0, 0, 0, 1, 2, 3, 4, 5), p);
-        let p = _mm512_add_pd(p, by2);
-        let by4 = _mm512_maskz_permutexvar_pd(0xf0, _mm512_setr_epi64(0, 0, 0, 0, 0, 1, 2, 3), p);
-        _mm512_add_pd(p, by4)
-    }
-
-    /// [`interior_avx2`] eight or sixteen outputs a step (the same sums, so the same bits).
-    /// Returns where it stopped (fewer than eight before `x1`) and the sum there.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn interior_avx512(
-        out: *mut f64,
-        add: *const f64,
-        sub: *const f64,
-        step: usize,
-        x0: usize,
-        x1: usize,
-        s: f64,
-        c: f64,
-    ) -> (usize, f64) {
-        use std::arch::x86_64::*;
-        let cv = _mm512_set1_pd(c);
-        let last = _mm512_set1_epi64(7);
-        let load =
-            |x: usize| _mm512_sub_pd(_mm512_loadu_pd(add.wrapping_add(x)), _mm512_loadu_pd(sub.wrapping_add(x * step)));
-        let mut carry = _mm512_set1_pd(s);
-        let mut x = x0;
-        while x + 16 <= x1 {
-            let (da, db) = (load(x), load(x + 8));
-            let (pa, pb) = (prefix_avx512(da), prefix_avx512(db));
-            let (ta, tb) = (_mm512_permutexvar_pd(last, pa), _mm512_permutexvar_pd(last, pb));
-            let sa = _mm512_add_pd(carry, _mm512_sub_pd(pa, da));
-            let sb = _mm512_add_pd(_mm512_add_pd(carry, ta), _mm512_sub_pd(pb, db));
-            carry = _mm512_add_pd(carry, _mm512_add_pd(ta, tb));
-            _mm512_storeu_pd(out.add(x), divide_avx512(sa, cv));
-            _mm512_storeu_pd(out.add(x + 8), divide_avx512(sb, cv));
-            x += 16;
-        }
-        if x + 8 <= x1 {
-            let d = load(x);
-            let p = prefix_avx512(d);
-            let sv = _mm512_add_pd(carry, _mm512_sub_pd(p, d));
-            carry = _mm512_add_pd(carry, _mm512_permutexvar_pd(last, p));
-            _mm512_storeu_pd(out.add(x), divide_avx512(sv, cv));
-            x += 8;
-        }
-        (x, _mm_cvtsd_f64(_mm512_castpd512_pd128(carry)))
-    }
-
-    /// [`emit_slide_of`] eight lanes at a time with [`divide_avx512`] (the same operations), the
-    /// rest by [`emit_slide_of`].
+    /// [`emit_slide_of`] eight lanes at a time.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
     unsafe fn emit_slide_avx512(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], c: f64) {
-        use std::arch::x86_64::*;
-        let len = out.len();
-        let (sums, sub, add) = (&mut sums[..len], &sub[..len], &add[..len]);
-        let (cv, unit) = (_mm512_set1_pd(c), _mm512_set1_pd(INV_FIXED_ONE));
-        let mut x = 0;
-        while x + 8 <= len {
-            let s = _mm512_loadu_pd(sums.as_ptr().add(x));
-            let q = divide_avx512(s, cv);
-            _mm256_storeu_ps(out.as_mut_ptr().add(x), _mm512_cvtpd_ps(_mm512_mul_pd(q, unit)));
-            let next = _mm512_add_pd(
-                _mm512_sub_pd(s, _mm512_loadu_pd(sub.as_ptr().add(x))),
-                _mm512_loadu_pd(add.as_ptr().add(x)),
-            );
-            _mm512_storeu_pd(sums.as_mut_ptr().add(x), next);
-            x += 8;
-        }
-        emit_slide_of(&mut out[x..], &mut sums[x..], &sub[x..], &add[x..], c)
+        emit_slide_of::<Avx512>(out, sums, sub, add, c)
     }
 
-    /// [`emit_slide_of`] four lanes at a time with [`divide_avx2`] (the same operations), the
-    /// rest by [`emit_slide_of`].
+    /// [`emit_slide_of`] four lanes at a time.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn emit_slide_avx2(out: &mut [f32], sums: &mut [f64], sub: &[f64], add: &[f64], c: f64) {
-        use std::arch::x86_64::*;
-        let len = out.len();
-        let (sums, sub, add) = (&mut sums[..len], &sub[..len], &add[..len]);
-        let (cv, unit) = (_mm256_set1_pd(c), _mm256_set1_pd(INV_FIXED_ONE));
-        let mut x = 0;
-        while x + 4 <= len {
-            let s = _mm256_loadu_pd(sums.as_ptr().add(x));
-            let q = divide_avx2(s, cv);
-            _mm_storeu_ps(out.as_mut_ptr().add(x), _mm256_cvtpd_ps(_mm256_mul_pd(q, unit)));
-            let next = _mm256_add_pd(
-                _mm256_sub_pd(s, _mm256_loadu_pd(sub.as_ptr().add(x))),
-                _mm256_loadu_pd(add.as_ptr().add(x)),
-            );
-            _mm256_storeu_pd(sums.as_mut_ptr().add(x), next);
-            x += 4;
-        }
-        emit_slide_of(&mut out[x..], &mut sums[x..], &sub[x..], &add[x..], c)
+        emit_slide_of::<Avx2>(out, sums, sub, add, c)
     }
 
     #[cfg(target_arch = "x86_64")]

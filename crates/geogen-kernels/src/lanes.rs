@@ -799,11 +799,6 @@ impl<S: Lanes> Vf<S> {
     pub fn is_nan(self) -> S::M {
         S::is_nan(self.0)
     }
-    /// The sign bit flipped.
-    #[inline(always)]
-    pub fn neg(self) -> Self {
-        Vf(S::neg(self.0))
-    }
     /// Truncated to i32 as [`Lanes::trunc_i`] does.
     #[inline(always)]
     pub fn trunc(self) -> Vi<S> {
@@ -837,6 +832,15 @@ impl<S: Lanes> Vf<S> {
     #[inline(always)]
     pub fn select(m: S::M, a: Self, b: Self) -> Self {
         Vf(S::select(m, a.0, b.0))
+    }
+}
+
+/// The sign bit flipped (also for zeros and NaN).
+impl<S: Lanes> std::ops::Neg for Vf<S> {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        Vf(S::neg(self.0))
     }
 }
 

@@ -17,6 +17,7 @@ pub mod erosion;
 #[doc(hidden)]
 pub mod erosion_reference;
 pub mod lanes;
+pub mod lanes64;
 pub mod noise;
 pub mod profile;
 pub mod sample;

@@ -43,6 +43,8 @@
 use geogen_render::rows::for_each_band;
 use geogen_render::raster::{saturate, HeightMap, HEIGHT_UNITS};
 use geogen_render::scale::to_logical;
+#[cfg(target_arch = "x86_64")]
+use crate::lanes64::Lanes64;
 
 pub use super::coherent::Isa;
 
@@ -825,6 +827,31 @@ fn cell_coefficients([p0, p1, p2, p3]: [f64; 4]) -> [f64; 4] {
     [p1, p2 - p0, 2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3, 3.0 * (p1 - p2) + p3 - p0]
 }
 
+/// [`cell_coefficients`] of the `L::D_LANES` cells whose first lattice columns are at `from ..`,
+/// one cell per lane, in its operations and order: `[p1, c1, c2, c3]`.
+///
+/// # Safety
+/// `from .. from + L::D_LANES + 3` are readable.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn cell_coefficients_lanes<L: Lanes64>(from: *const f64) -> [L::D; 4] {
+    // SAFETY: the caller's guarantee covers the four overlapping loads.
+    let [p0, p1, p2, p3] = [0, 1, 2, 3].map(|k| unsafe { L::load(from.add(k)) });
+    let c1 = L::sub(p2, p0);
+    let c2 = L::sub(L::add(L::sub(L::mul(L::splat(2.0), p0), L::mul(L::splat(5.0), p1)), L::mul(L::splat(4.0), p2)), p3);
+    let c3 = L::sub(L::add(L::mul(L::splat(3.0), L::sub(p1, p2)), p3), p0);
+    [p1, c1, c2, c3]
+}
+
+/// `p1 + half_t × (c1 + t × (c2 + t × c3))` per lane: [`cubic_at`]'s operations and order.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn cubic_lanes<L: Lanes64>(t: L::D, half_t: L::D, [p1, c1, c2, c3]: [L::D; 4]) -> L::D {
+    let inner = L::add(c2, L::mul(t, c3));
+    let middle = L::add(c1, L::mul(t, inner));
+    L::add(p1, L::mul(half_t, middle))
+}
+
 /// Horizontal: per lattice cell from `start` on its coefficients `[p1, c1, c2, c3]` from the
 /// vertical interpolations from `first_cell` on (every run's four lattice columns exist, see
 /// `ColumnTable::prepare`; a cell without them, never reached, gets zeros).
@@ -1023,6 +1050,7 @@ mod avx2 {
         vertical_generic, CellRow, CubicRow, PointRow, QuadRows,
     };
     use geogen_render::raster::HEIGHT_UNITS;
+    use crate::lanes64::{Avx2, Lanes64};
     use std::arch::x86_64::*;
 
     /// # Safety
@@ -1091,30 +1119,14 @@ mod avx2 {
         horizontal_coefficients_from(job.first_cell, interpolated, coefficients, k);
     }
 
-    /// [`super::cell_coefficients`] of the four cells whose first lattice columns are at
-    /// `from .. from + 4`, one cell per lane: `[p1, c1, c2, c3]`.
+    /// [`super::cell_coefficients_lanes`] four cells at a time.
     ///
     /// # Safety
     /// The machine must support AVX2; `from .. from + 7` are readable.
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn coefficients4(from: *const f64) -> [__m256d; 4] {
-        let (p0, p1, p2, p3) = (
-            _mm256_loadu_pd(from),
-            _mm256_loadu_pd(from.add(1)),
-            _mm256_loadu_pd(from.add(2)),
-            _mm256_loadu_pd(from.add(3)),
-        );
-        let c1 = _mm256_sub_pd(p2, p0);
-        let c2 = _mm256_sub_pd(
-            _mm256_add_pd(
-                _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), p0), _mm256_mul_pd(_mm256_set1_pd(5.0), p1)),
-                _mm256_mul_pd(_mm256_set1_pd(4.0), p2),
-            ),
-            p3,
-        );
-        let c3 = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(3.0), _mm256_sub_pd(p1, p2)), p3), p0);
-        [p1, c1, c2, c3]
+        super::cell_coefficients_lanes::<Avx2>(from)
     }
 
     /// [`super::avx512::regular_row`] for `P` = 2 or 4 pixels per cell, four cells at a time: each
@@ -1261,10 +1273,8 @@ mod avx2 {
     /// and order).
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn cubic(t: __m256d, half_t: __m256d, [p1, c1, c2, c3]: [__m256d; 4]) -> __m256d {
-        let inner = _mm256_add_pd(c2, _mm256_mul_pd(t, c3));
-        let middle = _mm256_add_pd(c1, _mm256_mul_pd(t, inner));
-        _mm256_add_pd(p1, _mm256_mul_pd(half_t, middle))
+    fn cubic(t: __m256d, half_t: __m256d, coefficients: [__m256d; 4]) -> __m256d {
+        super::cubic_lanes::<Avx2>(t, half_t, coefficients)
     }
 
     /// # Safety
@@ -1452,8 +1462,7 @@ mod avx2 {
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn polynomial4(job: &CubicRow<'_>, i: usize, coefficients: [__m256d; 4]) -> __m256d {
-        let t = _mm256_loadu_pd(job.t.as_ptr().add(i));
-        let half_t = _mm256_loadu_pd(job.half_t.as_ptr().add(i));
+        let (t, half_t) = (Avx2::load(job.t.as_ptr().add(i)), Avx2::load(job.half_t.as_ptr().add(i)));
         cubic(t, half_t, coefficients)
     }
 
@@ -1587,6 +1596,7 @@ mod avx512 {
         add_value, cubic_at, horizontal_coefficients_from, vertical_generic, CellRow, CubicRow, GROUP_FEW, GROUP_SHARED,
     };
     use geogen_render::raster::HEIGHT_UNITS;
+    use crate::lanes64::{Avx512, Lanes64};
     use std::arch::x86_64::*;
 
     /// # Safety
@@ -1655,30 +1665,14 @@ mod avx512 {
         horizontal_coefficients_from(job.first_cell, interpolated, coefficients, k);
     }
 
-    /// [`super::cell_coefficients`] of the eight cells whose first lattice columns are at
-    /// `from .. from + 8`, one cell per lane: `[p1, c1, c2, c3]`.
+    /// [`super::cell_coefficients_lanes`] eight cells at a time.
     ///
     /// # Safety
     /// The machine must support AVX-512F; `from .. from + 11` are readable.
     #[inline]
     #[target_feature(enable = "avx512f")]
     unsafe fn coefficients8(from: *const f64) -> [__m512d; 4] {
-        let (p0, p1, p2, p3) = (
-            _mm512_loadu_pd(from),
-            _mm512_loadu_pd(from.add(1)),
-            _mm512_loadu_pd(from.add(2)),
-            _mm512_loadu_pd(from.add(3)),
-        );
-        let c1 = _mm512_sub_pd(p2, p0);
-        let c2 = _mm512_sub_pd(
-            _mm512_add_pd(
-                _mm512_sub_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), p0), _mm512_mul_pd(_mm512_set1_pd(5.0), p1)),
-                _mm512_mul_pd(_mm512_set1_pd(4.0), p2),
-            ),
-            p3,
-        );
-        let c3 = _mm512_sub_pd(_mm512_add_pd(_mm512_mul_pd(_mm512_set1_pd(3.0), _mm512_sub_pd(p1, p2)), p3), p0);
-        [p1, c1, c2, c3]
+        super::cell_coefficients_lanes::<Avx512>(from)
     }
 
     /// One row of a [`super::Regular`] layout: the vertical interpolation of every lattice column
@@ -1712,12 +1706,10 @@ mod avx512 {
         let mut k = first_whole;
         let out = row.as_mut_ptr();
         while (k + 8) * p - skip <= n && k + 11 <= cells.len() {
-            let [p1, c1, c2, c3] = coefficients8(cells.as_ptr().add(k));
+            let coefficients = coefficients8(cells.as_ptr().add(k));
             let at = |j: usize| {
                 let (t, half_t) = phases[j];
-                let inner = _mm512_add_pd(c2, _mm512_mul_pd(t, c3));
-                let middle = _mm512_add_pd(c1, _mm512_mul_pd(t, inner));
-                _mm512_add_pd(p1, _mm512_mul_pd(half_t, middle))
+                super::cubic_lanes::<Avx512>(t, half_t, coefficients)
             };
             let pixels = out.add(k * p - skip);
             if p == 2 {
@@ -1754,13 +1746,11 @@ mod avx512 {
     /// The machine must support AVX-512F; `job.t` and `job.half_t` have at least `i + 8` elements.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn polynomial8(job: &CubicRow<'_>, i: usize, [p1, c1, c2, c3]: [__m512d; 4]) -> __m512d {
-        let t = _mm512_loadu_pd(job.t.as_ptr().add(i));
+    unsafe fn polynomial8(job: &CubicRow<'_>, i: usize, coefficients: [__m512d; 4]) -> __m512d {
+        let t = Avx512::load(job.t.as_ptr().add(i));
         // `half_t` is `0.5 × t` (see `ColumnTable::prepare`): the same product, not loaded.
-        let half_t = _mm512_mul_pd(_mm512_set1_pd(0.5), t);
-        let inner = _mm512_add_pd(c2, _mm512_mul_pd(t, c3));
-        let middle = _mm512_add_pd(c1, _mm512_mul_pd(t, inner));
-        _mm512_add_pd(p1, _mm512_mul_pd(half_t, middle))
+        let half_t = Avx512::mul(Avx512::splat(0.5), t);
+        super::cubic_lanes::<Avx512>(t, half_t, coefficients)
     }
 
     /// The coefficients of the eight pixels of group `g` (from pixel `i`) of a `GROUP_SHARED` or

@@ -12,6 +12,8 @@
 use geogen_render::{HeightMap, Rect, RenderError};
 
 use super::coherent::Isa;
+#[cfg(target_arch = "x86_64")]
+use crate::lanes64::Lanes64;
 
 /// Fractions below this snap to the floor (the original's threshold).
 pub const SNAP: f64 = 0.00005;
@@ -315,19 +317,76 @@ fn linear_block_inside(map: &HeightMap, inverse: [f64; 4], px: (i64, i64), py: (
 pub fn linear_positions(isa: Isa, inverse: [f64; 4], px0: i64, py: i64, xs: &mut [f64], ys: &mut [f64]) {
     let n = xs.len().min(ys.len());
     let (xs, ys) = (&mut xs[..n], &mut ys[..n]);
+    let mut done = 0;
     #[cfg(target_arch = "x86_64")]
     if isa == Isa::Avx2 && px0.unsigned_abs() < 1 << 52 && (n as u64) < 1 << 52 && Isa::Avx2.is_available() {
         // SAFETY: the processor has AVX2 (checked just above).
-        unsafe { avx2::linear_positions(inverse, px0, py, xs, ys) };
-        return;
+        done = unsafe { avx2::linear_positions(inverse, px0, py, xs, ys) };
     }
     let _ = isa;
     let [i11, i12, i21, i22] = inverse;
     let y = py as f64;
-    for (i, (xo, yo)) in xs.iter_mut().zip(ys.iter_mut()).enumerate() {
+    for (i, (xo, yo)) in xs.iter_mut().zip(ys.iter_mut()).enumerate().skip(done) {
         let x = (px0 + i as i64) as f64;
         (*xo, *yo) = (i11 * x + i12 * y, i21 * x + i22 * y);
     }
+}
+
+/// [`linear_positions`] `L::D_LANES` pixels a step, the pixel coordinates as exact `f64` integers
+/// stepping by `D_LANES` (exact while every `px` is below 2^52 in magnitude), `i12 × py` and
+/// `i22 × py` once (the same product every pixel). Returns how many positions it wrote.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn linear_positions_lanes<L: Lanes64>(inverse: [f64; 4], px0: i64, py: i64, xs: &mut [f64], ys: &mut [f64]) -> usize {
+    let [i11, i12, i21, i22] = inverse;
+    let y = py as f64;
+    let (a11, a21) = (L::splat(i11), L::splat(i21));
+    let (b1, b2) = (L::splat(i12 * y), L::splat(i22 * y));
+    let (n, step) = (xs.len().min(ys.len()), L::splat(L::D_LANES as f64));
+    let mut x = L::add(L::splat(px0 as f64), L::iota());
+    let mut i = 0;
+    while i + L::D_LANES <= n {
+        // SAFETY: `i + D_LANES <= n`, within both slices.
+        unsafe {
+            L::store(xs.as_mut_ptr().add(i), L::add(L::mul(a11, x), b1));
+            L::store(ys.as_mut_ptr().add(i), L::add(L::mul(a21, x), b2));
+        }
+        x = L::add(x, step);
+        i += L::D_LANES;
+    }
+    i
+}
+
+/// [`displaced_positions`] `L::D_LANES` pixels a step (the field values widened exactly, the
+/// pixel coordinates stepping as in [`linear_positions_lanes`]). Returns how many it wrote.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn displaced_positions_lanes<L: Lanes64>(
+    px0: i64,
+    py: i64,
+    d: f64,
+    nxs: &[f32],
+    nys: &[f32],
+    xs: &mut [f64],
+    ys: &mut [f64],
+) -> usize {
+    let (dd, fy, step) = (L::splat(d), L::splat(py as f64), L::splat(L::D_LANES as f64));
+    let mut x = L::add(L::splat(px0 as f64), L::iota());
+    let n = xs.len().min(ys.len()).min(nxs.len()).min(nys.len());
+    let mut i = 0;
+    while i + L::D_LANES <= n {
+        // SAFETY: `i + D_LANES <= n`, within the four slices.
+        unsafe {
+            let (nx, _) = L::load_f32(nxs.as_ptr().add(i));
+            let (ny, _) = L::load_f32(nys.as_ptr().add(i));
+            L::store(xs.as_mut_ptr().add(i), L::add(x, L::mul(nx, dd)));
+            L::store(ys.as_mut_ptr().add(i), L::add(fy, L::mul(ny, dd)));
+        }
+        x = L::add(x, step);
+        i += L::D_LANES;
+    }
+    i
 }
 
 /// The source positions of pixels `(px0 + i, py)` displaced by `(nxs[i], nys[i]) × d`:
@@ -346,15 +405,15 @@ pub fn displaced_positions(
 ) {
     let n = xs.len().min(ys.len()).min(nxs.len()).min(nys.len());
     let (nxs, nys, xs, ys) = (&nxs[..n], &nys[..n], &mut xs[..n], &mut ys[..n]);
+    let mut done = 0;
     #[cfg(target_arch = "x86_64")]
     if isa == Isa::Avx2 && px0.unsigned_abs() < 1 << 52 && (n as u64) < 1 << 52 && Isa::Avx2.is_available() {
-        // SAFETY: the processor has AVX2 (checked just above); the slices have the same length.
-        unsafe { avx2::displaced_positions(px0, py, d, nxs, nys, xs, ys) };
-        return;
+        // SAFETY: the processor has AVX2 (checked just above).
+        done = unsafe { avx2::displaced_positions(px0, py, d, nxs, nys, xs, ys) };
     }
     let _ = isa;
     let fy = py as f64;
-    for (k, (x, y)) in xs.iter_mut().zip(ys.iter_mut()).enumerate() {
+    for (k, (x, y)) in xs.iter_mut().zip(ys.iter_mut()).enumerate().skip(done) {
         *x = (px0 + k as i64) as f64 + f64::from(nxs[k]) * d;
         *y = fy + f64::from(nys[k]) * d;
     }
@@ -834,10 +893,10 @@ mod avx2 {
         }
     }
 
-    /// [`super::displaced_positions`] four pixels per step (the field values widened exactly).
+    /// [`super::displaced_positions_lanes`] four pixels per step; returns how many it wrote.
     ///
     /// # Safety
-    /// AVX2; `|px0|` and the length below 2^52; the four slices have the same length.
+    /// AVX2; `|px0|` and the length below 2^52.
     #[target_feature(enable = "avx2")]
     pub unsafe fn displaced_positions(
         px0: i64,
@@ -847,59 +906,18 @@ mod avx2 {
         nys: &[f32],
         xs: &mut [f64],
         ys: &mut [f64],
-    ) {
-        let fy = py as f64;
-        let (dd, fy4, four) = (_mm256_set1_pd(d), _mm256_set1_pd(fy), _mm256_set1_pd(4.0));
-        let mut x = _mm256_add_pd(_mm256_set1_pd(px0 as f64), _mm256_set_pd(3.0, 2.0, 1.0, 0.0));
-        let n = xs.len();
-        let mut i = 0;
-        while i + 4 <= n {
-            // SAFETY: i + 4 ≤ n, the length of all four slices.
-            unsafe {
-                let nx = _mm256_cvtps_pd(_mm_loadu_ps(nxs.as_ptr().add(i)));
-                let ny = _mm256_cvtps_pd(_mm_loadu_ps(nys.as_ptr().add(i)));
-                _mm256_storeu_pd(xs.as_mut_ptr().add(i), _mm256_add_pd(x, _mm256_mul_pd(nx, dd)));
-                _mm256_storeu_pd(ys.as_mut_ptr().add(i), _mm256_add_pd(fy4, _mm256_mul_pd(ny, dd)));
-            }
-            x = _mm256_add_pd(x, four);
-            i += 4;
-        }
-        for k in i..n {
-            xs[k] = (px0 + k as i64) as f64 + f64::from(nxs[k]) * d;
-            ys[k] = fy + f64::from(nys[k]) * d;
-        }
+    ) -> usize {
+        super::displaced_positions_lanes::<crate::lanes64::Avx2>(px0, py, d, nxs, nys, xs, ys)
     }
 
-    /// [`super::linear_positions`] four pixels per step: the pixel coordinates as exact `f64`
-    /// integers stepping by 4, `i12 × py` and `i22 × py` once (the same product every pixel).
+    /// [`super::linear_positions_lanes`] four pixels per step; returns how many it wrote.
     ///
     /// # Safety
     /// AVX2; `|px0|` and `xs.len()` below 2^52 (every `px0 + i` is then exact in `f64`, and so is
-    /// every step of 4.0); the slices have the same length.
+    /// every step of 4.0).
     #[target_feature(enable = "avx2")]
-    pub unsafe fn linear_positions(inverse: [f64; 4], px0: i64, py: i64, xs: &mut [f64], ys: &mut [f64]) {
-        let [i11, i12, i21, i22] = inverse;
-        let y = py as f64;
-        let (a11, a21) = (_mm256_set1_pd(i11), _mm256_set1_pd(i21));
-        let (b1, b2) = (_mm256_set1_pd(i12 * y), _mm256_set1_pd(i22 * y));
-        let x0 = px0 as f64;
-        let mut x = _mm256_add_pd(_mm256_set1_pd(x0), _mm256_set_pd(3.0, 2.0, 1.0, 0.0));
-        let four = _mm256_set1_pd(4.0);
-        let n = xs.len().min(ys.len());
-        let mut i = 0;
-        while i + 4 <= n {
-            // SAFETY: i + 4 ≤ n, the length of both slices.
-            unsafe {
-                _mm256_storeu_pd(xs.as_mut_ptr().add(i), _mm256_add_pd(_mm256_mul_pd(a11, x), b1));
-                _mm256_storeu_pd(ys.as_mut_ptr().add(i), _mm256_add_pd(_mm256_mul_pd(a21, x), b2));
-            }
-            x = _mm256_add_pd(x, four);
-            i += 4;
-        }
-        for k in i..n {
-            let x = (px0 + k as i64) as f64;
-            (xs[k], ys[k]) = (i11 * x + i12 * y, i21 * x + i22 * y);
-        }
+    pub unsafe fn linear_positions(inverse: [f64; 4], px0: i64, py: i64, xs: &mut [f64], ys: &mut [f64]) -> usize {
+        super::linear_positions_lanes::<crate::lanes64::Avx2>(inverse, px0, py, xs, ys)
     }
 
     /// # Safety

@@ -573,7 +573,7 @@ mod lanes {
                 break;
             }
             let length = length2.sqrt();
-            let (ax, ay) = (dy.neg() / length, dx / length);
+            let (ax, ay) = (-dy / length, dx / length);
             let (mut cells, mut fx) = ([0i64; MAX_LANES], [0.0f32; MAX_LANES]);
             for lane in 0..lanes {
                 let cx = group.px[lane] * o.inverse;
@@ -631,7 +631,7 @@ mod lanes {
                 let tri = off.abs() * two;
                 profile = profile + weight * (tri * (two - tri));
                 let slope_s = (two - two * tri) * two;
-                let signed = Vf::select(off.lt(zero), slope_s.neg(), slope_s);
+                let signed = Vf::select(off.lt(zero), -slope_s, slope_s);
                 derivative = derivative + weight * signed;
                 weights = weights + weight;
             }
