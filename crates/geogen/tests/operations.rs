@@ -9,6 +9,8 @@
 //!   signature declares fires with its code: too few or too many arguments (GGE2103), a wrong type
 //!   for each parameter (GGE2101), a value outside each ranged parameter (GGE2303, GGE2309,
 //!   GGE2714, ...), each reversed ordered pair (GGE2705); each error points at the call's line;
+//! * `step-name/<op>`: the rendering step its examples record carries the declared name
+//!   (`HeightMap.Blur` for `map.Blur`), so the pixel side's name cannot drift from the script's;
 //! * `coverage/golden/<op>`: a golden render case exists for it (`tests/golden/<op>*.ggs`);
 //! * `coverage/fuzz-dictionary`: the fuzz dictionary knows every operation name;
 //! * `docs/reference`: `docs/library.md` holds the generated reference tables.
@@ -41,6 +43,29 @@ pub fn snake_name(sig: &Signature) -> String {
         out.push(c.to_ascii_lowercase());
     }
     out
+}
+
+/// The operations that are compositions of others, so record only steps of other names: the
+/// noises a `NoiseLayer` step per wavelength, `ConvexityMap` a blur, an inversion and an add.
+const RECORDED_UNDER_ANOTHER_NAME: &[&str] =
+    &["HeightMap.ConvexityMap", "HeightMap.Noise", "HeightMap.RidgedNoise", "HeightProfile.Noise"];
+
+/// Whether an example of `sig` records a step named as it is declared.
+fn check_step_name(sig: &'static Signature) -> Result<(), Failed> {
+    let name = sig.qualified_name();
+    let mut seen = std::collections::BTreeSet::new();
+    for example in sig.examples {
+        let script = compile(example.script)?;
+        let settings = RunSettings { render_width: Some(example.size.0), render_height: Some(example.size.1), ..inputs() };
+        let simulation = script.simulate(&settings).map_err(|f| f.to_string())?;
+        for step in simulation.sequence.steps() {
+            if step.op.name() == name {
+                return Ok(());
+            }
+            seen.insert(step.op.name().to_string());
+        }
+    }
+    Err(format!("no example of {name} records a step named {name}; the steps: {seen:?}").into())
 }
 
 fn check_example(sig: &'static Signature, index: usize) -> Result<(), Failed> {
@@ -204,6 +229,9 @@ fn main() {
             trials.push(Trial::test(format!("example/{name}/{}", i + 1), move || check_example(sig, i)));
         }
         trials.push(Trial::test(format!("arguments/{name}"), move || check_arguments(sig)));
+        if !RECORDED_UNDER_ANOTHER_NAME.contains(&name.as_str()) {
+            trials.push(Trial::test(format!("step-name/{name}"), move || check_step_name(sig)));
+        }
         let stem = snake_name(sig);
         let has_golden = goldens.iter().any(|g| g == &stem || g.starts_with(&format!("{stem}_")));
         trials.push(Trial::test(format!("coverage/golden/{name}"), move || {

@@ -70,6 +70,11 @@ pub struct Call {
 }
 
 impl Call {
+    /// The declaration the arguments were checked against (for an operation's own messages).
+    pub fn signature(&self) -> &'static Signature {
+        self.signature
+    }
+
     fn get(&self, at: impl At) -> Result<&Arg, RuntimeError> {
         match at.position(self.signature.params) {
             Some(i) => Ok(self.args.get(i).unwrap_or(&Arg::Absent)),

@@ -129,7 +129,7 @@ impl Declared for Shift {
         if distance < 0 {
             return Err(RuntimeError::new(
                 codes::GGE2309,
-                format!("argument 2 of `Shift` (maxDistance) is {distance}, outside [0, 4294967295]"),
+                format!("argument 2 of `{}` (maxDistance) is {distance}, outside [0, 4294967295]", call.signature().name),
             )
             .with_hint("the profile's sign moves rows or columns either way: give the distance as a positive number"));
         }
