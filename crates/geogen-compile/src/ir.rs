@@ -30,6 +30,9 @@ pub struct Instruction {
     pub op: Op,
     /// The source this instruction was compiled from; runtime errors point here.
     pub span: Span,
+    /// For a call written in the script, the source of each argument: an error about one
+    /// argument points at it.
+    pub arguments: Option<Box<[Span]>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -119,7 +119,15 @@ impl<'d> Lowerer<'d> {
 
     fn emit(&mut self, op: Op, span: Span) {
         if let Some(current) = self.open.last_mut() {
-            current.push(Instruction { op, span });
+            current.push(Instruction { op, span, arguments: None });
+        }
+    }
+
+    /// Emits a call written in the script, with its arguments' sources.
+    fn emit_call(&mut self, op: Op, span: Span, args: &[Expr]) {
+        if let Some(current) = self.open.last_mut() {
+            let arguments = Some(args.iter().map(|a| a.span).collect());
+            current.push(Instruction { op, span, arguments });
         }
     }
 
@@ -523,12 +531,12 @@ impl<'d> Lowerer<'d> {
             }
             ExprKind::Call { name: function, args } => {
                 self.lower_args(args);
-                self.emit(Op::CallGlobal { name: name(&function.name), argc: args.len() as u32 }, span);
+                self.emit_call(Op::CallGlobal { name: name(&function.name), argc: args.len() as u32 }, span, args);
             }
             ExprKind::MethodCall { object, name: method, args } => {
                 self.lower_expr(object);
                 self.lower_args(args);
-                self.emit(Op::CallMember { name: name(&method.name), argc: args.len() as u32 }, span);
+                self.emit_call(Op::CallMember { name: name(&method.name), argc: args.len() as u32 }, span, args);
             }
             ExprKind::Index { object, indices } => {
                 if indices.is_empty() {

@@ -7,11 +7,20 @@ pub struct RuntimeError {
     pub code: ErrorCode,
     pub message: String,
     pub hint: Option<String>,
+    /// The argument (0-based) of the failing call the error is about, so the diagnostic points
+    /// at that argument's text instead of the whole call.
+    pub argument: Option<usize>,
 }
 
 impl RuntimeError {
     pub fn new(code: ErrorCode, message: String) -> RuntimeError {
-        RuntimeError { code, message, hint: None }
+        RuntimeError { code, message, hint: None, argument: None }
+    }
+
+    /// The error is about argument `i` (0-based) of the call that raised it.
+    pub fn at_argument(mut self, i: usize) -> RuntimeError {
+        self.argument = Some(i);
+        self
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> RuntimeError {

@@ -191,6 +191,7 @@ impl<'a> Args<'a> {
         };
         RuntimeError::new(code, format!("{what} must be {}, not {}", article(expected), article(actual)))
             .with_hint(format!("expected {}", self.native.signature()))
+            .at_argument(i)
     }
 
     pub fn number(&self, i: usize) -> Result<f64, RuntimeError> {

@@ -129,7 +129,7 @@ impl Builder {
             .map(|op| {
                 let start = self.next_offset;
                 self.next_offset += 10;
-                Instruction { op, span: Span::new(start, start + 5) }
+                Instruction { op, span: Span::new(start, start + 5), arguments: None }
             })
             .collect();
         self.blocks.push(CodeBlock { instructions });

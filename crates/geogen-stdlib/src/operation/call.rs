@@ -202,7 +202,7 @@ pub fn check(sig: &'static Signature, ctx: &Ctx<'_>, args: &Args<'_>) -> Result<
             (Some(value), _) => match param.kind {
                 // Resolved in the second pass.
                 Kind::Coordinate(_) | Kind::ProfilePoints(_) => Arg::Absent,
-                _ => check_simple(sig, ctx, args, i, param, value)?,
+                _ => check_simple(sig, ctx, args, i, param, value).map_err(|e| e.at_argument(i))?,
             },
         };
         checked.push(arg);
@@ -225,20 +225,21 @@ pub fn check(sig: &'static Signature, ctx: &Ctx<'_>, args: &Args<'_>) -> Result<
                 },
             })
         };
-        match param.kind {
+        let resolved = match param.kind {
             Kind::Coordinate(along) => {
                 let c = match value {
                     Value::Coordinate(c) => *c,
                     Value::Number(x) => Coordinate::absolute(*x),
                     _ => return Err(args.type_error(i, "Coordinate")),
                 };
-                checked[i] = Arg::Coordinate(coordinate(ctx, sig, param, c, axis_of(along)?)?);
+                axis_of(along).and_then(|axis| coordinate(ctx, sig, param, c, axis)).map(Arg::Coordinate)
             }
             Kind::ProfilePoints(along) => {
-                checked[i] = Arg::Points(profile_points(ctx, args, i, axis_of(along)?)?);
+                axis_of(along).and_then(|axis| profile_points(ctx, args, i, axis)).map(Arg::Points)
             }
-            _ => {}
-        }
+            _ => continue,
+        };
+        checked[i] = resolved.map_err(|e| e.at_argument(i))?;
     }
     for check in sig.checks {
         let Check::Ordered(a, b) = *check;
@@ -260,7 +261,8 @@ pub fn check(sig: &'static Signature, ctx: &Ctx<'_>, args: &Args<'_>) -> Result<
                         n(hi)
                     ),
                 )
-                .with_hint(format!("{} must not exceed {}", sig.params[a].name, sig.params[b].name)));
+                .with_hint(format!("{} must not exceed {}", sig.params[a].name, sig.params[b].name))
+                .at_argument(a));
             }
         }
     }

@@ -131,7 +131,8 @@ impl Declared for Shift {
                 codes::GGE2309,
                 format!("argument 2 of `{}` (maxDistance) is {distance}, outside [0, 4294967295]", call.signature().name),
             )
-            .with_hint("the profile's sign moves rows or columns either way: give the distance as a positive number"));
+            .with_hint("the profile's sign moves rows or columns either way: give the distance as a positive number")
+            .at_argument(1));
         }
         let op = Shift { distance, direction: call.axis("direction")? };
         rec.modify(op, &[call.object("profile")?])

@@ -345,6 +345,26 @@ fn streamed_messages_arrive_as_printed_and_are_not_kept() {
     assert!(failure.messages.len() > 100 && failure.messages[0] == "line 0", "{}", failure.messages.len());
 }
 
+/// An error about one argument of a call points at that argument, not at the call: a wrong type
+/// (of a map operation and of a core function), a value out of range, a reversed pair (at its
+/// first), a coordinate that cannot be resolved. Errors about the call itself keep the call.
+#[test]
+fn argument_errors_point_at_the_argument() {
+    let at = |source: &str| {
+        let f = run_err(source, &RunSettings::default());
+        (f.first().code, f.first_location().map(|l| (l.line, l.column)))
+    };
+    let map = "var m = HeightMap.Flat(0);\n";
+    assert_eq!(at(&format!("{map}m.Blur(   \"big\");")), (codes::GGE2101, Some((2, 11))));
+    assert_eq!(at(&format!("{map}m.Blur(-5);")), (codes::GGE2309, Some((2, 8))));
+    assert_eq!(at(&format!("{map}m.ClampHeights(0.5, -0.5);")), (codes::GGE2705, Some((2, 16))));
+    assert_eq!(at(&format!("{map}m.Glaciate(0.5, 7);")), (codes::GGE2101, Some((2, 17))));
+    assert_eq!(at("var x = Sqrt(\"four\");"), (codes::GGE2101, Some((1, 14))));
+    // The call itself: too many arguments, an unknown method.
+    assert_eq!(at(&format!("{map}m.Blur(1, 2);")), (codes::GGE2103, Some((2, 1))));
+    assert_eq!(at(&format!("{map}m.Blurr(1);")), (codes::GGE2201, Some((2, 1))));
+}
+
 /// Found by the hardening review: invalid UTF-8 was a usage error without a position. It is a
 /// script error (GGE1106) at the line and column of the first invalid byte, with a snippet.
 #[test]
