@@ -445,13 +445,12 @@ impl Vm {
         self.env.spend(1)?;
         self.instructions += 1;
         let span = instruction.span;
-        let flow = self.execute(script, &instruction.op, span, site).map_err(|error| {
+        let flow = self.execute(script, &instruction.op, span, site).inspect_err(|error| {
             // An error about one argument of this call points at that argument's text.
             let argument = error.argument.and_then(|i| instruction.arguments.as_ref()?.get(i).copied());
             if let Some(argument) = argument {
                 self.last_span = Some(argument);
             }
-            error
         })?;
         match flow {
             Flow::Next => Ok(()),
