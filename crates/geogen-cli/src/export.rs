@@ -38,7 +38,7 @@ pub struct ExportArgs {
     /// with the height range in metres and the settings that made the files.
     #[arg(long, value_parser = preset_parser())]
     pub preset: Option<Preset>,
-    /// Metres between two pixels (meshes, normal, slope, curvature and splat maps, sidecars).
+    /// Metres between two pixels (hillshade, meshes, normal, slope, curvature and splat maps, sidecars).
     #[arg(long = "pixel-size", value_name = "M", default_value_t = 1.0)]
     pub pixel_size: f64,
     /// Metres of the height 1.0 (-1.0 is minus that): the vertical scale.

@@ -4,7 +4,6 @@
 
 use std::io::{self, Seek, Write};
 
-use crate::hillshade::{hillshade, HillshadeOptions};
 use crate::parpng::{is_pieced, ParallelPng};
 use crate::sink::Shared;
 use crate::{palette, quantize, Format, HeightField, StreamError};
@@ -257,15 +256,17 @@ pub(crate) fn encode_into<W: Write + Seek + 'static>(
             rows.write_rows(field.data)?;
             rows.finish()
         }
-        Format::Hillshade => {
-            let gray = hillshade(field.width as usize, field.height as usize, field.data, &HillshadeOptions::default());
-            encode_gray8(field.width, field.height, &gray, out)
-        }
         Format::Exr => {
             write_exr(field, &mut out)?;
             Ok(out)
         }
-        Format::Normal | Format::Slope | Format::Curvature | Format::Splat | Format::Glb | Format::Obj => {
+        Format::Hillshade
+        | Format::Normal
+        | Format::Slope
+        | Format::Curvature
+        | Format::Splat
+        | Format::Glb
+        | Format::Obj => {
             let surface = crate::derived::Surface::whole(*field);
             let bytes = crate::export::encode_derived(format, &surface, &crate::ExportOptions::default(), &[], "map")
                 .map_err(|e| Failure::Encode(e.into()))?;

@@ -73,6 +73,20 @@ pub(crate) fn encode_derived(
         Format::Curvature => {
             png(png::ColorType::Grayscale, png::BitDepth::Eight, &derived::curvature_map(surface, scale))
         }
+        Format::Hillshade => {
+            // Shaded over the whole field, margin included, then cut to the core: a tile's border
+            // pixels see their neighbours as the larger render's do.
+            let field = surface.field;
+            let options = crate::HillshadeOptions::for_terrain(scale.pixel_size, scale.height_scale);
+            let gray = crate::hillshade::hillshade(field.width as usize, field.height as usize, field.data, &options);
+            let core = surface.core;
+            let mut samples = Vec::with_capacity(w as usize * h as usize);
+            for row in core.y..core.y + core.height {
+                let start = row as usize * field.width as usize + core.x as usize;
+                samples.extend_from_slice(&gray[start..start + core.width as usize]);
+            }
+            crate::encode::encode_gray8(w, h, &samples, Vec::new()).map_err(|e| ExportError::Encode(format!("{e:?}")))
+        }
         Format::Splat => {
             let defaults;
             let layers = if options.splat.is_empty() {

@@ -134,10 +134,19 @@ impl Format {
         }
     }
 
-    /// Whether a pixel of this format depends on its neighbours (derived maps, meshes): then the
-    /// renderer must give the map a one-pixel margin for tiles to match a larger render.
+    /// Whether a pixel of this format depends on its neighbours (hillshade, derived maps, meshes):
+    /// then the renderer must give the map a one-pixel margin for tiles to match a larger render.
     pub const fn needs_margin(self) -> bool {
-        matches!(self, Format::Normal | Format::Slope | Format::Curvature | Format::Splat | Format::Glb | Format::Obj)
+        matches!(
+            self,
+            Format::Hillshade
+                | Format::Normal
+                | Format::Slope
+                | Format::Curvature
+                | Format::Splat
+                | Format::Glb
+                | Format::Obj
+        )
     }
 
     /// Whether this format is a mesh rather than an image.

@@ -10,6 +10,12 @@
 //! the unit vector `l` toward the light, scaled to 0..=255. A flat field shades to
 //! `round(255 × sin(altitude))` (180 for the default 45°).
 //!
+//! By default the light comes from three directions, the azimuth and 45° either side of it, weighted
+//! 1:2:1 (after the cartographers' multidirectional hillshade): a slope facing away from the main
+//! light still shows its shape instead of going black, which keeps rough terrain readable. The
+//! exaggeration follows from the terrain's scale ([`HillshadeOptions::for_terrain`]): metres of height
+//! per metre of ground, so a render zoomed out (larger pixels) is not shaded steeper than one zoomed in.
+//!
 //! The kernel uses only `+ - * /` and `sqrt` on `f32` (no fused multiply-add, no library calls), and
 //! runs sequentially, so the bytes are the same on every machine and thread count. The light vector is
 //! computed once from the angles with `libm`, the pure-Rust math library, for the same reason.
@@ -24,25 +30,58 @@ pub struct HillshadeOptions {
     pub altitude_deg: f64,
     /// Vertical exaggeration: how many pixel widths one unit of height spans.
     ///
-    /// The default, 125, makes the nominal height range [-1, 1] span 250 px, a quarter of a typical
-    /// 1000 px map: typical generated terrain then shows readable relief without saturating slopes to
-    /// black. It is a constant (not derived from the map size) so that tiles of one map shade alike.
+    /// The default, 100, is the true slope of the default terrain scale (1 m pixels, heights of
+    /// ±100 m; [`HillshadeOptions::for_terrain`] for others): the height range [-1, 1] spans 200 px,
+    /// a fifth of a typical 1000 px map, readable relief without slopes saturated to black. It does
+    /// not depend on the map size, so that tiles of one map shade alike.
     pub z_scale: f32,
+    /// Light from the azimuth and 45° either side of it (weights 1:2:1) instead of the azimuth alone.
+    pub multidirectional: bool,
 }
 
 impl Default for HillshadeOptions {
     fn default() -> Self {
-        Self { azimuth_deg: 315.0, altitude_deg: 45.0, z_scale: DEFAULT_Z_SCALE }
+        Self { azimuth_deg: 315.0, altitude_deg: 45.0, z_scale: DEFAULT_Z_SCALE, multidirectional: true }
     }
 }
 
 /// See [`HillshadeOptions::z_scale`].
-pub const DEFAULT_Z_SCALE: f32 = 125.0;
+pub const DEFAULT_Z_SCALE: f32 = 100.0;
 
 impl HillshadeOptions {
-    /// The unit vector toward the light in (east, south, up) coordinates.
-    fn light(&self) -> [f32; 3] {
-        let az = self.azimuth_deg.to_radians();
+    /// The default lighting with the exaggeration of a terrain whose pixels are `pixel_size` metres
+    /// apart and whose height 1.0 is `height_scale` metres: `height_scale / pixel_size` pixel widths
+    /// per unit of height, the true slope. Rendering the same terrain at half the scale doubles
+    /// `pixel_size`, so the shading does not change its steepness with the zoom.
+    pub fn for_terrain(pixel_size: f64, height_scale: f64) -> HillshadeOptions {
+        let z = height_scale / pixel_size;
+        let z_scale = if z.is_finite() && z > 0.0 { z as f32 } else { DEFAULT_Z_SCALE };
+        HillshadeOptions { z_scale, ..HillshadeOptions::default() }
+    }
+
+    /// [`HillshadeOptions::for_terrain`] of the default terrain scale (a map unit is 1 m, the height
+    /// 1.0 is 100 m) rendered at `render_scale` (a pixel spans `1 / render_scale` map units): what
+    /// previews and tiles at any zoom use, so zooming out does not steepen the shading.
+    pub fn for_render_scale(render_scale: f64) -> HillshadeOptions {
+        let terrain = crate::TerrainScale::default();
+        HillshadeOptions::for_terrain(terrain.pixel_size / render_scale, terrain.height_scale)
+    }
+
+    /// The lights and their weights (summing to 1): the azimuth alone, or it and 45° either side.
+    fn lights(&self) -> Vec<([f32; 3], f32)> {
+        if self.multidirectional {
+            [(-45.0, 0.25), (0.0, 0.5), (45.0, 0.25)]
+                .into_iter()
+                .map(|(offset, weight)| (self.light_at(self.azimuth_deg + offset), weight))
+                .collect()
+        } else {
+            vec![(self.light_at(self.azimuth_deg), 1.0)]
+        }
+    }
+
+    /// The unit vector toward a light at `azimuth_deg` in (east, south, up) coordinates.
+    fn light_at(&self, azimuth_deg: f64) -> [f32; 3] {
+        let az = azimuth_deg.to_radians();
         let alt = self.altitude_deg.to_radians();
         let horizontal = libm::cos(alt);
         // Azimuth is clockwise from north: east component sin(az), north component cos(az); rows grow
@@ -56,7 +95,7 @@ impl HillshadeOptions {
 /// `width × height`.
 pub fn hillshade(width: usize, height: usize, data: &[f32], options: &HillshadeOptions) -> Vec<u8> {
     debug_assert_eq!(data.len(), width * height);
-    let [lx, ly, lz] = options.light();
+    let lights = options.lights();
     let z = options.z_scale;
     let at = |x: usize, y: usize| crate::quantize::sanitize(data[y * width + x]);
     let mut out = Vec::with_capacity(data.len());
@@ -72,9 +111,14 @@ pub fn hillshade(width: usize, height: usize, data: &[f32], options: &HillshadeO
             let nx = -z * dhdx;
             let ny = -z * dhdy;
             let len = (nx * nx + ny * ny + 1.0).sqrt();
-            let shade = (nx * lx + ny * ly + lz) / len;
-            // Clamp (also turns a NaN from infinite inputs into 0), then round half up.
-            let shade = if shade > 0.0 { shade.min(1.0) } else { 0.0 };
+            let mut shade = 0.0f32;
+            for &([lx, ly, lz], weight) in &lights {
+                // Each light's shade clamped (a NaN from infinite inputs becomes 0), then weighted.
+                let lit = (nx * lx + ny * ly + lz) / len;
+                shade += weight * if lit > 0.0 { lit.min(1.0) } else { 0.0 };
+            }
+            // Round half up.
+            let shade = shade.min(1.0);
             out.push((shade * 255.0 + 0.5) as u8);
         }
     }

@@ -20,7 +20,7 @@ use axum::{Json, Router};
 use base64::Engine;
 use geogen::diag::{codes, ErrorCode};
 use geogen::{Failure, HeightMap, RenderConfig, RunSettings, Script};
-use geogen_io::{Format, HeightField};
+use geogen_io::{Format, HeightField, HillshadeOptions};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -373,7 +373,7 @@ fn render_blocking(state: &Shared, request: &RenderRequest, generation: u64) -> 
     let render_ms = started.elapsed().as_secs_f64() * 1e3;
     let mut maps = Vec::new();
     for (map_name, map) in &rendered.maps {
-        maps.push(map_json(map_name, map)?);
+        maps.push(map_json(map_name, map, rendered.output.geometry.render_scale)?);
     }
     // The script's order, not the map's alphabetical one.
     let order = &rendered.output.yielded;
@@ -397,8 +397,9 @@ fn data_url(png: &[u8]) -> String {
     format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(png))
 }
 
-/// One map's previews, written by the same writers as `geogen render`.
-fn map_json(name: &str, map: &HeightMap) -> Result<Value, ApiError> {
+/// One map's previews, written by the same writers as `geogen render` (the hillshade shaded for
+/// the render's scale).
+fn map_json(name: &str, map: &HeightMap, render_scale: f64) -> Result<Value, ApiError> {
     let rect = map.rect();
     if rect.is_empty() {
         return Ok(json!({ "name": name, "x": rect.x, "y": rect.y, "width": 0, "height": 0 }));
@@ -415,7 +416,9 @@ fn map_json(name: &str, map: &HeightMap) -> Result<Value, ApiError> {
         "name": name,
         "x": rect.x, "y": rect.y, "width": rect.width, "height": rect.height,
         "colored": encode(Format::Colored)?,
-        "hillshade": encode(Format::Hillshade)?,
+        "hillshade": geogen_io::encode_hillshade(&field, &HillshadeOptions::for_render_scale(render_scale))
+            .map(|png| data_url(&png))
+            .map_err(|e| internal(&e.to_string()))?,
         "gray": encode(Format::Png8)?,
         "heights": heights,
     }))

@@ -378,7 +378,7 @@ struct Session {
     sequence: Option<RenderingSequence>,
     render: Option<RenderPhase>,
     /// Pictures of the most recent steps: (step, width, height, heights).
-    images: VecDeque<(usize, usize, usize, Vec<f32>)>,
+    images: VecDeque<StepImage>,
 }
 
 enum RenderPhase {
@@ -548,11 +548,13 @@ impl Session {
             _ => None,
         };
         let image = picture.is_some();
-        if let Some((w, h, data)) = picture {
+        if let Some((w, h, data, factor)) = picture {
             if self.images.len() == KEPT_IMAGES {
                 self.images.pop_front();
             }
-            self.images.push_back((index, w, h, data));
+            // A picture pixel spans `factor` rendered pixels: its hillshade is shaded for that.
+            let scale = self.vm.env().geometry.render_scale / factor as f64;
+            self.images.push_back(StepImage { step: index, width: w, height: h, data, scale });
         }
         Ok(StepReport { index, image, note })
     }
@@ -574,7 +576,7 @@ impl Session {
     }
 
     fn image(&self, step: usize, kind: Format) -> Result<Vec<u8>, ApiError> {
-        let Some((_, w, h, data)) = self.images.iter().find(|(i, ..)| *i == step) else {
+        let Some(picture) = self.images.iter().find(|p| p.step == step) else {
             return Err(ApiError::new(
                 StatusCode::NOT_FOUND,
                 codes::GGE4000,
@@ -582,8 +584,15 @@ impl Session {
                 Some("pictures exist for the most recent rendering steps that wrote a map"),
             ));
         };
-        let field = HeightField::new(*w as u32, *h as u32, data).map_err(|e| api::internal(&e.to_string()))?;
-        geogen_io::encode(kind, &field).map_err(|e| api::internal(&e.to_string()))
+        let field = HeightField::new(picture.width as u32, picture.height as u32, &picture.data)
+            .map_err(|e| api::internal(&e.to_string()))?;
+        let encoded = match kind {
+            Format::Hillshade => {
+                geogen_io::encode_hillshade(&field, &geogen_io::HillshadeOptions::for_render_scale(picture.scale))
+            }
+            _ => geogen_io::encode(kind, &field),
+        };
+        encoded.map_err(|e| api::internal(&e.to_string()))
     }
 
     fn step_json(&self, report: &StepReport) -> Value {
@@ -715,10 +724,20 @@ impl Session {
     }
 }
 
+/// The picture of a step's map: its heights reduced, and the scale of the picture's pixels.
+struct StepImage {
+    step: usize,
+    width: usize,
+    height: usize,
+    data: Vec<f32>,
+    /// Picture pixels per map unit (the render scale over the reduction factor).
+    scale: f64,
+}
+
 /// A map's heights reduced to at most [`IMAGE_SIDE`] pixels a side (nearest pixel: the picture
-/// shows the step's own values, not a blur of them). A `strip` (a profile: one row) is repeated
-/// down to a band [`STRIP_ROWS`] pixels high.
-fn downscale(width: usize, height: usize, data: &[f32], strip: bool) -> (usize, usize, Vec<f32>) {
+/// shows the step's own values, not a blur of them), and the factor they were reduced by. A
+/// `strip` (a profile: one row) is repeated down to a band [`STRIP_ROWS`] pixels high.
+fn downscale(width: usize, height: usize, data: &[f32], strip: bool) -> (usize, usize, Vec<f32>, usize) {
     let factor = width.max(if strip { 1 } else { height }).div_ceil(IMAGE_SIDE).max(1);
     let (w, h) = (width.div_ceil(factor), if strip { STRIP_ROWS } else { height.div_ceil(factor) });
     let mut out = Vec::with_capacity(w * h);
@@ -728,7 +747,7 @@ fn downscale(width: usize, height: usize, data: &[f32], strip: bool) -> (usize, 
             out.push(data[row * width + x * factor]);
         }
     }
-    (w, h, out)
+    (w, h, out, factor)
 }
 
 #[cfg(test)]
@@ -767,10 +786,10 @@ mod tests {
     #[test]
     fn pictures_keep_the_step_values_and_profiles_become_strips() {
         let data: Vec<f32> = (0..1030 * 3).map(|i| i as f32).collect();
-        let (w, h, out) = downscale(1030, 3, &data, false);
+        let (w, h, out, _) = downscale(1030, 3, &data, false);
         assert_eq!((w, h), (344, 1));
         assert_eq!(&out[..3], &[0.0, 3.0, 6.0]);
-        let (w, h, out) = downscale(4, 1, &[1.0, 2.0, 3.0, 4.0], true);
+        let (w, h, out, _) = downscale(4, 1, &[1.0, 2.0, 3.0, 4.0], true);
         assert_eq!((w, h), (4, STRIP_ROWS));
         assert_eq!(&out[4..8], &[1.0, 2.0, 3.0, 4.0]);
     }

@@ -255,7 +255,8 @@ fn stitched_tiles_equal_a_larger_render_pixel_for_pixel() {
     let (z, scale) = (7, 0.5);
     // One pixel more on every side, for the hillshade's neighbours.
     let full = full_render(&script, "dry", (-257, -257), 514, scale);
-    let shade = geogen_io::hillshade::hillshade(514, 514, &full, &geogen_io::HillshadeOptions::default());
+    // Shaded for the zoom's scale, as the tiles are.
+    let shade = geogen_io::hillshade::hillshade(514, 514, &full, &geogen_io::HillshadeOptions::for_render_scale(scale));
     for ty in -1..=0i64 {
         for tx in -1..=0i64 {
             for kind in ["colored", "gray", "hillshade"] {

@@ -63,10 +63,10 @@ const ISLAND: &str = "metadata { Width: Finite, Height: Finite }\n\
                       var m = HeightMap.RadialGradient(@[0.5, 0.5], 40, 0.7, -0.6);\n\
                       m.Add(HeightMap.Noise({16: 0.3, 4: 0.1}, 2));\nyield m;\n";
 
-const DERIVED: &str = "normal,slope,curvature,splat";
+const DERIVED: &str = "hillshade,normal,slope,curvature,splat";
 
-/// Every derived map of every tile equals the same rectangle of the whole render's, byte for byte
-/// (a one-pixel margin through the bounds pass, not the neighbours' files).
+/// Every derived map and hillshade of every tile equals the same rectangle of the whole render's,
+/// byte for byte (a one-pixel margin through the bounds pass, not the neighbours' files).
 fn tiles_equal_the_whole(script: &str, region: (i64, i64, u32, u32), tile: u32, extra: &[&str], maps: &[&str]) {
     let dir = Dir::new();
     let script = dir.write("s.ggs", script);
@@ -85,7 +85,7 @@ fn tiles_equal_the_whole(script: &str, region: (i64, i64, u32, u32), tile: u32, 
     ok(&args);
     let mut compared = 0;
     for map in maps {
-        for suffix in ["_normal.png", "_slope.png", "_curvature.png", "_splat.png"] {
+        for suffix in ["_hillshade.png", "_normal.png", "_slope.png", "_curvature.png", "_splat.png"] {
             let big = png(&Path::new(&whole).join(format!("{map}{suffix}")));
             assert_eq!((big.0, big.1), (w, h));
             for ty in (0..h).step_by(tile as usize) {
