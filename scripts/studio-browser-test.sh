@@ -2,8 +2,9 @@
 # Browser test of geogen studio in headless Chromium (Debian's `chromium` package): opens the
 # studio on the island example and runs the page's own scripted walk (#selftest: break the script
 # and see the marker at the right line with its code, fix it and see the preview change, move a
-# slider and see the render follow, pan the map and see its tiles load, export through the Export
-# pane), then prints each step.
+# slider and see the render follow, drag it and see previews while dragging, see a runtime error
+# underlined at its argument, open the help, pan the map and see its tiles load, export through
+# the Export pane), then checks the layout at 1024×768 by element boxes, and prints each step.
 # Usage: scripts/studio-browser-test.sh [path/to/geogen]   (default: a debug build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,16 +17,23 @@ fi
 . scripts/studio-server.sh
 timeout 90 chromium --headless --no-sandbox --disable-gpu --window-size=1400,800 \
     --virtual-time-budget=60000 --dump-dom "$url#selftest" 2>/dev/null >"$work/dom.html" || true
-python3 - "$work/dom.html" <<'PY'
+# The smallest screen the studio is laid out for.
+timeout 60 chromium --headless --no-sandbox --disable-gpu --window-size=1024,768 \
+    --virtual-time-budget=20000 --dump-dom "$url#layout" 2>/dev/null >"$work/layout.html" || true
+python3 - "$work/dom.html" "$work/layout.html" <<'PY'
 import html, json, re, sys
-dom = open(sys.argv[1]).read()
-match = re.search(r'<pre id="selftest">(.*?)</pre>', dom, re.S)
-if not match:
-    print("the page never finished its self-test"); sys.exit(1)
-result = json.loads(html.unescape(match.group(1)))
-for step in result["steps"]:
+steps, ok = [], True
+for path in sys.argv[1:]:
+    dom = open(path).read()
+    match = re.search(r'<pre id="selftest">(.*?)</pre>', dom, re.S)
+    if not match:
+        print(f"the page never finished its self-test ({path})"); sys.exit(1)
+    result = json.loads(html.unescape(match.group(1)))
+    steps += result["steps"]
+    ok = ok and result["passed"]
+for step in steps:
     print(("ok   " if step["ok"] else "FAIL ") + step["name"] + (f"  ({step['detail']})" if step["detail"] else ""))
-passed = sum(s["ok"] for s in result["steps"]); failed = len(result["steps"]) - passed
+passed = sum(s["ok"] for s in steps); failed = len(steps) - passed
 print(f"{passed} passed, {failed} failed")
-sys.exit(0 if result["passed"] else 1)
+sys.exit(0 if ok else 1)
 PY

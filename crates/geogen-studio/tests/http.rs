@@ -359,6 +359,19 @@ fn the_page_and_its_bundle_are_embedded_and_nothing_else_is_served() {
     assert_eq!(js.status, 200);
     assert!(js.header("content-type").unwrap().contains("javascript"));
     assert!(js.body.len() > 10_000);
+    // Compressed for a browser that accepts gzip: the same bundle, a fraction of the bytes.
+    let packed = server.get_with("/assets/app.js", &[("accept-encoding", "gzip, deflate, br")]);
+    assert_eq!(packed.header("content-encoding"), Some("gzip"));
+    assert!(packed.body.len() * 3 < js.body.len(), "{} of {}", packed.body.len(), js.body.len());
+    let mut inflated = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&packed.body[..]), &mut inflated).unwrap();
+    assert_eq!(inflated, js.body);
+    // The icon browsers ask for on their own, without the token.
+    for icon in ["/favicon.ico", "/favicon.svg"] {
+        let response = server.get_with(icon, &[]);
+        assert_eq!(response.status, 200, "{icon}");
+        assert_eq!(response.header("content-type"), Some("image/svg+xml"), "{icon}");
+    }
     for path in ["/assets/../Cargo.toml", "/Cargo.toml", "/assets/app.js.map", "/%2e%2e/Cargo.toml"] {
         assert_eq!(server.get(path).status, 404, "{path}");
     }

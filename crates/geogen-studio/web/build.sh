@@ -13,8 +13,9 @@ fi
     --legal-comments=none --charset=utf8 --log-level=warning --outfile="$out/app.js"
 ./node_modules/.bin/esbuild src/style.css --minify --log-level=warning --outfile="$out/app.css"
 cp src/index.html "$out/index.html"
+cp src/favicon.svg "$out/favicon.svg"
 if [ "${1:-}" = "--check" ]; then
-    for f in app.js app.css index.html; do
+    for f in app.js app.css index.html favicon.svg; do
         cmp -s "$out/$f" "../assets/$f" || { echo "assets/$f differs from a fresh build: run web/build.sh" >&2; exit 1; }
     done
     echo "assets match a fresh build"

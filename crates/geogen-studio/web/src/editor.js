@@ -4,7 +4,7 @@ import { EditorState } from "@codemirror/state";
 import { EditorView, keymap, lineNumbers, highlightActiveLine, drawSelection, hoverTooltip } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { StreamLanguage, syntaxHighlighting, HighlightStyle, bracketMatching, indentOnInput } from "@codemirror/language";
-import { linter, lintGutter } from "@codemirror/lint";
+import { linter, lintGutter, forceLinting } from "@codemirror/lint";
 import { autocompletion, closeBrackets } from "@codemirror/autocomplete";
 import { tags as t } from "@lezer/highlight";
 
@@ -68,9 +68,16 @@ function escapeHtml(s) {
   return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 }
 
+// Re-runs the linter, e.g. when a render reported runtime errors for the current text.
+export function relint(view) {
+  forceLinting(view);
+}
+
 // `library`: [{label, kind, owner, detail, info}] from the server; `scriptInfo()`: the last
-// compiled metadata (for `Parameters.` completion); `check(text)`: the server's diagnostics.
-export function createEditor(parent, { doc, library, scriptInfo, check, onChange, onSave }) {
+// compiled metadata (for `Parameters.` completion); `check(text)`: the server's diagnostics;
+// `runtime()`: `{source, diagnostics}` of the last render that failed, shown while the text is
+// the one that failed.
+export function createEditor(parent, { doc, library, scriptInfo, check, runtime, onChange, onSave }) {
   const types = new Set(library.filter((e) => e.kind === "type").map((e) => e.label));
   const option = (e) => ({ label: e.label, type: e.kind === "type" ? "class" : e.kind, detail: e.detail || undefined, info: e.info || undefined });
   const globals = library.filter((e) => e.owner === null).map(option);
@@ -128,10 +135,14 @@ export function createEditor(parent, { doc, library, scriptInfo, check, onChange
   });
 
   const lint = linter(async (view) => {
-    const result = await check(view.state.doc.toString());
+    const text = view.state.doc.toString();
+    const result = await check(text);
     if (!result) return [];
     const length = view.state.doc.length;
-    return result.diagnostics.map((d) => {
+    const failed = runtime && runtime();
+    // A runtime error (a render that failed) is shown until the text changes.
+    const extra = result.ok && failed && failed.source === text ? failed.diagnostics : [];
+    return result.diagnostics.concat(extra).map((d) => {
       let from = d.from == null ? 0 : Math.min(d.from, length);
       let to = d.to == null ? from : Math.min(d.to, length);
       if (to <= from) to = Math.min(from + 1, length);

@@ -1,9 +1,9 @@
 // geogen studio's page: the editor, the parameters panel, the live preview, the 3D view and the
 // infinite-map view, all talking to the local server (docs/studio.md).
-import { createEditor } from "./editor.js";
+import { createEditor, relint } from "./editor.js";
 import { View3D } from "./view3d.js";
 import { Slippy } from "./slippy.js";
-import { selftest, debugDemo } from "./selftest.js";
+import { selftest, debugDemo, layoutCheck } from "./selftest.js";
 import { Debugger } from "./debugger.js";
 import { setupExport } from "./export.js";
 import { latency } from "./latency.js";
@@ -38,6 +38,7 @@ function logDiagnostics(diagnostics) {
     if (d.hint) log(`  hint: ${d.hint}`, "hint");
   }
 }
+function clearConsole() { $("console").replaceChildren(); }
 function status(text) { $("status").textContent = text; }
 
 // ---- state ---------------------------------------------------------------------------------
@@ -45,7 +46,38 @@ const state = {
   source: "", version: "", info: null, infoKey: "", values: {}, seed: "0",
   preview: 512, mapWidth: null, mapHeight: null, scale: 1,
   maps: [], selected: "main", kind: "colored", scriptVersion: 0,
+  // The text last saved (or opened): the editor's differs when there is unsaved work.
+  saved: "",
+  // The last render's runtime errors, for the editor: {source, diagnostics}.
+  runtime: null,
 };
+
+// ---- unsaved work and kept settings ------------------------------------------------------------
+function dirty() { return state.source !== state.saved; }
+function markDirty() {
+  $("file-name").classList.toggle("dirty", dirty());
+  $("file-name").title = dirty() ? "unsaved changes" : "";
+}
+window.addEventListener("beforeunload", (event) => {
+  if (!dirty()) return;
+  // Unsaved text is kept for the next load too, but the browser asks before leaving.
+  event.preventDefault();
+  event.returnValue = "";
+});
+// The parameter values and seed of a script survive a reload (per file, in this browser).
+const keptKey = () => `geogen-studio:${$("file-name").textContent}`;
+function keepSettings() {
+  try { localStorage.setItem(keptKey(), JSON.stringify({ values: state.values, seed: state.seed })); } catch (e) { /* private mode */ }
+}
+function restoreSettings() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(keptKey()) || "null");
+    if (kept && typeof kept === "object") {
+      if (kept.values && typeof kept.values === "object") Object.assign(state.values, kept.values);
+      if (typeof kept.seed === "string") state.seed = kept.seed;
+    }
+  } catch (e) { /* nothing kept */ }
+}
 
 // ---- check ---------------------------------------------------------------------------------
 let lastCheck = null;
@@ -95,27 +127,28 @@ function buildParams() {
       input = document.createElement("input");
       input.type = "checkbox";
       input.checked = !!state.values[p.name];
-      input.addEventListener("change", () => { state.values[p.name] = input.checked; scheduleRender(); });
+      input.addEventListener("change", () => { state.values[p.name] = input.checked; keepSettings(); scheduleRender(); });
     } else if (p.kind === "enum") {
       input = document.createElement("select");
       for (const item of p.items) { const o = document.createElement("option"); o.value = item.name; o.textContent = item.name; input.appendChild(o); }
       input.value = state.values[p.name];
-      input.addEventListener("change", () => { state.values[p.name] = input.value; scheduleRender(); });
+      input.addEventListener("change", () => { state.values[p.name] = input.value; keepSettings(); scheduleRender(); });
     } else {
       input = document.createElement("input");
       input.type = "range";
-      input.min = p.min; input.max = p.max;
-      input.step = p.restriction === "Integers" ? 1 : p.restriction === "PowersOf2" || p.restriction === "PowersOf10" ? 1 : (p.max - p.min) / 200 || 0.01;
-      input.value = state.values[p.name];
+      const scale = sliderScale(p);
+      input.min = scale.to(p.min); input.max = scale.to(p.max); input.step = scale.step;
+      input.value = scale.to(state.values[p.name]);
+      input.dataset.scale = scale.name;
       shown = document.createElement("span");
       shown.textContent = state.values[p.name];
       input.addEventListener("input", () => {
-        let v = Number(input.value);
-        if (p.restriction === "PowersOf2") v = Math.pow(2, Math.round(Math.log2(Math.max(v, Number.MIN_VALUE))));
-        if (p.restriction === "PowersOf10") v = Math.pow(10, Math.round(Math.log10(Math.max(v, Number.MIN_VALUE))));
+        const v = scale.from(Number(input.value));
         state.values[p.name] = v;
         shown.textContent = v;
-        scheduleRender();
+        keepSettings();
+        // While dragging: a render now, or right after the one in flight (never two at once).
+        renderNow();
       });
     }
     input.dataset.param = p.name;
@@ -125,15 +158,33 @@ function buildParams() {
   }
 }
 
+// How a numeric parameter maps onto its slider: powers of two and of ten step through their
+// exponents, a positive range over more than two decades is logarithmic, others are linear.
+function sliderScale(p) {
+  const linear = (step) => ({ name: "linear", step, to: (v) => v, from: (x) => x });
+  if (p.restriction === "PowersOf2" && p.min > 0) {
+    return { name: "powers of 2", step: 1, to: (v) => Math.round(Math.log2(v)), from: (x) => Math.pow(2, Math.round(x)) };
+  }
+  if (p.restriction === "PowersOf10" && p.min > 0) {
+    return { name: "powers of 10", step: 1, to: (v) => Math.round(Math.log10(v)), from: (x) => Math.pow(10, Math.round(x)) };
+  }
+  if (p.restriction === "Integers") return linear(1);
+  if (p.min > 0 && p.max / p.min > 100) {
+    const round = (v) => Math.min(p.max, Math.max(p.min, Number(v.toPrecision(3))));
+    return { name: "logarithmic", step: "any", to: (v) => Math.log(v), from: (x) => round(Math.exp(x)) };
+  }
+  return linear((p.max - p.min) / 200 || 0.01);
+}
+
 function buildRenderSettings() {
   const box = $("render-settings");
   box.innerHTML = "";
   const seed = document.createElement("input");
   seed.type = "text"; seed.value = state.seed; seed.id = "seed";
-  seed.addEventListener("change", () => { state.seed = seed.value; scheduleRender(); });
+  seed.addEventListener("change", () => { state.seed = seed.value; keepSettings(); scheduleRender(); });
   const reroll = document.createElement("button");
   reroll.textContent = "re-roll"; reroll.title = "a new random seed"; reroll.id = "reroll";
-  reroll.addEventListener("click", () => { state.seed = String(Math.floor(Math.random() * 4294967296)); seed.value = state.seed; scheduleRender(); });
+  reroll.addEventListener("click", () => { state.seed = String(Math.floor(Math.random() * 4294967296)); seed.value = state.seed; keepSettings(); scheduleRender(); });
   const row = document.createElement("div");
   row.className = "row";
   row.append(seed, reroll);
@@ -182,32 +233,67 @@ function renderRequest(side) {
 }
 
 // ---- rendering -----------------------------------------------------------------------------
-let renderTimer = null, renderCounter = 0, lastResult = null;
+// Edits in the editor wait for a pause in typing (200 ms); sliders render at once. Either way at
+// most one render is in flight: a change during one is rendered right after it, coarse first.
+let renderTimer = null, lastResult = null, inFlight = false, pending = false;
 function scheduleRender() {
   clearTimeout(renderTimer);
   renderTimer = setTimeout(renderNow, 200);
 }
 
 async function renderNow() {
-  const mine = ++renderCounter;
+  clearTimeout(renderTimer);
+  if (inFlight) { pending = true; return; }
+  inFlight = true;
+  try {
+    do {
+      pending = false;
+      await renderPasses();
+    } while (pending);
+  } finally {
+    inFlight = false;
+  }
+}
+
+// A 128-pixel pass, then the preview size unless a newer change is waiting.
+async function renderPasses() {
   for (const side of [Math.min(128, state.preview), state.preview]) {
     const started = performance.now();
-    const { status: code, json } = await api("/api/render", renderRequest(side));
-    if (mine !== renderCounter) return; // a newer edit took over
-    if (code === 409) return;
-    if (code !== 200) { logDiagnostics(json.diagnostics || []); for (const m of json.messages || []) log(m); status("error"); return; }
+    const request = renderRequest(side);
+    const { status: code, json } = await api("/api/render", request);
+    if (code === 409) return; // superseded on the server
+    const final = side === state.preview;
+    if (code !== 200) {
+      clearConsole();
+      logDiagnostics(json.diagnostics || []);
+      for (const m of json.messages || []) log(m);
+      status("error");
+      setRuntime({ source: request.source, diagnostics: json.diagnostics || [] });
+      window.__renders = (window.__renders || 0) + 1;
+      return;
+    }
+    setRuntime(null);
     await showResult(json);
     const ms = performance.now() - started;
     status(`${json.maps.length} map${json.maps.length === 1 ? "" : "s"} · ${json.geometry.render_width}×${json.geometry.render_height} · ${ms.toFixed(0)} ms`);
     window.__lastRenderMs = ms;
-    if (side === state.preview) {
+    window.__passes = (window.__passes || 0) + 1;
+    if (final) {
+      clearConsole();
       for (const m of json.messages) log(m);
       // Painted: the frame after the one that drew the full-size preview (the latency measurement).
       requestAnimationFrame(() => requestAnimationFrame(() => { window.__paintedAt = performance.now(); window.__painted = (window.__painted || 0) + 1; }));
-      break;
     }
+    if (final || pending) break;
   }
   window.__renders = (window.__renders || 0) + 1;
+}
+
+// The runtime errors of the last render, underlined in the editor while its text is unchanged.
+function setRuntime(runtime) {
+  const had = state.runtime;
+  state.runtime = runtime && runtime.diagnostics.some((d) => d.from != null) ? runtime : null;
+  if ((had || state.runtime) && editorView) relint(editorView);
 }
 
 async function showResult(result) {
@@ -306,7 +392,7 @@ function tileUrl(z, x, y) {
 // ---- save ----------------------------------------------------------------------------------
 async function save() {
   const { ok, status: code, json } = await api("/api/save", { source: state.source, version: state.version });
-  if (ok) { state.version = json.version; log("saved", "info"); status("saved"); }
+  if (ok) { state.version = json.version; state.saved = state.source; markDirty(); log("saved", "info"); status("saved"); }
   else if (code === 409 && json.disk) resolveConflict(json.disk);
   else logDiagnostics(json.diagnostics || []);
 }
@@ -342,6 +428,34 @@ function resolveConflict(disk) {
 }
 $("save").addEventListener("click", save);
 
+// ---- help ----------------------------------------------------------------------------------
+function setupHelp() {
+  const dialog = document.createElement("dialog");
+  dialog.id = "help";
+  dialog.innerHTML = `<h3>geogen studio</h3>
+    <table>
+      <tr><td><kbd>Ctrl</kbd>-<kbd>S</kbd></td><td>save the script</td></tr>
+      <tr><td><kbd>Ctrl</kbd>-<kbd>Space</kbd></td><td>complete a name (after <code>HeightMap.</code>, <code>Parameters.</code>, …)</td></tr>
+      <tr><td><kbd>Ctrl</kbd>-<kbd>Z</kbd> / <kbd>Ctrl</kbd>-<kbd>Shift</kbd>-<kbd>Z</kbd></td><td>undo / redo</td></tr>
+      <tr><td><kbd>Tab</kbd></td><td>indent the selection</td></tr>
+      <tr><td>hover a name</td><td>its signature and what it does</td></tr>
+      <tr><td><kbd>?</kbd> or <kbd>F1</kbd></td><td>this help</td></tr>
+    </table>
+    <p>Errors are underlined where they are, compile errors as you type and runtime errors after a
+    render; the console shows the last run's messages. Sliders render while you drag. Parameter
+    values and the seed are kept for this script in this browser. The reference of every operation
+    is in <code>docs/library.md</code>.</p>
+    <div class="buttons"><button>Close</button></div>`;
+  dialog.querySelector("button").addEventListener("click", () => dialog.close());
+  document.body.append(dialog);
+  const open = () => { if (!dialog.open) dialog.showModal(); };
+  $("help-button").addEventListener("click", open);
+  document.addEventListener("keydown", (e) => {
+    const typing = e.target.closest && e.target.closest(".cm-editor, input, select, textarea");
+    if (e.key === "F1" || (e.key === "?" && !typing)) { e.preventDefault(); open(); }
+  });
+}
+
 // ---- start ---------------------------------------------------------------------------------
 let exportPane = null;
 let editorView = null;
@@ -352,7 +466,9 @@ async function start() {
   $("file-name").textContent = session.name;
   $("save").disabled = !session.savable;
   state.source = session.source;
+  state.saved = session.source;
   state.version = session.version;
+  restoreSettings();
   exportPane = setupExport($("export"), { api, state, session, log, logDiagnostics });
   slippy = new Slippy($("slippy"), {
     tileUrl, maxZoom: session.tiles.max_zoom, zoomScale1: session.tiles.zoom_scale_1,
@@ -361,8 +477,8 @@ async function start() {
   window.__studio = { state, slippy, get view() { return editor; }, lastHeights: () => heightsOf(selectedMap()) };
   const editor = createEditor($("editor"), {
     doc: session.source, library: session.library, scriptInfo: () => state.info,
-    check, onSave: save,
-    onChange: (text) => { state.source = text; scheduleRender(); },
+    check, onSave: save, runtime: () => state.runtime,
+    onChange: (text) => { state.source = text; markDirty(); scheduleRender(); },
   });
   const debug = new Debugger($("debugger"), {
     token, editor: () => editor, request: () => renderRequest(state.preview), source: () => state.source, logDiagnostics,
@@ -372,6 +488,7 @@ async function start() {
   editorView = editor;
   const first = await check(session.source);
   if (first && !first.ok) logDiagnostics(first.diagnostics);
+  setupHelp();
   buildRenderSettings();
   if (state.info) {
     const { width, height } = state.info;
@@ -382,6 +499,7 @@ async function start() {
   if (tab) document.querySelector(`#tabs button[data-tab=${tab}]`).click();
   if (location.hash === "#selftest") selftest(window.__studio);
   if (location.hash === "#debug-demo") debugDemo(window.__studio);
+  if (location.hash === "#layout") layoutCheck();
   if (location.hash.startsWith("#latency")) latency(window.__studio);
 }
 start();

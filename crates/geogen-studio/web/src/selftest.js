@@ -48,6 +48,39 @@ export async function selftest(studio) {
     await until("a render after the slider", () => window.__renders > rendersBefore);
     const slid = heights();
     check("render follows the slider", slid && slid.some((h, i) => h !== after[i]), `Size=${studio.state.values.Size}`);
+    // Drag the slider for 1.5 s (an input event every 50 ms, no release): previews arrive while
+    // dragging, at most one render in flight.
+    const passesBefore = window.__passes || 0;
+    const lo = Number(slider.min), hi = Number(slider.max);
+    for (let i = 0; i <= 30; i++) {
+      slider.value = String(lo + (hi - lo) * (i / 30));
+      slider.dispatchEvent(new Event("input"));
+      await sleep(50);
+    }
+    const during = (window.__passes || 0) - passesBefore;
+    check("a slider drag renders while dragging", during >= 3, `${during} previews during the drag`);
+    await sleep(1000);
+    // A runtime error is underlined at the argument that caused it, and the console shows only it.
+    const good = view.state.doc.line(19);
+    const goodText = good.text;
+    view.dispatch({ changes: { from: good.from, to: good.to, insert: 'island.Add(noise.Multiply("big"));' } });
+    const runtime = await until("the runtime error underlined", () => {
+      let found = null;
+      forEachDiagnostic(view.state, (d, from, to) => { if (d.source === "GGE2101") found = view.state.doc.sliceString(from, to); });
+      return found;
+    });
+    check("a runtime error is underlined at its argument", runtime === '"big"', runtime);
+    const consoleLines = [...document.querySelectorAll("#console .error")].map((e) => e.textContent);
+    check("the console holds the failed run's error once", consoleLines.length === 1 && consoleLines[0].includes("GGE2101"), consoleLines.join(" | "));
+    check("unsaved changes are marked", document.getElementById("file-name").classList.contains("dirty"));
+    const fixedAgain = view.state.doc.line(19);
+    view.dispatch({ changes: { from: fixedAgain.from, to: fixedAgain.to, insert: goodText } });
+    await until("the runtime error to go", () => diagnosticCount(view.state) === 0);
+    // The help panel opens with F1.
+    document.dispatchEvent(new KeyboardEvent("keydown", { key: "F1", bubbles: true }));
+    const help = await until("the help panel", () => document.querySelector("dialog#help[open]"));
+    check("F1 opens the help with the shortcuts", help.textContent.includes("Ctrl") && help.textContent.includes("save"));
+    help.querySelector("button").click();
     // Pan the map view.
     document.querySelector('#tabs button[data-tab="slippy"]').click();
     await sleep(100);
@@ -107,6 +140,52 @@ export async function selftest(studio) {
   const pre = document.createElement("pre");
   pre.id = "selftest";
   pre.textContent = JSON.stringify({ passed: steps.every((s) => s.ok), steps });
+  document.body.appendChild(pre);
+}
+
+// The page at the window's size (URL ending in #layout; the browser test opens it at 1024×768):
+// the header's controls, the three columns and the panels inside them lie within the window and
+// overlap nothing they should not.
+export async function layoutCheck() {
+  await until("the first render", () => window.__renders >= 1);
+  const box = (el) => el.getBoundingClientRect();
+  const overlap = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const named = (selector) => [...document.querySelectorAll(selector)].filter((e) => e.offsetParent !== null);
+  const problems = [];
+  const pairs = (elements, what) => {
+    for (let i = 0; i < elements.length; i++) {
+      for (let j = i + 1; j < elements.length; j++) {
+        if (overlap(box(elements[i]), box(elements[j]))) problems.push(`${what}: ${label(elements[i])} overlaps ${label(elements[j])}`);
+      }
+    }
+  };
+  const label = (e) => e.id ? `#${e.id}` : `${e.tagName.toLowerCase()}${e.textContent ? ` "${e.textContent.trim().slice(0, 20)}"` : ""}`;
+  pairs(named("header > *"), "header");
+  pairs(named("#left, #middle, #params"), "columns");
+  pairs(named("#tabs > *"), "toolbar");
+  pairs([document.getElementById("preview-canvas"), ...named("#params .param, #params h2")], "preview and panel");
+  pairs(named("#params .param"), "panel");
+  const width = window.innerWidth, height = window.innerHeight;
+  for (const e of named("header > *, #tabs > *, #left, #middle, #params")) {
+    const b = box(e);
+    if (b.right > width + 1 || b.bottom > height + 1) problems.push(`${label(e)} leaves the window (${Math.round(b.right)}×${Math.round(b.bottom)})`);
+  }
+  // Nothing of the toolbar is cut off by its column.
+  const bar = box(document.getElementById("tabs"));
+  for (const e of named("#tabs > *")) {
+    const b = box(e);
+    if (b.left < bar.left - 1 || b.right > bar.right + 1 || b.bottom > bar.bottom + 1) problems.push(`${label(e)} is cut off by the toolbar`);
+  }
+  // The cursor readout must not change the toolbar's height (it used to make it jump).
+  const before = bar.height;
+  document.getElementById("cursor").textContent = "x 1000.0  y 1000.0  height -0.1234";
+  if (Math.abs(box(document.getElementById("tabs")).height - before) > 1) problems.push("the cursor readout moves the toolbar");
+  const pre = document.createElement("pre");
+  pre.id = "selftest";
+  pre.textContent = JSON.stringify({
+    passed: problems.length === 0,
+    steps: [{ name: `layout at ${width}×${height}: nothing overlaps or leaves the window`, ok: problems.length === 0, detail: problems.join("; ") }],
+  });
   document.body.appendChild(pre);
 }
 
