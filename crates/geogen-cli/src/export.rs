@@ -38,7 +38,7 @@ pub struct ExportArgs {
     /// with the height range in metres and the settings that made the files.
     #[arg(long, value_parser = preset_parser())]
     pub preset: Option<Preset>,
-    /// Metres between two pixels (hillshade, meshes, normal, slope, curvature and splat maps, sidecars).
+    /// Metres between two pixels (hillshade, GeoTIFF, meshes, normal, slope, curvature and splat maps, sidecars).
     #[arg(long = "pixel-size", value_name = "M", default_value_t = 1.0)]
     pub pixel_size: f64,
     /// Metres of the height 1.0 (-1.0 is minus that): the vertical scale.
@@ -62,6 +62,11 @@ pub struct ExportArgs {
     /// Count tile rows from the bottom in preset tile names (engines whose Y axis points north).
     #[arg(long = "flip-y")]
     pub flip_y: bool,
+    /// Where the map's origin (map coordinate 0, 0) lies on the Earth, `LON,LAT` in degrees: the
+    /// GeoTIFF (`cog`) is then in Web Mercator (EPSG:3857), its pixels `--pixel-size` metres on the
+    /// ground there. Without it the GeoTIFF is in the map's own plane, in metres.
+    #[arg(long = "geo-origin", value_name = "LON,LAT", allow_hyphen_values = true)]
+    pub geo_origin: Option<String>,
 }
 
 /// The export settings of a run, checked.
@@ -101,7 +106,19 @@ impl Export {
             (None, Some(preset)) => preset.normal_convention(),
             (None, None) => NormalConvention::OpenGl,
         };
+        let geo = match &args.geo_origin {
+            None => None,
+            Some(text) => {
+                let parsed = text.split_once(',').and_then(|(lon, lat)| {
+                    Some((lon.trim().parse::<f64>().ok()?, lat.trim().parse::<f64>().ok()?))
+                });
+                let (lon, lat) =
+                    parsed.ok_or_else(|| bad(format!("--geo-origin takes LON,LAT in degrees, not `{text}`")))?;
+                Some(geogen_io::cog::GeoOrigin::new(lon, lat).map_err(|why| bad(format!("--geo-origin: {why}")))?)
+            }
+        };
         let options = ExportOptions {
+            geo,
             scale: TerrainScale { pixel_size: args.pixel_size, height_scale: args.height_scale },
             normal,
             splat,
@@ -129,6 +146,7 @@ impl Export {
         check(args.splat.is_some(), formats.contains(&Format::Splat), "--splat", "splat maps (splat)");
         check(args.normal.is_some(), formats.contains(&Format::Normal), "--normal", "normal maps (normal)");
         check(args.flip_y && args.preset.is_none(), false, "--flip-y", "the tile names of a --preset");
+        check(args.geo_origin.is_some(), formats.contains(&Format::Cog), "--geo-origin", "GeoTIFFs (cog)");
         unused
     }
 
@@ -142,8 +160,17 @@ impl Export {
     pub fn describe(&self) -> String {
         let o = &self.options;
         format!(
-            "pixel size {} m, height scale {} m, normals {:?}, splat {:?} from {:?}, meshes {:?}, preset {:?}, flip-y {}",
-            o.scale.pixel_size, o.scale.height_scale, o.normal, o.splat, self.masks, o.simplify, self.preset, self.flip_y
+            "pixel size {} m, height scale {} m, normals {:?}, splat {:?} from {:?}, meshes {:?}, preset {:?}, flip-y {}, \
+             geo origin {:?}",
+            o.scale.pixel_size,
+            o.scale.height_scale,
+            o.normal,
+            o.splat,
+            self.masks,
+            o.simplify,
+            self.preset,
+            self.flip_y,
+            o.geo
         )
     }
 

@@ -223,7 +223,7 @@ pub fn render(cmd: &RenderCmd) -> Result<ExitCode, CliError> {
             )));
         }
     }
-    if formats.iter().any(|f| f.needs_margin()) {
+    if formats.iter().any(|f| f.reads_export_options()) {
         let core = script.geometry(&settings).map_err(|d| script.failure(d))?.yield_rect();
         let limit = render_config(&cmd.output).memory_limit;
         export.refuse_encodings_over(&formats, core.width as u32, core.height as u32, limit)?;

@@ -375,7 +375,7 @@ fn differences(before: &RunSettingsRecord, now: &RunSettingsRecord) -> Vec<Strin
 /// preset uses them, and the checksum of every input map.
 fn export_record(export: &Export, formats: &[Format], settings: &RunSettings) -> String {
     let mut parts = Vec::new();
-    if export.preset.is_some() || formats.iter().any(|f| f.needs_margin()) {
+    if export.preset.is_some() || formats.iter().any(|f| f.reads_export_options()) {
         parts.push(export.describe());
     }
     for (name, raster) in &settings.inputs {

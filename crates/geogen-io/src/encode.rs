@@ -61,6 +61,7 @@ impl<W: Write + 'static> RowEncoder<W> {
             Format::R16 => (None, 2),
             Format::Tiff32 => (None, 4),
             Format::Exr
+            | Format::Cog
             | Format::Normal
             | Format::Slope
             | Format::Curvature
@@ -260,6 +261,12 @@ pub(crate) fn encode_into<W: Write + Seek + 'static>(
             write_exr(field, &mut out)?;
             Ok(out)
         }
+        Format::Cog => {
+            let surface = crate::derived::Surface::whole(*field);
+            let bytes = crate::cog::encode(&surface, &crate::ExportOptions::default()).map_err(|e| Failure::Encode(e.into()))?;
+            out.write_all(&bytes).map_err(Failure::Io)?;
+            Ok(out)
+        }
         Format::Hillshade
         | Format::Normal
         | Format::Slope
@@ -388,8 +395,15 @@ mod tests {
         let field = HeightField { width: w, height: h, data: &data };
         for format in Format::ALL {
             let full = encode_into(format, &field, Cursor::new(Vec::new())).expect("unbounded").into_inner();
-            // Cut the output at every length short of complete: each must fail with the I/O error.
-            for cap in 0..full.len() as u64 {
+            // Cut the output at every length short of complete (for the large outputs, a GeoTIFF's
+            // padded tile, at every 4093rd and the last 64): each must fail with the I/O error.
+            let len = full.len() as u64;
+            let caps: Vec<u64> = if len <= 1 << 16 {
+                (0..len).collect()
+            } else {
+                (0..len).step_by(4093).chain(len - 64..len).collect()
+            };
+            for cap in caps {
                 let out = Capped { inner: Cursor::new(Vec::new()), cap };
                 match encode_into(format, &field, out) {
                     Ok(_) => panic!("{format}: a {cap}-byte disk reported success (needs {})", full.len()),

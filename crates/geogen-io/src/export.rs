@@ -8,10 +8,13 @@ use crate::derived::{self, NormalConvention, SplatLayer, Surface, TerrainScale, 
 use crate::mesh::{self, MeshOptions, Simplify};
 use crate::{check_dimensions, encode, AtomicFile, Format, HeightField, IoError};
 
-/// How derived maps and meshes are made (the plain formats ignore it).
+/// How derived maps, meshes and GeoTIFFs are made (the plain formats ignore it).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct ExportOptions {
     pub scale: TerrainScale,
+    /// Where the map's origin lies on the Earth, for the GeoTIFF (`cog`); `None`: the map's own
+    /// plane, in metres.
+    pub geo: Option<crate::cog::GeoOrigin>,
     pub normal: NormalConvention,
     /// The splat layers; empty means [`derived::default_splat_layers`].
     pub splat: Vec<SplatLayer>,
@@ -147,6 +150,10 @@ pub fn encoding_bytes(format: Format, width: u32, height: u32, options: &ExportO
         Format::Glb => pixels.saturating_mul(8).saturating_add(triangles.saturating_mul(72)),
         Format::Normal | Format::Splat => pixels.saturating_mul(16),
         Format::Slope | Format::Curvature => pixels.saturating_mul(12),
+        // Metres (4 bytes a pixel), the overviews (a third more) and the file (as much again,
+        // tiles padded to 512).
+        Format::Cog => pixels.saturating_mul(12),
+        Format::Hillshade => pixels.saturating_mul(2),
         _ => 0,
     }
 }
@@ -168,6 +175,10 @@ pub fn encode_surface(
         .map_err(|source| IoError::Field { path: None, source })?;
     if format.needs_margin() {
         return encode_derived(format, surface, options, masks, name).map_err(failed);
+    }
+    if format == Format::Cog {
+        check(surface, options).map_err(failed)?;
+        return crate::cog::encode(surface, options).map_err(failed);
     }
     let heights = core_heights(surface);
     let core = HeightField::new(surface.core.width, surface.core.height, &heights)

@@ -16,6 +16,9 @@ pub enum Format {
     Tiff32,
     /// OpenEXR with one 32-bit float channel `Y` holding the raw heights.
     Exr,
+    /// Cloud-optimised GeoTIFF: elevations in metres as 32-bit floats, tiled, with overviews,
+    /// georeferenced (see [`crate::cog`]).
+    Cog,
     /// 8-bit RGB PNG preview in a water/land palette.
     Colored,
     /// 8-bit grayscale PNG preview, hillshaded.
@@ -36,12 +39,13 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order they are listed to users.
-    pub const ALL: [Format; 13] = [
+    pub const ALL: [Format; 14] = [
         Format::Png16,
         Format::Png8,
         Format::R16,
         Format::Tiff32,
         Format::Exr,
+        Format::Cog,
         Format::Colored,
         Format::Hillshade,
         Format::Normal,
@@ -60,6 +64,7 @@ impl Format {
             Format::R16 => "r16",
             Format::Tiff32 => "tiff",
             Format::Exr => "exr",
+            Format::Cog => "cog",
             Format::Colored => "colored",
             Format::Hillshade => "hillshade",
             Format::Normal => "normal",
@@ -83,7 +88,7 @@ impl Format {
             | Format::Curvature
             | Format::Splat => "png",
             Format::R16 => "r16",
-            Format::Tiff32 => "tif",
+            Format::Tiff32 | Format::Cog => "tif",
             Format::Exr => "exr",
             Format::Glb => "glb",
             Format::Obj => "obj",
@@ -99,6 +104,7 @@ impl Format {
             Format::R16 => ".r16",
             Format::Tiff32 => ".tif",
             Format::Exr => ".exr",
+            Format::Cog => "_cog.tif",
             Format::Colored => "_colored.png",
             Format::Hillshade => "_hillshade.png",
             Format::Normal => "_normal.png",
@@ -123,6 +129,7 @@ impl Format {
             Format::R16 => "raw 16-bit little-endian heights (Unity/Unreal)",
             Format::Tiff32 => "32-bit float TIFF",
             Format::Exr => "OpenEXR, one float channel Y",
+            Format::Cog => "cloud-optimised GeoTIFF, float32 metres, georeferenced",
             Format::Colored => "colored preview PNG",
             Format::Hillshade => "hillshaded preview PNG",
             Format::Normal => "normal map PNG (RGB)",
@@ -147,6 +154,13 @@ impl Format {
                 | Format::Glb
                 | Format::Obj
         )
+    }
+
+    /// Whether this format is made with the [`ExportOptions`](crate::ExportOptions) (pixel size,
+    /// height scale, geographic origin, ...) and its surface's place: the derived ones and the
+    /// GeoTIFF.
+    pub const fn reads_export_options(self) -> bool {
+        self.needs_margin() || matches!(self, Format::Cog)
     }
 
     /// Whether this format is a mesh rather than an image.

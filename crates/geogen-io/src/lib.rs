@@ -40,6 +40,7 @@
 //! bytes do not depend on the thread count either (see `parpng.rs` and `deflate.rs`).
 
 mod atomic;
+pub mod cog;
 mod csv;
 mod deflate;
 pub mod derived;

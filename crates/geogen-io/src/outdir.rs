@@ -300,7 +300,7 @@ pub fn stage_map_files(
     let mut staged = Vec::new();
     for &format in formats {
         let path = dir.file(&format.file_name(stem))?;
-        if whole && !format.needs_margin() {
+        if whole && !format.reads_export_options() {
             let file = crate::stage(format, &surface.field, &path)?;
             let temp_size = file.size();
             staged.push((file, temp_size));

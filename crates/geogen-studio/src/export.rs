@@ -184,7 +184,7 @@ fn export_settings(request: &ExportRequest, preset: Option<Preset>) -> Result<Se
             })?,
         None => (Vec::new(), Vec::new()),
     };
-    Ok(Settings { options: ExportOptions { scale, normal, splat, simplify }, preset, masks })
+    Ok(Settings { options: ExportOptions { scale, geo: None, normal, splat, simplify }, preset, masks })
 }
 
 /// Refuses an export larger than the studio allows, before anything runs.
@@ -321,7 +321,7 @@ fn export_blocking(
     }
     // Meshes and derived maps are built whole in memory: one that would not fit the memory limit
     // is refused before rendering (an OBJ of a 4096² map takes about 5 GB).
-    if formats.iter().any(|f| f.needs_margin()) {
+    if formats.iter().any(|f| f.reads_export_options()) {
         let core = script.geometry(&settings).map_err(|d| ApiError::failure(&script.failure(d)))?.yield_rect();
         let limit = state.options.memory_limit;
         let largest: u64 = formats
