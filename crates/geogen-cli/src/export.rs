@@ -109,9 +109,9 @@ impl Export {
         let geo = match &args.geo_origin {
             None => None,
             Some(text) => {
-                let parsed = text.split_once(',').and_then(|(lon, lat)| {
-                    Some((lon.trim().parse::<f64>().ok()?, lat.trim().parse::<f64>().ok()?))
-                });
+                let parsed = text
+                    .split_once(',')
+                    .and_then(|(lon, lat)| Some((lon.trim().parse::<f64>().ok()?, lat.trim().parse::<f64>().ok()?)));
                 let (lon, lat) =
                     parsed.ok_or_else(|| bad(format!("--geo-origin takes LON,LAT in degrees, not `{text}`")))?;
                 Some(geogen_io::cog::GeoOrigin::new(lon, lat).map_err(|why| bad(format!("--geo-origin: {why}")))?)

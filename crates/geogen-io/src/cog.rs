@@ -177,7 +177,12 @@ fn longs(tag: u16, values: &[u32]) -> Entry {
     Entry { tag, kind: LONG, count: values.len() as u32, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() }
 }
 fn doubles(tag: u16, values: &[f64]) -> Entry {
-    Entry { tag, kind: DOUBLE, count: values.len() as u32, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() }
+    Entry {
+        tag,
+        kind: DOUBLE,
+        count: values.len() as u32,
+        bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+    }
 }
 
 /// The entries of image `index` (0: the full image), with its tiles at `offsets`.
@@ -225,12 +230,16 @@ fn write(width: u32, height: u32, metres: Vec<f32>, transform: &GeoTransform) ->
     let tile_bytes = TILE * TILE * 4;
     // The directories and their values, then the tiles: the size of everything before the tiles
     // depends only on the images, so their offsets are known before any byte is written.
-    let dummy: Vec<Vec<Entry>> =
-        images.iter().enumerate().map(|(i, image)| entries(image, i, &vec![0; image.tiles() as usize], transform)).collect();
+    let dummy: Vec<Vec<Entry>> = images
+        .iter()
+        .enumerate()
+        .map(|(i, image)| entries(image, i, &vec![0; image.tiles() as usize], transform))
+        .collect();
     let mut header_len = 8u64;
     for list in &dummy {
         header_len += directory_len(list.len());
-        header_len += list.iter().filter(|e| e.bytes.len() > 4).map(|e| (e.bytes.len() as u64).next_multiple_of(2)).sum::<u64>();
+        header_len +=
+            list.iter().filter(|e| e.bytes.len() > 4).map(|e| (e.bytes.len() as u64).next_multiple_of(2)).sum::<u64>();
     }
     let data_start = header_len.next_multiple_of(16);
     let total_tiles: u64 = images.iter().map(Image::tiles).sum();

@@ -263,7 +263,8 @@ pub(crate) fn encode_into<W: Write + Seek + 'static>(
         }
         Format::Cog => {
             let surface = crate::derived::Surface::whole(*field);
-            let bytes = crate::cog::encode(&surface, &crate::ExportOptions::default()).map_err(|e| Failure::Encode(e.into()))?;
+            let bytes = crate::cog::encode(&surface, &crate::ExportOptions::default())
+                .map_err(|e| Failure::Encode(e.into()))?;
             out.write_all(&bytes).map_err(Failure::Io)?;
             Ok(out)
         }
@@ -398,11 +399,8 @@ mod tests {
             // Cut the output at every length short of complete (for the large outputs, a GeoTIFF's
             // padded tile, at every 4093rd and the last 64): each must fail with the I/O error.
             let len = full.len() as u64;
-            let caps: Vec<u64> = if len <= 1 << 16 {
-                (0..len).collect()
-            } else {
-                (0..len).step_by(4093).chain(len - 64..len).collect()
-            };
+            let caps: Vec<u64> =
+                if len <= 1 << 16 { (0..len).collect() } else { (0..len).step_by(4093).chain(len - 64..len).collect() };
             for cap in caps {
                 let out = Capped { inner: Cursor::new(Vec::new()), cap };
                 match encode_into(format, &field, out) {

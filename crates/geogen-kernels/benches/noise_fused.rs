@@ -9,9 +9,9 @@
 
 use std::hint::black_box;
 
+use geogen_kernels::noise::{add_noise_layer, LayerField};
 use geogen_render::rows::{band_rows, serially};
 use geogen_render::{HeightMap, Rect};
-use geogen_kernels::noise::{add_noise_layer, LayerField};
 
 /// CPU time of the calling thread so far, in ns (`CLOCK_THREAD_CPUTIME_ID`, Linux), else 0.
 #[cfg(target_os = "linux")]

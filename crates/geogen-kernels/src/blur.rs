@@ -605,9 +605,7 @@ mod fast {
         let l = left.len();
         if split <= l {
             let (into, rest) = tail.split_at_mut(l - split);
-            convert::<L>(&left[..split], head)
-                .max(convert::<L>(&left[split..], into))
-                .max(convert::<L>(src, rest))
+            convert::<L>(&left[..split], head).max(convert::<L>(&left[split..], into)).max(convert::<L>(src, rest))
         } else {
             let (into, rest) = head.split_at_mut(l);
             convert::<L>(left, into)

@@ -9,9 +9,9 @@
 //! where the kernels use them: on integer-valued `f64` whose partial sums stay below 2^53, where
 //! every order of additions gives the same number.
 
+pub use crate::lanes::Scalar;
 #[cfg(target_arch = "x86_64")]
 pub use crate::lanes::{Avx2, Avx512};
-pub use crate::lanes::Scalar;
 
 /// f64 lanes `D` and as many u32 lanes `W` (the bits of f32 values read beside them).
 ///

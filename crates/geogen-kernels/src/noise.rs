@@ -40,11 +40,11 @@
 //! band or lattice row once warm), and the vertical coefficients of a lattice row are computed
 //! in vectorised loops.
 
-use geogen_render::rows::for_each_band;
-use geogen_render::raster::{saturate, HeightMap, HEIGHT_UNITS};
-use geogen_render::scale::to_logical;
 #[cfg(target_arch = "x86_64")]
 use crate::lanes64::Lanes64;
+use geogen_render::raster::{saturate, HeightMap, HEIGHT_UNITS};
+use geogen_render::rows::for_each_band;
+use geogen_render::scale::to_logical;
 
 pub use super::coherent::Isa;
 
@@ -838,7 +838,8 @@ unsafe fn cell_coefficients_lanes<L: Lanes64>(from: *const f64) -> [L::D; 4] {
     // SAFETY: the caller's guarantee covers the four overlapping loads.
     let [p0, p1, p2, p3] = [0, 1, 2, 3].map(|k| unsafe { L::load(from.add(k)) });
     let c1 = L::sub(p2, p0);
-    let c2 = L::sub(L::add(L::sub(L::mul(L::splat(2.0), p0), L::mul(L::splat(5.0), p1)), L::mul(L::splat(4.0), p2)), p3);
+    let c2 =
+        L::sub(L::add(L::sub(L::mul(L::splat(2.0), p0), L::mul(L::splat(5.0), p1)), L::mul(L::splat(4.0), p2)), p3);
     let c3 = L::sub(L::add(L::mul(L::splat(3.0), L::sub(p1, p2)), p3), p0);
     [p1, c1, c2, c3]
 }
@@ -1049,8 +1050,8 @@ mod avx2 {
         add_value, cubic_at, horizontal_coefficients_from, lattice_row_generic, quad_coefficients_generic,
         vertical_generic, CellRow, CubicRow, PointRow, QuadRows,
     };
-    use geogen_render::raster::HEIGHT_UNITS;
     use crate::lanes64::{Avx2, Lanes64};
+    use geogen_render::raster::HEIGHT_UNITS;
     use std::arch::x86_64::*;
 
     /// # Safety
@@ -1595,8 +1596,8 @@ mod avx512 {
     use super::{
         add_value, cubic_at, horizontal_coefficients_from, vertical_generic, CellRow, CubicRow, GROUP_FEW, GROUP_SHARED,
     };
-    use geogen_render::raster::HEIGHT_UNITS;
     use crate::lanes64::{Avx512, Lanes64};
+    use geogen_render::raster::HEIGHT_UNITS;
     use std::arch::x86_64::*;
 
     /// # Safety

@@ -12,8 +12,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use fastnoise_lite::{CellularDistanceFunction, CellularReturnType, FastNoiseLite, NoiseType};
-use geogen_render::{HeightMap, Rect};
 use geogen_kernels::coherent::{render_field, Basis, CellOutput, Cellular, Distance, Fractal, Isa, NoiseSpec};
+use geogen_render::{HeightMap, Rect};
 use noise::{NoiseFn, OpenSimplex, Perlin, Worley};
 use rayon::prelude::*;
 

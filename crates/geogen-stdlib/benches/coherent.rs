@@ -8,12 +8,12 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use geogen_render::{Bounds, HeightMap, KernelContext, Object, Operation, Rect};
-use geogen_stdlib::generators::NoiseLayer;
 use geogen_kernels::coherent::{
     render_field, Basis, CellOutput, Cellular, Distance, Fractal, FractalKind, Isa, NoiseSpec,
 };
 use geogen_kernels::noise::default_noise_layers;
+use geogen_render::{Bounds, HeightMap, KernelContext, Object, Operation, Rect};
+use geogen_stdlib::generators::NoiseLayer;
 
 const SIDE: u64 = 512;
 const RUNS: usize = 9;

@@ -19,12 +19,12 @@ use std::time::Instant;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use geogen_render::{HeightMap, LargePages, Rect};
-use geogen_stdlib::filters::Gullies;
 use geogen_kernels::erosion::{
     hydraulic, thermal, Hydraulic, Output, Thermal, HYDRAULIC_RADIUS, STORM_WAVELENGTH, WATER_DEPTH,
 };
 use geogen_kernels::erosion_reference;
+use geogen_render::{HeightMap, LargePages, Rect};
+use geogen_stdlib::filters::Gullies;
 
 const RUNS: usize = 5;
 

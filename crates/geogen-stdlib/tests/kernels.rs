@@ -1,12 +1,12 @@
 //! Numbers for each operation, rendered through real sequences.
 
+use geogen_kernels::noise::LayerField;
+use geogen_kernels::noise::{amplitude_units, default_noise_layers};
 use geogen_render::rows::{zip1, zip2};
 use geogen_render::{render, HeightMap, Operation, Rect, RenderConfig, RenderingSequence, Slot};
 use geogen_stdlib::combiners::*;
 use geogen_stdlib::filters::*;
 use geogen_stdlib::generators::*;
-use geogen_kernels::noise::LayerField;
-use geogen_kernels::noise::{amplitude_units, default_noise_layers};
 
 fn seq(scale: f64) -> RenderingSequence {
     RenderingSequence::new(scale).unwrap()

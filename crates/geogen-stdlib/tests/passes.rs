@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use geogen_kernels::noise::amplitude_units;
 use geogen_render::{
     Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, Rect, RenderConfig, RenderError,
     RenderMetadata, Renderer, RenderingSequence, Slot,
@@ -11,7 +12,6 @@ use geogen_render::{
 use geogen_stdlib::combiners::*;
 use geogen_stdlib::filters::*;
 use geogen_stdlib::generators::*;
-use geogen_kernels::noise::amplitude_units;
 
 /// A consumer that needs a margin, standing in for `HeightMap.DistanceMap(map, 100)`: a creating
 /// step whose argument needs expand(B, S(distance)). Defined here to show that adding an operation

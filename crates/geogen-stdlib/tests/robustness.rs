@@ -1,11 +1,11 @@
 //! No accepted sequence makes the renderer panic, whatever the constants (NaN, infinities, huge
 //! radii, absurd coordinates): it renders, or it returns an error.
 
+use geogen_kernels::noise::amplitude_units;
 use geogen_render::{render, Rect, RenderConfig, RenderingSequence};
 use geogen_stdlib::combiners::*;
 use geogen_stdlib::filters::*;
 use geogen_stdlib::generators::*;
-use geogen_kernels::noise::amplitude_units;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::sync::atomic::{AtomicU32, Ordering};

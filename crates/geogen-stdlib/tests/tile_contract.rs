@@ -7,11 +7,11 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use geogen_kernels::noise::default_noise_layers;
 use geogen_render::{render, HeightMap, Rect, RenderConfig, RenderingSequence, Slot};
 use geogen_stdlib::combiners::*;
 use geogen_stdlib::filters::*;
 use geogen_stdlib::generators::*;
-use geogen_kernels::noise::default_noise_layers;
 use proptest::prelude::*;
 
 /// A map generator (creates a slot).

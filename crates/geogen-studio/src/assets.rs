@@ -42,14 +42,25 @@ pub(crate) fn routes() -> Router {
 }
 
 /// `text` as it is, or gzip-compressed (once, then kept in `cache`) when the request accepts gzip.
-fn compressible(headers: &HeaderMap, content_type: &'static str, text: &'static str, cache: &OnceLock<Vec<u8>>) -> Response {
+fn compressible(
+    headers: &HeaderMap,
+    content_type: &'static str,
+    text: &'static str,
+    cache: &OnceLock<Vec<u8>>,
+) -> Response {
     let revalidate = (header::CACHE_CONTROL, "no-cache");
     if !accepts_gzip(headers) {
-        return ([(header::CONTENT_TYPE, content_type), revalidate, (header::VARY, "accept-encoding")], text).into_response();
+        return ([(header::CONTENT_TYPE, content_type), revalidate, (header::VARY, "accept-encoding")], text)
+            .into_response();
     }
     let body = cache.get_or_init(|| gzip(text.as_bytes())).clone();
     (
-        [(header::CONTENT_TYPE, content_type), revalidate, (header::VARY, "accept-encoding"), (header::CONTENT_ENCODING, "gzip")],
+        [
+            (header::CONTENT_TYPE, content_type),
+            revalidate,
+            (header::VARY, "accept-encoding"),
+            (header::CONTENT_ENCODING, "gzip"),
+        ],
         body,
     )
         .into_response()

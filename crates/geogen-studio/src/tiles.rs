@@ -310,11 +310,10 @@ pub fn render_tile(
     };
     let rect = map.rect();
     let (w, h) = (rect.width as usize, rect.height as usize);
-    let shade = (request.kind == TileKind::Hillshade && w > 0 && h > 0)
-        .then(|| {
-            let options = geogen_io::HillshadeOptions::for_render_scale(request.scale());
-            geogen_io::hillshade::hillshade(w, h, map.data(), &options)
-        });
+    let shade = (request.kind == TileKind::Hillshade && w > 0 && h > 0).then(|| {
+        let options = geogen_io::HillshadeOptions::for_render_scale(request.scale());
+        geogen_io::hillshade::hillshade(w, h, map.data(), &options)
+    });
     let channels = match request.kind {
         TileKind::Colored => 4,
         TileKind::Terrarium | TileKind::TerrainRgb => 3,

@@ -56,7 +56,8 @@ fn check_step_name(sig: &'static Signature) -> Result<(), Failed> {
     let mut seen = std::collections::BTreeSet::new();
     for example in sig.examples {
         let script = compile(example.script)?;
-        let settings = RunSettings { render_width: Some(example.size.0), render_height: Some(example.size.1), ..inputs() };
+        let settings =
+            RunSettings { render_width: Some(example.size.0), render_height: Some(example.size.1), ..inputs() };
         let simulation = script.simulate(&settings).map_err(|f| f.to_string())?;
         for step in simulation.sequence.steps() {
             if step.op.name() == name {

@@ -23,8 +23,8 @@ use crate::lanes as simd;
 
 pub use basis::{CellOutput, Cellular, Distance};
 
-use geogen_render::rows::for_each_row;
 use geogen_render::raster::HeightMap;
+use geogen_render::rows::for_each_row;
 use geogen_render::scale::to_logical;
 use simd::{Lanes, Scalar, Vf, Vi};
 

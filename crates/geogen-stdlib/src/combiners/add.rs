@@ -8,9 +8,9 @@ use geogen_render::{
 use geogen_vm::{RuntimeError, Value};
 
 use super::input;
-use geogen_render::rows::{map_pixels, zip1, zip2};
 use crate::operation::{Arg, Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 use crate::support::{range_of, unchanged_adding_zero, unchanged_where_background};
+use geogen_render::rows::{map_pixels, zip1, zip2};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Add;

@@ -5,8 +5,8 @@ use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, Render
 use geogen_vm::{RuntimeError, Value};
 
 use super::input;
-use geogen_render::rows::zip2;
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
+use geogen_render::rows::zip2;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Combine;

@@ -7,8 +7,8 @@ use geogen_render::{
 use geogen_vm::{RuntimeError, Value};
 
 use super::input;
-use geogen_render::rows::{map_pixels, zip1};
 use crate::operation::{Arg, Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use geogen_render::rows::{map_pixels, zip1};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Multiply;

@@ -6,8 +6,8 @@ use geogen_render::{
 };
 use geogen_vm::{RuntimeError, Value};
 
-use geogen_kernels::blur::{box_blur, map_scratch_bytes, Window};
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::blur::{box_blur, map_scratch_bytes, Window};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Blur {

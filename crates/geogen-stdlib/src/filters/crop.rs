@@ -6,8 +6,8 @@ use geogen_render::{
 };
 use geogen_vm::{RuntimeError, Value};
 
-use geogen_render::rows::for_each_row;
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
+use geogen_render::rows::for_each_row;
 
 /// The physical pixels whose logical coordinates lie in the rectangle with the *inclusive* logical
 /// corners `a` and `b` (in any order): logical `[lo, hi + 1)` on each axis, i.e. pixels

@@ -5,8 +5,8 @@ use geogen_render::scale::scaled_distance;
 use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use geogen_kernels::distance::{distance_map, scratch_bytes};
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::distance::{distance_map, scratch_bytes};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct DistanceMap {

@@ -5,8 +5,8 @@ use geogen_render::scale::to_physical;
 use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, Rect, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use geogen_render::rows::for_each_row;
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
+use geogen_render::rows::for_each_row;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct FillRectangle {

@@ -9,9 +9,9 @@ use geogen_render::raster::{saturate, HEIGHT_UNITS};
 use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use geogen_kernels::coherent::Isa;
 use crate::operation::pointwise;
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::coherent::Isa;
 use geogen_render::rows::for_each_row;
 
 /// Samples of the original's profile P.

@@ -23,8 +23,8 @@ use geogen_render::{
 use geogen_vm::{RuntimeError, Value};
 use rayon::prelude::*;
 
-use geogen_kernels::noise::floor_i64;
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::noise::floor_i64;
 
 /// The slope (height per map unit) at which the carving reaches half its depth.
 const SLOPE_REF: f32 = 0.01;
@@ -709,7 +709,8 @@ mod tests {
     #[test]
     fn every_build_of_the_rows_equals_the_scalar_rows() {
         use geogen_simd::Isa as Level;
-        let levels: Vec<Level> = [Level::Avx2, Level::Avx512].into_iter().filter(|&l| geogen_simd::testable(l)).collect();
+        let levels: Vec<Level> =
+            [Level::Avx2, Level::Avx512].into_iter().filter(|&l| geogen_simd::testable(l)).collect();
         let w = 1501;
         for (k, (wavelength, octaves, scale, map_x, py)) in [
             (64.0, 3, 1.0, 0, 17.0),

@@ -12,10 +12,10 @@ use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext
 use geogen_vm::{RuntimeError, Value};
 
 use super::thermal_erosion::physical_iterations;
+use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 use geogen_kernels::erosion::{
     hydraulic, hydraulic_scratch_bytes, lift_pits, Hydraulic, Output, HYDRAULIC_RADIUS, STORM_WAVELENGTH, WATER_DEPTH,
 };
-use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 /// Most iterations a script may ask for (GGE2750): the halo is `2 × iterations × scale` pixels.
 pub const MAX_ITERATIONS: f64 = 100.0;

@@ -6,8 +6,8 @@ use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, Render
 use geogen_vm::{RuntimeError, Value};
 
 use super::transform_heights::remap_heights;
-use geogen_kernels::blur::blur_centred_f64;
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::blur::blur_centred_f64;
 
 /// Entries of the terrace transfer function (the original's profile length, 32767).
 pub const TERRACE_SAMPLES: usize = 32767;

@@ -6,8 +6,8 @@ use geogen_diag::codes;
 use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use geogen_kernels::erosion::{thermal, thermal_scratch_bytes, Thermal, THERMAL_RADIUS};
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::erosion::{thermal, thermal_scratch_bytes, Thermal, THERMAL_RADIUS};
 
 /// Most iterations a script may ask for (GGE2750): the halo is `iterations × scale` pixels, and
 /// a tile of side T pays ((T + 2 × halo) / T)² for it.

@@ -7,11 +7,11 @@ use geogen_render::{
 };
 use geogen_vm::{RuntimeError, Value};
 
-use geogen_render::rows::map_pixels;
-use geogen_kernels::profile::{physical_interval, profile_input, sample_linear};
 use crate::operation::{
     Along, Call, Check, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature,
 };
+use geogen_kernels::profile::{physical_interval, profile_input, sample_linear};
+use geogen_render::rows::map_pixels;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TransformHeights {

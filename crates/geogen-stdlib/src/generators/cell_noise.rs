@@ -8,8 +8,8 @@ use geogen_render::scale::to_logical;
 use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use geogen_render::rows::for_each_row;
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use geogen_render::rows::for_each_row;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct CellNoise {

@@ -9,8 +9,8 @@ use geogen_vm::{RuntimeError, Value};
 use super::coherent_noise::{
     noise_seed, read_fractal, CoherentNoise, FRACTAL, FRACTION, LACUNARITY, OCTAVES, WAVELENGTH,
 };
-use geogen_kernels::coherent::{Basis, CellOutput, Cellular, Distance};
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::coherent::{Basis, CellOutput, Cellular, Distance};
 
 pub struct CellularNoise;
 

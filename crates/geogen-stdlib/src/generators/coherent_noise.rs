@@ -6,8 +6,8 @@ use geogen_diag::codes;
 use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
 use geogen_vm::RuntimeError;
 
-use geogen_kernels::coherent::{render_field, Basis, Fractal, FractalKind, Isa, NoiseSpec, MAX_OCTAVES};
 use crate::operation::{Call, Kind, Param};
+use geogen_kernels::coherent::{render_field, Basis, Fractal, FractalKind, Isa, NoiseSpec, MAX_OCTAVES};
 
 /// A map of one noise field (a generator step).
 #[derive(Clone, Debug, PartialEq)]

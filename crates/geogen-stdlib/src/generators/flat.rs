@@ -6,8 +6,8 @@ use geogen_render::{
 };
 use geogen_vm::{RuntimeError, Value};
 
-use geogen_render::rows::map_pixels;
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
+use geogen_render::rows::map_pixels;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Flat {

@@ -5,9 +5,9 @@ use geogen_render::scale::to_logical;
 use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
+use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 use geogen_kernels::coherent::Isa;
 use geogen_render::rows::for_each_row;
-use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Gradient {

@@ -11,8 +11,8 @@ use geogen_vm::{RuntimeError, Value};
 
 use super::flat::Flat;
 use crate::filters::{AddNumber, Invert};
-use geogen_kernels::noise::{add_noise_layer, default_noise_layers, LayerField};
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::noise::{add_noise_layer, default_noise_layers, LayerField};
 
 /// `HeightMap.Noise` itself only records steps: `Flat(0)` and one [`NoiseLayer`] per wavelength.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,8 +5,8 @@
 use geogen_vm::{RuntimeError, Value};
 
 use super::coherent_noise::{noise_seed, read_fractal, CoherentNoise, GRADIENT_PARAMS};
-use geogen_kernels::coherent::Basis;
 use crate::operation::{Call, Declared, Example, Family, Owner, Receiver, Recorder, Signature};
+use geogen_kernels::coherent::Basis;
 
 pub struct PerlinNoise;
 

@@ -5,9 +5,9 @@ use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext
 use geogen_vm::{RuntimeError, Value};
 
 use crate::coordinates::Axis;
-use geogen_render::rows::for_each_row;
-use geogen_kernels::profile::profile_input;
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::profile::profile_input;
+use geogen_render::rows::for_each_row;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Projection {

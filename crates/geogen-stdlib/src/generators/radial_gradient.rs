@@ -7,9 +7,9 @@ use geogen_render::{
 };
 use geogen_vm::{RuntimeError, Value};
 
+use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 use geogen_kernels::coherent::Isa;
 use geogen_render::rows::for_each_row;
-use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct RadialGradient {

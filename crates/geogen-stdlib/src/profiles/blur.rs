@@ -4,8 +4,8 @@ use geogen_render::scale::scaled_distance;
 use geogen_render::{Bounds, Effect, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use geogen_kernels::blur::{box_blur_profile, scratch_bytes, Window};
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::blur::{box_blur_profile, scratch_bytes, Window};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProfileBlur {

@@ -6,8 +6,8 @@ use geogen_render::{
 };
 use geogen_vm::{RuntimeError, Value};
 
-use geogen_kernels::profile::{for_each_position, physical_interval};
 use crate::operation::{Along, Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::profile::{for_each_position, physical_interval};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProfileCrop {

@@ -5,8 +5,8 @@ use geogen_render::scale::to_logical;
 use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use geogen_kernels::profile::for_each_position;
 use crate::operation::{Along, Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::profile::for_each_position;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProfileFromArray {

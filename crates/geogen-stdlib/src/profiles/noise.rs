@@ -9,9 +9,9 @@ use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, Render
 use geogen_vm::{RuntimeError, Value};
 
 use super::flat::ProfileFlat;
+use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 use geogen_kernels::noise::{default_noise_layers, floor_i64, previous_multiple_inclusive, LayerField};
 use geogen_kernels::profile::for_each_position;
-use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 /// `HeightProfile.Noise` only records steps: a flat profile and one [`ProfileNoiseLayer`] per
 /// wavelength.

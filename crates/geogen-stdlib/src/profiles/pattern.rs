@@ -3,8 +3,8 @@
 use geogen_render::{Bounds, Effect, Interval, KernelContext, Object, ObjectKind, OpContext, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use geogen_kernels::profile::{for_each_position, physical_interval, profile_input};
 use crate::operation::{Along, Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::profile::{for_each_position, physical_interval, profile_input};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProfilePattern {

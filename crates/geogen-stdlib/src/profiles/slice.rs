@@ -8,8 +8,8 @@ use geogen_vm::{RuntimeError, Value};
 
 use crate::combiners::input;
 use crate::coordinates::Axis;
-use geogen_kernels::profile::for_each_position;
 use crate::operation::{Along, Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::profile::for_each_position;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProfileSlice {

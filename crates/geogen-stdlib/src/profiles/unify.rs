@@ -3,8 +3,8 @@
 use geogen_render::{Effect, KernelContext, Object, ObjectKind, Operation, RenderError};
 use geogen_vm::{RuntimeError, Value};
 
-use geogen_kernels::profile::{profile_input, profile_zip1};
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::profile::{profile_input, profile_zip1};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProfileUnify;

@@ -10,10 +10,10 @@ use geogen_render::{
 use geogen_vm::{RuntimeError, Value};
 
 use crate::generators::NoiseLayer;
+use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 use geogen_kernels::coherent::Isa;
 use geogen_kernels::noise::{add_noise_layer_on, displaced_by_layers, LayerField};
 use geogen_kernels::sample::{bilinear_many, displaced_positions, map_by_bands, prefetch_rows_ahead, BATCH};
-use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 /// Amplitude of the two displacement fields: the full height range (±1 is ±maximumDistance).
 const FIELD_AMPLITUDE: i32 = 32767;

@@ -6,9 +6,9 @@ use geogen_render::{
 };
 use geogen_vm::{RuntimeError, Value};
 
+use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 use geogen_kernels::coherent::Isa;
 use geogen_kernels::sample::{covering_rect, resample_separable};
-use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
 
 const FACTOR: Kind = Kind::Range { min: 0.1, max: 10.0, code: codes::GGE2714 };
 

@@ -10,10 +10,10 @@ use geogen_render::{
 use geogen_vm::{RuntimeError, Value};
 
 use crate::coordinates::Axis;
-use geogen_kernels::coherent::Isa;
-use geogen_render::rows::for_each_row;
-use geogen_kernels::profile::profile_input;
 use crate::operation::{Along, Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::coherent::Isa;
+use geogen_kernels::profile::profile_input;
+use geogen_render::rows::for_each_row;
 use geogen_render::rows::in_serial_mode;
 use rayon::prelude::*;
 
@@ -129,7 +129,10 @@ impl Declared for Shift {
         if distance < 0 {
             return Err(RuntimeError::new(
                 codes::GGE2309,
-                format!("argument 2 of `{}` (maxDistance) is {distance}, outside [0, 4294967295]", call.signature().name),
+                format!(
+                    "argument 2 of `{}` (maxDistance) is {distance}, outside [0, 4294967295]",
+                    call.signature().name
+                ),
             )
             .with_hint("the profile's sign moves rows or columns either way: give the distance as a positive number")
             .at_argument(1));

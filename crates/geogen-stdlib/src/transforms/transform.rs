@@ -13,10 +13,10 @@ use geogen_render::{
 };
 use geogen_vm::{RuntimeError, Value};
 
-use geogen_kernels::coherent::Isa;
-use geogen_kernels::sample::{covering_rect, resample_linear};
 use crate::operation::{Call, Declared, Example, Family, Owner, Param, Receiver, Recorder, Signature};
 use crate::util::n;
+use geogen_kernels::coherent::Isa;
+use geogen_kernels::sample::{covering_rect, resample_linear};
 
 /// The rendering step of every linear transform: output over its bounds B, each pixel sampled from
 /// the map at `inverse × p`.

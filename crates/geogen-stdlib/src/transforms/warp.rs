@@ -7,8 +7,8 @@ use geogen_vm::{RuntimeError, Value};
 
 use super::Distort;
 use crate::generators::coherent_noise::{noise_seed, CoherentNoise, FRACTION, LACUNARITY, OCTAVES, WAVELENGTH};
-use geogen_kernels::coherent::{Basis, Fractal, FractalKind};
 use crate::operation::{Call, Declared, Example, Family, Kind, Owner, Param, Receiver, Recorder, Signature};
+use geogen_kernels::coherent::{Basis, Fractal, FractalKind};
 
 pub struct Warp;
 
