@@ -472,6 +472,10 @@ async function start() {
   exportPane = setupExport($("export"), { api, state, session, log, logDiagnostics });
   slippy = new Slippy($("slippy"), {
     tileUrl, maxZoom: session.tiles.max_zoom, zoomScale1: session.tiles.zoom_scale_1,
+    bounds: () => ({
+      width: state.info && state.info.width.finite ? state.mapWidth : null,
+      height: state.info && state.info.height.finite ? state.mapHeight : null,
+    }),
     onCursor: (x, y) => { $("cursor").textContent = `x ${x.toFixed(1)}  y ${y.toFixed(1)}`; },
   });
   window.__studio = { state, slippy, get view() { return editor; }, lastHeights: () => heightsOf(selectedMap()) };

@@ -81,16 +81,24 @@ export async function selftest(studio) {
     const help = await until("the help panel", () => document.querySelector("dialog#help[open]"));
     check("F1 opens the help with the shortcuts", help.textContent.includes("Ctrl") && help.textContent.includes("save"));
     help.querySelector("button").click();
-    // Pan the map view.
+    // Pan the map view (the island is a finite 1000² map: 500² pixels at zoom 7, tiles 0 and 1).
     document.querySelector('#tabs button[data-tab="slippy"]').click();
     await sleep(100);
     const slippy = studio.slippy;
     const centre = [...slippy.center];
-    slippy.center = [centre[0] + 700, centre[1] + 300];
+    slippy.center = [centre[0] + 150, centre[1] + 90];
     slippy.update();
-    const imgs = () => [...document.querySelectorAll("#slippy img")];
+    const imgs = () => [...document.querySelectorAll("#slippy .tiles:not(.previous) img")];
+    const names = () => imgs().map((i) => i.src.split("?")[0].split("/tiles/")[1]);
     await until("tiles to load", () => imgs().length > 0 && imgs().every((i) => i.complete && i.naturalWidth === 256));
-    check("panned tiles loaded", imgs().length > 0, imgs().map((i) => i.src.split("?")[0].split("/tiles/")[1]).join(" "));
+    check("panned tiles loaded, only over the finite map", imgs().length > 0 && names().every((n) => /^main\/7\/[01]\/[01]\.png$/.test(n)), names().join(" "));
+    // Zoom in about a point: the old tiles stay, scaled, until the new ones are there.
+    const area = document.getElementById("slippy").getBoundingClientRect();
+    document.getElementById("slippy").dispatchEvent(new WheelEvent("wheel", { deltaY: -100, clientX: area.left + 100, clientY: area.top + 80, bubbles: true, cancelable: true }));
+    const kept = document.querySelector("#slippy .tiles.previous img");
+    check("on a zoom the old tiles stay, scaled, under the new", slippy.zoom === 8 && kept && document.querySelector("#slippy .tiles.previous").style.transform.includes("scale(2)"), `zoom ${slippy.zoom}`);
+    await until("the zoomed tiles to load", () => imgs().length > 0 && imgs().every((i) => i.complete) && !document.querySelector("#slippy .tiles.previous"));
+    check("the scaled tiles go once the new ones loaded", names().every((n) => /^main\/8\/[0-3]\/[0-3]\.png$/.test(n)), names().join(" "));
     // Step the debugger: start, a few instructions, a line (a variable appears), continue to the
     // end, then step the renderer and see the step's map load.
     document.querySelector('#tabs button[data-tab="debugger"]').click();
