@@ -93,16 +93,12 @@ impl GeoTransform {
 
 /// The COG of a surface's core: its heights in metres, georeferenced by `options`.
 pub(crate) fn encode(surface: &Surface<'_>, options: &ExportOptions) -> Result<Vec<u8>, ExportError> {
-    let (field, core) = (surface.field, surface.core);
+    let core = surface.core;
     let scale = options.scale.height_scale;
-    let mut metres = Vec::with_capacity(core.width as usize * core.height as usize);
-    for row in core.y..core.y + core.height {
-        let start = row as usize * field.width as usize + core.x as usize;
-        metres.extend(field.data[start..start + core.width as usize].iter().map(|&h| {
-            let h = f64::from(crate::quantize::sanitize(h));
-            (h * scale) as f32
-        }));
-    }
+    let metres = crate::export::core_heights(surface)
+        .iter()
+        .map(|&h| (f64::from(crate::quantize::sanitize(h)) * scale) as f32)
+        .collect();
     let corner = (surface.origin.0 + i64::from(core.x), surface.origin.1 + i64::from(core.y));
     let transform = GeoTransform::of(corner, options.scale.pixel_size, options.geo);
     write(core.width, core.height, metres, &transform)

@@ -118,7 +118,7 @@ pub(crate) fn encode_derived(
 }
 
 /// The core of a surface as its own contiguous heights (borrowed when the core is the field).
-fn core_heights<'a>(surface: &Surface<'a>) -> std::borrow::Cow<'a, [f32]> {
+pub(crate) fn core_heights<'a>(surface: &Surface<'a>) -> std::borrow::Cow<'a, [f32]> {
     let (field, core) = (surface.field, surface.core);
     if core.x == 0 && core.y == 0 && core.width == field.width && core.height == field.height {
         return std::borrow::Cow::Borrowed(field.data);
