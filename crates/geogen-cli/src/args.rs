@@ -304,6 +304,19 @@ pub struct StudioCmd {
     /// Memory for cached tiles, in MiB (0 keeps none).
     #[arg(long = "cache-mb", value_name = "MIB", default_value_t = 64)]
     pub cache_mb: u64,
+    /// Place the map on the Earth: its origin (map coordinate 0, 0) at `LON,LAT` in degrees. The
+    /// tiles are then Web Mercator's, as every web map asks for them (MapLibre, Leaflet,
+    /// OpenLayers), and the TileJSON gives the map's bounds and centre.
+    #[arg(long = "geo-origin", value_name = "LON,LAT", allow_hyphen_values = true)]
+    pub geo_origin: Option<String>,
+    /// Metres on the ground of one map unit at the --geo-origin: the zooms follow from it (the
+    /// deepest shows a map unit 8 tile pixels wide).
+    #[arg(long = "pixel-size", value_name = "M", default_value_t = 10.0, requires = "geo_origin")]
+    pub pixel_size: f64,
+    /// Metres of the height 1.0 in terrarium and terrain-rgb tiles (-1.0 is minus that) and, with
+    /// --geo-origin, in the hillshade. At most 30000 (Terrarium's range).
+    #[arg(long = "height-scale", value_name = "M", default_value_t = geogen_studio::DEFAULT_TILE_HEIGHT_SCALE)]
+    pub height_scale: f64,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -347,6 +360,19 @@ pub struct ServeCmd {
     /// Memory for cached tiles, in MiB (0 keeps none).
     #[arg(long = "cache-mb", value_name = "MIB", default_value_t = 64)]
     pub cache_mb: u64,
+    /// Place the map on the Earth: its origin (map coordinate 0, 0) at `LON,LAT` in degrees. The
+    /// tiles are then Web Mercator's, as every web map asks for them (MapLibre, Leaflet,
+    /// OpenLayers), and the TileJSON gives the map's bounds and centre.
+    #[arg(long = "geo-origin", value_name = "LON,LAT", allow_hyphen_values = true)]
+    pub geo_origin: Option<String>,
+    /// Metres on the ground of one map unit at the --geo-origin: the zooms follow from it (the
+    /// deepest shows a map unit 8 tile pixels wide).
+    #[arg(long = "pixel-size", value_name = "M", default_value_t = 10.0, requires = "geo_origin")]
+    pub pixel_size: f64,
+    /// Metres of the height 1.0 in terrarium and terrain-rgb tiles (-1.0 is minus that) and, with
+    /// --geo-origin, in the hillshade. At most 30000 (Terrarium's range).
+    #[arg(long = "height-scale", value_name = "M", default_value_t = geogen_studio::DEFAULT_TILE_HEIGHT_SCALE)]
+    pub height_scale: f64,
     #[command(flatten)]
     pub limits: LimitArgs,
 }

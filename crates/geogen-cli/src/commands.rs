@@ -179,6 +179,21 @@ fn studio(cmd: &crate::args::StudioCmd) -> Result<ExitCode, CliError> {
 
 fn serve(cmd: &crate::args::ServeCmd) -> Result<ExitCode, CliError> {
     refuse_height_slang(Some(&cmd.script), "serve")?;
+    let usage = |why: String| CliError::Usage(format!("{}: {why}", geogen::diag::codes::GGE4021));
+    if !(cmd.height_scale.is_finite() && cmd.height_scale > 0.0 && cmd.height_scale <= 30_000.0) {
+        return Err(usage(format!(
+            "--height-scale {} is not a number of metres from above 0 to 30000 (Terrarium tiles reach ±32768 m)",
+            cmd.height_scale
+        )));
+    }
+    let scheme = match &cmd.geo_origin {
+        None => geogen_studio::tiles::TileScheme::Plain,
+        Some(text) => {
+            let origin = crate::export::parse_geo_origin(text).map_err(usage)?;
+            geogen_studio::tiles::TileScheme::mercator(origin, cmd.pixel_size)
+                .map_err(|why| usage(format!("--pixel-size: {why}")))?
+        }
+    };
     let memory_limit =
         cmd.memory_limit.map(|mib| mib.saturating_mul(1 << 20)).unwrap_or_else(crate::render::default_memory_limit);
     let options = geogen_studio::StudioOptions {
@@ -192,6 +207,8 @@ fn serve(cmd: &crate::args::ServeCmd) -> Result<ExitCode, CliError> {
             seed: geogen_random::recognize_seed(&cmd.seed),
             parameters: cmd.params.clone(),
             map_size: cmd.map_size,
+            scheme,
+            height_scale: cmd.height_scale,
         },
         export_dir: geogen_studio::default_export_dir(Some(&cmd.script)),
         cache_bytes: cache_bytes(cmd.cache_mb)?,

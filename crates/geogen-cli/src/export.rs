@@ -83,6 +83,15 @@ fn bad(message: String) -> CliError {
     CliError::Usage(format!("{}: {message}", codes::GGE4021))
 }
 
+/// `--geo-origin LON,LAT`: where a map's origin lies on the Earth, in degrees.
+pub fn parse_geo_origin(text: &str) -> Result<geogen_io::cog::GeoOrigin, String> {
+    let parsed = text
+        .split_once(',')
+        .and_then(|(lon, lat)| Some((lon.trim().parse::<f64>().ok()?, lat.trim().parse::<f64>().ok()?)));
+    let (lon, lat) = parsed.ok_or_else(|| format!("--geo-origin takes LON,LAT in degrees, not `{text}`"))?;
+    geogen_io::cog::GeoOrigin::new(lon, lat).map_err(|why| format!("--geo-origin: {why}"))
+}
+
 /// `-1..0`, `0..0.5/0..30`, `@rock`: the layers and the maps they read (`geogen_io::engine`).
 fn parse_splat(text: &str) -> Result<(Vec<SplatLayer>, Vec<String>), CliError> {
     geogen_io::engine::parse_splat(text, |name| geogen::check_map_name(name).map_err(|why| why.to_string()))
@@ -106,17 +115,7 @@ impl Export {
             (None, Some(preset)) => preset.normal_convention(),
             (None, None) => NormalConvention::OpenGl,
         };
-        let geo = match &args.geo_origin {
-            None => None,
-            Some(text) => {
-                let parsed = text
-                    .split_once(',')
-                    .and_then(|(lon, lat)| Some((lon.trim().parse::<f64>().ok()?, lat.trim().parse::<f64>().ok()?)));
-                let (lon, lat) =
-                    parsed.ok_or_else(|| bad(format!("--geo-origin takes LON,LAT in degrees, not `{text}`")))?;
-                Some(geogen_io::cog::GeoOrigin::new(lon, lat).map_err(|why| bad(format!("--geo-origin: {why}")))?)
-            }
-        };
+        let geo = args.geo_origin.as_deref().map(parse_geo_origin).transpose().map_err(bad)?;
         let options = ExportOptions {
             geo,
             scale: TerrainScale { pixel_size: args.pixel_size, height_scale: args.height_scale },

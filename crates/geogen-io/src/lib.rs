@@ -43,6 +43,7 @@ mod atomic;
 pub mod cog;
 mod csv;
 mod deflate;
+pub mod dem;
 pub mod derived;
 mod encode;
 pub mod engine;

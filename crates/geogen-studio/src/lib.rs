@@ -108,13 +108,35 @@ pub enum Mode {
     TileServer,
 }
 
-/// The seed, parameters and map size tiles render with unless the request gives its own.
-#[derive(Clone, Debug, Default)]
+/// The seed, parameters and map size tiles render with unless the request gives its own, and where
+/// the tiles lie.
+#[derive(Clone, Debug)]
 pub struct TileDefaults {
     pub seed: u32,
     /// Script parameters; a request's `p.NAME` overrides one of the same name.
     pub parameters: Vec<(String, String)>,
     pub map_size: Option<(u32, u32)>,
+    /// Which map pixels each tile shows: the map's own scheme, or placed on the Earth.
+    pub scheme: tiles::TileScheme,
+    /// Metres of the height 1.0 in elevation tiles (Terrarium, Terrain-RGB) and, on a georeferenced
+    /// map, in the hillshade: [`DEFAULT_TILE_HEIGHT_SCALE`] unless set.
+    pub height_scale: f64,
+}
+
+/// Metres of the height 1.0 in elevation tiles unless set: the heights -1 to 1 become -1000 m to
+/// 1000 m.
+pub const DEFAULT_TILE_HEIGHT_SCALE: f64 = 1000.0;
+
+impl Default for TileDefaults {
+    fn default() -> Self {
+        TileDefaults {
+            seed: 0,
+            parameters: Vec::new(),
+            map_size: None,
+            scheme: tiles::TileScheme::Plain,
+            height_scale: DEFAULT_TILE_HEIGHT_SCALE,
+        }
+    }
 }
 
 /// The script the studio was opened with, as it is on disk.

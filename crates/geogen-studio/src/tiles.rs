@@ -1,20 +1,29 @@
-//! Tiles of the current script: `/tiles/{map}/{z}/{x}/{y}.png`, a slippy-map scheme whose zoom
-//! levels are render scales.
+//! Tiles of the current script: `/tiles/{map}/{z}/{x}/{y}.png`, and their TileJSON,
+//! `/tiles/{map}.json`.
 //!
-//! The scheme: tiles are [`TILE_SIZE`] pixels square; zoom `z` renders at scale `2^(z - 8)`, so
-//! zoom 8 is scale 1 (one pixel per map unit), zoom 7 shows twice as much of the world, zoom 0 is
-//! scale 1/256; zoom runs from 0 to [`MAX_ZOOM`] (scale 8). Tile `(x, y)` covers the physical
-//! pixels from `(256 x, 256 y)` to `(256 x + 255, 256 y + 255)` at that scale; the map's origin
-//! (map coordinate 0, 0) is the top-left corner of tile (0, 0) at every zoom, and x and y may be
-//! negative (infinite maps extend both ways). Pixels outside a finite map are transparent.
+//! Two schemes say which map pixels a tile shows ([`TileScheme`]):
+//!
+//! - The map's own (the default): tiles are [`TILE_SIZE`] pixels square; zoom `z` renders at scale
+//!   `2^(z - 8)`, so zoom 8 is scale 1 (one pixel per map unit), zoom 7 shows twice as much of the
+//!   world, zoom 0 is scale 1/256; zoom runs from 0 to [`MAX_ZOOM`] (scale 8). Tile `(x, y)` covers
+//!   the physical pixels from `(256 x, 256 y)` to `(256 x + 255, 256 y + 255)` at that scale; the
+//!   map's origin (map coordinate 0, 0) is the top-left corner of tile (0, 0) at every zoom, and x
+//!   and y may be negative (infinite maps extend both ways).
+//! - Georeferenced (`geogen serve --geo-origin LON,LAT --pixel-size M`): Web Mercator tiles as every
+//!   web map asks for them, the map's origin at that longitude and latitude, a map unit `M` metres
+//!   on the ground there; a zoom's scale is the map unit over the zoom's pixel size, and the zooms
+//!   are those whose scale lies from 1/256 to 8.
+//!
+//! Pixels outside a finite map are transparent; elevation tiles, which have no transparency, repeat
+//! the map's nearest edge pixel there.
 //!
 //! Query parameters: `kind` = `colored` (default), `hillshade`, `gray` (8-bit heights as
-//! `png8`), or `terrarium` (Mapzen's Terrarium elevation encoding, heights × 1000 as metres:
-//! `(R × 256 + G + B / 256) - 32768`), or `terrain-rgb` (Mapbox's Terrain-RGB, the same metres:
-//! `-10000 + (R × 65536 + G × 256 + B) × 0.1`, see [`terrain_rgb`]); `seed`; `map` = `WxH`, the map size of a finite script
-//! (default: its declared default, or 1000 clamped to its range); `p.NAME=VALUE` for each
-//! script parameter; `token`. Every tile is exact: it equals the same rectangle of a larger
-//! render (the hillshade is computed with a one-pixel margin so its edges are too).
+//! `png8`), `terrarium` (Mapzen's Terrarium elevation encoding) or `terrain-rgb` (Mapbox's
+//! Terrain-RGB), the elevations `h × height_scale` metres (1000 unless set; see
+//! [`geogen_io::dem`]); `seed`; `map` = `WxH`, the map size of a finite script (default: its
+//! declared default, or 1000 clamped to its range); `p.NAME=VALUE` for each script parameter;
+//! `token`. Every tile is exact: it equals the same rectangle of a larger render (the hillshade is
+//! computed with a one-pixel margin so its edges are too).
 
 use std::sync::Arc;
 
@@ -26,6 +35,8 @@ use axum::routing::get;
 use axum::Router;
 use geogen::diag::codes;
 use geogen::{Dimension, RenderConfig, RunSettings, Script};
+use geogen_io::cog::GeoOrigin;
+use geogen_io::dem::DemEncoding;
 
 use crate::api::{check_render_size, ApiError};
 use crate::Shared;
@@ -36,6 +47,129 @@ pub const TILE_SIZE: u32 = 256;
 pub const ZOOM_SCALE_1: u32 = 8;
 /// The deepest zoom (scale 2^(11-8) = 8, within the largest render scale, 10).
 pub const MAX_ZOOM: u32 = 11;
+/// The render scales a zoom may have: from a 256th (zoom 0 of the map's own scheme) to 8.
+const SCALE_RANGE: std::ops::RangeInclusive<f64> = (1.0 / 256.0)..=8.0;
+/// The deepest zoom a georeferenced scheme considers (web maps stop near 22-24).
+const MERCATOR_ZOOM_LIMIT: u32 = 24;
+/// Web Mercator's sphere.
+const EARTH_RADIUS: f64 = 6_378_137.0;
+/// Web Mercator metres from the world's west (or north) edge to its centre.
+const HALF_WORLD: f64 = std::f64::consts::PI * EARTH_RADIUS;
+
+/// Where tiles lie: which map pixels tile `z/x/y` shows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TileScheme {
+    /// The map's own scheme: zoom 8 is scale 1, tile (0, 0)'s top-left corner is the map's origin
+    /// at every zoom, and x and y may be negative. A web map shows it in the world's top-left
+    /// corner (85° N, 180° W).
+    Plain,
+    /// Web Mercator tiles as web maps ask for them (zoom `z` has `2^z` tiles a side over the
+    /// world): the map's origin lies at `origin`, one map unit is `pixel_size` metres on the ground
+    /// there (the map is a plane in Web Mercator, true to scale at its origin), so a zoom's render
+    /// scale is the map unit over the zoom's pixel size, in general not a power of two.
+    Mercator { origin: GeoOrigin, pixel_size: f64 },
+}
+
+impl TileScheme {
+    /// A georeferenced scheme, or why it cannot be one (a pixel size no zoom from 0 to 24 can show
+    /// at a render scale from 1/256 to 8).
+    pub fn mercator(origin: GeoOrigin, pixel_size: f64) -> Result<TileScheme, String> {
+        if !(pixel_size.is_finite() && pixel_size > 0.0) {
+            return Err(format!("the pixel size {pixel_size} is not a positive number of metres"));
+        }
+        let scheme = TileScheme::Mercator { origin, pixel_size };
+        match scheme.zooms() {
+            Some(_) => Ok(scheme),
+            None => Err(format!(
+                "a map unit of {pixel_size} m shows at no zoom from 0 to {MERCATOR_ZOOM_LIMIT} at a render scale from 1/256 to 8"
+            )),
+        }
+    }
+
+    /// Where the map sits in Web Mercator: the metres (x east, y north) of its origin and of one
+    /// map unit. The plain scheme puts the origin at the world's top-left corner and makes zoom 8's
+    /// pixel one map unit.
+    fn placement(&self) -> ((f64, f64), f64) {
+        match *self {
+            TileScheme::Plain => ((-HALF_WORLD, HALF_WORLD), mercator_pixel(ZOOM_SCALE_1)),
+            TileScheme::Mercator { origin, pixel_size } => (origin.mercator(), pixel_size * origin.mercator_scale()),
+        }
+    }
+
+    /// The zooms with tiles, shallowest and deepest; `None` when there are none.
+    pub fn zooms(&self) -> Option<(u32, u32)> {
+        match self {
+            TileScheme::Plain => Some((0, MAX_ZOOM)),
+            TileScheme::Mercator { .. } => {
+                let mut zooms = (0..=MERCATOR_ZOOM_LIMIT).filter(|&z| SCALE_RANGE.contains(&self.scale(z)));
+                let first = zooms.next()?;
+                Some((first, zooms.next_back().unwrap_or(first)))
+            }
+        }
+    }
+
+    /// The render scale of zoom `z`: physical pixels per map unit.
+    pub fn scale(&self, z: u32) -> f64 {
+        match self {
+            // Exactly a power of two, as it always was.
+            TileScheme::Plain => f64::powi(2.0, z as i32 - ZOOM_SCALE_1 as i32),
+            TileScheme::Mercator { .. } => self.placement().1 / mercator_pixel(z),
+        }
+    }
+
+    /// The physical pixel (at zoom `z`'s scale) of tile (0, 0)'s top-left corner. A georeferenced
+    /// origin rarely falls on a pixel's corner: it is rounded to the nearest, so at each zoom the
+    /// map lies within half a pixel of its place, and the tiles of a zoom stay seamless.
+    pub fn corner(&self, z: u32) -> (i64, i64) {
+        match self {
+            TileScheme::Plain => (0, 0),
+            TileScheme::Mercator { .. } => {
+                let ((x, y), _) = self.placement();
+                let pixel = mercator_pixel(z);
+                (-((x + HALF_WORLD) / pixel).round() as i64, -((HALF_WORLD - y) / pixel).round() as i64)
+            }
+        }
+    }
+
+    /// How many tiles a side zoom `z` has, for schemes bounded by the world.
+    fn tiles_per_side(&self, z: u32) -> Option<i64> {
+        match self {
+            TileScheme::Plain => None,
+            TileScheme::Mercator { .. } => Some(1i64 << z),
+        }
+    }
+
+    /// Longitude and latitude in degrees of map coordinate (`x`, `y`).
+    pub fn lon_lat(&self, x: f64, y: f64) -> (f64, f64) {
+        let ((ox, oy), unit) = self.placement();
+        let (mx, my) = (ox + x * unit, oy - y * unit);
+        let lon = (mx / EARTH_RADIUS).to_degrees();
+        let lat = libm::atan(libm::sinh(my / EARTH_RADIUS)).to_degrees();
+        (lon.clamp(-180.0, 180.0), lat.clamp(-GeoOrigin::MAX_LATITUDE, GeoOrigin::MAX_LATITUDE))
+    }
+
+    /// The zoom whose pixels are nearest to one map unit (scale 1), within the scheme's zooms.
+    pub fn native_zoom(&self) -> u32 {
+        let (first, last) = self.zooms().unwrap_or((0, 0));
+        (first..=last).min_by(|&a, &b| self.scale(a).log2().abs().total_cmp(&self.scale(b).log2().abs())).unwrap_or(0)
+    }
+
+    /// The options of the hillshade at zoom `z`: the true slope of a georeferenced map's terrain
+    /// (`height_scale` metres per unit of height), the studio's default terrain otherwise.
+    fn hillshade(&self, z: u32, height_scale: f64) -> geogen_io::HillshadeOptions {
+        match *self {
+            TileScheme::Plain => geogen_io::HillshadeOptions::for_render_scale(self.scale(z)),
+            TileScheme::Mercator { pixel_size, .. } => {
+                geogen_io::HillshadeOptions::for_terrain(pixel_size / self.scale(z), height_scale)
+            }
+        }
+    }
+}
+
+/// Web Mercator metres per pixel of a zoom-`z` tile (at the equator, as the projection measures).
+fn mercator_pixel(z: u32) -> f64 {
+    2.0 * HALF_WORLD / (f64::from(TILE_SIZE) * f64::powi(2.0, z as i32))
+}
 
 pub(crate) fn routes(state: Shared) -> Router {
     Router::new()
@@ -62,27 +196,43 @@ async fn tilejson(
     };
     // The query is a tile's: checked as one.
     let request = TileRequest::parse(map, "8", "0", "0.png", query.as_deref(), &state.options.tile_defaults)?;
-    let yields = state.current.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|c| c.script.info().maps);
-    if !yields.is_some_and(|maps| maps.iter().any(|m| m == map)) {
+    let script = state.current.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|c| Arc::clone(&c.script));
+    let Some(script) = script.filter(|s| s.info().maps.iter().any(|m| m == map)) else {
         return Err(not_found(format!("the script yields no map \"{}\"", map.chars().take(64).collect::<String>())));
-    }
+    };
     let name = state.document.lock().unwrap_or_else(|e| e.into_inner()).name.clone();
     // The Host the client used (checked against the names the server answers to).
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("localhost");
     let query = query.unwrap_or_default();
-    let encoding = match request.kind {
-        TileKind::Terrarium => Some("terrarium"),
-        TileKind::TerrainRgb => Some("mapbox"),
-        _ => None,
+    let encoding = request.kind.elevation().map(DemEncoding::web_name);
+    let scheme = request.scheme;
+    let (minzoom, maxzoom) = scheme.zooms().unwrap_or((0, 0));
+    let meta = script.info().metadata;
+    let size = match request.map_size {
+        Some(size) => Some(size),
+        None => default_size(&meta.width).zip(default_size(&meta.height)),
     };
+    // A finite map's corners, or the whole world an infinite one fills; the centre shows the map
+    // (or its origin) at the zoom of one pixel per map unit.
+    let (bounds, middle) = match size {
+        Some((w, h)) => {
+            let (west, north) = scheme.lon_lat(0.0, 0.0);
+            let (east, south) = scheme.lon_lat(f64::from(w), f64::from(h));
+            ([west, south, east, north], scheme.lon_lat(f64::from(w) / 2.0, f64::from(h) / 2.0))
+        }
+        None => ([-180.0, -GeoOrigin::MAX_LATITUDE, 180.0, GeoOrigin::MAX_LATITUDE], scheme.lon_lat(0.0, 0.0)),
+    };
+    let degrees = |v: f64| (v * 1e7).round() / 1e7;
     let mut json = serde_json::json!({
         "tilejson": "3.0.0",
         "name": format!("{name}: {map}"),
         "scheme": "xyz",
         "tiles": [format!("http://{host}/tiles/{map}/{{z}}/{{x}}/{{y}}.png?{query}")],
-        "minzoom": 0,
-        "maxzoom": MAX_ZOOM,
+        "minzoom": minzoom,
+        "maxzoom": maxzoom,
         "tileSize": TILE_SIZE,
+        "bounds": bounds.map(degrees),
+        "center": [degrees(middle.0), degrees(middle.1), scheme.native_zoom()],
     });
     if let Some(encoding) = encoding {
         json["encoding"] = serde_json::json!(encoding);
@@ -123,6 +273,15 @@ pub enum TileKind {
 }
 
 impl TileKind {
+    /// The encoding of an elevation tile.
+    fn elevation(self) -> Option<DemEncoding> {
+        match self {
+            TileKind::Terrarium => Some(DemEncoding::Terrarium),
+            TileKind::TerrainRgb => Some(DemEncoding::TerrainRgb),
+            _ => None,
+        }
+    }
+
     fn parse(text: &str) -> Option<TileKind> {
         Some(match text {
             "colored" => TileKind::Colored,
@@ -142,6 +301,10 @@ pub struct TileRequest {
     pub z: u32,
     pub x: i64,
     pub y: i64,
+    /// Where the tiles lie (the server's setting).
+    pub scheme: TileScheme,
+    /// Metres of the height 1.0 (the server's setting).
+    pub height_scale: f64,
     pub kind: TileKind,
     pub seed: u32,
     pub map_size: Option<(u32, u32)>,
@@ -183,19 +346,37 @@ impl TileRequest {
         query: Option<&str>,
         defaults: &crate::TileDefaults,
     ) -> Result<TileRequest, ApiError> {
-        let coordinates = "tile coordinates are integers: /tiles/{map}/{z}/{x}/{y}.png, z from 0 to 11 (8 is scale 1)";
-        let z: u32 = z.parse().map_err(|_| bad(format!("bad zoom `{z}`"), coordinates))?;
-        if z > MAX_ZOOM {
-            return Err(bad(format!("zoom {z} is beyond the deepest, {MAX_ZOOM}"), coordinates));
+        let (first, last) = defaults.scheme.zooms().unwrap_or((0, 0));
+        let coordinates = match defaults.scheme {
+            TileScheme::Plain => format!(
+                "tile coordinates are integers: /tiles/{{map}}/{{z}}/{{x}}/{{y}}.png, z from {first} to {last} ({ZOOM_SCALE_1} is scale 1)"
+            ),
+            TileScheme::Mercator { .. } => format!(
+                "tiles are Web Mercator's: /tiles/{{map}}/{{z}}/{{x}}/{{y}}.png, z from {first} to {last}, x and y from 0 to 2^z - 1"
+            ),
+        };
+        let z: u32 = z.parse().map_err(|_| bad(format!("bad zoom `{z}`"), &coordinates))?;
+        if !(first..=last).contains(&z) {
+            return Err(bad(format!("zoom {z} is outside this map's zooms, {first} to {last}"), &coordinates));
         }
-        let x: i64 = x.parse().map_err(|_| bad(format!("bad tile x `{x}`"), coordinates))?;
-        let y = y.strip_suffix(".png").ok_or_else(|| bad("a tile's name ends in .png", coordinates))?;
-        let y: i64 = y.parse().map_err(|_| bad(format!("bad tile y `{y}`"), coordinates))?;
+        let x: i64 = x.parse().map_err(|_| bad(format!("bad tile x `{x}`"), &coordinates))?;
+        let y = y.strip_suffix(".png").ok_or_else(|| bad("a tile's name ends in .png", &coordinates))?;
+        let y: i64 = y.parse().map_err(|_| bad(format!("bad tile y `{y}`"), &coordinates))?;
+        if let Some(side) = defaults.scheme.tiles_per_side(z) {
+            if !(0..side).contains(&x) || !(0..side).contains(&y) {
+                return Err(bad(
+                    format!("tile {z}/{x}/{y} is outside the world, whose zoom {z} has {side} tiles a side"),
+                    &coordinates,
+                ));
+            }
+        }
         let mut request = TileRequest {
             map: map.to_string(),
             z,
             x,
             y,
+            scheme: defaults.scheme,
+            height_scale: defaults.height_scale,
             kind: TileKind::Colored,
             seed: defaults.seed,
             map_size: defaults.map_size,
@@ -240,7 +421,14 @@ impl TileRequest {
 
     /// The render scale of the tile's zoom.
     pub fn scale(&self) -> f64 {
-        f64::powi(2.0, self.z as i32 - ZOOM_SCALE_1 as i32)
+        self.scheme.scale(self.z)
+    }
+
+    /// The physical pixel (at the tile's scale) of its top-left corner, if within 64 bits.
+    fn first_pixel(&self) -> Option<(i64, i64)> {
+        let (cx, cy) = self.scheme.corner(self.z);
+        let at = |t: i64, corner: i64| t.checked_mul(i64::from(TILE_SIZE))?.checked_add(corner);
+        Some((at(self.x, cx)?, at(self.y, cy)?))
     }
 }
 
@@ -267,9 +455,11 @@ pub fn render_tile(
 ) -> Result<Vec<u8>, ApiError> {
     let size = TILE_SIZE as i64;
     let margin = if request.kind == TileKind::Hillshade { 1 } else { 0 };
-    let origin = |t: i64| t.checked_mul(size).and_then(|o| o.checked_sub(margin));
-    let (Some(ox), Some(oy)) = (origin(request.x), origin(request.y)) else {
-        return Err(ApiError::bad_request(codes::GGE4003, "the tile lies outside the 32-bit coordinate range", None));
+    let outside = || ApiError::bad_request(codes::GGE4003, "the tile lies outside the 32-bit coordinate range", None);
+    // The tile's first pixel in physical coordinates; the render starts `margin` before it.
+    let (tx, ty) = request.first_pixel().ok_or_else(outside)?;
+    let (Some(ox), Some(oy)) = (tx.checked_sub(margin), ty.checked_sub(margin)) else {
+        return Err(outside());
     };
     let side = TILE_SIZE + 2 * margin as u32;
     check_render_size(side, side)?;
@@ -311,7 +501,7 @@ pub fn render_tile(
     let rect = map.rect();
     let (w, h) = (rect.width as usize, rect.height as usize);
     let shade = (request.kind == TileKind::Hillshade && w > 0 && h > 0).then(|| {
-        let options = geogen_io::HillshadeOptions::for_render_scale(request.scale());
+        let options = request.scheme.hillshade(request.z, request.height_scale);
         geogen_io::hillshade::hillshade(w, h, map.data(), &options)
     });
     let channels = match request.kind {
@@ -321,8 +511,22 @@ pub fn render_tile(
     };
     let n = TILE_SIZE as usize;
     let mut pixels = vec![0u8; n * n * channels];
-    // The tile's first pixel in physical coordinates, and where the render starts relative to it.
-    let (tx, ty) = (request.x * size, request.y * size);
+    if let Some(encoding) = request.kind.elevation() {
+        // Elevations have no transparency: beyond a finite map's edge a tile repeats the nearest
+        // edge pixel, so 3D terrain ends level instead of falling to the encoding's lowest metres.
+        if w > 0 && h > 0 {
+            let nearest = |first: i64, at: i64, len: usize| (first + at).clamp(0, len as i64 - 1) as usize;
+            for (py, line) in pixels.chunks_exact_mut(n * channels).enumerate() {
+                let row = nearest(ty - rect.y, py as i64, h);
+                for (px, out) in line.chunks_exact_mut(channels).enumerate() {
+                    let height = map.data()[row * w + nearest(tx - rect.x, px as i64, w)];
+                    out.copy_from_slice(&encoding.encode_height(height, request.height_scale));
+                }
+            }
+        }
+        return encode_png(&pixels, TILE_SIZE, channels)
+            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, e, None));
+    }
     for row in 0..h {
         let py = rect.y + row as i64 - ty;
         if !(0..size).contains(&py) {
@@ -347,28 +551,12 @@ pub fn render_tile(
                 TileKind::Hillshade => {
                     out.copy_from_slice(&[shade.as_ref().map_or(0, |s| s[row * w + col]), 255]);
                 }
-                TileKind::Terrarium => {
-                    // Metres: h × 1000, offset by 32768, in 1/256 m steps, rounded.
-                    let v =
-                        ((f64::from(geogen_io::quantize::sanitize(height)) * 1000.0 + 32768.0) * 256.0).round() as u32;
-                    out.copy_from_slice(&[(v >> 16) as u8, (v >> 8) as u8, v as u8]);
-                }
-                TileKind::TerrainRgb => out.copy_from_slice(&terrain_rgb(height)),
+                TileKind::Terrarium | TileKind::TerrainRgb => unreachable!("elevation tiles are made above"),
             }
         }
     }
     encode_png(&pixels, TILE_SIZE, channels)
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, e, None))
-}
-
-/// Mapbox Terrain-RGB of a height: metres `h × 1000` (as Terrarium), offset by 10000 m, in
-/// 0.1 m steps, rounded: `v = round((h × 1000 + 10000) × 10)`, `R = v / 65536`, `G = v / 256 mod
-/// 256`, `B = v mod 256`; a reader gets `-10000 + (R × 65536 + G × 256 + B) × 0.1` metres back,
-/// within 0.05 m. Heights are made safe first (NaN → 0, clamped to [-1, 1]), so `v` runs from
-/// 90000 to 110000.
-pub fn terrain_rgb(height: f32) -> [u8; 3] {
-    let v = ((f64::from(geogen_io::quantize::sanitize(height)) * 1000.0 + 10000.0) * 10.0).round() as u32;
-    [(v >> 16) as u8, (v >> 8) as u8, v as u8]
 }
 
 fn encode_png(pixels: &[u8], side: u32, channels: usize) -> Result<Vec<u8>, String> {
@@ -417,9 +605,12 @@ async fn tile(
         .split('&')
         .filter(|p| !p.starts_with("token=") && !p.starts_with("v="))
         .collect();
+    // The server's own settings too: a server started again with others must not have a browser
+    // keep the old tiles.
+    let settings = format!("{:?}", state.options.tile_defaults);
     let etag = format!(
         "\"{}\"",
-        &crate::sha256_hex(format!("{hash}/{map}/{z}/{x}/{y}?{}", without_token.join("&")).as_bytes())[..32]
+        &crate::sha256_hex(format!("{hash}/{map}/{z}/{x}/{y}?{}#{settings}", without_token.join("&")).as_bytes())[..32]
     );
     if headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()) == Some(etag.as_str()) {
         return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());

@@ -453,8 +453,12 @@ fn the_tile_server_serves_tiles_with_its_defaults_and_nothing_else() {
     let dunes = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/dunes.ggs"));
     let mut tile_options = options(Some(dunes.clone()));
     tile_options.mode = geogen_studio::Mode::TileServer;
-    tile_options.tile_defaults =
-        geogen_studio::TileDefaults { seed: 9, parameters: vec![("Wavelength".into(), "64".into())], map_size: None };
+    tile_options.tile_defaults = geogen_studio::TileDefaults {
+        seed: 9,
+        parameters: vec![("Wavelength".into(), "64".into())],
+        map_size: None,
+        ..Default::default()
+    };
     let server = start(tile_options);
     let with_defaults = server.get("/tiles/main/8/0/0.png?kind=gray");
     assert_eq!(with_defaults.status, 200);
@@ -667,9 +671,6 @@ fn terrain_rgb_tiles_decode_to_the_heights_of_a_render_within_a_tenth_of_a_metre
     }
     assert!(worst <= 0.05 + 1e-9, "off by {worst} m, more than half the 0.1 m step");
     assert!(heights.iter().any(|&h| h != heights[0]), "a tile with relief");
-    assert_eq!(geogen_studio::tiles::terrain_rgb(-1.0), [1, 95, 144], "v = 90000");
-    assert_eq!(geogen_studio::tiles::terrain_rgb(1.0), [1, 173, 176], "v = 110000");
-    assert_eq!(geogen_studio::tiles::terrain_rgb(f32::NAN), [1, 134, 160], "NaN is 0 m: v = 100000");
 }
 
 #[test]
@@ -953,4 +954,68 @@ fn a_map_s_tilejson_describes_its_tiles() {
     assert_eq!(server.get(&format!("/tiles/nothing.json?token={TOKEN}")).status, 404);
     assert_eq!(server.get(&format!("/tiles/main.json?token={TOKEN}&kind=sepia")).status, 400);
     assert_eq!(server.get_with("/tiles/main.json", &[]).status, 401);
+}
+
+/// On the Earth (`geogen serve --geo-origin`), tiles are Web Mercator's: the TileJSON gives the
+/// zooms that follow from the pixel size, the bounds and the centre; a tile equals the rectangle of
+/// a render at its zoom's scale placed by the origin's pixel; tiles outside the zooms or the world
+/// are refused; elevation tiles repeat a finite map's edge beyond it.
+#[test]
+fn georeferenced_tiles_lie_where_the_origin_puts_them() {
+    use geogen_studio::tiles::TileScheme;
+    let origin = geogen_io::cog::GeoOrigin::new(7.5, 46.0).unwrap();
+    let scheme = TileScheme::mercator(origin, 30.0).unwrap();
+    // A map unit of 30 m at 46° N is 43.19 Web Mercator metres: scale 1/256 to 8 is zooms 4 to 14.
+    assert_eq!(scheme.zooms(), Some((4, 14)));
+    assert_eq!(scheme.native_zoom(), 12, "scale 1.13 at zoom 12, 0.56 at 11");
+    assert!(TileScheme::mercator(origin, 1e-9).is_err(), "no zoom shows a nanometre");
+    let dunes = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/dunes.ggs"));
+    let mut settings = options(Some(dunes.clone()));
+    settings.tile_defaults.scheme = scheme;
+    let server = start(settings);
+
+    let json = server.get(&format!("/tiles/main.json?token={TOKEN}&kind=terrarium")).json();
+    assert_eq!((json["minzoom"].clone(), json["maxzoom"].clone()), (json!(4), json!(14)));
+    assert_eq!(json["bounds"], json!([-180.0, -85.0511288, 180.0, 85.0511288]), "an infinite map");
+    assert_eq!(json["center"], json!([7.5, 46.0, 12]), "an infinite map's origin");
+
+    // The tile holding the origin at zoom 12, against a render placed where the scheme says.
+    let z = 12;
+    let (cx, cy) = scheme.corner(z);
+    let (x, y) = ((-cx).div_euclid(256), (-cy).div_euclid(256));
+    let tile = server.get(&format!("/tiles/main/{z}/{x}/{y}.png?token={TOKEN}&kind=terrarium"));
+    assert_eq!(tile.status, 200, "{}", String::from_utf8_lossy(&tile.body));
+    let (_, _, _, rgb) = decode_png(&tile.body);
+    let script =
+        Script::compile("dunes.ggs", &std::fs::read_to_string(&dunes).unwrap(), &CompileOptions::default()).unwrap();
+    let heights = full_render(&script, "main", (x * 256 + cx, y * 256 + cy), 256, scheme.scale(z));
+    for (i, &h) in heights.iter().enumerate() {
+        let metres =
+            f64::from(rgb[3 * i]) * 256.0 + f64::from(rgb[3 * i + 1]) + f64::from(rgb[3 * i + 2]) / 256.0 - 32768.0;
+        assert!((metres - f64::from(h.clamp(-1.0, 1.0)) * 1000.0).abs() <= 1.0 / 512.0, "pixel {i}");
+    }
+    assert!(heights.iter().any(|&h| h != heights[0]), "a tile with relief");
+
+    for (path, why) in [("3/4/2", "zoom 3 is outside this map's zooms, 4 to 14"), ("12/4096/0", "outside the world")] {
+        let refused = server.get(&format!("/tiles/main/{path}.png?token={TOKEN}"));
+        assert_eq!(refused.status, 400);
+        assert!(String::from_utf8_lossy(&refused.body).contains(why), "{}", String::from_utf8_lossy(&refused.body));
+    }
+
+    // A finite map: its corners are its bounds, and beyond its edge elevations repeat the edge.
+    let mut settings = options(None);
+    settings.tile_defaults.scheme = scheme;
+    let island = start(settings);
+    let json = island.get(&format!("/tiles/main.json?token={TOKEN}")).json();
+    let bounds: Vec<f64> = json["bounds"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    // 1000 map units of 43.19 Mercator metres east of 7.5° E.
+    assert_eq!((bounds[0], bounds[3]), (7.5, 46.0));
+    assert!((bounds[2] - 7.887_952_7).abs() < 1e-6 && bounds[1] < 46.0, "{bounds:?}");
+    let tile = island.get(&format!("/tiles/main/{z}/{x}/{y}.png?token={TOKEN}&kind=terrarium"));
+    let (_, _, _, rgb) = decode_png(&tile.body);
+    let (ox, oy) = ((-cx - x * 256) as usize, (-cy - y * 256) as usize);
+    let pixel = |px: usize, py: usize| &rgb[3 * (py * 256 + px)..][..3];
+    assert!(ox > 0 && oy > 0, "the origin lies inside the tile, not on its edge");
+    assert_eq!(pixel(0, 0), pixel(ox, oy), "above and left of the map: its corner");
+    assert_eq!(pixel(ox + 5, 0), pixel(ox + 5, oy), "above the map: its top row");
 }

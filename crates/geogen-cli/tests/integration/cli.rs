@@ -1253,6 +1253,21 @@ fn pipes_height_slang_servers_and_busy_directories_are_refused_with_codes() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("Height-Slang") && !stderr(&o).contains("error: error["), "{}", stderr(&o));
 
+    // Placing a tile server on the Earth: every bad setting refused before it listens.
+    let island = write(dir.path(), "island.ggs", "yield HeightMap.Flat(0.5);");
+    for (args, why) in [
+        (&["--geo-origin", "7.5"][..], "LON,LAT"),
+        (&["--geo-origin", "7.5,89"], "outside Web Mercator"),
+        (&["--geo-origin", "7.5,46", "--pixel-size", "1e-9"], "no zoom"),
+        (&["--height-scale", "50000"], "30000"),
+    ] {
+        let o = geogen(&[&["serve", island.to_str().unwrap(), "--port", "0"][..], args].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("GGE4021") && stderr(&o).contains(why), "{args:?}: {}", stderr(&o));
+    }
+    let o = geogen(&["serve", island.to_str().unwrap(), "--port", "0", "--pixel-size", "30"]);
+    assert_eq!(o.status.code(), Some(2), "--pixel-size alone places nothing: {}", stderr(&o));
+
     // A directory another run holds: GGE4022.
     let out = dir.path().join("busy");
     std::fs::create_dir(&out).unwrap();
