@@ -3,7 +3,8 @@
 # (Debian's gdal-bin and python3-gdal, installed when missing). A render placed with
 # --geo-origin must be a valid cloud-optimised GeoTIFF in EPSG:3857 with the geotransform the
 # origin and pixel size give; its elevations must be the float render's heights × --height-scale;
-# the COGs of two neighbouring tiles of `geogen tiles` must meet edge to edge; one without
+# the COGs of two neighbouring tiles of `geogen tiles` must meet edge to edge, and `geogen
+# finish-tiles --cog` of their float tiles must equal the whole render's file; one without
 # --geo-origin must be in the map's own plane.
 # Usage: scripts/cog-test.sh [path/to/geogen]   (default: a debug build)
 set -euo pipefail
@@ -21,7 +22,9 @@ trap 'rm -rf "$work"' EXIT
 common=(examples/island.ggs --map-size 1200x900 --seed 7 --pixel-size 10 --height-scale 800 -q)
 "$geogen" render "${common[@]}" --size 1200x900 --format cog,tiff --geo-origin 7.65,45.97 -o "$work/geo"
 "$geogen" render "${common[@]}" --size 1200x900 --format cog -o "$work/plain"
-"$geogen" tiles "${common[@]}" --region 0,0,1200,900 --tile 600 --format cog --geo-origin 7.65,45.97 -o "$work/tiles"
+"$geogen" tiles "${common[@]}" --region 0,0,1200,900 --tile 600 --format cog,tiff --geo-origin 7.65,45.97 -o "$work/tiles"
+# One GeoTIFF of the whole tiled region, from the tiles' float heights.
+"$geogen" finish-tiles "$work/tiles" --cog "$work/finished.tif" --pixel-size 10 --height-scale 800 --geo-origin 7.65,45.97 -q
 /usr/bin/python3 - "$work" <<'PY'
 import array, math, subprocess, sys
 from osgeo import gdal
@@ -33,10 +36,13 @@ def check(name, ok, detail=""):
     if not ok: failures.append(name)
 
 validator = "/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_cloud_optimized_geotiff.py"
-for name in ["geo/main_cog.tif", "plain/main_cog.tif", "tiles/tile_0_0_main_cog.tif"]:
+for name in ["geo/main_cog.tif", "plain/main_cog.tif", "tiles/tile_0_0_main_cog.tif", "finished.tif"]:
     run = subprocess.run(["/usr/bin/python3", validator, f"{work}/{name}"], capture_output=True, text=True)
     check(f"{name} is a valid cloud-optimised GeoTIFF", run.returncode == 0 and "is a valid cloud optimized GeoTIFF" in run.stdout,
           (run.stdout + run.stderr).strip().splitlines()[0] if (run.stdout + run.stderr).strip() else "")
+
+check("finish-tiles --cog of the tiled region is the whole render's GeoTIFF, byte for byte",
+      open(f"{work}/finished.tif", "rb").read() == open(f"{work}/geo/main_cog.tif", "rb").read())
 
 geo = gdal.Open(f"{work}/geo/main_cog.tif")
 R = 6378137.0

@@ -220,6 +220,8 @@ pub struct TilesCmd {
 #[command(after_help = "Examples:
   geogen finish-tiles world                                  # check: every tile present and intact, one setting
   geogen finish-tiles world --xyz web --map main --format colored   # and write web/{z}/{x}/{y}.png
+  geogen finish-tiles world --pmtiles dem.pmtiles --format terrarium --height-scale 800   # 3D terrain for web maps
+  geogen finish-tiles world --cog world.tif --pixel-size 30 --geo-origin 7.5,46   # one GeoTIFF for GIS
 
 Exit status 0 when the directory is complete and consistent, 1 when it is not (each problem is
 listed), 2 when it cannot be read.")]
@@ -238,18 +240,43 @@ pub struct FinishTilesCmd {
     /// they are).
     #[arg(long, value_name = "KIND", default_value = "gzip", value_parser = ["gzip", "none"])]
     pub pmtiles_compression: String,
-    /// The map the tile set shows.
+    /// Also write the region's heights as one cloud-optimised GeoTIFF (float32 metres, tiled, with
+    /// overviews; georeferenced with --geo-origin), made from the tiles' heights (tiff, exr or
+    /// png16).
+    #[arg(long, value_name = "FILE")]
+    pub cog: Option<PathBuf>,
+    /// The map the tile set and GeoTIFF show.
     #[arg(long, value_name = "NAME", default_value = "main")]
     pub map: String,
-    /// The tiles the tile set is made from: colored, png8 or hillshade (8-bit previews).
+    /// What the tile set shows: colored, png8 or hillshade (the tiles' 8-bit previews), or
+    /// terrarium or terrain-rgb (elevations for web maps' 3D terrain, made from the tiles' heights:
+    /// tiff, exr or png16).
     #[arg(long, value_name = "FORMAT", default_value = "colored")]
     pub format: String,
-    /// Replace the --pmtiles archive if the file exists (without it an existing file is refused).
+    #[command(flatten)]
+    pub scale: FinishScaleArgs,
+    /// Replace the --pmtiles archive or --cog file if it exists (without it an existing file is
+    /// refused).
     #[arg(long)]
     pub force: bool,
     /// No summary.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// The metres of a finished tile set's elevations and GeoTIFF, as `geogen render` takes them.
+#[derive(Args, Debug)]
+pub struct FinishScaleArgs {
+    /// Metres between two pixels of the tiles (the GeoTIFF's pixel size).
+    #[arg(long = "pixel-size", value_name = "M", default_value_t = 1.0)]
+    pub pixel_size: f64,
+    /// Metres of the height 1.0 (-1.0 is minus that) in elevation tiles and the GeoTIFF.
+    #[arg(long = "height-scale", value_name = "M", default_value_t = 100.0)]
+    pub height_scale: f64,
+    /// Where the map's origin lies on the Earth, `LON,LAT` in degrees: the GeoTIFF is then in Web
+    /// Mercator (EPSG:3857), as `geogen render --format cog --geo-origin` places it.
+    #[arg(long = "geo-origin", value_name = "LON,LAT", allow_hyphen_values = true)]
+    pub geo_origin: Option<String>,
 }
 
 /// `I/N` (0 <= I < N) or `N` (the index comes from the environment).

@@ -14,6 +14,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use geogen_io::dem::DemEncoding;
 use geogen_io::Format;
 use rayon::prelude::*;
 
@@ -169,16 +170,40 @@ fn tile_problem(dir: &Path, tile: &Tile, formats: &[String], maps: &[String]) ->
     None
 }
 
+/// What the web tile set shows.
+#[derive(Clone, Copy, Debug)]
+enum TileSet {
+    /// The tiles' 8-bit previews in that format, as RGBA.
+    Preview(Format),
+    /// Elevations in metres from the tiles' heights, packed as web maps read terrain.
+    Elevation(DemEncoding),
+}
+
 pub fn finish_tiles(cmd: &FinishTilesCmd) -> Result<ExitCode, CliError> {
-    let source_format = match cmd.format.parse::<Format>() {
-        Ok(f @ (Format::Colored | Format::Png8 | Format::Hillshade)) => f,
+    let tile_set = match (cmd.format.parse::<Format>(), DemEncoding::parse(&cmd.format)) {
+        (Ok(f @ (Format::Colored | Format::Png8 | Format::Hillshade)), _) => TileSet::Preview(f),
+        (_, Some(encoding)) => TileSet::Elevation(encoding),
         _ => {
             return Err(CliError::Usage(format!(
-                "--format {} cannot make a web tile set: use colored, png8 or hillshade",
+                "--format {} cannot make a web tile set: use colored, png8, hillshade, terrarium or terrain-rgb",
                 cmd.format
             )))
         }
     };
+    let scale = &cmd.scale;
+    let positive = |x: f64| x.is_finite() && x > 0.0;
+    if !positive(scale.pixel_size) || !positive(scale.height_scale) {
+        return Err(CliError::Usage(format!(
+            "{}: --pixel-size and --height-scale must be positive numbers of metres",
+            geogen::diag::codes::GGE4021
+        )));
+    }
+    let geo = scale
+        .geo_origin
+        .as_deref()
+        .map(crate::export::parse_geo_origin)
+        .transpose()
+        .map_err(|why| CliError::Usage(format!("{}: {why}", geogen::diag::codes::GGE4021)))?;
     refuse_outputs(cmd)?;
     let check = check(&cmd.dir)?;
     if !check.problems.is_empty() {
@@ -206,14 +231,26 @@ pub fn finish_tiles(cmd: &FinishTilesCmd) -> Result<ExitCode, CliError> {
             shards.iter().map(u64::to_string).collect::<Vec<_>>().join("/")
         );
     }
-    if cmd.xyz.is_some() || cmd.pmtiles.is_some() {
-        if !check.maps.contains(&cmd.map) {
-            return Err(CliError::Usage(format!(
-                "the tiles hold no map \"{}\" (they hold {})",
-                cmd.map,
-                check.maps.join(", ")
-            )));
+    if (cmd.xyz.is_some() || cmd.pmtiles.is_some() || cmd.cog.is_some()) && !check.maps.contains(&cmd.map) {
+        return Err(CliError::Usage(format!(
+            "the tiles hold no map \"{}\" (they hold {})",
+            cmd.map,
+            check.maps.join(", ")
+        )));
+    }
+    if let Some(cog) = &cmd.cog {
+        let source = heights_source(&check)?;
+        let transform = geogen_io::cog::GeoTransform::of((check.region[0], check.region[1]), scale.pixel_size, geo);
+        write_cog(&cmd.dir, &check, &cmd.map, source, scale.height_scale, &transform, cog)?;
+        if !cmd.quiet {
+            eprintln!("wrote the cloud-optimised GeoTIFF {} from the {} tiles", cog.display(), source.name());
         }
+    }
+    if cmd.xyz.is_some() || cmd.pmtiles.is_some() {
+        let source_format = match tile_set {
+            TileSet::Preview(format) => format,
+            TileSet::Elevation(_) => heights_source(&check)?,
+        };
         if !check.formats.iter().any(|f| f == source_format.name()) {
             return Err(CliError::Usage(format!(
                 "the tiles were not written in {} (they are in {}); render them with --format {} too",
@@ -231,10 +268,15 @@ pub fn finish_tiles(cmd: &FinishTilesCmd) -> Result<ExitCode, CliError> {
             }
             (None, None) => unreachable!("checked above"),
         };
-        let written = write_xyz(&cmd.dir, &check, &cmd.map, source_format, &out);
+        let written = match tile_set {
+            TileSet::Preview(format) => write_xyz(&cmd.dir, &check, &cmd.map, format, &out),
+            TileSet::Elevation(encoding) => {
+                write_xyz_elevation(&cmd.dir, &check, &cmd.map, source_format, encoding, scale.height_scale, &out)
+            }
+        };
         let packed = written.and_then(|zooms| {
             if let Some(archive) = &cmd.pmtiles {
-                write_pmtiles(&out, zooms, &check, &cmd.map, archive, &cmd.pmtiles_compression)?;
+                write_pmtiles(&out, zooms, &check, &cmd.map, tile_set, archive, &cmd.pmtiles_compression)?;
             }
             Ok(zooms)
         });
@@ -259,7 +301,7 @@ pub fn finish_tiles(cmd: &FinishTilesCmd) -> Result<ExitCode, CliError> {
 /// `--force`, before any work.
 fn refuse_outputs(cmd: &FinishTilesCmd) -> Result<(), CliError> {
     let tiles = std::fs::canonicalize(&cmd.dir).unwrap_or_else(|_| cmd.dir.clone());
-    let outputs = [("--xyz", &cmd.xyz), ("--pmtiles", &cmd.pmtiles)];
+    let outputs = [("--xyz", &cmd.xyz), ("--pmtiles", &cmd.pmtiles), ("--cog", &cmd.cog)];
     for (flag, path) in outputs.iter().filter_map(|(flag, path)| Some((flag, path.as_ref()?))) {
         if resolved(path).starts_with(&tiles) {
             return Err(CliError::Usage(format!(
@@ -269,18 +311,16 @@ fn refuse_outputs(cmd: &FinishTilesCmd) -> Result<(), CliError> {
             )));
         }
     }
-    if let Some(archive) = &cmd.pmtiles {
-        match std::fs::symlink_metadata(archive) {
+    for (flag, file) in [("--pmtiles", &cmd.pmtiles), ("--cog", &cmd.cog)] {
+        let Some(file) = file else { continue };
+        match std::fs::symlink_metadata(file) {
             Ok(meta) if meta.is_dir() => {
-                return Err(CliError::Usage(format!(
-                    "--pmtiles `{}` is a directory; it names the archive file",
-                    archive.display()
-                )))
+                return Err(CliError::Usage(format!("{flag} `{}` is a directory; it names a file", file.display())))
             }
             Ok(_) if !cmd.force => {
                 return Err(CliError::Usage(format!(
-                    "--pmtiles `{}` exists; add --force to replace it, or name another file",
-                    archive.display()
+                    "{flag} `{}` exists; add --force to replace it, or name another file",
+                    file.display()
                 )))
             }
             _ => {}
@@ -481,6 +521,7 @@ fn write_pmtiles(
     zooms: u32,
     check: &Check,
     map: &str,
+    tile_set: TileSet,
     archive: &Path,
     compression: &str,
 ) -> Result<(), CliError> {
@@ -511,19 +552,236 @@ fn write_pmtiles(
         libm::atan(libm::sinh(k)).to_degrees()
     };
     let [_, _, width, height] = check.region;
+    let mut metadata = serde_json::json!({
+        "name": map,
+        "format": "png",
+        "type": "baselayer",
+        "description": format!("geogen tiles of the map \"{map}\", region {:?}", check.region),
+    });
+    if let TileSet::Elevation(encoding) = tile_set {
+        // The key MapLibre's PMTiles protocol reads to decode a raster-dem source.
+        metadata["encoding"] = serde_json::json!(encoding.web_name());
+    }
     let description = crate::pmtiles::Description {
         min_zoom: 0,
         max_zoom: (zooms - 1) as u8,
         bounds: [lon(0.0), lat(height as f64), lon(width as f64), lat(0.0)],
-        metadata: serde_json::json!({
-            "name": map,
-            "format": "png",
-            "type": "baselayer",
-            "description": format!("geogen tiles of the map \"{map}\", region {:?}", check.region),
-        }),
+        metadata,
     };
     let compression =
         if compression == "none" { crate::pmtiles::Compression::None } else { crate::pmtiles::Compression::Gzip };
     let bytes = crate::pmtiles::archive(tiles, &description, compression);
     geogen_io::write_bytes(archive, &bytes).map_err(CliError::from)
+}
+
+/// The format of the tiles' heights an elevation tile set or GeoTIFF is made from: the float TIFF,
+/// else the OpenEXR, else the 16-bit PNG (quantised: within 1/65534 of the height range).
+fn heights_source(check: &Check) -> Result<Format, CliError> {
+    [Format::Tiff32, Format::Exr, Format::Png16]
+        .into_iter()
+        .find(|f| check.formats.iter().any(|name| name == f.name()))
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "elevations are made from the tiles' heights, and they hold none (they are in {}); render them with --format tiff too",
+                check.formats.join(", ")
+            ))
+        })
+}
+
+/// The heights of one source tile.
+fn read_tile_heights(path: &Path) -> Result<geogen_io::read::InputHeights, CliError> {
+    geogen_io::read::read_heights(path, None, &geogen_io::read::InputLimits::default())
+        .map_err(|e| CliError::Usage(format!("{}: {e}", geogen::diag::codes::GGE4024)))
+}
+
+/// The heights of the region's rows `y0..y1` (relative to the region), its full width, from the
+/// source tiles that hold them.
+fn heights_of_rows(
+    dir: &Path,
+    check: &Check,
+    map: &str,
+    source: Format,
+    (y0, y1): (usize, usize),
+) -> Result<Vec<f32>, CliError> {
+    let [rx, ry, rw, rh] = check.region;
+    let grid = TileGrid { x: rx, y: ry, width: rw as u32, height: rh as u32, side: check.tile };
+    let side = check.tile.max(1) as usize;
+    let columns = grid.count() / u64::from(grid.height).div_ceil(u64::from(grid.side)).max(1);
+    let width = rw as usize;
+    let indices: Vec<u64> = ((y0 / side) as u64..=((y1 - 1) / side) as u64)
+        .flat_map(|row| (0..columns).map(move |col| row * columns + col))
+        .collect();
+    let sources: Vec<(geogen_io::read::InputHeights, i64, i64)> = indices
+        .into_par_iter()
+        .filter_map(|index| source_file(dir, &grid, index, map, source))
+        .map(|(path, x, y)| read_tile_heights(&path).map(|heights| (heights, x - rx, y - ry)))
+        .collect::<Result<_, _>>()?;
+    let mut rows = vec![0f32; width * (y1 - y0)];
+    for (tile, sx, sy) in &sources {
+        let tile_width = tile.width as usize;
+        for (row, line) in tile.data.chunks_exact(tile_width.max(1)).enumerate() {
+            let y = sy + row as i64;
+            if !(y0 as i64..y1 as i64).contains(&y) {
+                continue;
+            }
+            // The part of the line within the region's columns.
+            let first = (-sx).clamp(0, tile_width as i64) as usize;
+            let last = (width as i64 - sx).clamp(0, tile_width as i64) as usize;
+            if first < last {
+                let at = (y as usize - y0) * width + (sx + first as i64) as usize;
+                rows[at..at + last - first].copy_from_slice(&line[first..last]);
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// The deepest zoom of a web tile set of a `width × height` region: the smallest whose 2^z tiles
+/// a side hold it.
+fn deepest_zoom(width: i64, height: i64) -> u32 {
+    let side = width.max(height) as u64;
+    let mut zoom = 0u32;
+    while (XYZ_TILE as u64) << zoom < side {
+        zoom += 1;
+    }
+    zoom
+}
+
+fn encode_rgb(pixels: &[u8], path: &Path) -> Result<(), CliError> {
+    let mut bytes = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut bytes, XYZ_TILE as u32, XYZ_TILE as u32);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder.set_compression(png::Compression::Fast);
+        let mut writer = encoder.write_header().map_err(|e| CliError::Usage(e.to_string()))?;
+        writer.write_image_data(pixels).map_err(|e| CliError::Usage(e.to_string()))?;
+    }
+    geogen_io::write_bytes(path, &bytes).map_err(CliError::from)
+}
+
+/// An elevation tile written above, read back as metres.
+fn decode_elevation(path: &Path, encoding: DemEncoding) -> Result<Vec<f64>, CliError> {
+    let image = decode_rgba_any(path)?;
+    if image.data.len() != XYZ_TILE * XYZ_TILE * 3 {
+        return Err(cannot_read(path, "not an RGB elevation tile of 256 × 256 pixels"));
+    }
+    Ok(image.data.chunks_exact(3).map(|p| encoding.decode([p[0], p[1], p[2]])).collect())
+}
+
+/// Writes an elevation tile set (RGB PNG, `encoding`) of the region's heights at `height_scale`
+/// metres per unit, laid out as [`write_xyz`] lays out previews; returns the number of zoom
+/// levels. Elevations have no transparency: beyond the region each tile repeats its nearest edge
+/// pixel, so 3D terrain ends level. A shallower zoom's pixel is the mean of the four below it.
+fn write_xyz_elevation(
+    dir: &Path,
+    check: &Check,
+    map: &str,
+    source: Format,
+    encoding: DemEncoding,
+    height_scale: f64,
+    out: &Path,
+) -> Result<u32, CliError> {
+    let [_, _, rw, rh] = check.region;
+    let (width, height) = (rw as usize, rh as usize);
+    let zmax = deepest_zoom(rw, rh);
+    let mkdir = |p: &Path| {
+        std::fs::create_dir_all(p).map_err(|e| CliError::Usage(format!("cannot create `{}`: {e}", p.display())))
+    };
+    let tile_path = |z: u32, x: usize, y: usize| out.join(z.to_string()).join(x.to_string()).join(format!("{y}.png"));
+    for ty in 0..height.div_ceil(XYZ_TILE) {
+        let (y0, y1) = (ty * XYZ_TILE, ((ty + 1) * XYZ_TILE).min(height));
+        let rows = heights_of_rows(dir, check, map, source, (y0, y1))?;
+        (0..width.div_ceil(XYZ_TILE)).into_par_iter().try_for_each(|tx| {
+            let mut pixels = vec![0u8; XYZ_TILE * XYZ_TILE * 3];
+            for (py, line) in pixels.chunks_exact_mut(XYZ_TILE * 3).enumerate() {
+                let y = (y0 + py).min(y1 - 1) - y0;
+                for (px, pixel) in line.chunks_exact_mut(3).enumerate() {
+                    let x = (tx * XYZ_TILE + px).min(width - 1);
+                    pixel.copy_from_slice(&encoding.encode_height(rows[y * width + x], height_scale));
+                }
+            }
+            let path = tile_path(zmax, tx, ty);
+            mkdir(path.parent().unwrap_or(out))?;
+            encode_rgb(&pixels, &path)
+        })?;
+    }
+    for z in (0..zmax).rev() {
+        // The region's pixels at this zoom and the one below (rounded up), and its tiles.
+        let extent = |zoom: u32| {
+            let shift = zmax - zoom;
+            (width.div_ceil(1 << shift), height.div_ceil(1 << shift))
+        };
+        let ((vw, vh), (cw, ch)) = (extent(z), extent(z + 1));
+        let across = vw.div_ceil(XYZ_TILE);
+        (0..across * vh.div_ceil(XYZ_TILE)).into_par_iter().try_for_each(|i| {
+            let (tx, ty) = (i % across, i / across);
+            let mut children: [Option<Vec<f64>>; 4] = Default::default();
+            for (k, child) in children.iter_mut().enumerate() {
+                let path = tile_path(z + 1, 2 * tx + k % 2, 2 * ty + k / 2);
+                if path.exists() {
+                    *child = Some(decode_elevation(&path, encoding)?);
+                }
+            }
+            let metres_at = |cx: usize, cy: usize| -> Result<f64, CliError> {
+                let k = (cy / XYZ_TILE - 2 * ty) * 2 + (cx / XYZ_TILE - 2 * tx);
+                let child = children[k].as_ref().ok_or_else(|| {
+                    CliError::Usage(format!("the tile {}/{}/{} is missing", z + 1, cx / XYZ_TILE, cy / XYZ_TILE))
+                })?;
+                Ok(child[(cy % XYZ_TILE) * XYZ_TILE + cx % XYZ_TILE])
+            };
+            let mut pixels = vec![0u8; XYZ_TILE * XYZ_TILE * 3];
+            for (py, line) in pixels.chunks_exact_mut(XYZ_TILE * 3).enumerate() {
+                let y = (ty * XYZ_TILE + py).min(vh - 1);
+                for (px, pixel) in line.chunks_exact_mut(3).enumerate() {
+                    let x = (tx * XYZ_TILE + px).min(vw - 1);
+                    let mut sum = 0.0;
+                    for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                        sum += metres_at((2 * x + dx).min(cw - 1), (2 * y + dy).min(ch - 1))?;
+                    }
+                    pixel.copy_from_slice(&encoding.encode(sum / 4.0));
+                }
+            }
+            let path = tile_path(z, tx, ty);
+            mkdir(path.parent().unwrap_or(out))?;
+            encode_rgb(&pixels, &path)
+        })?;
+    }
+    Ok(zmax + 1)
+}
+
+/// Writes the region's heights as one cloud-optimised GeoTIFF (float32 metres, tiled, with
+/// overviews), placed by `transform`. The whole region is held in memory, so it is refused beyond
+/// the memory limit (and, as every GeoTIFF geogen writes, beyond 4 GiB).
+fn write_cog(
+    dir: &Path,
+    check: &Check,
+    map: &str,
+    source: Format,
+    height_scale: f64,
+    transform: &geogen_io::cog::GeoTransform,
+    path: &Path,
+) -> Result<(), CliError> {
+    let [_, _, rw, rh] = check.region;
+    let (width, height) = (rw as usize, rh as usize);
+    // The heights, the metres, the overviews (a third more) and the file.
+    let needed = (width as u64) * (height as u64) * 4 * 4;
+    let limit = crate::render::default_memory_limit();
+    if needed > limit {
+        return Err(CliError::Usage(format!(
+            "{}: a GeoTIFF of the {width} × {height} region needs about {} MiB, more than the memory limit of {} MiB; \
+             write an XYZ tile set instead, or tile the region in parts",
+            geogen::diag::codes::GGE4003,
+            needed >> 20,
+            limit >> 20
+        )));
+    }
+    let mut metres = Vec::with_capacity(width * height);
+    for band in (0..height).step_by(XYZ_TILE) {
+        let rows = heights_of_rows(dir, check, map, source, (band, (band + XYZ_TILE).min(height)))?;
+        metres.extend(rows.iter().map(|&h| (f64::from(geogen_io::quantize::sanitize(h)) * height_scale) as f32));
+    }
+    let bytes = geogen_io::cog::encode_metres(rw as u32, rh as u32, metres, transform)
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    geogen_io::write_bytes(path, &bytes).map_err(CliError::from)
 }

@@ -101,7 +101,7 @@ pub(crate) fn encode(surface: &Surface<'_>, options: &ExportOptions) -> Result<V
         .collect();
     let corner = (surface.origin.0 + i64::from(core.x), surface.origin.1 + i64::from(core.y));
     let transform = GeoTransform::of(corner, options.scale.pixel_size, options.geo);
-    write(core.width, core.height, metres, &transform)
+    encode_metres(core.width, core.height, metres, &transform)
 }
 
 /// One image of the file: the full one or an overview.
@@ -216,8 +216,13 @@ fn directory_len(n: usize) -> u64 {
     2 + 12 * n as u64 + 4
 }
 
-/// The whole file of a `width × height` image of `metres`.
-fn write(width: u32, height: u32, metres: Vec<f32>, transform: &GeoTransform) -> Result<Vec<u8>, ExportError> {
+/// The whole file of a `width × height` image of `metres` (row-major), placed by `transform`.
+pub fn encode_metres(
+    width: u32,
+    height: u32,
+    metres: Vec<f32>,
+    transform: &GeoTransform,
+) -> Result<Vec<u8>, ExportError> {
     let mut images = vec![Image { width: u64::from(width), height: u64::from(height), data: metres }];
     while images.last().is_some_and(|i| i.width > TILE || i.height > TILE) {
         let next = images.last().map(Image::halved);
@@ -316,7 +321,7 @@ mod tests {
     fn the_full_image_reads_back_and_overviews_halve_down_to_a_tile() {
         let (w, h) = (1300u32, 700u32);
         let metres: Vec<f32> = (0..w * h).map(|i| ((i % w) as f32 * 0.5) - (i / w) as f32).collect();
-        let bytes = write(w, h, metres.clone(), &GeoTransform::of((0, 0), 2.0, None)).unwrap();
+        let bytes = encode_metres(w, h, metres.clone(), &GeoTransform::of((0, 0), 2.0, None)).unwrap();
         let (rw, rh, data, images) = read(&bytes);
         assert_eq!((rw, rh), (w, h));
         assert_eq!(data, metres);

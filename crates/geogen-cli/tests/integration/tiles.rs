@@ -446,6 +446,12 @@ fn shards_running_at_once_write_the_tiles_of_one_run_and_finish_checks_them() {
     assert_eq!(&std::fs::read(&alone).unwrap()[..7], b"PMTiles");
     let o = finish(&["finish-tiles", &one]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // Elevations and GeoTIFFs are made from heights, which 16-bit raw tiles of unknown size are not.
+    for args in [&["--xyz", &web, "--format", "terrarium"][..], &["--cog", &setup.dir("one.tif")]] {
+        let o = finish(&[&["finish-tiles", &one][..], args].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("--format tiff too"), "{}", stderr(&o));
+    }
 
     // A shard without its index, or with an index past the count, is refused.
     let o = Command::new(env!("CARGO_BIN_EXE_geogen"))
@@ -465,6 +471,36 @@ fn shards_running_at_once_write_the_tiles_of_one_run_and_finish_checks_them() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains(&victim), "{}", stderr(&o));
     assert!(stderr(&o).contains("have not finished: 2"), "{}", stderr(&o));
+}
+
+/// From float tiles, `finish-tiles` writes Terrarium tiles (RGB, every zoom) and one GeoTIFF of the
+/// region; an existing GeoTIFF is replaced only with --force, and none is written into the tiles.
+#[test]
+fn elevation_tile_sets_and_geotiffs_come_from_the_tiles_heights() {
+    let setup = setup();
+    let (dir, dem, cog) = (setup.dir("heights"), setup.dir("dem"), setup.dir("region.tif"));
+    let o = setup.run(&dir, &["--format", "tiff", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let finish = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_geogen")).args(args).output().unwrap();
+    let o = finish(&["finish-tiles", &dir, "--xyz", &dem, "--format", "terrarium", "--cog", &cog, "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let tiles = xyz_tiles(Path::new(&dem));
+    assert!(tiles.contains_key(&(0, 0, 0)), "{:?}", tiles.keys().collect::<Vec<_>>());
+    for bytes in tiles.values() {
+        let info = png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap().info().clone();
+        assert_eq!((info.width, info.color_type), (256, png::ColorType::Rgb), "elevations have no alpha");
+    }
+    assert_eq!(&std::fs::read(&cog).unwrap()[..4], b"II*\0", "a little-endian TIFF");
+    std::fs::write(&cog, b"mine").unwrap();
+    let o = finish(&["finish-tiles", &dir, "--cog", &cog]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&cog).unwrap(), b"mine");
+    let inside = format!("{dir}/region.tif");
+    let o = finish(&["finish-tiles", &dir, "--cog", &inside]);
+    assert!(o.status.code() == Some(2) && stderr(&o).contains("inside the tiles directory"), "{}", stderr(&o));
+    let o = finish(&["finish-tiles", &dir, "--xyz", &dem, "--format", "sepia"]);
+    assert!(o.status.code() == Some(2) && stderr(&o).contains("terrarium or terrain-rgb"), "{}", stderr(&o));
 }
 
 /// Every `z/x/y.png` below `dir`.
