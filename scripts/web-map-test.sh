@@ -32,7 +32,7 @@ trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
 "$geogen" serve examples/island.ggs --port 0 --geo-origin 7.5,46.0 --pixel-size 30 >"$work/serve.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 50); do grep -q http "$work/serve.log" && break; sleep 0.1; done
-template=$(grep -o 'http://[^ ]*' "$work/serve.log")
+template=$(grep -o 'http://[^ ]*' "$work/serve.log" | head -1)
 tiles=${template%%/tiles/*}
 token=${template##*token=}
 # The page, pointing at the local copy of MapLibre instead of unpkg.

@@ -218,6 +218,7 @@ fn serve(cmd: &crate::args::ServeCmd) -> Result<ExitCode, CliError> {
     warn_if_reachable(cmd.host, "the tile server");
     geogen_studio::run(options, |server| {
         report::outln(&format!("serving tiles of {}: {}", cmd.script.display(), server.tile_template()));
+        report::outln(&format!("their TileJSON (for web maps' sources): {}", server.tile_json()));
         eprintln!("(docs/studio.md describes the tile scheme; Ctrl-C stops it)");
     })
     .map_err(server_error)?;

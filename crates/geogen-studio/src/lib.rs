@@ -240,6 +240,11 @@ impl Studio {
         format!("http://{}/tiles/main/{{z}}/{{x}}/{{y}}.png?token={}", self.address, self.token)
     }
 
+    /// The TileJSON of the map `main`'s tiles, token included.
+    pub fn tile_json(&self) -> String {
+        format!("http://{}/tiles/main.json?token={}", self.address, self.token)
+    }
+
     /// Serves until the process ends: at most [`MAX_CONNECTIONS`] connections at once, each
     /// closed when it sends no complete request head within the read timeout (idle, or
     /// trickling its headers) or no complete body ([`read_body_in_time`]).
