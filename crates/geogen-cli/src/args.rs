@@ -321,6 +321,10 @@ pub struct StudioCmd {
     /// other machines reach this one by. Requests naming any other host are refused.
     #[arg(long = "allowed-host", value_name = "NAME")]
     pub allowed_hosts: Vec<String>,
+    /// Only pages of this origin (`https://maps.example.org`, repeatable) may read the tiles;
+    /// without it, pages of any origin may (the token still guards every tile).
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub tile_origins: Vec<String>,
     /// Memory each render may use, in MiB (default: a quarter of this machine's memory).
     #[arg(long = "memory-limit", value_name = "MIB")]
     pub memory_limit: Option<u64>,
@@ -331,19 +335,6 @@ pub struct StudioCmd {
     /// Memory for cached tiles, in MiB (0 keeps none).
     #[arg(long = "cache-mb", value_name = "MIB", default_value_t = 64)]
     pub cache_mb: u64,
-    /// Place the map on the Earth: its origin (map coordinate 0, 0) at `LON,LAT` in degrees. The
-    /// tiles are then Web Mercator's, as every web map asks for them (MapLibre, Leaflet,
-    /// OpenLayers), and the TileJSON gives the map's bounds and centre.
-    #[arg(long = "geo-origin", value_name = "LON,LAT", allow_hyphen_values = true)]
-    pub geo_origin: Option<String>,
-    /// Metres on the ground of one map unit at the --geo-origin: the zooms follow from it (the
-    /// deepest shows a map unit 8 tile pixels wide).
-    #[arg(long = "pixel-size", value_name = "M", default_value_t = 10.0, requires = "geo_origin")]
-    pub pixel_size: f64,
-    /// Metres of the height 1.0 in terrarium and terrain-rgb tiles (-1.0 is minus that) and, with
-    /// --geo-origin, in the hillshade. At most 30000 (Terrarium's range).
-    #[arg(long = "height-scale", value_name = "M", default_value_t = geogen_studio::DEFAULT_TILE_HEIGHT_SCALE)]
-    pub height_scale: f64,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -400,6 +391,10 @@ pub struct ServeCmd {
     /// --geo-origin, in the hillshade. At most 30000 (Terrarium's range).
     #[arg(long = "height-scale", value_name = "M", default_value_t = geogen_studio::DEFAULT_TILE_HEIGHT_SCALE)]
     pub height_scale: f64,
+    /// Only pages of this origin (`https://maps.example.org`, repeatable) may read the tiles;
+    /// without it, pages of any origin may (the token still guards every tile).
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub tile_origins: Vec<String>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }

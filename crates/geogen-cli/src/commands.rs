@@ -167,6 +167,7 @@ fn studio(cmd: &crate::args::StudioCmd) -> Result<ExitCode, CliError> {
         cache_bytes: cache_bytes(cmd.cache_mb)?,
         allowed_hosts: cmd.allowed_hosts.clone(),
         read_timeout: geogen_studio::DEFAULT_READ_TIMEOUT,
+        tile_origins: cmd.tile_origins.clone(),
     };
     warn_if_reachable(cmd.host, "the studio");
     geogen_studio::run(options, |studio| {
@@ -214,6 +215,7 @@ fn serve(cmd: &crate::args::ServeCmd) -> Result<ExitCode, CliError> {
         cache_bytes: cache_bytes(cmd.cache_mb)?,
         allowed_hosts: cmd.allowed_hosts.clone(),
         read_timeout: geogen_studio::DEFAULT_READ_TIMEOUT,
+        tile_origins: cmd.tile_origins.clone(),
     };
     warn_if_reachable(cmd.host, "the tile server");
     geogen_studio::run(options, |server| {

@@ -54,6 +54,7 @@ fn main() {
         cache_bytes: geogen_studio::DEFAULT_CACHE_BYTES,
         allowed_hosts: Vec::new(),
         read_timeout: geogen_studio::DEFAULT_READ_TIMEOUT,
+        tile_origins: Vec::new(),
     };
     let studio = runtime.block_on(Studio::bind(options)).unwrap();
     let address = studio.address;

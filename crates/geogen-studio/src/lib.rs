@@ -76,6 +76,9 @@ pub struct StudioOptions {
     /// How long a client may take to send a request's head, or its body, and how long a
     /// connection may stay idle between requests; [`DEFAULT_READ_TIMEOUT`] by default.
     pub read_timeout: std::time::Duration,
+    /// The web page origins (`https://maps.example.org`) whose pages may read the tiles; empty:
+    /// any page's. The studio's API is never readable by other pages.
+    pub tile_origins: Vec<String>,
 }
 
 /// How long a client may take to send a request's head or body, or stay idle: long enough for a

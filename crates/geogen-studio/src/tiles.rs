@@ -177,7 +177,7 @@ pub(crate) fn routes(state: Shared) -> Router {
         .route("/tiles/{file}", get(tilejson))
         .layer(middleware::from_fn_with_state(state.clone(), crate::api::require_token))
         // Outside the token check: a browser's preflight carries no token.
-        .layer(middleware::from_fn(allow_other_origins))
+        .layer(middleware::from_fn_with_state(state.clone(), allow_other_origins))
         .with_state(state)
 }
 
@@ -240,15 +240,33 @@ async fn tilejson(
     Ok(axum::Json(json).into_response())
 }
 
-/// Tiles are for web maps on any site (MapLibre, Leaflet, OpenLayers pages served from elsewhere):
-/// every tile answer allows any origin to read it (the token in the URL is what guards them), and
-/// a preflight `OPTIONS` is answered without the token. The studio's API sends no such header, so
-/// no other page can read its answers.
-async fn allow_other_origins(request: axum::extract::Request, next: middleware::Next) -> Response {
+/// Tiles are for web maps on other sites (MapLibre, Leaflet, OpenLayers pages served from
+/// elsewhere): every tile answer allows any origin to read it (the token in the URL is what guards
+/// them), or only the configured origins, and a preflight `OPTIONS` is answered without the token.
+/// The studio's API sends no such header, so no other page can read its answers.
+async fn allow_other_origins(
+    AxState(state): AxState<Shared>,
+    request: axum::extract::Request,
+    next: middleware::Next,
+) -> Response {
+    let allowed = &state.options.tile_origins;
+    let origin = request.headers().get(header::ORIGIN).cloned();
     let preflight = request.method() == axum::http::Method::OPTIONS;
     let mut response = if preflight { StatusCode::NO_CONTENT.into_response() } else { next.run(request).await };
     let headers = response.headers_mut();
-    headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, header::HeaderValue::from_static("*"));
+    if allowed.is_empty() {
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, header::HeaderValue::from_static("*"));
+    } else {
+        // The answer depends on the asking page: caches must keep one per origin.
+        headers.insert(header::VARY, header::HeaderValue::from_static("origin"));
+        match origin.filter(|o| o.to_str().is_ok_and(|o| allowed.iter().any(|a| a.trim_end_matches('/') == o))) {
+            Some(origin) => {
+                headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+            }
+            // No header: the browser keeps the answer from the page.
+            None => return response,
+        }
+    }
     if preflight {
         headers.insert(header::ACCESS_CONTROL_ALLOW_METHODS, header::HeaderValue::from_static("GET, OPTIONS"));
         headers.insert(

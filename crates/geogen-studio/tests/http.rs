@@ -925,6 +925,30 @@ fn tiles_are_readable_from_other_origins_and_the_api_is_not() {
     assert_eq!(session.header("access-control-allow-origin"), None);
 }
 
+/// With `--allow-origin`, only the named sites' pages may read the tiles: their origin is echoed
+/// (with `Vary: Origin`), any other gets no permission, preflight or not.
+#[test]
+fn tiles_are_readable_only_from_the_allowed_origins_when_some_are_named() {
+    let mut settings = options(None);
+    settings.tile_origins = vec!["https://maps.example.org".into()];
+    let server = start(settings);
+    let path = format!("/tiles/main/8/0/0.png?token={TOKEN}");
+    let allowed = server.get_with(&path, &[("Origin", "https://maps.example.org")]);
+    assert_eq!(allowed.status, 200);
+    assert_eq!(allowed.header("access-control-allow-origin"), Some("https://maps.example.org"));
+    assert_eq!(allowed.header("vary"), Some("origin"));
+    let other = server.get_with(&path, &[("Origin", "https://elsewhere.example")]);
+    assert_eq!(other.header("access-control-allow-origin"), None);
+    let preflight = server.runtime.block_on(send(
+        server.address,
+        "OPTIONS",
+        "/tiles/main/8/0/0.png",
+        &[("Origin", "https://elsewhere.example"), ("Access-Control-Request-Method", "GET")],
+        b"",
+    ));
+    assert_eq!(preflight.header("access-control-allow-origin"), None);
+}
+
 /// A map's TileJSON names its tiles with the request's settings, for web maps that take a source
 /// by URL; maps the script does not yield and bad settings are refused.
 #[test]

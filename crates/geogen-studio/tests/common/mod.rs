@@ -32,6 +32,7 @@ pub fn options(script: Option<PathBuf>, instruction_budget: u64, tag: &str) -> S
         cache_bytes: geogen_studio::DEFAULT_CACHE_BYTES,
         allowed_hosts: Vec::new(),
         read_timeout: geogen_studio::DEFAULT_READ_TIMEOUT,
+        tile_origins: Vec::new(),
     }
 }
 
