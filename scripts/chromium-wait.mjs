@@ -1,6 +1,8 @@
 // Opens a page in headless Chromium in real time (web workers, timers and the network as in a real
 // browser, which --virtual-time-budget does not give), waits until the page writes its result into
-// the element with the given id, prints that text, and optionally saves a screenshot then.
+// the element with the given id, and prints JSON: {"result": that text, "console": the errors and
+// warnings the console showed (the page's own, uncaught exceptions, failed or blocked loads)};
+// optionally it saves a screenshot then.
 // Node 20+ (run with --experimental-websocket on 20). Extra Chromium flags: CHROMIUM_FLAGS.
 // Usage: node --experimental-websocket scripts/chromium-wait.mjs URL ELEMENT_ID TIMEOUT_SECONDS [SCREENSHOT.png]
 import { spawn } from "node:child_process";
@@ -40,9 +42,19 @@ const ws = new WebSocket(page.webSocketDebuggerUrl);
 await new Promise((resolve, reject) => { ws.onopen = resolve; ws.onerror = reject; });
 let id = 0;
 const pending = new Map();
+const consoleEntries = [];
 ws.onmessage = (event) => {
   const message = JSON.parse(event.data);
   if (message.id && pending.has(message.id)) { pending.get(message.id)(message); pending.delete(message.id); }
+  const p = message.params || {};
+  if (message.method === "Runtime.consoleAPICalled" && (p.type === "error" || p.type === "warning")) {
+    consoleEntries.push({ level: p.type, text: (p.args || []).map((a) => a.value ?? a.description ?? "").join(" ") });
+  } else if (message.method === "Runtime.exceptionThrown") {
+    const d = p.exceptionDetails || {};
+    consoleEntries.push({ level: "error", text: (d.exception && d.exception.description) || d.text || "exception" });
+  } else if (message.method === "Log.entryAdded" && (p.entry.level === "error" || p.entry.level === "warning")) {
+    consoleEntries.push({ level: p.entry.level, text: `${p.entry.text}${p.entry.url ? ` (${p.entry.url})` : ""}` });
+  }
 };
 const call = (method, params = {}) => new Promise((resolve) => {
   const mine = ++id;
@@ -53,6 +65,8 @@ const evaluate = async (expression) => {
   const result = await call("Runtime.evaluate", { expression, returnByValue: true });
   return result.result ? result.result.value : null;
 };
+await call("Runtime.enable");
+await call("Log.enable");
 await call("Page.navigate", { url });
 const read = `(document.getElementById(${JSON.stringify(elementId)}) || {}).textContent || ''`;
 while (Date.now() < deadline) {
@@ -62,7 +76,7 @@ while (Date.now() < deadline) {
       const shot = await call("Page.captureScreenshot", { format: "png" });
       if (shot.data) writeFileSync(screenshot, Buffer.from(shot.data, "base64"));
     }
-    done(0, text);
+    done(0, JSON.stringify({ result: text, console: consoleEntries }));
   }
   await sleep(250);
 }

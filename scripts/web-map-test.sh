@@ -4,7 +4,7 @@
 # docs/web-map.html with MapLibre GL JS (npm's maplibre-gl, pinned in scripts/web-map), and headless
 # Chromium (Debian's chromium, WebGL in software) opens it. The page must frame the map from its
 # TileJSON, load colored and Terrarium tiles across origins, drape the 3D terrain (an elevation at
-# the centre) and log no error. With --screenshot FILE it also saves a picture of the page.
+# the centre), and neither the page nor the console may show an error. With --screenshot FILE it also saves a picture of the page.
 # Usage: scripts/web-map-test.sh [path/to/geogen] [--screenshot FILE]   (default: a debug build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,9 +56,12 @@ import json, sys
 text = open(sys.argv[1]).read()
 if not text.strip():
     print("FAIL the page never finished loading the map: " + open(sys.argv[2]).read()[-1000:]); sys.exit(1)
-seen = json.loads(text)
+answer = json.loads(text)
+seen = json.loads(answer["result"])
+console_errors = [e["text"] for e in answer["console"] if e["level"] == "error"]
 checks = [
     ("no error in the page", not seen["errors"], "; ".join(seen["errors"])),
+    ("no error in the console (no blocked or failed load)", not console_errors, "; ".join(console_errors)[:500]),
     ("colored raster tiles loaded from the other origin", seen["tiles"].get("colored", 0) > 0 and seen.get("loaded", {}).get("colored"), seen["tiles"]),
     ("Terrarium elevation tiles loaded", seen["tiles"].get("terrain", 0) > 0 and seen.get("loaded", {}).get("terrain"), seen["tiles"]),
     ("3D terrain draped, with an elevation at the centre", bool(seen.get("terrain")) and isinstance(seen.get("elevation"), (int, float)), seen.get("elevation")),
