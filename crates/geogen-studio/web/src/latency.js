@@ -1,9 +1,9 @@
 // Latency to screen, run when the URL ends in #latency or #latency=N (by
 // scripts/studio-latency.sh in headless Chromium, in real time): N edits of the island example's
 // line 19 (the noise factor), each timed from the editor transaction to the frame after the
-// full-size preview was decoded and drawn on the canvas (two requestAnimationFrames after the
+// full-size preview was read, painted from its heights and drawn on the canvas (two requestAnimationFrames after the
 // draw). The time includes everything a user waits for: the editor's 200 ms debounce, the small
-// first render, the full-size render over HTTP, decoding the PNG and painting. The figures are
+// first render, the full-size render over HTTP, reading the heights and painting the picture. The figures are
 // written into the page as JSON (<pre id="latency">).
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -7,6 +7,7 @@ import { selftest, debugDemo, layoutCheck } from "./selftest.js";
 import { Debugger } from "./debugger.js";
 import { setupExport } from "./export.js";
 import { latency } from "./latency.js";
+import { decodePreview, paint, DEFAULT_PALETTE } from "./picture.js";
 
 const token = new URLSearchParams(location.search).get("token") || "";
 const $ = (id) => document.getElementById(id);
@@ -20,6 +21,21 @@ async function api(path, body) {
   let json = null;
   try { json = await response.json(); } catch (e) { json = { diagnostics: [{ code: String(response.status), message: response.statusText }] }; }
   return { status: response.status, ok: response.ok, json };
+}
+
+// A render: the binary preview answer (picture.js reads it), or a refusal's JSON.
+async function renderApi(body) {
+  const response = await fetch("/api/render", {
+    method: "POST",
+    headers: { "X-Geogen-Token": token, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (response.ok && response.headers.get("Content-Type") === "application/vnd.geogen.preview") {
+    return { status: response.status, ok: true, json: decodePreview(await response.arrayBuffer()) };
+  }
+  let json = null;
+  try { json = await response.json(); } catch (e) { json = { diagnostics: [{ code: String(response.status), message: response.statusText }] }; }
+  return { status: response.status, ok: false, json };
 }
 
 // ---- console -------------------------------------------------------------------------------
@@ -46,6 +62,7 @@ const state = {
   source: "", version: "", info: null, infoKey: "", values: {}, seed: "0",
   preview: 512, mapWidth: null, mapHeight: null, scale: 1,
   maps: [], selected: "main", kind: "colored", scriptVersion: 0,
+  palette: DEFAULT_PALETTE, stretch: false,
   // The text last saved (or opened): the editor's differs when there is unsaved work.
   saved: "",
   // The last render's runtime errors, for the editor: {source, diagnostics}.
@@ -260,7 +277,7 @@ async function renderPasses() {
   for (const side of [Math.min(128, state.preview), state.preview]) {
     const started = performance.now();
     const request = renderRequest(side);
-    const { status: code, json } = await api("/api/render", request);
+    const { status: code, json } = await renderApi(request);
     if (code === 409) return; // superseded on the server
     const final = side === state.preview;
     if (code !== 200) {
@@ -277,6 +294,7 @@ async function renderPasses() {
     const ms = performance.now() - started;
     status(`${json.maps.length} map${json.maps.length === 1 ? "" : "s"} · ${json.geometry.render_width}×${json.geometry.render_height} · ${ms.toFixed(0)} ms`);
     window.__lastRenderMs = ms;
+    window.__lastPreviewBytes = json.bytes;
     window.__passes = (window.__passes || 0) + 1;
     if (final) {
       clearConsole();
@@ -316,25 +334,33 @@ function selectedMap() {
   return lastResult && lastResult.maps.find((m) => m.name === state.selected);
 }
 
-function loadImage(src) {
-  return new Promise((resolve) => { const img = new Image(); img.onload = () => resolve(img); img.onerror = () => resolve(null); img.src = src; });
+function heightsOf(map) {
+  return map ? map.heights : null;
 }
 
-let heightsCache = { key: null, data: null };
-function heightsOf(map) {
-  if (!map || !map.heights) return null;
-  if (heightsCache.key !== map.heights) {
-    const bytes = Uint8Array.from(atob(map.heights), (c) => c.charCodeAt(0));
-    heightsCache = { key: map.heights, data: new Float32Array(bytes.buffer) };
-  }
-  return heightsCache.data;
+// The selected map's picture of the kind shown, painted from its heights (kept until the map,
+// kind or palette changes, so a tab switch or a cursor move does not repaint).
+let pictureCache = { key: null, canvas: null };
+function pictureOf(map, kind = state.kind) {
+  const key = [kind, state.palette, state.stretch].join("|");
+  if (pictureCache.map === map && pictureCache.key === key) return pictureCache.canvas;
+  const canvas = document.createElement("canvas");
+  canvas.width = map.width; canvas.height = map.height;
+  const context = canvas.getContext("2d");
+  const image = context.createImageData(map.width, map.height);
+  paint(image, map.heights, map.width, map.height, {
+    kind, palette: state.palette, stretch: state.stretch, min: map.min, max: map.max, scale: lastResult.geometry.scale,
+  });
+  context.putImageData(image, 0, 0);
+  if (kind === state.kind) pictureCache = { map, key, canvas };
+  return canvas;
 }
 
 async function drawPreview() {
   const map = selectedMap();
   const canvas = $("preview-canvas");
   if (!map || !map.width) { canvas.width = 1; canvas.height = 1; return; }
-  const img = await loadImage(map[state.kind]);
+  const picture = pictureOf(map);
   canvas.width = map.width; canvas.height = map.height;
   // Shown at the preview size, however small the first render.
   const box = $("preview");
@@ -342,7 +368,8 @@ async function drawPreview() {
   const f = side / Math.max(map.width, map.height);
   canvas.style.width = `${Math.round(map.width * f)}px`;
   canvas.style.height = `${Math.round(map.height * f)}px`;
-  if (img) canvas.getContext("2d").drawImage(img, 0, 0);
+  canvas.getContext("2d").drawImage(picture, 0, 0);
+  window.__previewPaints = (window.__previewPaints || 0) + 1;
 }
 
 $("preview-canvas").addEventListener("mousemove", (e) => {
@@ -365,8 +392,7 @@ let slippy = null;
 async function update3D() {
   const map = selectedMap();
   if (!map || !map.width) return;
-  const img = await loadImage(map.colored);
-  view3d.setMap(heightsOf(map), map.width, map.height, img);
+  view3d.setMap(heightsOf(map), map.width, map.height, pictureOf(map, "colored"));
 }
 
 for (const button of document.querySelectorAll("#tabs button[data-tab]")) {
@@ -379,7 +405,13 @@ for (const button of document.querySelectorAll("#tabs button[data-tab]")) {
   });
 }
 $("map-select").addEventListener("change", async (e) => { state.selected = e.target.value; await drawPreview(); if (activeTab === "view3d") await update3D(); if (activeTab === "slippy") slippy.refresh(); });
-$("kind-select").addEventListener("change", async (e) => { state.kind = e.target.value; await drawPreview(); if (activeTab === "slippy") slippy.refresh(); });
+async function setKind(kind) {
+  state.kind = kind;
+  $("kind-select").value = kind;
+  await drawPreview();
+  if (activeTab === "slippy") slippy.refresh();
+}
+$("kind-select").addEventListener("change", (e) => setKind(e.target.value));
 window.addEventListener("resize", () => { if (activeTab === "view3d") view3d.draw(); if (activeTab === "slippy") slippy.update(); });
 
 function tileUrl(z, x, y) {
@@ -478,7 +510,7 @@ async function start() {
     }),
     onCursor: (x, y) => { $("cursor").textContent = `x ${x.toFixed(1)}  y ${y.toFixed(1)}`; },
   });
-  window.__studio = { state, slippy, get view() { return editor; }, lastHeights: () => heightsOf(selectedMap()) };
+  window.__studio = { state, slippy, setKind, get view() { return editor; }, lastHeights: () => heightsOf(selectedMap()) };
   const editor = createEditor($("editor"), {
     doc: session.source, library: session.library, scriptInfo: () => state.info,
     check, onSave: save, runtime: () => state.runtime,

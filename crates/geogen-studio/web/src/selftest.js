@@ -23,6 +23,16 @@ export async function selftest(studio) {
     const heights = () => studio.lastHeights();
     const before = heights();
     check("first render has heights", before && before.length > 0);
+    check("the 512² preview answer is binary and at most 1 MB", studio.state.preview === 512 && window.__lastPreviewBytes > 512 * 512 * 2 && window.__lastPreviewBytes <= 1e6, `${window.__lastPreviewBytes} bytes`);
+    // The pictures are painted in the page: hillshade and colored differ, without a new render.
+    const pixels = () => { const c = document.getElementById("preview-canvas"); return c.getContext("2d").getImageData(0, 0, c.width, c.height).data; };
+    const rendersBeforeKinds = window.__renders;
+    const colored = pixels();
+    await studio.setKind("hillshade");
+    const shaded = pixels();
+    const gray = shaded.every((v, i) => i % 4 === 3 || v === shaded[i - (i % 4)]);
+    check("hillshade painted from the heights, without a render", window.__renders === rendersBeforeKinds && gray && shaded.some((v, i) => v !== colored[i]), `renders ${window.__renders - rendersBeforeKinds}`);
+    await studio.setKind("colored");
     // Break line 19: `island.Add(noise.Multiply(0.5));` loses its closing parenthesis.
     const line = view.state.doc.line(19);
     const broken = line.text.replace("));", ");");
