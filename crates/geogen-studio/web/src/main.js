@@ -7,7 +7,7 @@ import { selftest, debugDemo, layoutCheck } from "./selftest.js";
 import { Debugger } from "./debugger.js";
 import { setupExport } from "./export.js";
 import { latency } from "./latency.js";
-import { decodePreview, paint, DEFAULT_PALETTE } from "./picture.js";
+import { decodePreview, paint, histogram, paletteGradient, PALETTES, DEFAULT_PALETTE } from "./picture.js";
 
 const token = new URLSearchParams(location.search).get("token") || "";
 const $ = (id) => document.getElementById(id);
@@ -93,6 +93,19 @@ function restoreSettings() {
       if (kept.values && typeof kept.values === "object") Object.assign(state.values, kept.values);
       if (typeof kept.seed === "string") state.seed = kept.seed;
     }
+  } catch (e) { /* nothing kept */ }
+}
+
+// The palette and its stretch are the viewer's taste, not the script's: kept for every script.
+const paletteKey = "geogen-studio:palette";
+function keepPalette() {
+  try { localStorage.setItem(paletteKey, JSON.stringify({ palette: state.palette, stretch: state.stretch })); } catch (e) { /* private mode */ }
+}
+function restorePalette() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(paletteKey) || "null");
+    if (kept && typeof kept.palette === "string" && kept.palette in PALETTES) state.palette = kept.palette;
+    if (kept && typeof kept.stretch === "boolean") state.stretch = kept.stretch;
   } catch (e) { /* nothing kept */ }
 }
 
@@ -211,6 +224,22 @@ function buildRenderSettings() {
   size.value = state.preview;
   size.addEventListener("change", () => { state.preview = Number(size.value); scheduleRender(); });
   box.appendChild(field("preview size", size));
+  const palette = document.createElement("select");
+  palette.id = "palette-select";
+  for (const name of Object.keys(PALETTES)) { const o = document.createElement("option"); o.value = name; o.textContent = name; palette.appendChild(o); }
+  palette.value = state.palette;
+  palette.title = "the colored picture's palette (no new render)";
+  palette.addEventListener("change", () => setPalette(palette.value, state.stretch));
+  const stretch = document.createElement("input");
+  stretch.type = "checkbox"; stretch.id = "stretch"; stretch.checked = state.stretch;
+  stretch.title = "spread the palette over the map's own height range (sea level stays at 0)";
+  stretch.addEventListener("change", () => setPalette(state.palette, stretch.checked));
+  const stretchLabel = document.createElement("label");
+  stretchLabel.className = "inline";
+  stretchLabel.append(stretch, "stretch to range");
+  const paletteBox = document.createElement("div");
+  paletteBox.append(palette, stretchLabel);
+  box.appendChild(field("palette", paletteBox));
   const info = state.info;
   if (!info) return;
   for (const [axis, dim] of [["mapWidth", info.width], ["mapHeight", info.height]]) {
@@ -356,14 +385,65 @@ function pictureOf(map, kind = state.kind) {
   return canvas;
 }
 
+// A palette (and stretch) chosen: repainted from the heights, kept for the next visit.
+async function setPalette(name, stretch) {
+  state.palette = name in PALETTES ? name : DEFAULT_PALETTE;
+  state.stretch = !!stretch;
+  keepPalette();
+  if ($("palette-select")) $("palette-select").value = state.palette;
+  if ($("stretch")) $("stretch").checked = state.stretch;
+  await drawPreview();
+  if (activeTab === "view3d") await update3D();
+}
+
+// The histogram of the map's heights (bars in the palette's colours, the square root of the
+// counts so that small classes show), its range, and sea level when the range holds it.
+function drawLegend(map) {
+  const legend = $("legend");
+  legend.classList.toggle("empty", !map || !map.width);
+  if (!map || !map.width) return;
+  const canvas = $("histogram");
+  const context = canvas.getContext("2d");
+  const bins = canvas.width / 4;
+  const counts = histogram(map.heights, map.min, map.max, bins);
+  const top = Math.sqrt(Math.max(1, ...counts));
+  const image = context.createImageData(1, 1);
+  context.clearRect(0, 0, canvas.width, canvas.height);
+  for (let k = 0; k < bins; k++) {
+    const h = map.max > map.min ? map.min + ((k + 0.5) / bins) * (map.max - map.min) : map.min;
+    paint(image, [h], 1, 1, { kind: "colored", palette: state.palette, stretch: state.stretch, min: map.min, max: map.max });
+    context.fillStyle = `rgb(${image.data[0]},${image.data[1]},${image.data[2]})`;
+    const bar = Math.round((Math.sqrt(counts[k]) / top) * canvas.height);
+    context.fillRect(k * 4, canvas.height - bar, 3, bar);
+  }
+  const sea = map.max > map.min && map.min < 0 && map.max > 0 ? (-map.min / (map.max - map.min)) * canvas.width : null;
+  if (sea != null) { context.fillStyle = "#79c0ff"; context.fillRect(Math.round(sea), 0, 1, canvas.height); }
+  // The colour bar under the bars: the palette over the map's range (as painted).
+  const stops = [];
+  for (let i = 0; i <= 16; i++) {
+    const h = map.min + (i / 16) * (map.max - map.min);
+    paint(image, [h], 1, 1, { kind: "colored", palette: state.palette, stretch: state.stretch, min: map.min, max: map.max });
+    stops.push(`rgb(${image.data[0]},${image.data[1]},${image.data[2]}) ${(i / 16) * 100}%`);
+  }
+  $("palette-bar").style.background = map.max > map.min ? `linear-gradient(to right, ${stops.join(", ")})` : paletteGradient(state.palette);
+  $("range-min").textContent = `min ${map.min.toFixed(4)}`;
+  $("range-max").textContent = `max ${map.max.toFixed(4)}`;
+  $("range-sea").textContent = sea != null ? "sea 0" : "";
+  $("range-sea").style.left = sea != null ? `${sea}px` : "";
+  legend.dataset.total = String(counts.reduce((a, b) => a + b, 0));
+  legend.dataset.min = String(map.min);
+  legend.dataset.max = String(map.max);
+}
+
 async function drawPreview() {
   const map = selectedMap();
   const canvas = $("preview-canvas");
+  drawLegend(map);
   if (!map || !map.width) { canvas.width = 1; canvas.height = 1; return; }
   const picture = pictureOf(map);
   canvas.width = map.width; canvas.height = map.height;
   // Shown at the preview size, however small the first render.
-  const box = $("preview");
+  const box = $("preview-area");
   const side = Math.min(state.preview, box.clientWidth || state.preview, box.clientHeight || state.preview);
   const f = side / Math.max(map.width, map.height);
   canvas.style.width = `${Math.round(map.width * f)}px`;
@@ -501,6 +581,7 @@ async function start() {
   state.saved = session.source;
   state.version = session.version;
   restoreSettings();
+  restorePalette();
   exportPane = setupExport($("export"), { api, state, session, log, logDiagnostics });
   slippy = new Slippy($("slippy"), {
     tileUrl, maxZoom: session.tiles.max_zoom, zoomScale1: session.tiles.zoom_scale_1,
@@ -510,7 +591,7 @@ async function start() {
     }),
     onCursor: (x, y) => { $("cursor").textContent = `x ${x.toFixed(1)}  y ${y.toFixed(1)}`; },
   });
-  window.__studio = { state, slippy, setKind, get view() { return editor; }, lastHeights: () => heightsOf(selectedMap()) };
+  window.__studio = { state, slippy, setKind, setPalette, get view() { return editor; }, lastHeights: () => heightsOf(selectedMap()), lastMap: () => selectedMap() };
   const editor = createEditor($("editor"), {
     doc: session.source, library: session.library, scriptInfo: () => state.info,
     check, onSave: save, runtime: () => state.runtime,

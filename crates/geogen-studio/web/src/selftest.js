@@ -33,6 +33,22 @@ export async function selftest(studio) {
     const gray = shaded.every((v, i) => i % 4 === 3 || v === shaded[i - (i % 4)]);
     check("hillshade painted from the heights, without a render", window.__renders === rendersBeforeKinds && gray && shaded.some((v, i) => v !== colored[i]), `renders ${window.__renders - rendersBeforeKinds}`);
     await studio.setKind("colored");
+    // Another palette, and stretched to the map's range: repainted, not rendered, and remembered.
+    await studio.setPalette("viridis", false);
+    const viridis = pixels();
+    await studio.setPalette("viridis", true);
+    const stretched = pixels();
+    let keptPalette = null;
+    try { keptPalette = JSON.parse(localStorage.getItem("geogen-studio:palette")); } catch (e) { /* none */ }
+    check("a palette and its stretch repaint the preview without a render and are kept",
+      window.__renders === rendersBeforeKinds && viridis.some((v, i) => v !== colored[i]) && stretched.some((v, i) => v !== viridis[i]) && keptPalette && keptPalette.palette === "viridis" && keptPalette.stretch === true,
+      JSON.stringify(keptPalette));
+    const legend = document.getElementById("legend");
+    const shown = studio.lastMap();
+    check("the histogram counts every pixel and shows the range and sea level",
+      Number(legend.dataset.total) === shown.width * shown.height && document.getElementById("range-min").textContent === `min ${shown.min.toFixed(4)}` && document.getElementById("range-sea").textContent === "sea 0",
+      `${legend.dataset.total} of ${shown.width}×${shown.height}, ${document.getElementById("range").textContent}`);
+    await studio.setPalette("land and water", false);
     // Break line 19: `island.Add(noise.Multiply(0.5));` loses its closing parenthesis.
     const line = view.state.doc.line(19);
     const broken = line.text.replace("));", ");");
