@@ -231,6 +231,25 @@ fn hostile_render_requests_get_coded_refusals_and_the_server_goes_on() {
     assert_eq!((empty.status, empty.code().as_str()), (400, "GGE4003"));
     let scale = server.post("/api/render", &json!({ "source": island(), "width": 10, "height": 10, "scale": 1e9 }));
     assert_eq!((scale.status, scale.code().as_str()), (400, "GGE4003"));
+    // A zoomed preview's window: an origin past the 32-bit map coordinates, or not whole pixels.
+    let far = server.post(
+        "/api/render",
+        &json!({ "source": island(), "width": 10, "height": 10, "scale": 10, "origin": [i64::MAX, 0], "map_width": 1000, "map_height": 1000 }),
+    );
+    assert_eq!((far.status, far.code().as_str()), (400, "GGE4003"));
+    assert!(far.json()["diagnostics"][0]["hint"].as_str().unwrap().contains("scale"));
+    let fractional =
+        server.post("/api/render", &json!({ "source": island(), "width": 10, "height": 10, "origin": [0.5, 0] }));
+    assert_eq!((fractional.status, fractional.code().as_str()), (400, "GGE4000"));
+    let zoomed = server.post(
+        "/api/render",
+        &json!({ "source": island(), "width": 16, "height": 16, "scale": 8, "origin": [4000, 4000], "map_width": 1000, "map_height": 1000 }),
+    );
+    let zoomed = Preview::parse(&zoomed);
+    assert_eq!(
+        (zoomed.header["maps"][0]["x"].as_i64(), zoomed.header["geometry"]["origin"][0].as_i64()),
+        (Some(4000), Some(4000))
+    );
     let malformed = server.post_raw("/api/render", b"{\"source\": 3");
     assert_eq!((malformed.status, malformed.code().as_str()), (400, "GGE4000"));
     let missing = server.post("/api/render", &json!({ "width": 10 }));

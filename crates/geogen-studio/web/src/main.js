@@ -259,21 +259,137 @@ function buildRenderSettings() {
   }
 }
 
-// The render for a preview of `side` pixels: a finite map is shown whole (scaled to fit), an
-// infinite one from its origin at the chosen scale.
+// ---- zoom and pan of the preview ---------------------------------------------------------------
+// The view is the window of map coordinates shown: its top-left (x0, y0) and its zoom. At zoom 1
+// it is the whole of a finite map, or the preview size at the chosen scale from the origin of an
+// infinite one; the wheel zooms about the cursor, a drag pans, a double click or the button
+// resets. The picture shown keeps the window it was rendered for and is scaled and moved to the
+// current one until the render of that window arrives.
+const view = { zoom: 1, x0: 0, y0: 0 };
+const MAX_VIEW_ZOOM = 64;
+
+function finiteMap() {
+  return !!(state.info && state.info.width.finite && state.info.height.finite);
+}
+
+// The window at zoom 1, in map units, and the render scale that fills a preview of `side` with it.
+function baseWindow(side = state.preview) {
+  if (finiteMap()) return { w: state.mapWidth, h: state.mapHeight, scale: Math.min(side / state.mapWidth, side / state.mapHeight) };
+  const span = state.preview / state.scale;
+  return { w: span, h: span, scale: (state.scale * side) / state.preview };
+}
+
+// Keeps the zoom within 1..64 and a render scale the renderer takes (at most 10), and a finite
+// map's window within the map.
+function clampView() {
+  const base = baseWindow();
+  view.zoom = Math.min(MAX_VIEW_ZOOM, 10 / base.scale, Math.max(1, view.zoom));
+  if (finiteMap()) {
+    view.x0 = Math.min(base.w - base.w / view.zoom, Math.max(0, view.x0));
+    view.y0 = Math.min(base.h - base.h / view.zoom, Math.max(0, view.y0));
+  }
+}
+
+function viewIsReset() {
+  return view.zoom === 1 && view.x0 === 0 && view.y0 === 0;
+}
+
+// Where the window lies on the screen: the box of the preview size (or less) centred in the
+// area, and `k`, screen pixels per map unit.
+function displayBox() {
+  const area = $("preview-area");
+  const areaWidth = area.clientWidth || state.preview, areaHeight = area.clientHeight || state.preview;
+  const base = baseWindow();
+  const side = Math.min(state.preview, areaWidth, areaHeight);
+  const k0 = side / Math.max(base.w, base.h);
+  const width = base.w * k0, height = base.h * k0;
+  return { left: (areaWidth - width) / 2, top: (areaHeight - height) / 2, width, height, k: k0 * view.zoom };
+}
+
+// The map coordinate under a point of the screen.
+function mapPointAt(clientX, clientY) {
+  const area = $("preview-area").getBoundingClientRect();
+  const box = displayBox();
+  return [view.x0 + (clientX - area.left - box.left) / box.k, view.y0 + (clientY - area.top - box.top) / box.k];
+}
+
+let viewTimer = null, viewOnlyRender = false;
+function viewChanged() {
+  clampView();
+  placePreview();
+  $("view-reset").textContent = `×${view.zoom < 10 ? view.zoom.toFixed(1) : Math.round(view.zoom)}`;
+  $("view-reset").disabled = viewIsReset();
+  // Rendered once the view settles: the picture stays scaled in the meantime.
+  clearTimeout(viewTimer);
+  viewTimer = setTimeout(() => { viewOnlyRender = true; renderNow(); }, 250);
+}
+
+function resetView() {
+  Object.assign(view, { zoom: 1, x0: 0, y0: 0 });
+  viewChanged();
+}
+
+function setupViewControls() {
+  const area = $("preview-area");
+  area.addEventListener("wheel", (e) => {
+    e.preventDefault();
+    const before = mapPointAt(e.clientX, e.clientY);
+    view.zoom *= Math.exp(-e.deltaY * 0.002);
+    clampView();
+    // The map point under the cursor stays under it.
+    const after = mapPointAt(e.clientX, e.clientY);
+    view.x0 += before[0] - after[0];
+    view.y0 += before[1] - after[1];
+    viewChanged();
+  }, { passive: false });
+  let drag = null;
+  area.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0 || e.target.closest("button")) return;
+    drag = { x: e.clientX, y: e.clientY };
+    area.setPointerCapture(e.pointerId);
+    area.classList.add("dragging");
+  });
+  area.addEventListener("pointermove", (e) => {
+    showCursor(e);
+    if (!drag) return;
+    const k = displayBox().k;
+    view.x0 -= (e.clientX - drag.x) / k;
+    view.y0 -= (e.clientY - drag.y) / k;
+    drag = { x: e.clientX, y: e.clientY };
+    viewChanged();
+  });
+  const end = () => { drag = null; area.classList.remove("dragging"); };
+  area.addEventListener("pointerup", end);
+  area.addEventListener("pointercancel", end);
+  area.addEventListener("dblclick", (e) => { if (!e.target.closest("button")) resetView(); });
+  $("view-reset").addEventListener("click", resetView);
+}
+
+// The render for a preview of `side` pixels: the view's window (a finite map is shown whole at
+// zoom 1, scaled to fit; an infinite one from its origin), with as many pixels as at zoom 1.
 function renderRequest(side) {
   const info = state.info;
   const body = { source: state.source, seed: state.seed, parameters: state.values };
-  if (info && info.width.finite && info.height.finite) {
-    const scale = Math.min(side / state.mapWidth, side / state.mapHeight);
+  const base = baseWindow(side);
+  if (finiteMap()) {
     Object.assign(body, {
-      scale, map_width: state.mapWidth, map_height: state.mapHeight,
-      width: Math.max(1, Math.floor(state.mapWidth * scale)), height: Math.max(1, Math.floor(state.mapHeight * scale)),
+      scale: base.scale, map_width: state.mapWidth, map_height: state.mapHeight,
+      width: Math.max(1, Math.floor(state.mapWidth * base.scale)), height: Math.max(1, Math.floor(state.mapHeight * base.scale)),
     });
   } else {
-    Object.assign(body, { scale: state.scale * side / state.preview, width: side, height: side });
+    Object.assign(body, { scale: base.scale, width: side, height: side });
     if (info && info.width.finite) body.map_width = state.mapWidth;
     if (info && info.height.finite) body.map_height = state.mapHeight;
+  }
+  if (!viewIsReset()) {
+    clampView();
+    body.scale = base.scale * view.zoom;
+    let x = Math.round(view.x0 * body.scale), y = Math.round(view.y0 * body.scale);
+    if (finiteMap()) {
+      x = Math.min(Math.floor(state.mapWidth * body.scale) - body.width, Math.max(0, x));
+      y = Math.min(Math.floor(state.mapHeight * body.scale) - body.height, Math.max(0, y));
+    }
+    body.origin = [x, y];
   }
   return body;
 }
@@ -303,7 +419,11 @@ async function renderNow() {
 
 // A 128-pixel pass, then the preview size unless a newer change is waiting.
 async function renderPasses() {
-  for (const side of [Math.min(128, state.preview), state.preview]) {
+  // A new view of the same map goes straight to the preview size: the picture shown, scaled, is
+  // better than a coarse pass.
+  const sides = viewOnlyRender ? [state.preview] : [Math.min(128, state.preview), state.preview];
+  viewOnlyRender = false;
+  for (const side of sides) {
     const started = performance.now();
     const request = renderRequest(side);
     const { status: code, json } = await renderApi(request);
@@ -324,6 +444,7 @@ async function renderPasses() {
     status(`${json.maps.length} map${json.maps.length === 1 ? "" : "s"} · ${json.geometry.render_width}×${json.geometry.render_height} · ${ms.toFixed(0)} ms`);
     window.__lastRenderMs = ms;
     window.__lastPreviewBytes = json.bytes;
+    window.__lastScale = json.geometry.scale;
     window.__passes = (window.__passes || 0) + 1;
     if (final) {
       clearConsole();
@@ -429,7 +550,8 @@ function drawLegend(map) {
   $("range-min").textContent = `min ${map.min.toFixed(4)}`;
   $("range-max").textContent = `max ${map.max.toFixed(4)}`;
   $("range-sea").textContent = sea != null ? "sea 0" : "";
-  $("range-sea").style.left = sea != null ? `${sea}px` : "";
+  // At the sea line, but never over the min and max labels at the ends.
+  $("range-sea").style.left = sea != null ? `${Math.min(canvas.width - 105, Math.max(105, sea))}px` : "";
   legend.dataset.total = String(counts.reduce((a, b) => a + b, 0));
   legend.dataset.min = String(map.min);
   legend.dataset.max = String(map.max);
@@ -442,27 +564,35 @@ async function drawPreview() {
   if (!map || !map.width) { canvas.width = 1; canvas.height = 1; return; }
   const picture = pictureOf(map);
   canvas.width = map.width; canvas.height = map.height;
-  // Shown at the preview size, however small the first render.
-  const box = $("preview-area");
-  const side = Math.min(state.preview, box.clientWidth || state.preview, box.clientHeight || state.preview);
-  const f = side / Math.max(map.width, map.height);
-  canvas.style.width = `${Math.round(map.width * f)}px`;
-  canvas.style.height = `${Math.round(map.height * f)}px`;
   canvas.getContext("2d").drawImage(picture, 0, 0);
+  placePreview();
   window.__previewPaints = (window.__previewPaints || 0) + 1;
 }
 
-$("preview-canvas").addEventListener("mousemove", (e) => {
+// The picture over the part of the view it was rendered for (however small the render, or
+// whichever window it was rendered for while the view moved on).
+function placePreview() {
+  const map = selectedMap();
+  const canvas = $("preview-canvas");
+  if (!map || !map.width) return;
+  const scale = lastResult.geometry.scale;
+  const box = displayBox();
+  canvas.style.left = `${box.left + (map.x / scale - view.x0) * box.k}px`;
+  canvas.style.top = `${box.top + (map.y / scale - view.y0) * box.k}px`;
+  canvas.style.width = `${(map.width / scale) * box.k}px`;
+  canvas.style.height = `${(map.height / scale) * box.k}px`;
+}
+
+// The map coordinate under the cursor and the height there, in the picture shown.
+function showCursor(e) {
   const map = selectedMap();
   if (!map || !map.width) return;
-  const rect = e.target.getBoundingClientRect();
-  const x = Math.floor((e.clientX - rect.left) / rect.width * map.width), y = Math.floor((e.clientY - rect.top) / rect.height * map.height);
-  const heights = heightsOf(map);
+  const [mx, my] = mapPointAt(e.clientX, e.clientY);
   const scale = lastResult.geometry.scale;
-  const mx = ((map.x + x) / scale).toFixed(1), my = ((map.y + y) / scale).toFixed(1);
-  const h = heights && x >= 0 && y >= 0 && x < map.width && y < map.height ? heights[y * map.width + x] : null;
-  $("cursor").textContent = `x ${mx}  y ${my}  height ${h == null ? "?" : h.toFixed(4)}`;
-});
+  const x = Math.floor(mx * scale - map.x), y = Math.floor(my * scale - map.y);
+  const h = x >= 0 && y >= 0 && x < map.width && y < map.height ? map.heights[y * map.width + x] : null;
+  $("cursor").textContent = `x ${mx.toFixed(1)}  y ${my.toFixed(1)}  height ${h == null ? "?" : h.toFixed(4)}`;
+}
 
 // ---- tabs, 3D, map -------------------------------------------------------------------------
 let activeTab = "preview";
@@ -492,7 +622,7 @@ async function setKind(kind) {
   if (activeTab === "slippy") slippy.refresh();
 }
 $("kind-select").addEventListener("change", (e) => setKind(e.target.value));
-window.addEventListener("resize", () => { if (activeTab === "view3d") view3d.draw(); if (activeTab === "slippy") slippy.update(); });
+window.addEventListener("resize", () => { placePreview(); if (activeTab === "view3d") view3d.draw(); if (activeTab === "slippy") slippy.update(); });
 
 function tileUrl(z, x, y) {
   const q = new URLSearchParams({ token, kind: state.kind, seed: state.seed, v: String(state.scriptVersion) });
@@ -591,7 +721,7 @@ async function start() {
     }),
     onCursor: (x, y) => { $("cursor").textContent = `x ${x.toFixed(1)}  y ${y.toFixed(1)}`; },
   });
-  window.__studio = { state, slippy, setKind, setPalette, get view() { return editor; }, lastHeights: () => heightsOf(selectedMap()), lastMap: () => selectedMap() };
+  window.__studio = { state, slippy, setKind, setPalette, previewView: view, mapPointAt, get view() { return editor; }, lastHeights: () => heightsOf(selectedMap()), lastMap: () => selectedMap() };
   const editor = createEditor($("editor"), {
     doc: session.source, library: session.library, scriptInfo: () => state.info,
     check, onSave: save, runtime: () => state.runtime,
@@ -606,6 +736,7 @@ async function start() {
   const first = await check(session.source);
   if (first && !first.ok) logDiagnostics(first.diagnostics);
   setupHelp();
+  setupViewControls();
   buildRenderSettings();
   if (state.info) {
     const { width, height } = state.info;

@@ -49,6 +49,38 @@ export async function selftest(studio) {
       Number(legend.dataset.total) === shown.width * shown.height && document.getElementById("range-min").textContent === `min ${shown.min.toFixed(4)}` && document.getElementById("range-sea").textContent === "sea 0",
       `${legend.dataset.total} of ${shown.width}×${shown.height}, ${document.getElementById("range").textContent}`);
     await studio.setPalette("land and water", false);
+    // Zoom about a point with the wheel: the old picture stays, scaled, until the render of the
+    // window arrives at the higher scale; the readout reports the same map point under the cursor.
+    const previewArea = document.getElementById("preview-area");
+    const canvas = document.getElementById("preview-canvas");
+    const spot = (() => { const b = canvas.getBoundingClientRect(); return { clientX: Math.round(b.left + b.width * 0.6), clientY: Math.round(b.top + b.height * 0.4) }; })();
+    const readout = () => {
+      previewArea.dispatchEvent(new PointerEvent("pointermove", { ...spot, bubbles: true }));
+      const m = document.getElementById("cursor").textContent.match(/x (-?[\d.]+)\s+y (-?[\d.]+)\s+height (\S+)/);
+      return m ? { x: Number(m[1]), y: Number(m[2]), h: m[3] } : null;
+    };
+    const here = readout();
+    const scaleBefore = window.__lastScale, widthBefore = canvas.getBoundingClientRect().width, rendersBeforeZoom = window.__renders;
+    previewArea.dispatchEvent(new WheelEvent("wheel", { ...spot, deltaY: -700, bubbles: true, cancelable: true }));
+    const widthScaled = canvas.getBoundingClientRect().width;
+    check("the wheel zooms at once, the old picture scaled until the render", studio.previewView.zoom > 3 && widthScaled > widthBefore * 3 && window.__renders === rendersBeforeZoom,
+      `zoom ${studio.previewView.zoom.toFixed(2)}, picture ${Math.round(widthBefore)} -> ${Math.round(widthScaled)} px`);
+    await until("the zoomed render", () => window.__renders > rendersBeforeZoom && window.__lastScale > scaleBefore * 3);
+    const there = readout();
+    check("after the zoomed render the readout gives the same map point under the cursor",
+      here && there && Math.abs(here.x - there.x) <= 0.2 && Math.abs(here.y - there.y) <= 0.2 && there.h !== "?" && Math.abs(Number(there.h) - Number(here.h)) < 0.05,
+      `${JSON.stringify(here)} -> ${JSON.stringify(there)} at scale ${window.__lastScale.toFixed(3)}`);
+    // Drag pans; a double click resets to the whole map at its first scale.
+    const x0 = studio.previewView.x0;
+    previewArea.dispatchEvent(new PointerEvent("pointerdown", { ...spot, button: 0, pointerId: 1, bubbles: true }));
+    previewArea.dispatchEvent(new PointerEvent("pointermove", { clientX: spot.clientX - 60, clientY: spot.clientY, pointerId: 1, bubbles: true }));
+    previewArea.dispatchEvent(new PointerEvent("pointerup", { pointerId: 1, bubbles: true }));
+    const panned = studio.previewView.x0 - x0;
+    const rendersBeforeReset = window.__renders;
+    previewArea.dispatchEvent(new MouseEvent("dblclick", { ...spot, bubbles: true }));
+    await until("the reset render", () => window.__renders > rendersBeforeReset && Math.abs(window.__lastScale - scaleBefore) < 1e-9);
+    check("a drag pans and a double click resets the view", panned > 0 && studio.previewView.zoom === 1 && studio.previewView.x0 === 0 && document.getElementById("view-reset").disabled,
+      `panned ${panned.toFixed(1)} map units`);
     // Break line 19: `island.Add(noise.Multiply(0.5));` loses its closing parenthesis.
     const line = view.state.doc.line(19);
     const broken = line.text.replace("));", ");");
