@@ -618,6 +618,7 @@ $("map-select").addEventListener("change", async (e) => { state.selected = e.tar
 async function setKind(kind) {
   state.kind = kind;
   $("kind-select").value = kind;
+  if (debugView) debugView.showStepImage();
   await drawPreview();
   if (activeTab === "slippy") slippy.refresh();
 }
@@ -701,6 +702,7 @@ function setupHelp() {
 // ---- start ---------------------------------------------------------------------------------
 let exportPane = null;
 let editorView = null;
+let debugView = null;
 async function start() {
   const { ok, json: session } = await api("/api/session");
   if (!ok) { logDiagnostics(session.diagnostics || []); status("not connected"); return; }
@@ -729,8 +731,10 @@ async function start() {
   });
   const debug = new Debugger($("debugger"), {
     token, editor: () => editor, request: () => renderRequest(state.preview), source: () => state.source, logDiagnostics,
+    kind: () => state.kind,
   });
   window.__studio.debugger = debug;
+  debugView = debug;
   window.__studio.resolveConflict = resolveConflict;
   editorView = editor;
   const first = await check(session.source);

@@ -186,6 +186,22 @@ export async function selftest(studio) {
     await until("the step's map", () => img.complete && img.naturalWidth > 0);
     const current = document.querySelector("#debugger .dbg-sequence li.current");
     check("renderer stepped: the step's map loaded and the step highlighted", img.naturalWidth > 0 && current && current.dataset.index === "0", `${img.naturalWidth}x${img.naturalHeight} ${current && current.textContent}`);
+    // The "show" selector draws the step's map as it draws the preview: each kind a different picture.
+    const stepPixels = async (kind) => {
+      const kindSelect = document.getElementById("kind-select");
+      kindSelect.value = kind;
+      kindSelect.dispatchEvent(new Event("change"));
+      await until(`the step's ${kind} picture`, () => img.dataset.kind === kind && img.src.includes(`kind=${kind}`) && img.complete && img.naturalWidth > 0);
+      const c = document.createElement("canvas");
+      c.width = img.naturalWidth; c.height = img.naturalHeight;
+      const context = c.getContext("2d");
+      context.drawImage(img, 0, 0);
+      return context.getImageData(0, 0, c.width, c.height).data;
+    };
+    const stepColored = await stepPixels("colored"), stepGray = await stepPixels("gray"), stepShade = await stepPixels("hillshade");
+    const tinted = stepColored.some((v, i) => i % 4 === 0 && (v !== stepColored[i + 1] || v !== stepColored[i + 2]));
+    const differs = (a, b) => a.length !== b.length || a.some((v, i) => v !== b[i]);
+    check("the show selector changes the step's picture (colored, grayscale, hillshade)", tinted && differs(stepGray, stepShade) && differs(stepColored, stepGray), `colored tinted ${tinted}`);
     // Export through the pane.
     const exported = await exportSelftest();
     check("export wrote and listed the files", exported.files.join() === "main.png,main_colored.png" && exported.listed.length === 2, exported.listed.join(" | "));
