@@ -395,12 +395,18 @@ function renderRequest(side) {
 }
 
 // ---- rendering -----------------------------------------------------------------------------
-// Edits in the editor wait for a pause in typing (200 ms); sliders render at once. Either way at
-// most one render is in flight: a change during one is rendered right after it, coarse first.
-let renderTimer = null, lastResult = null, inFlight = false, pending = false;
+// Edits in the editor wait for a pause in typing (80 ms: short, so that an edit shows within
+// about 150 ms; a render of half-typed text is cheap, being at most one at a time and stopped by
+// the next); sliders render at once. Either way at most one render is in flight: a change during
+// one is rendered right after it.
+const EDIT_PAUSE_MS = 80;
+// A script whose preview-size render took longer than this gets a coarse 128² pass first, to show
+// something soon; a faster one goes straight to the preview size, which is then the sooner.
+const COARSE_FIRST_AFTER_MS = 120;
+let renderTimer = null, lastResult = null, inFlight = false, pending = false, lastFullMs = Infinity;
 function scheduleRender() {
   clearTimeout(renderTimer);
-  renderTimer = setTimeout(renderNow, 200);
+  renderTimer = setTimeout(renderNow, EDIT_PAUSE_MS);
 }
 
 async function renderNow() {
@@ -417,11 +423,12 @@ async function renderNow() {
   }
 }
 
-// A 128-pixel pass, then the preview size unless a newer change is waiting.
+// A 128-pixel pass when renders are slow, then the preview size unless a newer change is waiting.
 async function renderPasses() {
   // A new view of the same map goes straight to the preview size: the picture shown, scaled, is
   // better than a coarse pass.
-  const sides = viewOnlyRender ? [state.preview] : [Math.min(128, state.preview), state.preview];
+  const coarse = !viewOnlyRender && lastFullMs > COARSE_FIRST_AFTER_MS && state.preview > 128;
+  const sides = coarse ? [128, state.preview] : [state.preview];
   viewOnlyRender = false;
   for (const side of sides) {
     const started = performance.now();
@@ -443,6 +450,7 @@ async function renderPasses() {
     const ms = performance.now() - started;
     status(`${json.maps.length} map${json.maps.length === 1 ? "" : "s"} · ${json.geometry.render_width}×${json.geometry.render_height} · ${ms.toFixed(0)} ms`);
     window.__lastRenderMs = ms;
+    if (final) lastFullMs = ms;
     window.__lastPreviewBytes = json.bytes;
     window.__lastScale = json.geometry.scale;
     window.__passes = (window.__passes || 0) + 1;
