@@ -690,6 +690,7 @@ function setupHelp() {
       <tr><td><kbd>Ctrl</kbd>-<kbd>Z</kbd> / <kbd>Ctrl</kbd>-<kbd>Shift</kbd>-<kbd>Z</kbd></td><td>undo / redo</td></tr>
       <tr><td><kbd>Tab</kbd></td><td>indent the selection</td></tr>
       <tr><td>hover a name</td><td>its signature and what it does</td></tr>
+      <tr><td>wheel / drag / double-click on the preview</td><td>zoom about the cursor / pan / the whole map again</td></tr>
       <tr><td><kbd>?</kbd> or <kbd>F1</kbd></td><td>this help</td></tr>
     </table>
     <p>Errors are underlined where they are, compile errors as you type and runtime errors after a
