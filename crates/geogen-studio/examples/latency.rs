@@ -2,7 +2,7 @@
 //!
 //! - an edit of the built-in island example to its 512² preview: each request carries a new text
 //!   (a changed comment, so the script is compiled again, as after a keystroke), renders at
-//!   512 × 512 and answers its PNGs and heights; median and 95th percentile of 30;
+//!   512 × 512 and answers its heights (binary, 16-bit); median and 95th percentile of 30;
 //! - tiles of a zoomed-out view of the infinite dunes example (zoom 6, scale 1/4: 4 × 4 tiles of
 //!   256²), tiles per second cold (rendered), from the server's cache, and revalidated (304 by ETag).
 //!
@@ -103,7 +103,7 @@ fn main() {
             let elapsed = started.elapsed();
             assert_eq!(status, 200);
             if i == 0 {
-                println!("one answer: {bytes} bytes (three PNG previews and the heights)");
+                println!("one answer: {bytes} bytes (the 16-bit heights and a JSON header)");
                 continue; // warm-up
             }
             times.push(elapsed);

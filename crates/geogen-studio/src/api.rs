@@ -1,6 +1,8 @@
 //! The editor's API: the session, checking, rendering and saving the script.
 //!
-//! Every answer is JSON. A refused request is `{"diagnostics": [...]}` with a 4xx status: 400 for a
+//! Every answer is JSON but a preview's, which is binary ([`PREVIEW_MEDIA_TYPE`]: a JSON header
+//! and each map's heights as 16-bit samples, so that a 512² preview is half a megabyte; the page
+//! colours and shades them itself). A refused request is `{"diagnostics": [...]}` with a 4xx status: 400 for a
 //! bad request (malformed JSON, a render too large: GGE4000, GGE4003), 401 for a missing or wrong
 //! token, 409 for a save over a changed file or a render superseded by a newer one, 422 for a
 //! script that does not compile or run (the compiler's own diagnostics).
@@ -17,14 +19,20 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use base64::Engine;
 use geogen::diag::{codes, ErrorCode};
 use geogen::{Failure, HeightMap, RenderConfig, RunSettings, Script};
-use geogen_io::{Format, HeightField, HillshadeOptions};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::{Current, Shared, MAX_HEIGHTS_PIXELS, MAX_RENDER_PIXELS, MAX_RENDER_SIDE};
+use crate::{Current, Shared, MAX_RENDER_PIXELS, MAX_RENDER_SIDE};
+
+/// The media type of a preview answer (docs/studio.md): [`PREVIEW_MAGIC`], the header's length
+/// (u32, little-endian), the header (JSON), zero bytes up to a multiple of 4, then each map's
+/// heights at the byte offset its header entry gives: `width × height` u16 samples, little-endian,
+/// row by row, `min + q × (max − min) / 65535`.
+pub const PREVIEW_MEDIA_TYPE: &str = "application/vnd.geogen.preview";
+/// The first bytes of a preview answer.
+pub const PREVIEW_MAGIC: &[u8; 8] = b"GGPREV1\0";
 
 pub(crate) fn routes(state: Shared) -> Router {
     Router::new()
@@ -170,7 +178,7 @@ async fn session(AxState(state): AxState<Shared>) -> Json<Value> {
         "source": document.source,
         "version": document.version,
         "library": crate::library::completions(),
-        "limits": { "max_side": MAX_RENDER_SIDE, "max_pixels": MAX_RENDER_PIXELS, "max_heights_pixels": MAX_HEIGHTS_PIXELS, "max_export_pixels": crate::MAX_EXPORT_PIXELS },
+        "limits": { "max_side": MAX_RENDER_SIDE, "max_pixels": MAX_RENDER_PIXELS, "max_export_pixels": crate::MAX_EXPORT_PIXELS },
         "export": { "dir": state.options.export_dir.display().to_string(), "formats": crate::export::format_names() },
         "tiles": { "size": crate::tiles::TILE_SIZE, "zoom_scale_1": crate::tiles::ZOOM_SCALE_1, "max_zoom": crate::tiles::MAX_ZOOM },
     }))
@@ -286,13 +294,13 @@ pub(crate) fn check_render_size(width: u32, height: u32) -> Result<(), ApiError>
     Ok(())
 }
 
-/// Renders every yielded map (or those asked for) and answers PNG previews of each, the raw
-/// heights of small renders, and the script's messages. A newer render request stops this one
-/// (409).
+/// Renders every yielded map (or those asked for) and answers a binary preview: the heights of
+/// each map as 16-bit samples with their range, and the script's messages and timings in a JSON
+/// header. A newer render request stops this one (409).
 async fn render(
     AxState(state): AxState<Shared>,
     body: Result<Json<RenderRequest>, JsonRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let Json(request) = body.map_err(ApiError::rejected)?;
     check_render_size(request.width, request.height)?;
     let generation = state.latest_render.fetch_add(1, Ordering::SeqCst) + 1;
@@ -304,7 +312,7 @@ async fn render(
     let answer = tokio::task::spawn_blocking(move || render_blocking(&worker, &request, generation))
         .await
         .map_err(|e| internal(&e.to_string()))??;
-    Ok(Json(answer))
+    Ok(([(axum::http::header::CONTENT_TYPE, PREVIEW_MEDIA_TYPE)], answer).into_response())
 }
 
 fn superseded() -> ApiError {
@@ -347,7 +355,7 @@ impl RenderRequest {
     }
 }
 
-fn render_blocking(state: &Shared, request: &RenderRequest, generation: u64) -> Result<Value, ApiError> {
+fn render_blocking(state: &Shared, request: &RenderRequest, generation: u64) -> Result<Vec<u8>, ApiError> {
     let started = Instant::now();
     let name = state.document.lock().unwrap_or_else(|e| e.into_inner()).name.clone();
     let script = compile_and_remember(state, &name, &request.source).map_err(|f| ApiError::failure(&f))?;
@@ -371,57 +379,114 @@ fn render_blocking(state: &Shared, request: &RenderRequest, generation: u64) -> 
         Err(failure) => return Err(ApiError::failure(&failure)),
     };
     let render_ms = started.elapsed().as_secs_f64() * 1e3;
-    let mut maps = Vec::new();
-    for (map_name, map) in &rendered.maps {
-        maps.push(map_json(map_name, map, rendered.output.geometry.render_scale)?);
-    }
     // The script's order, not the map's alphabetical one.
     let order = &rendered.output.yielded;
-    maps.sort_by_key(|m| order.iter().position(|n| Some(n.as_str()) == m["name"].as_str()).unwrap_or(usize::MAX));
+    let mut named: Vec<(&String, &HeightMap)> = rendered.maps.iter().collect();
+    named.sort_by_key(|(name, _)| order.iter().position(|n| n == *name).unwrap_or(usize::MAX));
+    let samples: Vec<Samples> = named.iter().map(|(_, map)| Samples::of(map.data())).collect();
     let geometry = &rendered.output.geometry;
-    Ok(json!({
-        "maps": maps,
-        "messages": rendered.output.messages,
-        "instructions": rendered.output.instructions,
-        "geometry": {
-            "map_width": geometry.map_width, "map_height": geometry.map_height,
-            "render_width": geometry.render_width, "render_height": geometry.render_height,
-            "scale": geometry.render_scale,
-        },
-        "render_ms": render_ms,
-        "total_ms": started.elapsed().as_secs_f64() * 1e3,
-    }))
-}
-
-fn data_url(png: &[u8]) -> String {
-    format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(png))
-}
-
-/// One map's previews, written by the same writers as `geogen render` (the hillshade shaded for
-/// the render's scale).
-fn map_json(name: &str, map: &HeightMap, render_scale: f64) -> Result<Value, ApiError> {
-    let rect = map.rect();
-    if rect.is_empty() {
-        return Ok(json!({ "name": name, "x": rect.x, "y": rect.y, "width": 0, "height": 0 }));
+    let header = |offsets: &[usize]| {
+        let maps: Vec<Value> = named
+            .iter()
+            .zip(&samples)
+            .zip(offsets)
+            .map(|(((name, map), samples), offset)| {
+                let rect = map.rect();
+                json!({
+                    "name": name, "x": rect.x, "y": rect.y, "width": rect.width, "height": rect.height,
+                    "min": samples.min, "max": samples.max, "offset": offset,
+                })
+            })
+            .collect();
+        json!({
+            "maps": maps,
+            "messages": rendered.output.messages,
+            "instructions": rendered.output.instructions,
+            "geometry": {
+                "map_width": geometry.map_width, "map_height": geometry.map_height,
+                "render_width": geometry.render_width, "render_height": geometry.render_height,
+                "origin": [geometry.render_origin_x, geometry.render_origin_y],
+                "scale": geometry.render_scale,
+            },
+            "render_ms": render_ms,
+            "total_ms": started.elapsed().as_secs_f64() * 1e3,
+        })
+        .to_string()
+    };
+    // The offsets depend on the header's length, which depends on the offsets' digits: lay the
+    // header out with provisional offsets, then again with the real ones until it no longer grows
+    // (twice at most in practice).
+    let mut header_len = header(&vec![0; samples.len()]).len();
+    loop {
+        let offsets = sample_offsets(header_len, &samples);
+        let text = header(&offsets);
+        if text.len() <= header_len {
+            return Ok(preview_bytes(text, header_len, &offsets, &samples));
+        }
+        header_len = text.len();
     }
-    let field =
-        HeightField::new(rect.width as u32, rect.height as u32, map.data()).map_err(|e| internal(&e.to_string()))?;
-    let encode =
-        |format| geogen_io::encode(format, &field).map(|png| data_url(&png)).map_err(|e| internal(&e.to_string()));
-    let heights = (rect.area() <= MAX_HEIGHTS_PIXELS).then(|| {
-        let bytes: Vec<u8> = map.data().iter().flat_map(|h| h.to_le_bytes()).collect();
-        base64::engine::general_purpose::STANDARD.encode(bytes)
-    });
-    Ok(json!({
-        "name": name,
-        "x": rect.x, "y": rect.y, "width": rect.width, "height": rect.height,
-        "colored": encode(Format::Colored)?,
-        "hillshade": geogen_io::encode_hillshade(&field, &HillshadeOptions::for_render_scale(render_scale))
-            .map(|png| data_url(&png))
-            .map_err(|e| internal(&e.to_string()))?,
-        "gray": encode(Format::Png8)?,
-        "heights": heights,
-    }))
+}
+
+/// A map's heights as 16-bit samples over their range.
+struct Samples {
+    min: f32,
+    max: f32,
+    data: Vec<u16>,
+}
+
+impl Samples {
+    /// NaN is sent as 0 and an infinity as the finite extreme of its sign (the writers read NaN as
+    /// 0 too); the range is that of the values sent, so the readout shows heights outside [-1, 1]
+    /// as the script made them.
+    fn of(heights: &[f32]) -> Samples {
+        let sent = |h: f32| if h.is_nan() { 0.0 } else { h.clamp(f32::MIN, f32::MAX) };
+        let (min, max) =
+            heights.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &h| (lo.min(sent(h)), hi.max(sent(h))));
+        let (min, max) = if heights.is_empty() { (0.0, 0.0) } else { (min, max) };
+        // In f64: the range of two extreme f32s overflows f32.
+        let span = f64::from(max) - f64::from(min);
+        let data =
+            heights
+                .iter()
+                .map(|&h| {
+                    if span > 0.0 {
+                        ((f64::from(sent(h)) - f64::from(min)) / span * 65535.0).round() as u16
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+        Samples { min, max, data }
+    }
+}
+
+/// Where each map's samples start, after a header of `header_len` bytes padded to 4.
+fn sample_offsets(header_len: usize, samples: &[Samples]) -> Vec<usize> {
+    let mut at = (PREVIEW_MAGIC.len() + 4 + header_len).next_multiple_of(4);
+    samples
+        .iter()
+        .map(|s| {
+            let offset = at;
+            at = (at + s.data.len() * 2).next_multiple_of(4);
+            offset
+        })
+        .collect()
+}
+
+fn preview_bytes(header: String, header_len: usize, offsets: &[usize], samples: &[Samples]) -> Vec<u8> {
+    // The header is padded with spaces to the length the offsets were laid out for.
+    let header = format!("{header:header_len$}");
+    let total =
+        offsets.last().zip(samples.last()).map_or(PREVIEW_MAGIC.len() + 4 + header_len, |(o, s)| o + s.data.len() * 2);
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(PREVIEW_MAGIC);
+    out.extend_from_slice(&(header_len as u32).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    for (offset, samples) in offsets.iter().zip(samples) {
+        out.resize(*offset, 0);
+        out.extend(samples.data.iter().flat_map(|q| q.to_le_bytes()));
+    }
+    out
 }
 
 #[derive(Deserialize)]

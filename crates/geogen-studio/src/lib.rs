@@ -16,6 +16,7 @@
 #![forbid(unsafe_code)]
 
 mod api;
+pub use api::{PREVIEW_MAGIC, PREVIEW_MEDIA_TYPE};
 mod assets;
 mod cache;
 mod debug;
@@ -42,9 +43,6 @@ pub const MAX_RENDER_PIXELS: u64 = 2048 * 2048;
 pub const MAX_EXPORT_PIXELS: u64 = MAX_RENDER_SIDE as u64 * MAX_RENDER_SIDE as u64;
 /// The tile cache's budget unless told otherwise (`--cache-mb`), in bytes.
 pub const DEFAULT_CACHE_BYTES: usize = cache::DEFAULT_BUDGET;
-/// Renders up to this many pixels also send their raw heights (for the height under the cursor
-/// and the 3D view).
-pub const MAX_HEIGHTS_PIXELS: u64 = 1024 * 1024;
 /// The largest request body: the largest script plus room for the rest of the request.
 pub const MAX_BODY_BYTES: usize = geogen::DEFAULT_MAX_SCRIPT_BYTES + (64 << 10);
 

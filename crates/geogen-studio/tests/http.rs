@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-use base64::Engine;
 use common::{send, start, Server, TOKEN};
 use geogen::{CompileOptions, RenderConfig, RunSettings, Script};
 use geogen_studio::{Studio, StudioOptions};
@@ -54,9 +53,40 @@ fn decode_png(bytes: &[u8]) -> (u32, u32, png::ColorType, Vec<u8>) {
     (info.width, info.height, info.color_type, buffer)
 }
 
-fn data_url_png(url: &str) -> (u32, u32, png::ColorType, Vec<u8>) {
-    let b64 = url.strip_prefix("data:image/png;base64,").expect("a PNG data URL");
-    decode_png(&base64::engine::general_purpose::STANDARD.decode(b64).unwrap())
+/// A binary preview answer: its JSON header and each map's heights, read back from the 16-bit
+/// samples as the page reads them.
+struct Preview {
+    header: Value,
+    heights: Vec<Vec<f32>>,
+}
+
+impl Preview {
+    fn parse(response: &common::Response) -> Preview {
+        assert_eq!(response.status, 200, "{}", String::from_utf8_lossy(&response.body));
+        assert_eq!(response.header("content-type"), Some(geogen_studio::PREVIEW_MEDIA_TYPE));
+        let body = &response.body;
+        assert_eq!(&body[..8], geogen_studio::PREVIEW_MAGIC);
+        let header_len = u32::from_le_bytes(body[8..12].try_into().unwrap()) as usize;
+        let header: Value = serde_json::from_slice(&body[12..12 + header_len]).unwrap();
+        let heights = header["maps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                let (offset, n) = (
+                    m["offset"].as_u64().unwrap() as usize,
+                    (m["width"].as_u64().unwrap() * m["height"].as_u64().unwrap()) as usize,
+                );
+                assert_eq!(offset % 2, 0, "samples are aligned for a Uint16Array");
+                let (min, max) = (m["min"].as_f64().unwrap(), m["max"].as_f64().unwrap());
+                body[offset..offset + 2 * n]
+                    .chunks_exact(2)
+                    .map(|q| (min + f64::from(u16::from_le_bytes([q[0], q[1]])) * (max - min) / 65535.0) as f32)
+                    .collect()
+            })
+            .collect();
+        Preview { header, heights }
+    }
 }
 
 #[test]
@@ -123,25 +153,44 @@ fn render_answers_previews_heights_and_messages_for_every_map() {
         "/api/render",
         &json!({ "source": source, "width": 40, "height": 30, "seed": "7", "map_width": 40, "map_height": 30 }),
     );
-    assert_eq!(answer.status, 200, "{}", String::from_utf8_lossy(&answer.body));
-    let answer = answer.json();
+    let Preview { header: answer, heights } = Preview::parse(&answer);
     let names: Vec<&str> = answer["maps"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["main", "sea"], "the script's order");
     assert_eq!(answer["messages"], json!(["hello 7"]));
     let main = &answer["maps"][0];
     assert_eq!((main["width"].as_u64(), main["height"].as_u64()), (Some(40), Some(30)));
-    let (w, h, color, _) = data_url_png(main["colored"].as_str().unwrap());
-    assert_eq!((w, h, color), (40, 30, png::ColorType::Rgb));
-    let (_, _, color, gray) = data_url_png(main["gray"].as_str().unwrap());
-    assert_eq!(color, png::ColorType::Grayscale);
-    assert_eq!(gray[0], geogen_io::quantize::to_u8(0.5), "the png8 writer's quantisation");
-    let (_, _, color, _) = data_url_png(main["hillshade"].as_str().unwrap());
-    assert_eq!(color, png::ColorType::Grayscale);
-    let heights = base64::engine::general_purpose::STANDARD.decode(main["heights"].as_str().unwrap()).unwrap();
-    assert_eq!(heights.len(), 40 * 30 * 4);
-    assert_eq!(f32::from_le_bytes(heights[..4].try_into().unwrap()), 0.5);
-    let sea = base64::engine::general_purpose::STANDARD.decode(answer["maps"][1]["heights"].as_str().unwrap()).unwrap();
-    assert_eq!(f32::from_le_bytes(sea[..4].try_into().unwrap()), -0.25);
+    assert_eq!((main["min"].as_f64(), main["max"].as_f64()), (Some(0.5), Some(0.5)));
+    assert_eq!(heights[0].len(), 40 * 30);
+    assert!(heights[0].iter().all(|&h| h == 0.5), "a flat map is sent exactly");
+    assert!(heights[1].iter().all(|&h| h == -0.25));
+    assert!(answer["render_ms"].as_f64().unwrap() >= 0.0);
+}
+
+#[test]
+fn a_512_preview_is_at_most_a_megabyte_and_its_heights_within_a_sample() {
+    let request = json!({ "source": island(), "width": 512, "height": 512, "scale": 0.512, "map_width": 1000, "map_height": 1000 });
+    let (_turn, server) = example_to_render();
+    let response = server.post("/api/render", &request);
+    assert!(response.body.len() <= 1_000_000, "a 512² preview answer is {} bytes", response.body.len());
+    let preview = Preview::parse(&response);
+    let settings = RunSettings {
+        map_width: Some(1000),
+        map_height: Some(1000),
+        render_width: Some(512),
+        render_height: Some(512),
+        render_scale: 0.512,
+        ..RunSettings::default()
+    };
+    let script = Script::compile("island.ggs", island(), &CompileOptions::default()).unwrap();
+    let expected = script.render(&settings, &RenderConfig::default(), None).unwrap();
+    let expected = expected.maps["main"].data();
+    let (min, max) = expected.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &h| (lo.min(h), hi.max(h)));
+    let main = &preview.header["maps"][0];
+    assert_eq!((main["min"].as_f64().unwrap() as f32, main["max"].as_f64().unwrap() as f32), (min, max));
+    let step = (max - min) / 65535.0;
+    for (got, want) in preview.heights[0].iter().zip(expected) {
+        assert!((got - want).abs() <= step * 0.5 + 1e-6, "{got} is not {want} within half a sample");
+    }
 }
 
 #[test]
@@ -149,9 +198,7 @@ fn render_uses_parameters_and_seed_like_the_cli() {
     let request = json!({ "source": island(), "width": 64, "height": 64, "scale": 0.064, "map_width": 1000, "map_height": 1000,
                           "seed": "3", "parameters": { "Size": 0.2, "Roughness": "0.6" } });
     let (_turn, server) = example_to_render();
-    let answer = server.post("/api/render", &request).json();
-    let heights =
-        base64::engine::general_purpose::STANDARD.decode(answer["maps"][0]["heights"].as_str().unwrap()).unwrap();
+    let preview = Preview::parse(&server.post("/api/render", &request));
     let settings = RunSettings {
         seed: 3,
         parameters: vec![("Size".into(), "0.2".into()), ("Roughness".into(), "0.6".into())],
@@ -164,8 +211,12 @@ fn render_uses_parameters_and_seed_like_the_cli() {
     };
     let script = Script::compile("island.ggs", island(), &CompileOptions::default()).unwrap();
     let expected = script.render(&settings, &RenderConfig::default(), None).unwrap();
-    let expected: Vec<u8> = expected.maps["main"].data().iter().flat_map(|h| h.to_le_bytes()).collect();
-    assert_eq!(heights, expected, "the same pixels as the library renders");
+    let expected = expected.maps["main"].data();
+    let main = &preview.header["maps"][0];
+    let step = (main["max"].as_f64().unwrap() - main["min"].as_f64().unwrap()) as f32 / 65535.0;
+    assert_eq!(preview.heights[0].len(), expected.len());
+    let worst = preview.heights[0].iter().zip(expected).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+    assert!(worst <= step * 0.5 + 1e-6, "the same pixels as the library renders, within half a sample: {worst}");
 }
 
 #[test]
@@ -180,6 +231,25 @@ fn hostile_render_requests_get_coded_refusals_and_the_server_goes_on() {
     assert_eq!((empty.status, empty.code().as_str()), (400, "GGE4003"));
     let scale = server.post("/api/render", &json!({ "source": island(), "width": 10, "height": 10, "scale": 1e9 }));
     assert_eq!((scale.status, scale.code().as_str()), (400, "GGE4003"));
+    // A zoomed preview's window: an origin past the 32-bit map coordinates, or not whole pixels.
+    let far = server.post(
+        "/api/render",
+        &json!({ "source": island(), "width": 10, "height": 10, "scale": 10, "origin": [i64::MAX, 0], "map_width": 1000, "map_height": 1000 }),
+    );
+    assert_eq!((far.status, far.code().as_str()), (400, "GGE4003"));
+    assert!(far.json()["diagnostics"][0]["hint"].as_str().unwrap().contains("scale"));
+    let fractional =
+        server.post("/api/render", &json!({ "source": island(), "width": 10, "height": 10, "origin": [0.5, 0] }));
+    assert_eq!((fractional.status, fractional.code().as_str()), (400, "GGE4000"));
+    let zoomed = server.post(
+        "/api/render",
+        &json!({ "source": island(), "width": 16, "height": 16, "scale": 8, "origin": [4000, 4000], "map_width": 1000, "map_height": 1000 }),
+    );
+    let zoomed = Preview::parse(&zoomed);
+    assert_eq!(
+        (zoomed.header["maps"][0]["x"].as_i64(), zoomed.header["geometry"]["origin"][0].as_i64()),
+        (Some(4000), Some(4000))
+    );
     let malformed = server.post_raw("/api/render", b"{\"source\": 3");
     assert_eq!((malformed.status, malformed.code().as_str()), (400, "GGE4000"));
     let missing = server.post("/api/render", &json!({ "width": 10 }));

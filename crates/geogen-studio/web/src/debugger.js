@@ -62,9 +62,10 @@ function el(tag, cls, text) {
 export class Debugger {
   // `token`: the page's; `editor()`: the CodeMirror view; `request()`: the render settings of the
   // preview (source, seed, parameters, size); `source()`: the editor's text; `logDiagnostics`:
-  // the console.
-  constructor(root, { token, editor, request, source, logDiagnostics }) {
-    Object.assign(this, { root, token, editor, request, source, logDiagnostics });
+  // the console; `kind()`: the picture the page's "show" selector asks for (colored, hillshade
+  // or gray), which the step's map is drawn as too.
+  constructor(root, { token, editor, request, source, logDiagnostics, kind = () => "hillshade" }) {
+    Object.assign(this, { root, token, editor, request, source, logDiagnostics, kind });
     this.id = null;
     this.state = null;
     this.startedSource = null;
@@ -164,6 +165,7 @@ export class Debugger {
     this.startedSource = body.source;
     this.stepImages = 0;
     this.lastStep = null;
+    this.stepImage = null;
     this.image.removeAttribute("src");
     this.stepInfo.textContent = "";
     const { ok, json } = await this.call("/api/debug/start", body);
@@ -201,12 +203,19 @@ export class Debugger {
     const last = json.last_step;
     this.lastStep = last.index;
     this.stepInfo.textContent = `#${last.index + 1} ${last.operation || ""}  bounds ${last.bounds || "-"}${last.note ? `  (${last.note})` : ""}`;
-    if (last.image) {
-      const url = `${last.image}?token=${encodeURIComponent(this.token)}&kind=hillshade`;
-      this.image.onload = () => { this.stepImages++; };
-      this.image.src = url;
-    } else this.image.removeAttribute("src");
+    this.stepImage = last.image;
+    this.showStepImage();
     this.highlightStep(last.index);
+  }
+
+  // The last step's map as the picture the "show" selector asks for (again when it changes).
+  showStepImage() {
+    if (this.stepImage) {
+      const kind = ["colored", "hillshade", "gray"].includes(this.kind()) ? this.kind() : "hillshade";
+      this.image.onload = () => { this.stepImages++; };
+      this.image.src = `${this.stepImage}?token=${encodeURIComponent(this.token)}&kind=${kind}`;
+      this.image.dataset.kind = kind;
+    } else this.image.removeAttribute("src");
   }
 
   async stop() {

@@ -1,10 +1,15 @@
-// Latency to screen, run when the URL ends in #latency or #latency=N (by
-// scripts/studio-latency.sh in headless Chromium, in real time): N edits of the island example's
-// line 19 (the noise factor), each timed from the editor transaction to the frame after the
-// full-size preview was decoded and drawn on the canvas (two requestAnimationFrames after the
-// draw). The time includes everything a user waits for: the editor's 200 ms debounce, the small
-// first render, the full-size render over HTTP, decoding the PNG and painting. The figures are
-// written into the page as JSON (<pre id="latency">).
+// The studio's latency figures, measured in the page when the URL ends in #latency or #latency=N
+// (by scripts/studio-latency.sh in headless Chromium, in real time). Written into the page as JSON
+// (<pre id="latency">):
+//
+// - edit → preview painted at 512²: N edits of the island example's line 19 (the noise factor),
+//   each timed from the editor transaction to the frame after the 512² preview was read, painted
+//   from its heights and drawn (two requestAnimationFrames after the draw). Everything a user waits
+//   for: the editor's debounce, the coarse first render, the full render over HTTP, reading the
+//   heights and painting;
+// - the bytes of a 512² preview answer;
+// - a slider drag at a 256² preview: the Size slider moved every 16 ms (a 60 Hz pointer) for
+//   4 s; previews painted per second, of any size (the coarse 128² pass included) and at 256².
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function until(what, test, timeout = 30000) {
@@ -42,6 +47,31 @@ export async function latency(studio) {
     out.min_ms = sorted[0];
     out.max_ms = sorted[sorted.length - 1];
     out.server_render_ms = window.__lastRenderMs;
+    out.preview_bytes = window.__lastPreviewBytes;
+
+    // The drag, at a 256² preview.
+    const size = document.querySelector("#render-settings select");
+    size.value = "256";
+    size.dispatchEvent(new Event("change"));
+    await until("a 256² preview", () => window.__lastScale && Math.abs(window.__lastScale - 256 / studio.state.mapWidth) < 1e-9);
+    await sleep(300);
+    const slider = document.querySelector('input[data-param="Size"]');
+    const lo = Number(slider.min), hi = Number(slider.max);
+    const passes = window.__passes || 0, painted = window.__painted || 0;
+    const seconds = 4, started = performance.now();
+    for (let t = 0; performance.now() - started < seconds * 1000; t++) {
+      // Back and forth over the slider's range, a full sweep a second.
+      const phase = (t * 16) / 1000 % 2;
+      slider.value = String(lo + (hi - lo) * (phase < 1 ? phase : 2 - phase));
+      slider.dispatchEvent(new Event("input"));
+      await sleep(16);
+    }
+    const elapsed = (performance.now() - started) / 1000;
+    out.drag = {
+      preview: 256, seconds: elapsed,
+      painted_per_s: ((window.__passes || 0) - passes) / elapsed,
+      full_size_per_s: ((window.__painted || 0) - painted) / elapsed,
+    };
   } catch (e) {
     out.error = e.message;
   }

@@ -7,6 +7,7 @@ import { selftest, debugDemo, layoutCheck } from "./selftest.js";
 import { Debugger } from "./debugger.js";
 import { setupExport } from "./export.js";
 import { latency } from "./latency.js";
+import { decodePreview, paint, histogram, paletteGradient, PALETTES, DEFAULT_PALETTE } from "./picture.js";
 
 const token = new URLSearchParams(location.search).get("token") || "";
 const $ = (id) => document.getElementById(id);
@@ -20,6 +21,21 @@ async function api(path, body) {
   let json = null;
   try { json = await response.json(); } catch (e) { json = { diagnostics: [{ code: String(response.status), message: response.statusText }] }; }
   return { status: response.status, ok: response.ok, json };
+}
+
+// A render: the binary preview answer (picture.js reads it), or a refusal's JSON.
+async function renderApi(body) {
+  const response = await fetch("/api/render", {
+    method: "POST",
+    headers: { "X-Geogen-Token": token, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (response.ok && response.headers.get("Content-Type") === "application/vnd.geogen.preview") {
+    return { status: response.status, ok: true, json: decodePreview(await response.arrayBuffer()) };
+  }
+  let json = null;
+  try { json = await response.json(); } catch (e) { json = { diagnostics: [{ code: String(response.status), message: response.statusText }] }; }
+  return { status: response.status, ok: false, json };
 }
 
 // ---- console -------------------------------------------------------------------------------
@@ -46,6 +62,7 @@ const state = {
   source: "", version: "", info: null, infoKey: "", values: {}, seed: "0",
   preview: 512, mapWidth: null, mapHeight: null, scale: 1,
   maps: [], selected: "main", kind: "colored", scriptVersion: 0,
+  palette: DEFAULT_PALETTE, stretch: false,
   // The text last saved (or opened): the editor's differs when there is unsaved work.
   saved: "",
   // The last render's runtime errors, for the editor: {source, diagnostics}.
@@ -76,6 +93,19 @@ function restoreSettings() {
       if (kept.values && typeof kept.values === "object") Object.assign(state.values, kept.values);
       if (typeof kept.seed === "string") state.seed = kept.seed;
     }
+  } catch (e) { /* nothing kept */ }
+}
+
+// The palette and its stretch are the viewer's taste, not the script's: kept for every script.
+const paletteKey = "geogen-studio:palette";
+function keepPalette() {
+  try { localStorage.setItem(paletteKey, JSON.stringify({ palette: state.palette, stretch: state.stretch })); } catch (e) { /* private mode */ }
+}
+function restorePalette() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(paletteKey) || "null");
+    if (kept && typeof kept.palette === "string" && kept.palette in PALETTES) state.palette = kept.palette;
+    if (kept && typeof kept.stretch === "boolean") state.stretch = kept.stretch;
   } catch (e) { /* nothing kept */ }
 }
 
@@ -194,6 +224,22 @@ function buildRenderSettings() {
   size.value = state.preview;
   size.addEventListener("change", () => { state.preview = Number(size.value); scheduleRender(); });
   box.appendChild(field("preview size", size));
+  const palette = document.createElement("select");
+  palette.id = "palette-select";
+  for (const name of Object.keys(PALETTES)) { const o = document.createElement("option"); o.value = name; o.textContent = name; palette.appendChild(o); }
+  palette.value = state.palette;
+  palette.title = "the colored picture's palette (no new render)";
+  palette.addEventListener("change", () => setPalette(palette.value, state.stretch));
+  const stretch = document.createElement("input");
+  stretch.type = "checkbox"; stretch.id = "stretch"; stretch.checked = state.stretch;
+  stretch.title = "spread the palette over the map's own height range (sea level stays at 0)";
+  stretch.addEventListener("change", () => setPalette(state.palette, stretch.checked));
+  const stretchLabel = document.createElement("label");
+  stretchLabel.className = "inline";
+  stretchLabel.append(stretch, "stretch to range");
+  const paletteBox = document.createElement("div");
+  paletteBox.append(palette, stretchLabel);
+  box.appendChild(field("palette", paletteBox));
   const info = state.info;
   if (!info) return;
   for (const [axis, dim] of [["mapWidth", info.width], ["mapHeight", info.height]]) {
@@ -213,32 +259,154 @@ function buildRenderSettings() {
   }
 }
 
-// The render for a preview of `side` pixels: a finite map is shown whole (scaled to fit), an
-// infinite one from its origin at the chosen scale.
+// ---- zoom and pan of the preview ---------------------------------------------------------------
+// The view is the window of map coordinates shown: its top-left (x0, y0) and its zoom. At zoom 1
+// it is the whole of a finite map, or the preview size at the chosen scale from the origin of an
+// infinite one; the wheel zooms about the cursor, a drag pans, a double click or the button
+// resets. The picture shown keeps the window it was rendered for and is scaled and moved to the
+// current one until the render of that window arrives.
+const view = { zoom: 1, x0: 0, y0: 0 };
+const MAX_VIEW_ZOOM = 64;
+
+function finiteMap() {
+  return !!(state.info && state.info.width.finite && state.info.height.finite);
+}
+
+// The window at zoom 1, in map units, and the render scale that fills a preview of `side` with it.
+function baseWindow(side = state.preview) {
+  if (finiteMap()) return { w: state.mapWidth, h: state.mapHeight, scale: Math.min(side / state.mapWidth, side / state.mapHeight) };
+  const span = state.preview / state.scale;
+  return { w: span, h: span, scale: (state.scale * side) / state.preview };
+}
+
+// Keeps the zoom within 1..64 and a render scale the renderer takes (at most 10), and a finite
+// map's window within the map.
+function clampView() {
+  const base = baseWindow();
+  view.zoom = Math.min(MAX_VIEW_ZOOM, 10 / base.scale, Math.max(1, view.zoom));
+  if (finiteMap()) {
+    view.x0 = Math.min(base.w - base.w / view.zoom, Math.max(0, view.x0));
+    view.y0 = Math.min(base.h - base.h / view.zoom, Math.max(0, view.y0));
+  }
+}
+
+function viewIsReset() {
+  return view.zoom === 1 && view.x0 === 0 && view.y0 === 0;
+}
+
+// Where the window lies on the screen: the box of the preview size (or less) centred in the
+// area, and `k`, screen pixels per map unit.
+function displayBox() {
+  const area = $("preview-area");
+  const areaWidth = area.clientWidth || state.preview, areaHeight = area.clientHeight || state.preview;
+  const base = baseWindow();
+  const side = Math.min(state.preview, areaWidth, areaHeight);
+  const k0 = side / Math.max(base.w, base.h);
+  const width = base.w * k0, height = base.h * k0;
+  return { left: (areaWidth - width) / 2, top: (areaHeight - height) / 2, width, height, k: k0 * view.zoom };
+}
+
+// The map coordinate under a point of the screen.
+function mapPointAt(clientX, clientY) {
+  const area = $("preview-area").getBoundingClientRect();
+  const box = displayBox();
+  return [view.x0 + (clientX - area.left - box.left) / box.k, view.y0 + (clientY - area.top - box.top) / box.k];
+}
+
+let viewTimer = null, viewOnlyRender = false;
+function viewChanged() {
+  clampView();
+  placePreview();
+  $("view-reset").textContent = `×${view.zoom < 10 ? view.zoom.toFixed(1) : Math.round(view.zoom)}`;
+  $("view-reset").disabled = viewIsReset();
+  // Rendered once the view settles: the picture stays scaled in the meantime.
+  clearTimeout(viewTimer);
+  viewTimer = setTimeout(() => { viewOnlyRender = true; renderNow(); }, 250);
+}
+
+function resetView() {
+  Object.assign(view, { zoom: 1, x0: 0, y0: 0 });
+  viewChanged();
+}
+
+function setupViewControls() {
+  const area = $("preview-area");
+  area.addEventListener("wheel", (e) => {
+    e.preventDefault();
+    const before = mapPointAt(e.clientX, e.clientY);
+    view.zoom *= Math.exp(-e.deltaY * 0.002);
+    clampView();
+    // The map point under the cursor stays under it.
+    const after = mapPointAt(e.clientX, e.clientY);
+    view.x0 += before[0] - after[0];
+    view.y0 += before[1] - after[1];
+    viewChanged();
+  }, { passive: false });
+  let drag = null;
+  area.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0 || e.target.closest("button")) return;
+    drag = { x: e.clientX, y: e.clientY };
+    area.setPointerCapture(e.pointerId);
+    area.classList.add("dragging");
+  });
+  area.addEventListener("pointermove", (e) => {
+    showCursor(e);
+    if (!drag) return;
+    const k = displayBox().k;
+    view.x0 -= (e.clientX - drag.x) / k;
+    view.y0 -= (e.clientY - drag.y) / k;
+    drag = { x: e.clientX, y: e.clientY };
+    viewChanged();
+  });
+  const end = () => { drag = null; area.classList.remove("dragging"); };
+  area.addEventListener("pointerup", end);
+  area.addEventListener("pointercancel", end);
+  area.addEventListener("dblclick", (e) => { if (!e.target.closest("button")) resetView(); });
+  $("view-reset").addEventListener("click", resetView);
+}
+
+// The render for a preview of `side` pixels: the view's window (a finite map is shown whole at
+// zoom 1, scaled to fit; an infinite one from its origin), with as many pixels as at zoom 1.
 function renderRequest(side) {
   const info = state.info;
   const body = { source: state.source, seed: state.seed, parameters: state.values };
-  if (info && info.width.finite && info.height.finite) {
-    const scale = Math.min(side / state.mapWidth, side / state.mapHeight);
+  const base = baseWindow(side);
+  if (finiteMap()) {
     Object.assign(body, {
-      scale, map_width: state.mapWidth, map_height: state.mapHeight,
-      width: Math.max(1, Math.floor(state.mapWidth * scale)), height: Math.max(1, Math.floor(state.mapHeight * scale)),
+      scale: base.scale, map_width: state.mapWidth, map_height: state.mapHeight,
+      width: Math.max(1, Math.floor(state.mapWidth * base.scale)), height: Math.max(1, Math.floor(state.mapHeight * base.scale)),
     });
   } else {
-    Object.assign(body, { scale: state.scale * side / state.preview, width: side, height: side });
+    Object.assign(body, { scale: base.scale, width: side, height: side });
     if (info && info.width.finite) body.map_width = state.mapWidth;
     if (info && info.height.finite) body.map_height = state.mapHeight;
+  }
+  if (!viewIsReset()) {
+    clampView();
+    body.scale = base.scale * view.zoom;
+    let x = Math.round(view.x0 * body.scale), y = Math.round(view.y0 * body.scale);
+    if (finiteMap()) {
+      x = Math.min(Math.floor(state.mapWidth * body.scale) - body.width, Math.max(0, x));
+      y = Math.min(Math.floor(state.mapHeight * body.scale) - body.height, Math.max(0, y));
+    }
+    body.origin = [x, y];
   }
   return body;
 }
 
 // ---- rendering -----------------------------------------------------------------------------
-// Edits in the editor wait for a pause in typing (200 ms); sliders render at once. Either way at
-// most one render is in flight: a change during one is rendered right after it, coarse first.
-let renderTimer = null, lastResult = null, inFlight = false, pending = false;
+// Edits in the editor wait for a pause in typing (80 ms: short, so that an edit shows within
+// about 150 ms; a render of half-typed text is cheap, being at most one at a time and stopped by
+// the next); sliders render at once. Either way at most one render is in flight: a change during
+// one is rendered right after it.
+const EDIT_PAUSE_MS = 80;
+// A script whose preview-size render took longer than this gets a coarse 128² pass first, to show
+// something soon; a faster one goes straight to the preview size, which is then the sooner.
+const COARSE_FIRST_AFTER_MS = 120;
+let renderTimer = null, lastResult = null, inFlight = false, pending = false, lastFullMs = Infinity;
 function scheduleRender() {
   clearTimeout(renderTimer);
-  renderTimer = setTimeout(renderNow, 200);
+  renderTimer = setTimeout(renderNow, EDIT_PAUSE_MS);
 }
 
 async function renderNow() {
@@ -255,12 +423,17 @@ async function renderNow() {
   }
 }
 
-// A 128-pixel pass, then the preview size unless a newer change is waiting.
+// A 128-pixel pass when renders are slow, then the preview size unless a newer change is waiting.
 async function renderPasses() {
-  for (const side of [Math.min(128, state.preview), state.preview]) {
+  // A new view of the same map goes straight to the preview size: the picture shown, scaled, is
+  // better than a coarse pass.
+  const coarse = !viewOnlyRender && lastFullMs > COARSE_FIRST_AFTER_MS && state.preview > 128;
+  const sides = coarse ? [128, state.preview] : [state.preview];
+  viewOnlyRender = false;
+  for (const side of sides) {
     const started = performance.now();
     const request = renderRequest(side);
-    const { status: code, json } = await api("/api/render", request);
+    const { status: code, json } = await renderApi(request);
     if (code === 409) return; // superseded on the server
     const final = side === state.preview;
     if (code !== 200) {
@@ -277,6 +450,9 @@ async function renderPasses() {
     const ms = performance.now() - started;
     status(`${json.maps.length} map${json.maps.length === 1 ? "" : "s"} · ${json.geometry.render_width}×${json.geometry.render_height} · ${ms.toFixed(0)} ms`);
     window.__lastRenderMs = ms;
+    if (final) lastFullMs = ms;
+    window.__lastPreviewBytes = json.bytes;
+    window.__lastScale = json.geometry.scale;
     window.__passes = (window.__passes || 0) + 1;
     if (final) {
       clearConsole();
@@ -316,46 +492,115 @@ function selectedMap() {
   return lastResult && lastResult.maps.find((m) => m.name === state.selected);
 }
 
-function loadImage(src) {
-  return new Promise((resolve) => { const img = new Image(); img.onload = () => resolve(img); img.onerror = () => resolve(null); img.src = src; });
+function heightsOf(map) {
+  return map ? map.heights : null;
 }
 
-let heightsCache = { key: null, data: null };
-function heightsOf(map) {
-  if (!map || !map.heights) return null;
-  if (heightsCache.key !== map.heights) {
-    const bytes = Uint8Array.from(atob(map.heights), (c) => c.charCodeAt(0));
-    heightsCache = { key: map.heights, data: new Float32Array(bytes.buffer) };
+// The selected map's picture of the kind shown, painted from its heights (kept until the map,
+// kind or palette changes, so a tab switch or a cursor move does not repaint).
+let pictureCache = { key: null, canvas: null };
+function pictureOf(map, kind = state.kind) {
+  const key = [kind, state.palette, state.stretch].join("|");
+  if (pictureCache.map === map && pictureCache.key === key) return pictureCache.canvas;
+  const canvas = document.createElement("canvas");
+  canvas.width = map.width; canvas.height = map.height;
+  const context = canvas.getContext("2d");
+  const image = context.createImageData(map.width, map.height);
+  paint(image, map.heights, map.width, map.height, {
+    kind, palette: state.palette, stretch: state.stretch, min: map.min, max: map.max, scale: lastResult.geometry.scale,
+  });
+  context.putImageData(image, 0, 0);
+  if (kind === state.kind) pictureCache = { map, key, canvas };
+  return canvas;
+}
+
+// A palette (and stretch) chosen: repainted from the heights, kept for the next visit.
+async function setPalette(name, stretch) {
+  state.palette = name in PALETTES ? name : DEFAULT_PALETTE;
+  state.stretch = !!stretch;
+  keepPalette();
+  if ($("palette-select")) $("palette-select").value = state.palette;
+  if ($("stretch")) $("stretch").checked = state.stretch;
+  await drawPreview();
+  if (activeTab === "view3d") await update3D();
+}
+
+// The histogram of the map's heights (bars in the palette's colours, the square root of the
+// counts so that small classes show), its range, and sea level when the range holds it.
+function drawLegend(map) {
+  const legend = $("legend");
+  legend.classList.toggle("empty", !map || !map.width);
+  if (!map || !map.width) return;
+  const canvas = $("histogram");
+  const context = canvas.getContext("2d");
+  const bins = canvas.width / 4;
+  const counts = histogram(map.heights, map.min, map.max, bins);
+  const top = Math.sqrt(Math.max(1, ...counts));
+  const image = context.createImageData(1, 1);
+  context.clearRect(0, 0, canvas.width, canvas.height);
+  for (let k = 0; k < bins; k++) {
+    const h = map.max > map.min ? map.min + ((k + 0.5) / bins) * (map.max - map.min) : map.min;
+    paint(image, [h], 1, 1, { kind: "colored", palette: state.palette, stretch: state.stretch, min: map.min, max: map.max });
+    context.fillStyle = `rgb(${image.data[0]},${image.data[1]},${image.data[2]})`;
+    const bar = Math.round((Math.sqrt(counts[k]) / top) * canvas.height);
+    context.fillRect(k * 4, canvas.height - bar, 3, bar);
   }
-  return heightsCache.data;
+  const sea = map.max > map.min && map.min < 0 && map.max > 0 ? (-map.min / (map.max - map.min)) * canvas.width : null;
+  if (sea != null) { context.fillStyle = "#79c0ff"; context.fillRect(Math.round(sea), 0, 1, canvas.height); }
+  // The colour bar under the bars: the palette over the map's range (as painted).
+  const stops = [];
+  for (let i = 0; i <= 16; i++) {
+    const h = map.min + (i / 16) * (map.max - map.min);
+    paint(image, [h], 1, 1, { kind: "colored", palette: state.palette, stretch: state.stretch, min: map.min, max: map.max });
+    stops.push(`rgb(${image.data[0]},${image.data[1]},${image.data[2]}) ${(i / 16) * 100}%`);
+  }
+  $("palette-bar").style.background = map.max > map.min ? `linear-gradient(to right, ${stops.join(", ")})` : paletteGradient(state.palette);
+  $("range-min").textContent = `min ${map.min.toFixed(4)}`;
+  $("range-max").textContent = `max ${map.max.toFixed(4)}`;
+  $("range-sea").textContent = sea != null ? "sea 0" : "";
+  // At the sea line, but never over the min and max labels at the ends.
+  $("range-sea").style.left = sea != null ? `${Math.min(canvas.width - 105, Math.max(105, sea))}px` : "";
+  legend.dataset.total = String(counts.reduce((a, b) => a + b, 0));
+  legend.dataset.min = String(map.min);
+  legend.dataset.max = String(map.max);
 }
 
 async function drawPreview() {
   const map = selectedMap();
   const canvas = $("preview-canvas");
+  drawLegend(map);
   if (!map || !map.width) { canvas.width = 1; canvas.height = 1; return; }
-  const img = await loadImage(map[state.kind]);
+  const picture = pictureOf(map);
   canvas.width = map.width; canvas.height = map.height;
-  // Shown at the preview size, however small the first render.
-  const box = $("preview");
-  const side = Math.min(state.preview, box.clientWidth || state.preview, box.clientHeight || state.preview);
-  const f = side / Math.max(map.width, map.height);
-  canvas.style.width = `${Math.round(map.width * f)}px`;
-  canvas.style.height = `${Math.round(map.height * f)}px`;
-  if (img) canvas.getContext("2d").drawImage(img, 0, 0);
+  canvas.getContext("2d").drawImage(picture, 0, 0);
+  placePreview();
+  window.__previewPaints = (window.__previewPaints || 0) + 1;
 }
 
-$("preview-canvas").addEventListener("mousemove", (e) => {
+// The picture over the part of the view it was rendered for (however small the render, or
+// whichever window it was rendered for while the view moved on).
+function placePreview() {
+  const map = selectedMap();
+  const canvas = $("preview-canvas");
+  if (!map || !map.width) return;
+  const scale = lastResult.geometry.scale;
+  const box = displayBox();
+  canvas.style.left = `${box.left + (map.x / scale - view.x0) * box.k}px`;
+  canvas.style.top = `${box.top + (map.y / scale - view.y0) * box.k}px`;
+  canvas.style.width = `${(map.width / scale) * box.k}px`;
+  canvas.style.height = `${(map.height / scale) * box.k}px`;
+}
+
+// The map coordinate under the cursor and the height there, in the picture shown.
+function showCursor(e) {
   const map = selectedMap();
   if (!map || !map.width) return;
-  const rect = e.target.getBoundingClientRect();
-  const x = Math.floor((e.clientX - rect.left) / rect.width * map.width), y = Math.floor((e.clientY - rect.top) / rect.height * map.height);
-  const heights = heightsOf(map);
+  const [mx, my] = mapPointAt(e.clientX, e.clientY);
   const scale = lastResult.geometry.scale;
-  const mx = ((map.x + x) / scale).toFixed(1), my = ((map.y + y) / scale).toFixed(1);
-  const h = heights && x >= 0 && y >= 0 && x < map.width && y < map.height ? heights[y * map.width + x] : null;
-  $("cursor").textContent = `x ${mx}  y ${my}  height ${h == null ? "?" : h.toFixed(4)}`;
-});
+  const x = Math.floor(mx * scale - map.x), y = Math.floor(my * scale - map.y);
+  const h = x >= 0 && y >= 0 && x < map.width && y < map.height ? map.heights[y * map.width + x] : null;
+  $("cursor").textContent = `x ${mx.toFixed(1)}  y ${my.toFixed(1)}  height ${h == null ? "?" : h.toFixed(4)}`;
+}
 
 // ---- tabs, 3D, map -------------------------------------------------------------------------
 let activeTab = "preview";
@@ -365,8 +610,7 @@ let slippy = null;
 async function update3D() {
   const map = selectedMap();
   if (!map || !map.width) return;
-  const img = await loadImage(map.colored);
-  view3d.setMap(heightsOf(map), map.width, map.height, img);
+  view3d.setMap(heightsOf(map), map.width, map.height, pictureOf(map, "colored"));
 }
 
 for (const button of document.querySelectorAll("#tabs button[data-tab]")) {
@@ -379,8 +623,15 @@ for (const button of document.querySelectorAll("#tabs button[data-tab]")) {
   });
 }
 $("map-select").addEventListener("change", async (e) => { state.selected = e.target.value; await drawPreview(); if (activeTab === "view3d") await update3D(); if (activeTab === "slippy") slippy.refresh(); });
-$("kind-select").addEventListener("change", async (e) => { state.kind = e.target.value; await drawPreview(); if (activeTab === "slippy") slippy.refresh(); });
-window.addEventListener("resize", () => { if (activeTab === "view3d") view3d.draw(); if (activeTab === "slippy") slippy.update(); });
+async function setKind(kind) {
+  state.kind = kind;
+  $("kind-select").value = kind;
+  if (debugView) debugView.showStepImage();
+  await drawPreview();
+  if (activeTab === "slippy") slippy.refresh();
+}
+$("kind-select").addEventListener("change", (e) => setKind(e.target.value));
+window.addEventListener("resize", () => { placePreview(); if (activeTab === "view3d") view3d.draw(); if (activeTab === "slippy") slippy.update(); });
 
 function tileUrl(z, x, y) {
   const q = new URLSearchParams({ token, kind: state.kind, seed: state.seed, v: String(state.scriptVersion) });
@@ -439,6 +690,7 @@ function setupHelp() {
       <tr><td><kbd>Ctrl</kbd>-<kbd>Z</kbd> / <kbd>Ctrl</kbd>-<kbd>Shift</kbd>-<kbd>Z</kbd></td><td>undo / redo</td></tr>
       <tr><td><kbd>Tab</kbd></td><td>indent the selection</td></tr>
       <tr><td>hover a name</td><td>its signature and what it does</td></tr>
+      <tr><td>wheel / drag / double-click on the preview</td><td>zoom about the cursor / pan / the whole map again</td></tr>
       <tr><td><kbd>?</kbd> or <kbd>F1</kbd></td><td>this help</td></tr>
     </table>
     <p>Errors are underlined where they are, compile errors as you type and runtime errors after a
@@ -459,6 +711,7 @@ function setupHelp() {
 // ---- start ---------------------------------------------------------------------------------
 let exportPane = null;
 let editorView = null;
+let debugView = null;
 async function start() {
   const { ok, json: session } = await api("/api/session");
   if (!ok) { logDiagnostics(session.diagnostics || []); status("not connected"); return; }
@@ -469,6 +722,7 @@ async function start() {
   state.saved = session.source;
   state.version = session.version;
   restoreSettings();
+  restorePalette();
   exportPane = setupExport($("export"), { api, state, session, log, logDiagnostics });
   slippy = new Slippy($("slippy"), {
     tileUrl, maxZoom: session.tiles.max_zoom, zoomScale1: session.tiles.zoom_scale_1,
@@ -478,7 +732,7 @@ async function start() {
     }),
     onCursor: (x, y) => { $("cursor").textContent = `x ${x.toFixed(1)}  y ${y.toFixed(1)}`; },
   });
-  window.__studio = { state, slippy, get view() { return editor; }, lastHeights: () => heightsOf(selectedMap()) };
+  window.__studio = { state, slippy, setKind, setPalette, previewView: view, mapPointAt, get view() { return editor; }, lastHeights: () => heightsOf(selectedMap()), lastMap: () => selectedMap() };
   const editor = createEditor($("editor"), {
     doc: session.source, library: session.library, scriptInfo: () => state.info,
     check, onSave: save, runtime: () => state.runtime,
@@ -486,13 +740,16 @@ async function start() {
   });
   const debug = new Debugger($("debugger"), {
     token, editor: () => editor, request: () => renderRequest(state.preview), source: () => state.source, logDiagnostics,
+    kind: () => state.kind,
   });
   window.__studio.debugger = debug;
+  debugView = debug;
   window.__studio.resolveConflict = resolveConflict;
   editorView = editor;
   const first = await check(session.source);
   if (first && !first.ok) logDiagnostics(first.diagnostics);
   setupHelp();
+  setupViewControls();
   buildRenderSettings();
   if (state.info) {
     const { width, height } = state.info;

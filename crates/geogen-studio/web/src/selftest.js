@@ -23,6 +23,64 @@ export async function selftest(studio) {
     const heights = () => studio.lastHeights();
     const before = heights();
     check("first render has heights", before && before.length > 0);
+    check("the 512² preview answer is binary and at most 1 MB", studio.state.preview === 512 && window.__lastPreviewBytes > 512 * 512 * 2 && window.__lastPreviewBytes <= 1e6, `${window.__lastPreviewBytes} bytes`);
+    // The pictures are painted in the page: hillshade and colored differ, without a new render.
+    const pixels = () => { const c = document.getElementById("preview-canvas"); return c.getContext("2d").getImageData(0, 0, c.width, c.height).data; };
+    const rendersBeforeKinds = window.__renders;
+    const colored = pixels();
+    await studio.setKind("hillshade");
+    const shaded = pixels();
+    const gray = shaded.every((v, i) => i % 4 === 3 || v === shaded[i - (i % 4)]);
+    check("hillshade painted from the heights, without a render", window.__renders === rendersBeforeKinds && gray && shaded.some((v, i) => v !== colored[i]), `renders ${window.__renders - rendersBeforeKinds}`);
+    await studio.setKind("colored");
+    // Another palette, and stretched to the map's range: repainted, not rendered, and remembered.
+    await studio.setPalette("viridis", false);
+    const viridis = pixels();
+    await studio.setPalette("viridis", true);
+    const stretched = pixels();
+    let keptPalette = null;
+    try { keptPalette = JSON.parse(localStorage.getItem("geogen-studio:palette")); } catch (e) { /* none */ }
+    check("a palette and its stretch repaint the preview without a render and are kept",
+      window.__renders === rendersBeforeKinds && viridis.some((v, i) => v !== colored[i]) && stretched.some((v, i) => v !== viridis[i]) && keptPalette && keptPalette.palette === "viridis" && keptPalette.stretch === true,
+      JSON.stringify(keptPalette));
+    const legend = document.getElementById("legend");
+    const shown = studio.lastMap();
+    check("the histogram counts every pixel and shows the range and sea level",
+      Number(legend.dataset.total) === shown.width * shown.height && document.getElementById("range-min").textContent === `min ${shown.min.toFixed(4)}` && document.getElementById("range-sea").textContent === "sea 0",
+      `${legend.dataset.total} of ${shown.width}×${shown.height}, ${document.getElementById("range").textContent}`);
+    await studio.setPalette("land and water", false);
+    // Zoom about a point with the wheel: the old picture stays, scaled, until the render of the
+    // window arrives at the higher scale; the readout reports the same map point under the cursor.
+    const previewArea = document.getElementById("preview-area");
+    const canvas = document.getElementById("preview-canvas");
+    const spot = (() => { const b = canvas.getBoundingClientRect(); return { clientX: Math.round(b.left + b.width * 0.6), clientY: Math.round(b.top + b.height * 0.4) }; })();
+    const readout = () => {
+      previewArea.dispatchEvent(new PointerEvent("pointermove", { ...spot, bubbles: true }));
+      const m = document.getElementById("cursor").textContent.match(/x (-?[\d.]+)\s+y (-?[\d.]+)\s+height (\S+)/);
+      return m ? { x: Number(m[1]), y: Number(m[2]), h: m[3] } : null;
+    };
+    const here = readout();
+    const scaleBefore = window.__lastScale, widthBefore = canvas.getBoundingClientRect().width, rendersBeforeZoom = window.__renders;
+    previewArea.dispatchEvent(new WheelEvent("wheel", { ...spot, deltaY: -700, bubbles: true, cancelable: true }));
+    const widthScaled = canvas.getBoundingClientRect().width;
+    check("the wheel zooms at once, the old picture scaled until the render", studio.previewView.zoom > 3 && widthScaled > widthBefore * 3 && window.__renders === rendersBeforeZoom,
+      `zoom ${studio.previewView.zoom.toFixed(2)}, picture ${Math.round(widthBefore)} -> ${Math.round(widthScaled)} px`);
+    await until("the zoomed render", () => window.__renders > rendersBeforeZoom && window.__lastScale > scaleBefore * 3);
+    const there = readout();
+    check("after the zoomed render the readout gives the same map point under the cursor",
+      here && there && Math.abs(here.x - there.x) <= 0.2 && Math.abs(here.y - there.y) <= 0.2 && there.h !== "?" && Math.abs(Number(there.h) - Number(here.h)) < 0.05,
+      `${JSON.stringify(here)} -> ${JSON.stringify(there)} at scale ${window.__lastScale.toFixed(3)}`);
+    // Drag pans; a double click resets to the whole map at its first scale.
+    const x0 = studio.previewView.x0;
+    previewArea.dispatchEvent(new PointerEvent("pointerdown", { ...spot, button: 0, pointerId: 1, bubbles: true }));
+    previewArea.dispatchEvent(new PointerEvent("pointermove", { clientX: spot.clientX - 60, clientY: spot.clientY, pointerId: 1, bubbles: true }));
+    previewArea.dispatchEvent(new PointerEvent("pointerup", { pointerId: 1, bubbles: true }));
+    const panned = studio.previewView.x0 - x0;
+    const rendersBeforeReset = window.__renders;
+    previewArea.dispatchEvent(new MouseEvent("dblclick", { ...spot, bubbles: true }));
+    await until("the reset render", () => window.__renders > rendersBeforeReset && Math.abs(window.__lastScale - scaleBefore) < 1e-9);
+    check("a drag pans and a double click resets the view", panned > 0 && studio.previewView.zoom === 1 && studio.previewView.x0 === 0 && document.getElementById("view-reset").disabled,
+      `panned ${panned.toFixed(1)} map units`);
     // Break line 19: `island.Add(noise.Multiply(0.5));` loses its closing parenthesis.
     const line = view.state.doc.line(19);
     const broken = line.text.replace("));", ");");
@@ -128,6 +186,22 @@ export async function selftest(studio) {
     await until("the step's map", () => img.complete && img.naturalWidth > 0);
     const current = document.querySelector("#debugger .dbg-sequence li.current");
     check("renderer stepped: the step's map loaded and the step highlighted", img.naturalWidth > 0 && current && current.dataset.index === "0", `${img.naturalWidth}x${img.naturalHeight} ${current && current.textContent}`);
+    // The "show" selector draws the step's map as it draws the preview: each kind a different picture.
+    const stepPixels = async (kind) => {
+      const kindSelect = document.getElementById("kind-select");
+      kindSelect.value = kind;
+      kindSelect.dispatchEvent(new Event("change"));
+      await until(`the step's ${kind} picture`, () => img.dataset.kind === kind && img.src.includes(`kind=${kind}`) && img.complete && img.naturalWidth > 0);
+      const c = document.createElement("canvas");
+      c.width = img.naturalWidth; c.height = img.naturalHeight;
+      const context = c.getContext("2d");
+      context.drawImage(img, 0, 0);
+      return context.getImageData(0, 0, c.width, c.height).data;
+    };
+    const stepColored = await stepPixels("colored"), stepGray = await stepPixels("gray"), stepShade = await stepPixels("hillshade");
+    const tinted = stepColored.some((v, i) => i % 4 === 0 && (v !== stepColored[i + 1] || v !== stepColored[i + 2]));
+    const differs = (a, b) => a.length !== b.length || a.some((v, i) => v !== b[i]);
+    check("the show selector changes the step's picture (colored, grayscale, hillshade)", tinted && differs(stepGray, stepShade) && differs(stepColored, stepGray), `colored tinted ${tinted}`);
     // Export through the pane.
     const exported = await exportSelftest();
     check("export wrote and listed the files", exported.files.join() === "main.png,main_colored.png" && exported.listed.length === 2, exported.listed.join(" | "));

@@ -50,7 +50,7 @@ export class View3D {
     }, { passive: false });
   }
 
-  // `heights`: Float32Array of width × height; `image`: an <img> of the colored preview.
+  // `heights`: Float32Array of width × height; `image`: the colored preview (a canvas).
   setMap(heights, width, height, image) {
     const gl = this.gl;
     if (!gl || !heights) { this.mesh = null; return; }
