@@ -4,7 +4,8 @@
 # and see the marker at the right line with its code, fix it and see the preview change, move a
 # slider and see the render follow, drag it and see previews while dragging, see a runtime error
 # underlined at its argument, open the help, pan the map and see its tiles load, export through
-# the Export pane), then checks the layout at 1024×768 by element boxes, and prints each step.
+# the Export pane), then checks the layout at 1024×768 and at 3840×2160 by element boxes, and
+# prints each step.
 # Usage: scripts/studio-browser-test.sh [path/to/geogen]   (default: a debug build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,10 +18,12 @@ fi
 . scripts/studio-server.sh
 timeout 90 chromium --headless --no-sandbox --disable-gpu --window-size=1400,800 \
     --virtual-time-budget=60000 --dump-dom "$url#selftest" 2>/dev/null >"$work/dom.html" || true
-# The smallest screen the studio is laid out for.
+# The smallest screen the studio is laid out for, and a 4K one.
 timeout 60 chromium --headless --no-sandbox --disable-gpu --window-size=1024,768 \
     --virtual-time-budget=20000 --dump-dom "$url#layout" 2>/dev/null >"$work/layout.html" || true
-python3 - "$work/dom.html" "$work/layout.html" <<'PY'
+timeout 60 chromium --headless --no-sandbox --disable-gpu --window-size=3840,2160 \
+    --virtual-time-budget=20000 --dump-dom "$url#layout" 2>/dev/null >"$work/layout-4k.html" || true
+python3 - "$work/dom.html" "$work/layout.html" "$work/layout-4k.html" <<'PY'
 import html, json, re, sys
 steps, ok = [], True
 for path in sys.argv[1:]:

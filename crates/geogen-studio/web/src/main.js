@@ -300,7 +300,9 @@ function displayBox() {
   const area = $("preview-area");
   const areaWidth = area.clientWidth || state.preview, areaHeight = area.clientHeight || state.preview;
   const base = baseWindow();
-  const side = Math.min(state.preview, areaWidth, areaHeight);
+  // The picture fills the area (a 4K screen shows a 512² preview large, not a postage stamp);
+  // the preview size sets how many pixels are rendered, not how large they are shown.
+  const side = Math.min(areaWidth, areaHeight);
   const k0 = side / Math.max(base.w, base.h);
   const width = base.w * k0, height = base.h * k0;
   return { left: (areaWidth - width) / 2, top: (areaHeight - height) / 2, width, height, k: k0 * view.zoom };
