@@ -1,12 +1,13 @@
 // geogen studio's page: the editor, the parameters panel, the live preview, the 3D view and the
 // infinite-map view, all talking to the local server (docs/studio.md).
-import { createEditor, relint } from "./editor.js";
+import { createEditor, relint, replaceDocument } from "./editor.js";
 import { View3D } from "./view3d.js";
 import { Slippy } from "./slippy.js";
 import { selftest, debugDemo, layoutCheck } from "./selftest.js";
 import { Debugger } from "./debugger.js";
 import { setupExport } from "./export.js";
 import { latency } from "./latency.js";
+import { setupFiles } from "./files.js";
 
 const token = new URLSearchParams(location.search).get("token") || "";
 const $ = (id) => document.getElementById(id);
@@ -50,6 +51,8 @@ const state = {
   saved: "",
   // The last render's runtime errors, for the editor: {source, diagnostics}.
   runtime: null,
+  // The document is a built-in example with no file yet: Save asks for a name.
+  example: null,
 };
 
 // ---- unsaved work and kept settings ------------------------------------------------------------
@@ -279,6 +282,7 @@ async function renderPasses() {
     window.__lastRenderMs = ms;
     window.__passes = (window.__passes || 0) + 1;
     if (final) {
+      window.__renderedSource = request.source;
       clearConsole();
       for (const m of json.messages) log(m);
       // Painted: the frame after the one that drew the full-size preview (the latency measurement).
@@ -391,6 +395,7 @@ function tileUrl(z, x, y) {
 
 // ---- save ----------------------------------------------------------------------------------
 async function save() {
+  if (state.example) { await files.saveAs(state.source, state.example.replace(/\.ggs$/, "")); return; }
   const { ok, status: code, json } = await api("/api/save", { source: state.source, version: state.version });
   if (ok) { state.version = json.version; state.saved = state.source; markDirty(); log("saved", "info"); status("saved"); }
   else if (code === 409 && json.disk) resolveConflict(json.disk);
@@ -456,18 +461,49 @@ function setupHelp() {
   });
 }
 
+// ---- documents -----------------------------------------------------------------------------
+// Makes another document the editor's: a script of the directory (opened or just created), or a
+// built-in example (`example`: no file yet). Its parameter values and seed are the ones kept for
+// it; a new script's template or an example counts as unsaved work.
+function loadDocument(doc) {
+  state.example = doc.example ? doc.name : null;
+  const shown = doc.example ? `${doc.name} (example)` : doc.name;
+  $("file-name").textContent = shown;
+  document.title = `${shown} · geogen studio`;
+  $("save").disabled = !(doc.example ? session.directory : doc.savable);
+  state.version = doc.version;
+  state.saved = doc.new || doc.example ? "" : doc.source;
+  state.values = {};
+  state.seed = "0";
+  state.mapWidth = null;
+  state.mapHeight = null;
+  state.infoKey = "";
+  state.runtime = null;
+  restoreSettings();
+  if (editorView && editorView.state.doc.toString() !== doc.source) replaceDocument(editorView, doc.source);
+  state.source = doc.source;
+  markDirty();
+  check(doc.source).then(() => { buildRenderSettings(); renderNow(); });
+  window.__documents = (window.__documents || 0) + 1;
+}
+
 // ---- start ---------------------------------------------------------------------------------
 let exportPane = null;
+let files = null;
+let session = null;
 let editorView = null;
 async function start() {
-  const { ok, json: session } = await api("/api/session");
-  if (!ok) { logDiagnostics(session.diagnostics || []); status("not connected"); return; }
+  const answer = await api("/api/session");
+  session = answer.json;
+  if (!answer.ok) { logDiagnostics(session.diagnostics || []); status("not connected"); return; }
   document.title = `${session.name} · geogen studio`;
   $("file-name").textContent = session.name;
   $("save").disabled = !session.savable;
   state.source = session.source;
-  state.saved = session.source;
+  // A script not written yet opens with the starter template, unsaved until the first save.
+  state.saved = session.new ? "" : session.source;
   state.version = session.version;
+  markDirty();
   restoreSettings();
   exportPane = setupExport($("export"), { api, state, session, log, logDiagnostics });
   slippy = new Slippy($("slippy"), {
@@ -490,6 +526,8 @@ async function start() {
   window.__studio.debugger = debug;
   window.__studio.resolveConflict = resolveConflict;
   editorView = editor;
+  files = setupFiles({ api, dirty, name: () => $("file-name").textContent, load: loadDocument, directory: session.directory });
+  window.__studio.files = files;
   const first = await check(session.source);
   if (first && !first.ok) logDiagnostics(first.diagnostics);
   setupHelp();

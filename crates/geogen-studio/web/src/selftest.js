@@ -142,6 +142,7 @@ export async function selftest(studio) {
     check("a save conflict shows both texts", texts.length === 2 && texts[0] === mine && texts[1] === disk.source);
     dialog.querySelector('button[data-choice="theirs"]').click();
     check("taking the file's text puts it in the editor", view.state.doc.toString() === disk.source && studio.state.version === disk.version && !document.querySelector("dialog.conflict"));
+    await filesSelftest(studio, check);
   } catch (e) {
     check("no exception", false, e.message);
   }
@@ -149,6 +150,87 @@ export async function selftest(studio) {
   pre.id = "selftest";
   pre.textContent = JSON.stringify({ passed: steps.every((s) => s.ok), steps });
   document.body.appendChild(pre);
+}
+
+// The header's file actions on the walk's directory (a copy of the island example): Open lists
+// it, New makes a script from the template (asking first about the walk's unsaved edits) and
+// refuses a taken name with its code, opening switches the document and each script keeps its
+// own parameter values, an example opens unsaved and saving it asks for a name.
+async function filesSelftest(studio, check) {
+  const $ = (id) => document.getElementById(id);
+  const view = studio.view;
+  const name = () => $("file-name").textContent;
+  const dirty = () => $("file-name").classList.contains("dirty");
+  const shown = (what, selector) => until(what, () => document.querySelector(selector));
+  const switched = async (action) => {
+    const before = window.__documents || 0;
+    await action();
+    await until("the document to switch", () => (window.__documents || 0) > before);
+    await until("the document's render", () => window.__renderedSource === view.state.doc.toString());
+  };
+  const openMenu = async (buttonId, menuId) => {
+    const filled = Number($(menuId).dataset.filled || 0);
+    $(buttonId).click();
+    return until(`the ${menuId}`, () => Number($(menuId).dataset.filled || 0) > filled && $(menuId));
+  };
+  let menu = await openMenu("open-button", "open-menu");
+  const listed = [...menu.querySelectorAll("button[data-file]")].map((b) => b.dataset.file);
+  const current = menu.querySelector("button.current");
+  check("Open lists the directory's scripts, the current one marked", listed.join() === "island.ggs" && current && current.dataset.file === "island.ggs", listed.join(" "));
+  document.body.click();
+  // New, over the walk's unsaved edits: asked to discard them first, then for a name.
+  const hadEdits = dirty();
+  $("new-button").click();
+  const discard = await shown("the unsaved-changes question", 'dialog.ask[open] button[data-choice="discard"]');
+  discard.click();
+  let named = await shown("the name dialog", "dialog.ask.name[open]");
+  named.querySelector("input").value = "walk-new";
+  await switched(() => named.querySelector('button[value="create"]').click());
+  const heights = studio.lastHeights();
+  const land = heights ? heights.filter((h) => h > 0).length / heights.length : 0;
+  check("New asks before leaving unsaved edits", hadEdits);
+  check("New makes walk-new.ggs from the template: it renders land and sea, with its sliders", name() === "walk-new.ggs" && !dirty() && view.state.doc.toString().includes("yield") && land > 0.1 && land < 0.9 && document.querySelector('input[data-param="Hilliness"]'), `${name()}, land ${(land * 100).toFixed(0)}%`);
+  $("new-button").click();
+  named = await shown("the name dialog", "dialog.ask.name[open]");
+  named.querySelector("input").value = "walk-new.ggs";
+  named.querySelector('button[value="create"]').click();
+  await until("the refusal", () => named.dataset.refused);
+  check("New refuses a taken name with its code, in the dialog", named.dataset.refused === "GGE4027" && named.querySelector(".refusal").textContent.includes("already exists"), named.dataset.refused);
+  named.querySelector('button[value="cancel"]').click();
+  // Each script keeps its own parameter values.
+  const slider = document.querySelector('input[data-param="Hilliness"]');
+  slider.value = slider.min;
+  slider.dispatchEvent(new Event("input"));
+  const kept = studio.state.values.Hilliness;
+  const openFile = async (file) => {
+    menu = await openMenu("open-button", "open-menu");
+    await switched(() => menu.querySelector(`button[data-file="${file}"]`).click());
+  };
+  await openFile("island.ggs");
+  check("Open switches to island.ggs with its own parameters", name() === "island.ggs" && !dirty() && view.state.doc.toString().includes("Island") && document.querySelector('input[data-param="Size"]') && !document.querySelector('input[data-param="Hilliness"]'), name());
+  await openFile("walk-new.ggs");
+  check("walk-new.ggs opens again with its Hilliness kept", studio.state.values.Hilliness === kept && Number(document.querySelector('input[data-param="Hilliness"]').value) === Number(slider.min), `${studio.state.values.Hilliness} (kept ${kept})`);
+  // An example opens unsaved; saving asks for a name, and a taken one is refused.
+  const openExample = async () => {
+    menu = await openMenu("examples-button", "examples-menu");
+    await switched(() => menu.querySelector('button[data-example="dunes.ggs"]').click());
+  };
+  await openExample();
+  check("an example opens as an unsaved document and renders", name() === "dunes.ggs (example)" && dirty() && view.state.doc.toString().includes("Dunes") && studio.lastHeights(), name());
+  $("save").click();
+  named = await shown("the save-as dialog", "dialog.ask.name[open]");
+  const suggested = named.querySelector("input").value;
+  const before = window.__documents;
+  named.querySelector('button[value="create"]').click();
+  await until("the saved example", () => window.__documents > before);
+  check("saving the example asks for a name and creates the script", suggested === "dunes" && name() === "dunes.ggs" && !dirty(), `${suggested} → ${name()}`);
+  await openExample();
+  $("save").click();
+  named = await shown("the save-as dialog", "dialog.ask.name[open]");
+  named.querySelector('button[value="create"]').click();
+  await until("the refusal", () => named.dataset.refused);
+  check("saving an example under a taken name is refused, nothing replaced", named.dataset.refused === "GGE4027", named.dataset.refused);
+  named.querySelector('button[value="cancel"]').click();
 }
 
 // The page at the window's size (URL ending in #layout; the browser test opens it at 1024×768):
