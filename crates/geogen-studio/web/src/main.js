@@ -3,7 +3,7 @@
 import { createEditor, relint, replaceDocument } from "./editor.js";
 import { View3D } from "./view3d.js";
 import { Slippy } from "./slippy.js";
-import { selftest, debugDemo, layoutCheck } from "./selftest.js";
+import { selftest, debugDemo, layoutCheck, shot } from "./selftest.js";
 import { Debugger } from "./debugger.js";
 import { setupExport } from "./export.js";
 import { latency } from "./latency.js";
@@ -373,6 +373,21 @@ async function update3D() {
   view3d.setMap(heightsOf(map), map.width, map.height, img);
 }
 
+// The 3D view's settings: relief exaggeration (a power of two, ×¼ to ×4) and the sun.
+function setup3DControls() {
+  const relief = $("view3d-relief"), azimuth = $("view3d-azimuth"), elevation = $("view3d-elevation");
+  const apply = () => {
+    view3d.exaggeration = 2 ** Number(relief.value);
+    view3d.sun = { azimuth: Number(azimuth.value), elevation: Number(elevation.value) };
+    $("view3d-relief-value").textContent = `×${view3d.exaggeration.toFixed(2)}`;
+    $("view3d-sun-value").textContent = `${azimuth.value}°/${elevation.value}°`;
+    view3d.draw();
+  };
+  for (const input of [relief, azimuth, elevation]) input.addEventListener("input", apply);
+  $("view3d-reset").addEventListener("click", () => { view3d.resetCamera(); view3d.draw(); });
+}
+setup3DControls();
+
 for (const button of document.querySelectorAll("#tabs button[data-tab]")) {
   button.addEventListener("click", async () => {
     activeTab = button.dataset.tab;
@@ -514,7 +529,7 @@ async function start() {
     }),
     onCursor: (x, y) => { $("cursor").textContent = `x ${x.toFixed(1)}  y ${y.toFixed(1)}`; },
   });
-  window.__studio = { state, slippy, get view() { return editor; }, lastHeights: () => heightsOf(selectedMap()) };
+  window.__studio = { state, slippy, view3d, get view() { return editor; }, lastHeights: () => heightsOf(selectedMap()) };
   const editor = createEditor($("editor"), {
     doc: session.source, library: session.library, scriptInfo: () => state.info,
     check, onSave: save, runtime: () => state.runtime,
@@ -542,6 +557,7 @@ async function start() {
   if (location.hash === "#selftest") selftest(window.__studio);
   if (location.hash === "#debug-demo") debugDemo(window.__studio);
   if (location.hash === "#layout") layoutCheck();
+  if (location.hash.startsWith("#shot-")) shot(window.__studio, location.hash.slice(6));
   if (location.hash.startsWith("#latency")) latency(window.__studio);
 }
 start();

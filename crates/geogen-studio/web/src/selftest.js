@@ -6,6 +6,7 @@
 // page as JSON (<pre id="selftest">), which the script reads from the dumped DOM.
 import { diagnosticCount, forEachDiagnostic } from "@codemirror/lint";
 import { exportSelftest, presetSelftest } from "./export.js";
+import { triangulate } from "./view3d.js";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function until(what, test, timeout = 15000) {
@@ -143,6 +144,7 @@ export async function selftest(studio) {
     dialog.querySelector('button[data-choice="theirs"]').click();
     check("taking the file's text puts it in the editor", view.state.doc.toString() === disk.source && studio.state.version === disk.version && !document.querySelector("dialog.conflict"));
     await filesSelftest(studio, check);
+    await view3dSelftest(studio, check);
   } catch (e) {
     check("no exception", false, e.message);
   }
@@ -233,6 +235,71 @@ async function filesSelftest(studio, check) {
   named.querySelector('button[value="cancel"]').click();
 }
 
+// The 3D view: the relief and the sun change the picture, Shift-drag pans, reset view brings the
+// first view back exactly, and a terrace edge running diagonally across the mesh is cut along
+// its line (two thin triangles a row), not into a sawtooth (four a row).
+async function view3dSelftest(studio, check) {
+  const $ = (id) => document.getElementById(id);
+  document.querySelector('#tabs button[data-tab="view3d"]').click();
+  const view = studio.view3d;
+  await until("the 3D mesh", () => view.mesh);
+  const first = view.digest();
+  check("the 3D view draws the map", first && first.brightness > 5, JSON.stringify(first));
+  const set = (id, value) => { $(id).value = String(value); $(id).dispatchEvent(new Event("input")); };
+  set("view3d-relief", 1);
+  const raised = view.digest();
+  check("relief ×2 changes the picture", view.exaggeration === 2 && raised.hash !== first.hash && $("view3d-relief-value").textContent === "×2.00", $("view3d-relief-value").textContent);
+  set("view3d-azimuth", 135);
+  set("view3d-elevation", 20);
+  const lit = view.digest();
+  check("moving the sun changes the shading", lit.hash !== raised.hash && Math.abs(lit.brightness - raised.brightness) > 0.5, `${raised.brightness.toFixed(1)} → ${lit.brightness.toFixed(1)}`);
+  const canvas = $("gl-canvas");
+  const box = canvas.getBoundingClientRect();
+  const at = (dx) => ({ clientX: box.left + 200 + dx, clientY: box.top + 200, pointerId: 1, shiftKey: true, button: 0, bubbles: true });
+  canvas.dispatchEvent(new PointerEvent("pointerdown", at(0)));
+  canvas.dispatchEvent(new PointerEvent("pointermove", at(80)));
+  canvas.dispatchEvent(new PointerEvent("pointerup", at(80)));
+  const panned = view.digest();
+  check("Shift-drag pans the view", view.target.some((v) => v !== 0) && view.yaw === 0.7 && panned.hash !== lit.hash, view.target.map((v) => v.toFixed(2)).join(","));
+  $("view3d-reset").click();
+  check("reset view brings the first view back", view.target.every((v) => v === 0) && view.digest().hash === lit.hash);
+  // A diagonal terrace edge (high where x ≥ y) on a 64² grid.
+  const side = 64, heights = new Float32Array(side * side);
+  for (let y = 0; y < side; y++) for (let x = 0; x < side; x++) heights[y * side + x] = x >= y ? 0.5 : 0;
+  const indices = triangulate(heights, side, side);
+  let cliff = 0;
+  for (let i = 0; i < indices.length; i += 3) {
+    const levels = new Set([indices[i], indices[i + 1], indices[i + 2]].map((v) => heights[v]));
+    if (levels.size > 1) cliff++;
+  }
+  // Two triangles a row at most along a straight edge; a fixed diagonal across it makes four.
+  check("a diagonal terrace edge is cut along its line, not into a sawtooth", cliff > 0 && cliff <= 2 * (side - 1), `${cliff} triangles span the edge (a sawtooth: about ${4 * (side - 1)})`);
+  document.querySelector('#tabs button[data-tab="preview"]').click();
+}
+
+// A state to take a picture of (URL ending in #shot-3d, #shot-open, #shot-examples or
+// #shot-new): the 3D view with relief ×2 and a low southern sun, or a menu or the New dialog open.
+export async function shot(studio, name) {
+  const $ = (id) => document.getElementById(id);
+  await until("the first render", () => window.__renders >= 1);
+  if (name === "3d") {
+    document.querySelector('#tabs button[data-tab="view3d"]').click();
+    await until("the 3D mesh", () => studio.view3d.mesh);
+    for (const [id, value] of [["view3d-relief", 1], ["view3d-azimuth", 200], ["view3d-elevation", 25]]) {
+      $(id).value = String(value);
+      $(id).dispatchEvent(new Event("input"));
+    }
+  }
+  if (name === "open" || name === "examples") $(`${name}-button`).click();
+  if (name === "new") {
+    $("new-button").click();
+    const discard = await until("a question", () => document.querySelector("dialog.ask[open]"));
+    if (discard.querySelector('button[data-choice="discard"]')) discard.querySelector('button[data-choice="discard"]').click();
+    const input = await until("the name dialog", () => document.querySelector("dialog.ask.name[open] input"));
+    input.value = "hills";
+  }
+}
+
 // The page at the window's size (URL ending in #layout; the browser test opens it at 1024×768):
 // the header's controls, the three columns and the panels inside them lie within the window and
 // overlap nothing they should not.
@@ -266,6 +333,15 @@ export async function layoutCheck() {
     const b = box(e);
     if (b.left < bar.left - 1 || b.right > bar.right + 1 || b.bottom > bar.bottom + 1) problems.push(`${label(e)} is cut off by the toolbar`);
   }
+  // The 3D view's controls: inside the view, none over another.
+  document.querySelector('#tabs button[data-tab="view3d"]').click();
+  pairs(named(".view3d-controls > *, .view3d-hint"), "3D controls");
+  const views = box(document.getElementById("views"));
+  for (const e of named(".view3d-controls > *, .view3d-hint")) {
+    const b = box(e);
+    if (b.left < views.left - 1 || b.right > views.right + 1 || b.top < views.top - 1 || b.bottom > views.bottom + 1) problems.push(`${label(e)} leaves the 3D view`);
+  }
+  document.querySelector('#tabs button[data-tab="preview"]').click();
   // The cursor readout must not change the toolbar's height (it used to make it jump).
   const before = bar.height;
   document.getElementById("cursor").textContent = "x 1000.0  y 1000.0  height -0.1234";
