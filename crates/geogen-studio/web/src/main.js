@@ -3,7 +3,7 @@
 import { createEditor, relint, replaceDocument } from "./editor.js";
 import { View3D } from "./view3d.js";
 import { Slippy } from "./slippy.js";
-import { selftest, debugDemo, layoutCheck, shot } from "./selftest.js";
+import { selftest, debugDemo, layoutCheck, shot, newFileWalk } from "./selftest.js";
 import { Debugger } from "./debugger.js";
 import { setupExport } from "./export.js";
 import { latency } from "./latency.js";
@@ -557,6 +557,7 @@ async function start() {
   if (location.hash === "#selftest") selftest(window.__studio);
   if (location.hash === "#debug-demo") debugDemo(window.__studio);
   if (location.hash === "#layout") layoutCheck();
+  if (location.hash === "#new-file") newFileWalk(window.__studio);
   if (location.hash.startsWith("#shot-")) shot(window.__studio, location.hash.slice(6));
   if (location.hash.startsWith("#latency")) latency(window.__studio);
 }

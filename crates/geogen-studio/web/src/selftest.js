@@ -277,6 +277,34 @@ async function view3dSelftest(studio, check) {
   document.querySelector('#tabs button[data-tab="preview"]').click();
 }
 
+// The studio started on a script that does not exist yet (URL ending in #new-file): the editor
+// holds the starter template, marked unsaved, which renders land and sea without an error, and
+// the first Save writes it (scripts/studio-browser-test.sh then reads the file).
+export async function newFileWalk(studio) {
+  const steps = [];
+  const check = (name, ok, detail = "") => { steps.push({ name, ok: !!ok, detail: String(detail) }); };
+  try {
+    const view = await until("the editor", () => studio.view);
+    await until("the first render", () => window.__renderedSource === view.state.doc.toString());
+    const name = document.getElementById("file-name");
+    const text = view.state.doc.toString();
+    check("a missing script opens with the starter template, marked unsaved", name.textContent === "new.ggs" && name.classList.contains("dirty") && text.includes("metadata") && text.includes("yield"), name.textContent);
+    const heights = studio.lastHeights();
+    const land = heights ? heights.filter((h) => h > 0).length / heights.length : 0;
+    const errors = document.querySelectorAll("#console .error").length;
+    check("the template renders land and sea without an error", land > 0.1 && land < 0.9 && errors === 0 && document.querySelector('input[data-param="Hilliness"]'), `land ${(land * 100).toFixed(0)}%, ${errors} errors`);
+    document.getElementById("save").click();
+    await until("the save", () => !name.classList.contains("dirty"));
+    check("the first save writes it", document.getElementById("status").textContent === "saved");
+  } catch (e) {
+    check("no exception", false, e.message);
+  }
+  const pre = document.createElement("pre");
+  pre.id = "selftest";
+  pre.textContent = JSON.stringify({ passed: steps.every((s) => s.ok), steps });
+  document.body.appendChild(pre);
+}
+
 // A state to take a picture of (URL ending in #shot-3d, #shot-open, #shot-examples or
 // #shot-new): the 3D view with relief ×2 and a low southern sun, or a menu or the New dialog open.
 export async function shot(studio, name) {
