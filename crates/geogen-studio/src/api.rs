@@ -162,7 +162,9 @@ async fn session(AxState(state): AxState<Shared>) -> Json<Value> {
     // The file as it is now (another editor may have changed it since the studio started): a
     // reloaded page edits, and saves over, what is on disk. An unreadable file keeps the text
     // read before.
-    if let Some(Ok(fresh)) = document.path.clone().map(|path| crate::read_document(Some(&path))) {
+    if let Some(Ok(mut fresh)) = document.path.clone().map(|path| crate::read_document(Some(&path))) {
+        // The name the document was opened by (a link's, when it was opened through one).
+        fresh.name = std::mem::take(&mut document.name);
         *document = fresh;
     }
     let mut answer = crate::files::document_json(&document);

@@ -95,24 +95,25 @@ pub(crate) fn script_name(name: &str, add_extension: bool) -> Result<String, Api
     Ok(name)
 }
 
-/// Whether `path` (in `dir`) is a regular file, or a link to one in `dir` itself; a link leading
-/// anywhere else is refused.
-fn inside(dir: &Path, path: &Path) -> Result<bool, ApiError> {
-    let Ok(meta) = std::fs::symlink_metadata(path) else { return Ok(false) };
+/// The file `path` (in `dir`) stands for: itself when it is a regular file, the file a link leads
+/// to when that is a file in `dir` itself (so a save writes that file, and the link stays);
+/// `None` for nothing there or no file. A link leading anywhere else is refused.
+fn inside(dir: &Path, path: &Path) -> Result<Option<PathBuf>, ApiError> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return Ok(None) };
     if meta.file_type().is_file() {
-        return Ok(true);
+        return Ok(Some(path.to_path_buf()));
     }
     if !meta.file_type().is_symlink() {
-        return Ok(false);
+        return Ok(None);
     }
     let (Ok(target), Ok(home)) = (std::fs::canonicalize(path), std::fs::canonicalize(dir)) else {
-        return Ok(false);
+        return Ok(None);
     };
     if target.parent() != Some(home.as_path()) {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         return Err(invalid_name(format!("`{name}` is a link leading out of the studio's directory")));
     }
-    Ok(target.is_file())
+    Ok(target.is_file().then_some(target))
 }
 
 fn no_directory() -> ApiError {
@@ -142,7 +143,7 @@ async fn list(AxState(state): AxState<Shared>) -> Result<Json<Value>, ApiError> 
         })?;
         for entry in entries.flatten() {
             let Some(name) = entry.file_name().to_str().map(str::to_string) else { continue };
-            if script_name(&name, false).is_ok() && matches!(inside(&dir, &entry.path()), Ok(true)) {
+            if script_name(&name, false).is_ok() && matches!(inside(&dir, &entry.path()), Ok(Some(_))) {
                 files.push(name);
             }
         }
@@ -180,17 +181,18 @@ async fn open(
     let dir = directory(&state).ok_or_else(no_directory)?;
     let name = script_name(&request.name, false)?;
     tokio::task::spawn_blocking(move || {
-        let path = dir.join(&name);
-        if !inside(&dir, &path)? {
+        let Some(path) = inside(&dir, &dir.join(&name))? else {
             return Err(ApiError::new(
                 StatusCode::NOT_FOUND,
                 codes::GGE4024,
                 format!("there is no script `{name}` in the studio's directory"),
                 Some("choose one the Open menu lists"),
             ));
-        }
-        let document = crate::read_document(Some(&path))
+        };
+        let mut document = crate::read_document(Some(&path))
             .map_err(|e| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, codes::GGE4024, e, None))?;
+        // Shown by the name the user chose, a link's included.
+        document.name = name;
         let answer = document_json(&document);
         *state.document.lock().unwrap_or_else(|e| e.into_inner()) = document;
         Ok(Json(answer))

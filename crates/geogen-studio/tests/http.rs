@@ -543,6 +543,18 @@ fn the_directory_s_scripts_are_listed_and_opened_and_nothing_outside_it() {
         assert_eq!((out.status, out.code().as_str()), (400, "GGE4026"));
         assert!(!String::from_utf8_lossy(&out.body).contains("secret"));
     }
+    if cfg!(unix) {
+        // A link inside the directory opens the file it leads to, and a save writes that file.
+        let linked = server.post("/api/open", &json!({ "name": "link-to-b.ggs" })).json();
+        assert_eq!(linked["name"], "link-to-b.ggs");
+        let saved =
+            server.post("/api/save", &json!({ "source": "// through the link\n", "version": linked["version"] }));
+        assert_eq!(saved.status, 200);
+        assert_eq!(std::fs::read_to_string(dir.path().join("b.ggs")).unwrap(), "// through the link\n");
+        assert!(std::fs::symlink_metadata(dir.path().join("link-to-b.ggs")).unwrap().file_type().is_symlink());
+        assert_eq!(server.get("/api/session").json()["name"], "link-to-b.ggs");
+        server.post("/api/open", &json!({ "name": "b.ggs" }));
+    }
     let malformed = server.post_raw("/api/open", b"{\"file\": 1}");
     assert_eq!((malformed.status, malformed.code().as_str()), (400, "GGE4000"));
     // None of that changed the document.
