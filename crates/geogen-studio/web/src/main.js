@@ -494,6 +494,9 @@ function loadDocument(doc) {
   state.mapHeight = null;
   state.infoKey = "";
   state.runtime = null;
+  // Until the new text is checked, no parameters of the previous document are offered.
+  state.info = null;
+  buildParams();
   restoreSettings();
   if (editorView && editorView.state.doc.toString() !== doc.source) replaceDocument(editorView, doc.source);
   state.source = doc.source;
