@@ -32,13 +32,12 @@ export function setupFiles({ api, dirty, name, load, directory }) {
   }
 
   // Saves an example (a document with no file yet) under a name the user gives, in the
-  // directory: a taken name is refused and asked again.
+  // directory: a taken name is refused and asked again. Resolves to the created document (for the
+  // page to load), or null.
   async function saveAs(source, suggested) {
     if (!directory) return null;
-    const created = await askName("Save the example as", "A new script in the studio's directory (an existing file is never replaced).",
+    return askName("Save the example as", "A new script in the studio's directory (an existing file is never replaced).",
       suggested, (chosen) => api("/api/new", { name: chosen, source }));
-    if (created) load(created);
-    return created;
   }
 
   async function fillOpen(menu) {

@@ -410,7 +410,14 @@ function tileUrl(z, x, y) {
 
 // ---- save ----------------------------------------------------------------------------------
 async function save() {
-  if (state.example) { await files.saveAs(state.source, state.example.replace(/\.ggs$/, "")); return; }
+  if (state.example) {
+    const created = await files.saveAs(state.source, state.example.replace(/\.ggs$/, ""));
+    if (!created) return;
+    // The example's parameter values and seed go with it into its file.
+    try { localStorage.setItem(`geogen-studio:${created.name}`, JSON.stringify({ values: state.values, seed: state.seed })); } catch (e) { /* private mode */ }
+    loadDocument(created);
+    return;
+  }
   const { ok, status: code, json } = await api("/api/save", { source: state.source, version: state.version });
   if (ok) { state.version = json.version; state.saved = state.source; markDirty(); log("saved", "info"); status("saved"); }
   else if (code === 409 && json.disk) resolveConflict(json.disk);

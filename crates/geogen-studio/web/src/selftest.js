@@ -219,13 +219,15 @@ async function filesSelftest(studio, check) {
   };
   await openExample();
   check("an example opens as an unsaved document and renders", name() === "dunes.ggs (example)" && dirty() && view.state.doc.toString().includes("Dunes") && studio.lastHeights(), name());
+  $("seed").value = "77";
+  $("seed").dispatchEvent(new Event("change"));
   $("save").click();
   named = await shown("the save-as dialog", "dialog.ask.name[open]");
   const suggested = named.querySelector("input").value;
   const before = window.__documents;
   named.querySelector('button[value="create"]').click();
   await until("the saved example", () => window.__documents > before);
-  check("saving the example asks for a name and creates the script", suggested === "dunes" && name() === "dunes.ggs" && !dirty(), `${suggested} → ${name()}`);
+  check("saving the example asks for a name and creates the script, its seed kept", suggested === "dunes" && name() === "dunes.ggs" && !dirty() && studio.state.seed === "77", `${suggested} → ${name()}, seed ${studio.state.seed}`);
   await openExample();
   $("save").click();
   named = await shown("the save-as dialog", "dialog.ask.name[open]");
