@@ -508,7 +508,12 @@ function loadDocument(doc) {
   if (editorView && editorView.state.doc.toString() !== doc.source) replaceDocument(editorView, doc.source);
   state.source = doc.source;
   markDirty();
-  check(doc.source).then(() => { buildRenderSettings(); renderNow(); });
+  check(doc.source).then(() => {
+    buildRenderSettings();
+    // The map view shows the new map whole when it is finite, as on opening the page.
+    if (state.info && state.info.width.finite && state.info.height.finite) slippy.centreOn(state.mapWidth / 2, state.mapHeight / 2);
+    renderNow();
+  });
   window.__documents = (window.__documents || 0) + 1;
 }
 
