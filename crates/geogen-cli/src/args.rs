@@ -300,11 +300,13 @@ pub fn parse_shard(text: &str) -> Result<(Option<u64>, u64), String> {
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
   geogen studio island.ggs                   # edit island.ggs; Save writes it back
+  geogen studio hills.ggs                    # a new script: starts from a template
   geogen studio                              # the built-in example (cannot be saved)
   geogen studio dunes.ggs --port 9000
 
 The server listens on 127.0.0.1 only (unless --host says otherwise) and prints the URL to open; the
-URL carries a random token that every request must show. It reads and writes only SCRIPT, and
+URL carries a random token that every request must show. It reads and writes only .ggs scripts of
+SCRIPT's directory (the page's New, Open and Examples; a file is never replaced unasked), and
 writes exports only into the export directory.")]
 pub struct StudioCmd {
     /// The .ggs script to edit (created on the first save if it does not exist); without it, the

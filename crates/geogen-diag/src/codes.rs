@@ -186,6 +186,8 @@ codes! {
     GGE4023 = 4023, "CannotWriteOutput", Host, false, "An output cannot be written: no space left, no permission, a file or link where geogen's file or directory goes, two outputs of one name, or a directory of other tiles.";
     GGE4024 = 4024, "CannotReadFile", Host, false, "A script, rules or tiles file that cannot be read: missing, a directory, a named pipe, or no permission.";
     GGE4025 = 4025, "InstructionSetUnavailable", Host, false, "`GEOGEN_ISA` (or a host's choice of instruction set) names no instruction set, or one this processor lacks: use scalar, avx2 or avx512.";
+    GGE4026 = 4026, "InvalidScriptFileName", Host, true, "A script file name the studio was asked to create or open that is not a plain `.ggs` name in its directory: a path, `..`, a hidden or overlong name, a character file systems refuse, or a link leading out of the directory.";
+    GGE4027 = 4027, "ScriptFileExists", Host, true, "A new script's file name that is already taken: the studio never replaces a file it was asked to create.";
     GGE5000 = 5000, "InternalError", Internal, false, "An internal error in geogen (a bug: please report it).";
     GGE5001 = 5001, "IntermediateCode", Internal, false, "Inconsistent intermediate code (a compiler bug: please report it).";
     GGE6000 = 6000, "UserError", User, false, "The script called TriggerError.";

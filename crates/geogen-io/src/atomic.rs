@@ -183,6 +183,25 @@ impl Synced {
     }
 }
 
+/// Writes `bytes` to a new file at `path`, atomically, and only if no file is there: the complete
+/// file is linked into place under its name, which fails (`AlreadyExists`) when that name is taken,
+/// even by a file that appeared while this one was written. Nothing is ever replaced.
+pub fn create_new_bytes(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
+    use std::io::Write;
+    let (guard, mut file) = AtomicFile::create(path)?;
+    file.write_all(bytes).map_err(|source| IoError::Io { path: path.to_path_buf(), operation: "write", source })?;
+    let synced = guard.sync(file)?;
+    // A hard link, unlike a rename, refuses an existing target; the temporary name then goes with
+    // the guard.
+    fs::hard_link(&synced.0.temp, path).map_err(|source| IoError::Io {
+        path: path.to_path_buf(),
+        operation: "create",
+        source,
+    })?;
+    sync_parent(path);
+    Ok(())
+}
+
 /// A file written and made durable under its temporary name, not yet visible under its own:
 /// several are published together by [`publish`], so a run that fails half-way through writing a
 /// set of files (a map in several formats, several maps) leaves the old set whole. Dropped
@@ -403,6 +422,22 @@ mod tests {
         let mut expected = data;
         expected[10..15].copy_from_slice(b"patch");
         assert!(fs::read(&target).expect("read") == expected);
+    }
+
+    #[test]
+    fn create_new_bytes_creates_a_file_and_never_replaces_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let target = dir.path().join("new.ggs");
+        create_new_bytes(&target, b"first").expect("created");
+        assert_eq!(fs::read(&target).expect("read"), b"first");
+        let refused = create_new_bytes(&target, b"second").expect_err("the name is taken");
+        assert!(
+            matches!(&refused, IoError::Io { source, .. } if source.kind() == io::ErrorKind::AlreadyExists),
+            "{refused}"
+        );
+        assert_eq!(fs::read(&target).expect("read"), b"first");
+        let names: Vec<_> = fs::read_dir(dir.path()).expect("list").map(|e| e.expect("entry").file_name()).collect();
+        assert_eq!(names, ["new.ggs"], "no temporary file left");
     }
 
     #[test]

@@ -193,6 +193,13 @@ pub fn write_hillshade(
     guard.commit(file)
 }
 
+/// Writes arbitrary bytes to a new file at `path`, atomically, refusing (`AlreadyExists`) when a
+/// file of that name exists or appears meanwhile (the file is linked into place, never renamed
+/// over another).
+pub fn create_new_bytes(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
+    atomic::create_new_bytes(path, bytes)
+}
+
 /// Writes arbitrary bytes to `path`, atomically (for hosts' own small files, e.g. run manifests).
 pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), IoError> {
     publish(vec![stage_bytes(path, bytes)?]).map(drop)

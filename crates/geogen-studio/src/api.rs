@@ -42,6 +42,7 @@ pub(crate) fn routes(state: Shared) -> Router {
         .route("/api/save", post(save))
         .route("/api/export", post(crate::export::export))
         .route("/api/export/progress", get(crate::export::progress))
+        .merge(crate::files::routes())
         .layer(middleware::from_fn_with_state(state.clone(), require_token))
         .with_state(state)
 }
@@ -169,19 +170,23 @@ async fn session(AxState(state): AxState<Shared>) -> Json<Value> {
     // The file as it is now (another editor may have changed it since the studio started): a
     // reloaded page edits, and saves over, what is on disk. An unreadable file keeps the text
     // read before.
-    if let Some(Ok(fresh)) = document.path.clone().map(|path| crate::read_document(Some(&path))) {
+    if let Some(Ok(mut fresh)) = document.path.clone().map(|path| crate::read_document(Some(&path))) {
+        // The name the document was opened by (a link's, when it was opened through one).
+        fresh.name = std::mem::take(&mut document.name);
         *document = fresh;
     }
-    Json(json!({
-        "name": document.name,
-        "savable": document.path.is_some(),
-        "source": document.source,
-        "version": document.version,
+    let mut answer = crate::files::document_json(&document);
+    let fields = json!({
+        "directory": crate::files::directory(&state).is_some(),
         "library": crate::library::completions(),
         "limits": { "max_side": MAX_RENDER_SIDE, "max_pixels": MAX_RENDER_PIXELS, "max_export_pixels": crate::MAX_EXPORT_PIXELS },
         "export": { "dir": state.options.export_dir.display().to_string(), "formats": crate::export::format_names() },
         "tiles": { "size": crate::tiles::TILE_SIZE, "zoom_scale_1": crate::tiles::ZOOM_SCALE_1, "max_zoom": crate::tiles::MAX_ZOOM },
-    }))
+    });
+    if let (Some(answer), Value::Object(fields)) = (answer.as_object_mut(), fields) {
+        answer.extend(fields);
+    }
+    Json(answer)
 }
 
 #[derive(Deserialize)]
@@ -497,7 +502,8 @@ struct SaveRequest {
 }
 
 /// Writes the text to the script file, atomically, unless the file changed on disk since the
-/// editor read it (409). The file is the one the studio was started with; no request names one.
+/// editor read it (409). The file is the document's (the one the studio was started with, or one
+/// of its directory the page opened or created); no save request names one.
 async fn save(
     AxState(state): AxState<Shared>,
     body: Result<Json<SaveRequest>, JsonRejection>,
@@ -541,7 +547,27 @@ fn save_blocking(state: &Shared, request: &SaveRequest) -> Result<Value, ApiErro
         refusal.body["disk"] = json!({ "source": disk_text, "version": disk_version });
         return Err(refusal);
     }
-    geogen_io::write_bytes(&path, request.source.as_bytes()).map_err(|e| cannot_write("save", &e))?;
+    if disk_version == crate::ABSENT {
+        // The first save of a new script creates the file, and never over one that appeared
+        // since the check above: that is a changed file like any other.
+        match geogen_io::create_new_bytes(&path, request.source.as_bytes()) {
+            Err(geogen_io::IoError::Io { source, .. }) if source.kind() == std::io::ErrorKind::AlreadyExists => {
+                let mut refusal = ApiError::new(
+                    StatusCode::CONFLICT,
+                    codes::GGE4000,
+                    format!("`{}` appeared on disk while saving; not saved", document.name),
+                    Some("keep your text (saving it over the file) or take the file's"),
+                );
+                if let Ok(Some((bytes, version))) = crate::disk_version(&path) {
+                    refusal.body["disk"] = json!({ "source": String::from_utf8_lossy(&bytes), "version": version });
+                }
+                return Err(refusal);
+            }
+            written => written.map_err(|e| cannot_write("save", &e))?,
+        }
+    } else {
+        geogen_io::write_bytes(&path, request.source.as_bytes()).map_err(|e| cannot_write("save", &e))?;
+    }
     document.source = request.source.clone();
     document.version = crate::sha256_hex(request.source.as_bytes());
     Ok(json!({ "version": document.version }))

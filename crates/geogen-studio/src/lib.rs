@@ -1,15 +1,17 @@
 //! geogen studio: a local web server for writing GeoGen Scripts and seeing their terrain.
 //!
-//! The server holds one script: the file it was opened with (or the built-in example). The page
-//! (embedded in the binary: see `web/` and `assets/`) edits it, asks the server to check and render
-//! the text being edited, and saves it back to that one file. The same server renders tiles of the
+//! The server holds one script: the file it was opened with (or the built-in example), or another
+//! `.ggs` file of the same directory the page opened or created since. The page (embedded in the
+//! binary: see `web/` and `assets/`) edits it, asks the server to check and render the text being
+//! edited, and saves it back to that file. The same server renders tiles of the
 //! current script, so it doubles as a tile server (`/tiles/{map}/{z}/{x}/{y}.png`, see
 //! [`tiles`]).
 //!
 //! Safety: it binds 127.0.0.1 unless told otherwise; it answers only requests naming it by
 //! `localhost`, an IP address or a name it was given (no DNS rebinding); every request but the
 //! static assets carries a random token (in the page's URL, like Jupyter), so no other web page
-//! can drive it; no request names a file path; bodies, render sizes, concurrent renders,
+//! can drive it; no request names a file path (only plain `.ggs` file names inside the script's
+//! directory, see [`files`]); bodies, render sizes, concurrent renders,
 //! connections and the time a client may take to send a request are bounded.
 
 // This crate has no unsafe code, and keeps it that way.
@@ -21,6 +23,7 @@ mod assets;
 mod cache;
 mod debug;
 mod export;
+mod files;
 mod library;
 pub mod tiles;
 
@@ -49,8 +52,9 @@ pub const MAX_BODY_BYTES: usize = geogen::DEFAULT_MAX_SCRIPT_BYTES + (64 << 10);
 /// How the studio runs.
 #[derive(Clone, Debug)]
 pub struct StudioOptions {
-    /// The script file: read at start, the only file ever written. `None`: the built-in example,
-    /// which cannot be saved.
+    /// The script file: read at start (a name not taken yet starts from the starter template);
+    /// its directory's `.ggs` files are the only scripts the page can open, create and save.
+    /// `None`: the built-in example, which cannot be saved.
     pub script: Option<PathBuf>,
     /// The address to bind (127.0.0.1 and a port by default; port 0 picks a free one).
     pub address: SocketAddr,
@@ -392,7 +396,8 @@ pub(crate) fn read_document(path: Option<&PathBuf>) -> Result<Document, String> 
     };
     let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
     let (source, version) = match disk_version(path)? {
-        None => (String::new(), ABSENT.to_string()),
+        // A script to be: the starter template, written by the first save.
+        None => (files::TEMPLATE.to_string(), ABSENT.to_string()),
         Some((bytes, version)) => {
             let source = String::from_utf8(bytes).map_err(|_| format!("`{}` is not UTF-8 text", path.display()))?;
             (source, version)

@@ -504,18 +504,191 @@ fn after_the_file_changes_on_disk_the_page_can_keep_its_text_or_take_the_file_s(
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "// merged\n");
 }
 
+/// The starter template a new script opens with (the server's own copy, for comparison).
+const TEMPLATE: &str = include_str!("../templates/new.ggs");
+
 #[test]
-fn a_new_file_is_created_on_the_first_save_and_the_example_cannot_be_saved() {
+fn a_new_file_starts_from_the_template_and_is_created_on_the_first_save() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("new.ggs");
     let server = start(options(Some(path.clone())));
     let session = server.get("/api/session").json();
-    assert_eq!((session["source"].as_str(), session["version"].as_str()), (Some(""), Some("absent")));
+    assert_eq!((session["source"].as_str(), session["version"].as_str()), (Some(TEMPLATE), Some("absent")));
+    assert_eq!((session["new"].as_bool(), session["savable"].as_bool()), (Some(true), Some(true)));
+    assert!(!path.exists(), "nothing is written before the first save");
+    // The template is real terrain: it compiles, has parameters, and renders land and sea.
+    let checked = server.post("/api/check", &json!({ "source": TEMPLATE })).json();
+    assert_eq!(checked["ok"], true, "{checked}");
+    assert!(checked["info"]["parameters"].as_array().unwrap().len() >= 2);
+    let rendered = server.post("/api/render", &json!({ "source": TEMPLATE, "width": 64, "height": 64, "scale": 0.064, "map_width": 1000, "map_height": 1000 }));
+    assert_eq!(rendered.status, 200, "{}", String::from_utf8_lossy(&rendered.body));
+    let heights = base64::engine::general_purpose::STANDARD
+        .decode(rendered.json()["maps"][0]["heights"].as_str().unwrap())
+        .unwrap();
+    let heights: Vec<f32> = heights.chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+    let land = heights.iter().filter(|h| **h > 0.0).count();
+    assert!(land > heights.len() / 10 && land < heights.len() * 9 / 10, "land and sea: {land} of {}", heights.len());
     let saved = server.post("/api/save", &json!({ "source": "yield HeightMap.Flat(0);", "version": "absent" }));
     assert_eq!(saved.status, 200);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "yield HeightMap.Flat(0);");
+    assert_eq!(server.get("/api/session").json()["new"], false);
     let example = example().post("/api/save", &json!({ "source": "x", "version": "whatever" }));
     assert_eq!((example.status, example.code().as_str()), (400, "GGE4000"));
+}
+
+#[test]
+fn a_new_file_that_appeared_meanwhile_is_never_replaced_by_the_first_save() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("new.ggs");
+    let server = start(options(Some(path.clone())));
+    assert_eq!(server.get("/api/session").json()["version"], "absent");
+    std::fs::write(&path, "// someone else's\n").unwrap();
+    let refused = server.post("/api/save", &json!({ "source": "// mine\n", "version": "absent" }));
+    assert_eq!((refused.status, refused.code().as_str()), (409, "GGE4000"));
+    assert_eq!(refused.json()["disk"]["source"], "// someone else's\n");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "// someone else's\n");
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(leftovers.len(), 1, "no temporary files left: {leftovers:?}");
+}
+
+/// A directory of scripts and other things: `start.ggs` (the studio's), `b.ggs`, a link to
+/// `b.ggs`, a link out of the directory, a text file, a hidden script, a script in a subdirectory.
+fn script_directory() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let start_path = dir.path().join("start.ggs");
+    std::fs::write(&start_path, "yield HeightMap.Flat(0);\n").unwrap();
+    std::fs::write(dir.path().join("b.ggs"), "yield HeightMap.Flat(0.25);\n").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "not a script").unwrap();
+    std::fs::write(dir.path().join(".hidden.ggs"), "yield HeightMap.Flat(0);\n").unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    std::fs::write(dir.path().join("sub/c.ggs"), "yield HeightMap.Flat(0);\n").unwrap();
+    std::fs::write(outside.path().join("secret.ggs"), "// secret\n").unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(dir.path().join("b.ggs"), dir.path().join("link-to-b.ggs")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.ggs"), dir.path().join("out.ggs")).unwrap();
+    }
+    (dir, outside, start_path)
+}
+
+#[test]
+fn the_directory_s_scripts_are_listed_and_opened_and_nothing_outside_it() {
+    let (dir, _outside, start_path) = script_directory();
+    let server = start(options(Some(start_path)));
+    let listed = server.get("/api/files").json();
+    assert_eq!(listed["current"], "start.ggs");
+    let expected: &[&str] = if cfg!(unix) { &["b.ggs", "link-to-b.ggs", "start.ggs"] } else { &["b.ggs", "start.ggs"] };
+    assert_eq!(listed["files"], json!(expected), "{listed}");
+    let opened = server.post("/api/open", &json!({ "name": "b.ggs" }));
+    assert_eq!(opened.status, 200);
+    let opened = opened.json();
+    assert_eq!(
+        (opened["name"].as_str(), opened["source"].as_str()),
+        (Some("b.ggs"), Some("yield HeightMap.Flat(0.25);\n"))
+    );
+    // The opened script is the document: the session gives it and a save writes it.
+    assert_eq!(server.get("/api/session").json()["name"], "b.ggs");
+    let saved =
+        server.post("/api/save", &json!({ "source": "yield HeightMap.Flat(0.5);\n", "version": opened["version"] }));
+    assert_eq!(saved.status, 200);
+    assert_eq!(std::fs::read_to_string(dir.path().join("b.ggs")).unwrap(), "yield HeightMap.Flat(0.5);\n");
+    assert_eq!(std::fs::read_to_string(dir.path().join("start.ggs")).unwrap(), "yield HeightMap.Flat(0);\n");
+    for (name, status, code) in [
+        ("../start.ggs", 400, "GGE4026"),
+        ("sub/c.ggs", 400, "GGE4026"),
+        ("/etc/hostname.ggs", 400, "GGE4026"),
+        (".hidden.ggs", 400, "GGE4026"),
+        ("notes.txt", 400, "GGE4026"),
+        ("..", 400, "GGE4026"),
+        ("missing.ggs", 404, "GGE4024"),
+        ("sub", 400, "GGE4026"),
+    ] {
+        let refused = server.post("/api/open", &json!({ "name": name }));
+        assert_eq!((refused.status, refused.code().as_str()), (status, code), "{name}");
+        assert!(refused.json()["diagnostics"][0]["hint"].is_string(), "{name}: a hint");
+    }
+    if cfg!(unix) {
+        let out = server.post("/api/open", &json!({ "name": "out.ggs" }));
+        assert_eq!((out.status, out.code().as_str()), (400, "GGE4026"));
+        assert!(!String::from_utf8_lossy(&out.body).contains("secret"));
+    }
+    if cfg!(unix) {
+        // A link inside the directory opens the file it leads to, and a save writes that file.
+        let linked = server.post("/api/open", &json!({ "name": "link-to-b.ggs" })).json();
+        assert_eq!(linked["name"], "link-to-b.ggs");
+        let saved =
+            server.post("/api/save", &json!({ "source": "// through the link\n", "version": linked["version"] }));
+        assert_eq!(saved.status, 200);
+        assert_eq!(std::fs::read_to_string(dir.path().join("b.ggs")).unwrap(), "// through the link\n");
+        assert!(std::fs::symlink_metadata(dir.path().join("link-to-b.ggs")).unwrap().file_type().is_symlink());
+        assert_eq!(server.get("/api/session").json()["name"], "link-to-b.ggs");
+        server.post("/api/open", &json!({ "name": "b.ggs" }));
+    }
+    let malformed = server.post_raw("/api/open", b"{\"file\": 1}");
+    assert_eq!((malformed.status, malformed.code().as_str()), (400, "GGE4000"));
+    // None of that changed the document.
+    assert_eq!(server.get("/api/session").json()["name"], "b.ggs");
+    server.assert_alive();
+}
+
+#[test]
+fn a_new_script_is_created_from_the_template_under_a_plain_name_only() {
+    let (dir, outside, start_path) = script_directory();
+    let server = start(options(Some(start_path)));
+    let created = server.post("/api/new", &json!({ "name": "hills" }));
+    assert_eq!(created.status, 200, "{}", String::from_utf8_lossy(&created.body));
+    let created = created.json();
+    assert_eq!((created["name"].as_str(), created["new"].as_bool()), (Some("hills.ggs"), Some(false)));
+    assert_eq!(std::fs::read_to_string(dir.path().join("hills.ggs")).unwrap(), TEMPLATE);
+    assert_eq!(server.get("/api/session").json()["name"], "hills.ggs");
+    // An example saved under a name: its own text.
+    let example = server.post("/api/new", &json!({ "name": "dunes.ggs", "source": "// dunes\n" }));
+    assert_eq!(example.status, 200);
+    assert_eq!(std::fs::read_to_string(dir.path().join("dunes.ggs")).unwrap(), "// dunes\n");
+    // Taken names are refused, the file left alone: a script, a link out, another file.
+    for name in ["hills", "b.ggs", "link-to-b", "out.ggs"] {
+        let taken = server.post("/api/new", &json!({ "name": name, "source": "// replaced?\n" }));
+        assert_eq!((taken.status, taken.code().as_str()), (409, "GGE4027"), "{name}");
+    }
+    assert_eq!(std::fs::read_to_string(dir.path().join("hills.ggs")).unwrap(), TEMPLATE);
+    assert_eq!(std::fs::read_to_string(outside.path().join("secret.ggs")).unwrap(), "// secret\n");
+    for name in
+        ["../escape", "/tmp/escape", "sub/escape", ".escape", "", "a\\b", "c:escape", "x\u{0}y", &"x".repeat(300)]
+    {
+        let refused = server.post("/api/new", &json!({ "name": name }));
+        assert_eq!((refused.status, refused.code().as_str()), (400, "GGE4026"), "{name:?}");
+    }
+    assert!(!dir.path().parent().unwrap().join("escape.ggs").exists());
+    assert!(!dir.path().join("sub/escape.ggs").exists());
+    let mut names: Vec<_> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    let mut expected = vec![".hidden.ggs", "b.ggs", "dunes.ggs", "hills.ggs", "notes.txt", "start.ggs", "sub"];
+    if cfg!(unix) {
+        expected.extend(["link-to-b.ggs", "out.ggs"]);
+        expected.sort();
+    }
+    assert_eq!(names, expected, "nothing else written, no temporary file left");
+    server.assert_alive();
+}
+
+#[test]
+fn the_built_in_example_has_examples_but_no_directory() {
+    let server = example();
+    assert_eq!(server.get("/api/session").json()["directory"], false);
+    assert_eq!(server.get("/api/files").json()["files"], json!([]));
+    let refused = server.post("/api/new", &json!({ "name": "x" }));
+    assert_eq!((refused.status, refused.code().as_str()), (400, "GGE4000"));
+    let examples = server.get("/api/examples").json();
+    let examples = examples.as_array().unwrap();
+    assert!(examples.len() >= 4);
+    for example in examples {
+        let checked = server.post("/api/check", &json!({ "source": example["source"] })).json();
+        assert_eq!(checked["ok"], true, "{} compiles", example["name"]);
+        assert!(example["title"].as_str().is_some_and(|t| !t.is_empty()));
+    }
+    assert_eq!(examples[0]["source"], island());
 }
 
 #[test]

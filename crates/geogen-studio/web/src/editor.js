@@ -1,6 +1,6 @@
 // The editor: CodeMirror 6 with GeoGen Script highlighting, the compiler's diagnostics,
 // completion and hover documentation of library names.
-import { EditorState } from "@codemirror/state";
+import { EditorState, Compartment, Transaction } from "@codemirror/state";
 import { EditorView, keymap, lineNumbers, highlightActiveLine, drawSelection, hoverTooltip } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { StreamLanguage, syntaxHighlighting, HighlightStyle, bracketMatching, indentOnInput } from "@codemirror/language";
@@ -77,6 +77,17 @@ export function relint(view) {
 // compiled metadata (for `Parameters.` completion); `check(text)`: the server's diagnostics;
 // `runtime()`: `{source, diagnostics}` of the last render that failed, shown while the text is
 // the one that failed.
+// Undo history per document: reconfiguring it away and back starts a fresh one.
+const historySlot = new Compartment();
+
+// Puts another document's text in the editor, with an undo history of its own (an undo never
+// brings back the previous document's text).
+export function replaceDocument(view, text) {
+  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, annotations: Transaction.addToHistory.of(false) });
+  view.dispatch({ effects: historySlot.reconfigure([]) });
+  view.dispatch({ effects: historySlot.reconfigure(history()) });
+}
+
 export function createEditor(parent, { doc, library, scriptInfo, check, runtime, onChange, onSave }) {
   const types = new Set(library.filter((e) => e.kind === "type").map((e) => e.label));
   const option = (e) => ({ label: e.label, type: e.kind === "type" ? "class" : e.kind, detail: e.detail || undefined, info: e.info || undefined });
@@ -156,7 +167,7 @@ export function createEditor(parent, { doc, library, scriptInfo, check, runtime,
     state: EditorState.create({
       doc,
       extensions: [
-        lineNumbers(), history(), drawSelection(), highlightActiveLine(), bracketMatching(), closeBrackets(), indentOnInput(),
+        lineNumbers(), historySlot.of(history()), drawSelection(), highlightActiveLine(), bracketMatching(), closeBrackets(), indentOnInput(),
         geogenScript, syntaxHighlighting(highlight), theme,
         EditorView.lineWrapping, lint, lintGutter(), autocompletion({ override: [complete] }), hover,
         keymap.of([{ key: "Mod-s", preventDefault: true, run: () => { onSave(); return true; } }, indentWithTab, ...defaultKeymap, ...historyKeymap]),

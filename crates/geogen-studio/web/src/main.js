@@ -1,13 +1,14 @@
 // geogen studio's page: the editor, the parameters panel, the live preview, the 3D view and the
 // infinite-map view, all talking to the local server (docs/studio.md).
-import { createEditor, relint } from "./editor.js";
+import { createEditor, relint, replaceDocument } from "./editor.js";
 import { View3D } from "./view3d.js";
 import { Slippy } from "./slippy.js";
-import { selftest, debugDemo, layoutCheck } from "./selftest.js";
+import { selftest, debugDemo, layoutCheck, shot, newFileWalk } from "./selftest.js";
 import { Debugger } from "./debugger.js";
 import { setupExport } from "./export.js";
 import { latency } from "./latency.js";
 import { decodePreview, paint, histogram, paletteGradient, PALETTES, DEFAULT_PALETTE } from "./picture.js";
+import { setupFiles } from "./files.js";
 
 const token = new URLSearchParams(location.search).get("token") || "";
 const $ = (id) => document.getElementById(id);
@@ -67,6 +68,8 @@ const state = {
   saved: "",
   // The last render's runtime errors, for the editor: {source, diagnostics}.
   runtime: null,
+  // The document is a built-in example with no file yet: Save asks for a name.
+  example: null,
 };
 
 // ---- unsaved work and kept settings ------------------------------------------------------------
@@ -457,6 +460,7 @@ async function renderPasses() {
     window.__lastScale = json.geometry.scale;
     window.__passes = (window.__passes || 0) + 1;
     if (final) {
+      window.__renderedSource = request.source;
       clearConsole();
       for (const m of json.messages) log(m);
       // Painted: the frame after the one that drew the full-size preview (the latency measurement).
@@ -615,6 +619,21 @@ async function update3D() {
   view3d.setMap(heightsOf(map), map.width, map.height, pictureOf(map, "colored"));
 }
 
+// The 3D view's settings: relief exaggeration (a power of two, ×¼ to ×4) and the sun.
+function setup3DControls() {
+  const relief = $("view3d-relief"), azimuth = $("view3d-azimuth"), elevation = $("view3d-elevation");
+  const apply = () => {
+    view3d.exaggeration = 2 ** Number(relief.value);
+    view3d.sun = { azimuth: Number(azimuth.value), elevation: Number(elevation.value) };
+    $("view3d-relief-value").textContent = `×${view3d.exaggeration.toFixed(2)}`;
+    $("view3d-sun-value").textContent = `${azimuth.value}°/${elevation.value}°`;
+    view3d.draw();
+  };
+  for (const input of [relief, azimuth, elevation]) input.addEventListener("input", apply);
+  $("view3d-reset").addEventListener("click", () => { view3d.resetCamera(); view3d.draw(); });
+}
+setup3DControls();
+
 for (const button of document.querySelectorAll("#tabs button[data-tab]")) {
   button.addEventListener("click", async () => {
     activeTab = button.dataset.tab;
@@ -644,6 +663,14 @@ function tileUrl(z, x, y) {
 
 // ---- save ----------------------------------------------------------------------------------
 async function save() {
+  if (state.example) {
+    const created = await files.saveAs(state.source, state.example.replace(/\.ggs$/, ""));
+    if (!created) return;
+    // The example's parameter values and seed go with it into its file.
+    try { localStorage.setItem(`geogen-studio:${created.name}`, JSON.stringify({ values: state.values, seed: state.seed })); } catch (e) { /* private mode */ }
+    loadDocument(created);
+    return;
+  }
   const { ok, status: code, json } = await api("/api/save", { source: state.source, version: state.version });
   if (ok) { state.version = json.version; state.saved = state.source; markDirty(); log("saved", "info"); status("saved"); }
   else if (code === 409 && json.disk) resolveConflict(json.disk);
@@ -710,19 +737,58 @@ function setupHelp() {
   });
 }
 
+// ---- documents -----------------------------------------------------------------------------
+// Makes another document the editor's: a script of the directory (opened or just created), or a
+// built-in example (`example`: no file yet). Its parameter values and seed are the ones kept for
+// it; a new script's template or an example counts as unsaved work.
+function loadDocument(doc) {
+  state.example = doc.example ? doc.name : null;
+  const shown = doc.example ? `${doc.name} (example)` : doc.name;
+  $("file-name").textContent = shown;
+  document.title = `${shown} · geogen studio`;
+  $("save").disabled = !(doc.example ? session.directory : doc.savable);
+  state.version = doc.version;
+  state.saved = doc.new || doc.example ? "" : doc.source;
+  state.values = {};
+  state.seed = "0";
+  state.mapWidth = null;
+  state.mapHeight = null;
+  state.infoKey = "";
+  state.runtime = null;
+  // Until the new text is checked, no parameters of the previous document are offered.
+  state.info = null;
+  buildParams();
+  restoreSettings();
+  if (editorView && editorView.state.doc.toString() !== doc.source) replaceDocument(editorView, doc.source);
+  state.source = doc.source;
+  markDirty();
+  check(doc.source).then(() => {
+    buildRenderSettings();
+    // The map view shows the new map whole when it is finite, as on opening the page.
+    if (state.info && state.info.width.finite && state.info.height.finite) slippy.centreOn(state.mapWidth / 2, state.mapHeight / 2);
+    renderNow();
+  });
+  window.__documents = (window.__documents || 0) + 1;
+}
+
 // ---- start ---------------------------------------------------------------------------------
 let exportPane = null;
+let files = null;
+let session = null;
 let editorView = null;
 let debugView = null;
 async function start() {
-  const { ok, json: session } = await api("/api/session");
-  if (!ok) { logDiagnostics(session.diagnostics || []); status("not connected"); return; }
+  const answer = await api("/api/session");
+  session = answer.json;
+  if (!answer.ok) { logDiagnostics(session.diagnostics || []); status("not connected"); return; }
   document.title = `${session.name} · geogen studio`;
   $("file-name").textContent = session.name;
   $("save").disabled = !session.savable;
   state.source = session.source;
-  state.saved = session.source;
+  // A script not written yet opens with the starter template, unsaved until the first save.
+  state.saved = session.new ? "" : session.source;
   state.version = session.version;
+  markDirty();
   restoreSettings();
   restorePalette();
   exportPane = setupExport($("export"), { api, state, session, log, logDiagnostics });
@@ -734,7 +800,7 @@ async function start() {
     }),
     onCursor: (x, y) => { $("cursor").textContent = `x ${x.toFixed(1)}  y ${y.toFixed(1)}`; },
   });
-  window.__studio = { state, slippy, setKind, setPalette, previewView: view, mapPointAt, get view() { return editor; }, lastHeights: () => heightsOf(selectedMap()), lastMap: () => selectedMap() };
+  window.__studio = { state, slippy, view3d, setKind, setPalette, previewView: view, mapPointAt, get view() { return editor; }, lastHeights: () => heightsOf(selectedMap()), lastMap: () => selectedMap() };
   const editor = createEditor($("editor"), {
     doc: session.source, library: session.library, scriptInfo: () => state.info,
     check, onSave: save, runtime: () => state.runtime,
@@ -748,6 +814,8 @@ async function start() {
   debugView = debug;
   window.__studio.resolveConflict = resolveConflict;
   editorView = editor;
+  files = setupFiles({ api, dirty, name: () => $("file-name").textContent, load: loadDocument, directory: session.directory });
+  window.__studio.files = files;
   const first = await check(session.source);
   if (first && !first.ok) logDiagnostics(first.diagnostics);
   setupHelp();
@@ -763,6 +831,8 @@ async function start() {
   if (location.hash === "#selftest") selftest(window.__studio);
   if (location.hash === "#debug-demo") debugDemo(window.__studio);
   if (location.hash === "#layout") layoutCheck();
+  if (location.hash === "#new-file") newFileWalk(window.__studio);
+  if (location.hash.startsWith("#shot-")) shot(window.__studio, location.hash.slice(6));
   if (location.hash.startsWith("#latency")) latency(window.__studio);
 }
 start();

@@ -6,6 +6,7 @@
 // page as JSON (<pre id="selftest">), which the script reads from the dumped DOM.
 import { diagnosticCount, forEachDiagnostic } from "@codemirror/lint";
 import { exportSelftest, presetSelftest } from "./export.js";
+import { triangulate } from "./view3d.js";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function until(what, test, timeout = 15000) {
@@ -216,6 +217,8 @@ export async function selftest(studio) {
     check("a save conflict shows both texts", texts.length === 2 && texts[0] === mine && texts[1] === disk.source);
     dialog.querySelector('button[data-choice="theirs"]').click();
     check("taking the file's text puts it in the editor", view.state.doc.toString() === disk.source && studio.state.version === disk.version && !document.querySelector("dialog.conflict"));
+    await filesSelftest(studio, check);
+    await view3dSelftest(studio, check);
   } catch (e) {
     check("no exception", false, e.message);
   }
@@ -223,6 +226,182 @@ export async function selftest(studio) {
   pre.id = "selftest";
   pre.textContent = JSON.stringify({ passed: steps.every((s) => s.ok), steps });
   document.body.appendChild(pre);
+}
+
+// The header's file actions on the walk's directory (a copy of the island example): Open lists
+// it, New makes a script from the template (asking first about the walk's unsaved edits) and
+// refuses a taken name with its code, opening switches the document and each script keeps its
+// own parameter values, an example opens unsaved and saving it asks for a name.
+async function filesSelftest(studio, check) {
+  const $ = (id) => document.getElementById(id);
+  const view = studio.view;
+  const name = () => $("file-name").textContent;
+  const dirty = () => $("file-name").classList.contains("dirty");
+  const shown = (what, selector) => until(what, () => document.querySelector(selector));
+  const switched = async (action) => {
+    const before = window.__documents || 0;
+    await action();
+    await until("the document to switch", () => (window.__documents || 0) > before);
+    await until("the document's render", () => window.__renderedSource === view.state.doc.toString());
+  };
+  const openMenu = async (buttonId, menuId) => {
+    const filled = Number($(menuId).dataset.filled || 0);
+    $(buttonId).click();
+    return until(`the ${menuId}`, () => Number($(menuId).dataset.filled || 0) > filled && $(menuId));
+  };
+  let menu = await openMenu("open-button", "open-menu");
+  const listed = [...menu.querySelectorAll("button[data-file]")].map((b) => b.dataset.file);
+  const current = menu.querySelector("button.current");
+  check("Open lists the directory's scripts, the current one marked", listed.join() === "island.ggs" && current && current.dataset.file === "island.ggs", listed.join(" "));
+  document.body.click();
+  // New, over the walk's unsaved edits: asked to discard them first, then for a name.
+  const hadEdits = dirty();
+  $("new-button").click();
+  const discard = await shown("the unsaved-changes question", 'dialog.ask[open] button[data-choice="discard"]');
+  discard.click();
+  let named = await shown("the name dialog", "dialog.ask.name[open]");
+  named.querySelector("input").value = "walk-new";
+  await switched(() => named.querySelector('button[value="create"]').click());
+  const heights = studio.lastHeights();
+  const land = heights ? heights.filter((h) => h > 0).length / heights.length : 0;
+  check("New asks before leaving unsaved edits", hadEdits);
+  check("New makes walk-new.ggs from the template: it renders land and sea, with its sliders", name() === "walk-new.ggs" && !dirty() && view.state.doc.toString().includes("yield") && land > 0.1 && land < 0.9 && document.querySelector('input[data-param="Hilliness"]'), `${name()}, land ${(land * 100).toFixed(0)}%`);
+  $("new-button").click();
+  named = await shown("the name dialog", "dialog.ask.name[open]");
+  named.querySelector("input").value = "walk-new.ggs";
+  named.querySelector('button[value="create"]').click();
+  await until("the refusal", () => named.dataset.refused);
+  check("New refuses a taken name with its code, in the dialog", named.dataset.refused === "GGE4027" && named.querySelector(".refusal").textContent.includes("already exists"), named.dataset.refused);
+  named.querySelector('button[value="cancel"]').click();
+  // Each script keeps its own parameter values.
+  const slider = document.querySelector('input[data-param="Hilliness"]');
+  slider.value = slider.min;
+  slider.dispatchEvent(new Event("input"));
+  const kept = studio.state.values.Hilliness;
+  const openFile = async (file) => {
+    menu = await openMenu("open-button", "open-menu");
+    await switched(() => menu.querySelector(`button[data-file="${file}"]`).click());
+  };
+  await openFile("island.ggs");
+  check("Open switches to island.ggs with its own parameters", name() === "island.ggs" && !dirty() && view.state.doc.toString().includes("Island") && document.querySelector('input[data-param="Size"]') && !document.querySelector('input[data-param="Hilliness"]'), name());
+  await openFile("walk-new.ggs");
+  check("walk-new.ggs opens again with its Hilliness kept", studio.state.values.Hilliness === kept && Number(document.querySelector('input[data-param="Hilliness"]').value) === Number(slider.min), `${studio.state.values.Hilliness} (kept ${kept})`);
+  // An example opens unsaved; saving asks for a name, and a taken one is refused.
+  const openExample = async () => {
+    menu = await openMenu("examples-button", "examples-menu");
+    await switched(() => menu.querySelector('button[data-example="dunes.ggs"]').click());
+  };
+  await openExample();
+  check("an example opens as an unsaved document and renders", name() === "dunes.ggs (example)" && dirty() && view.state.doc.toString().includes("Dunes") && studio.lastHeights(), name());
+  $("seed").value = "77";
+  $("seed").dispatchEvent(new Event("change"));
+  $("save").click();
+  named = await shown("the save-as dialog", "dialog.ask.name[open]");
+  const suggested = named.querySelector("input").value;
+  const before = window.__documents;
+  named.querySelector('button[value="create"]').click();
+  await until("the saved example", () => window.__documents > before);
+  check("saving the example asks for a name and creates the script, its seed kept", suggested === "dunes" && name() === "dunes.ggs" && !dirty() && studio.state.seed === "77", `${suggested} → ${name()}, seed ${studio.state.seed}`);
+  await openExample();
+  $("save").click();
+  named = await shown("the save-as dialog", "dialog.ask.name[open]");
+  named.querySelector('button[value="create"]').click();
+  await until("the refusal", () => named.dataset.refused);
+  check("saving an example under a taken name is refused, nothing replaced", named.dataset.refused === "GGE4027", named.dataset.refused);
+  named.querySelector('button[value="cancel"]').click();
+}
+
+// The 3D view: the relief and the sun change the picture, Shift-drag pans, reset view brings the
+// first view back exactly, and a terrace edge running diagonally across the mesh is cut along
+// its line (two thin triangles a row), not into a sawtooth (four a row).
+async function view3dSelftest(studio, check) {
+  const $ = (id) => document.getElementById(id);
+  document.querySelector('#tabs button[data-tab="view3d"]').click();
+  const view = studio.view3d;
+  await until("the 3D mesh", () => view.mesh);
+  const first = view.digest();
+  check("the 3D view draws the map", first && first.brightness > 5, JSON.stringify(first));
+  const set = (id, value) => { $(id).value = String(value); $(id).dispatchEvent(new Event("input")); };
+  set("view3d-relief", 1);
+  const raised = view.digest();
+  check("relief ×2 changes the picture", view.exaggeration === 2 && raised.hash !== first.hash && $("view3d-relief-value").textContent === "×2.00", $("view3d-relief-value").textContent);
+  set("view3d-azimuth", 135);
+  set("view3d-elevation", 20);
+  const lit = view.digest();
+  check("moving the sun changes the shading", lit.hash !== raised.hash && Math.abs(lit.brightness - raised.brightness) > 0.5, `${raised.brightness.toFixed(1)} → ${lit.brightness.toFixed(1)}`);
+  const canvas = $("gl-canvas");
+  const box = canvas.getBoundingClientRect();
+  const at = (dx) => ({ clientX: box.left + 200 + dx, clientY: box.top + 200, pointerId: 1, shiftKey: true, button: 0, bubbles: true });
+  canvas.dispatchEvent(new PointerEvent("pointerdown", at(0)));
+  canvas.dispatchEvent(new PointerEvent("pointermove", at(80)));
+  canvas.dispatchEvent(new PointerEvent("pointerup", at(80)));
+  const panned = view.digest();
+  check("Shift-drag pans the view", view.target.some((v) => v !== 0) && view.yaw === 0.7 && panned.hash !== lit.hash, view.target.map((v) => v.toFixed(2)).join(","));
+  $("view3d-reset").click();
+  check("reset view brings the first view back", view.target.every((v) => v === 0) && view.digest().hash === lit.hash);
+  // A diagonal terrace edge (high where x ≥ y) on a 64² grid.
+  const side = 64, heights = new Float32Array(side * side);
+  for (let y = 0; y < side; y++) for (let x = 0; x < side; x++) heights[y * side + x] = x >= y ? 0.5 : 0;
+  const indices = triangulate(heights, side, side);
+  let cliff = 0;
+  for (let i = 0; i < indices.length; i += 3) {
+    const levels = new Set([indices[i], indices[i + 1], indices[i + 2]].map((v) => heights[v]));
+    if (levels.size > 1) cliff++;
+  }
+  // Two triangles a row at most along a straight edge; a fixed diagonal across it makes four.
+  check("a diagonal terrace edge is cut along its line, not into a sawtooth", cliff > 0 && cliff <= 2 * (side - 1), `${cliff} triangles span the edge (a sawtooth: about ${4 * (side - 1)})`);
+  document.querySelector('#tabs button[data-tab="preview"]').click();
+}
+
+// The studio started on a script that does not exist yet (URL ending in #new-file): the editor
+// holds the starter template, marked unsaved, which renders land and sea without an error, and
+// the first Save writes it (scripts/studio-browser-test.sh then reads the file).
+export async function newFileWalk(studio) {
+  const steps = [];
+  const check = (name, ok, detail = "") => { steps.push({ name, ok: !!ok, detail: String(detail) }); };
+  try {
+    const view = await until("the editor", () => studio.view);
+    await until("the first render", () => window.__renderedSource === view.state.doc.toString());
+    const name = document.getElementById("file-name");
+    const text = view.state.doc.toString();
+    check("a missing script opens with the starter template, marked unsaved", name.textContent === "new.ggs" && name.classList.contains("dirty") && text.includes("metadata") && text.includes("yield"), name.textContent);
+    const heights = studio.lastHeights();
+    const land = heights ? heights.filter((h) => h > 0).length / heights.length : 0;
+    const errors = document.querySelectorAll("#console .error").length;
+    check("the template renders land and sea without an error", land > 0.1 && land < 0.9 && errors === 0 && document.querySelector('input[data-param="Hilliness"]'), `land ${(land * 100).toFixed(0)}%, ${errors} errors`);
+    document.getElementById("save").click();
+    await until("the save", () => !name.classList.contains("dirty"));
+    check("the first save writes it", document.getElementById("status").textContent === "saved");
+  } catch (e) {
+    check("no exception", false, e.message);
+  }
+  const pre = document.createElement("pre");
+  pre.id = "selftest";
+  pre.textContent = JSON.stringify({ passed: steps.every((s) => s.ok), steps });
+  document.body.appendChild(pre);
+}
+
+// A state to take a picture of (URL ending in #shot-3d, #shot-open, #shot-examples or
+// #shot-new): the 3D view with relief ×2 and a low southern sun, or a menu or the New dialog open.
+export async function shot(studio, name) {
+  const $ = (id) => document.getElementById(id);
+  await until("the first render", () => window.__renders >= 1);
+  if (name === "3d") {
+    document.querySelector('#tabs button[data-tab="view3d"]').click();
+    await until("the 3D mesh", () => studio.view3d.mesh);
+    for (const [id, value] of [["view3d-relief", 1], ["view3d-azimuth", 200], ["view3d-elevation", 25]]) {
+      $(id).value = String(value);
+      $(id).dispatchEvent(new Event("input"));
+    }
+  }
+  if (name === "open" || name === "examples") $(`${name}-button`).click();
+  if (name === "new") {
+    $("new-button").click();
+    const discard = await until("a question", () => document.querySelector("dialog.ask[open]"));
+    if (discard.querySelector('button[data-choice="discard"]')) discard.querySelector('button[data-choice="discard"]').click();
+    const input = await until("the name dialog", () => document.querySelector("dialog.ask.name[open] input"));
+    input.value = "hills";
+  }
 }
 
 // The page at the window's size (URL ending in #layout; the browser test opens it at 1024×768):
@@ -258,6 +437,15 @@ export async function layoutCheck() {
     const b = box(e);
     if (b.left < bar.left - 1 || b.right > bar.right + 1 || b.bottom > bar.bottom + 1) problems.push(`${label(e)} is cut off by the toolbar`);
   }
+  // The 3D view's controls: inside the view, none over another.
+  document.querySelector('#tabs button[data-tab="view3d"]').click();
+  pairs(named(".view3d-controls > *, .view3d-hint"), "3D controls");
+  const views = box(document.getElementById("views"));
+  for (const e of named(".view3d-controls > *, .view3d-hint")) {
+    const b = box(e);
+    if (b.left < views.left - 1 || b.right > views.right + 1 || b.top < views.top - 1 || b.bottom > views.bottom + 1) problems.push(`${label(e)} leaves the 3D view`);
+  }
+  document.querySelector('#tabs button[data-tab="preview"]').click();
   // The cursor readout must not change the toolbar's height (it used to make it jump).
   const before = bar.height;
   document.getElementById("cursor").textContent = "x 1000.0  y 1000.0  height -0.1234";
