@@ -521,11 +521,7 @@ fn a_new_file_starts_from_the_template_and_is_created_on_the_first_save() {
     assert_eq!(checked["ok"], true, "{checked}");
     assert!(checked["info"]["parameters"].as_array().unwrap().len() >= 2);
     let rendered = server.post("/api/render", &json!({ "source": TEMPLATE, "width": 64, "height": 64, "scale": 0.064, "map_width": 1000, "map_height": 1000 }));
-    assert_eq!(rendered.status, 200, "{}", String::from_utf8_lossy(&rendered.body));
-    let heights = base64::engine::general_purpose::STANDARD
-        .decode(rendered.json()["maps"][0]["heights"].as_str().unwrap())
-        .unwrap();
-    let heights: Vec<f32> = heights.chunks(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+    let heights = &Preview::parse(&rendered).heights[0];
     let land = heights.iter().filter(|h| **h > 0.0).count();
     assert!(land > heights.len() / 10 && land < heights.len() * 9 / 10, "land and sea: {land} of {}", heights.len());
     let saved = server.post("/api/save", &json!({ "source": "yield HeightMap.Flat(0);", "version": "absent" }));
