@@ -431,6 +431,10 @@ export async function layoutCheck() {
     const b = box(e);
     if (b.right > width + 1 || b.bottom > height + 1) problems.push(`${label(e)} leaves the window (${Math.round(b.right)}×${Math.round(b.bottom)})`);
   }
+  // No column scrolls sideways (something in it wider than the column).
+  for (const e of named("#left, #params")) {
+    if (e.scrollWidth > e.clientWidth + 1) problems.push(`${label(e)} scrolls sideways (${e.scrollWidth} in ${e.clientWidth})`);
+  }
   // Nothing of the toolbar is cut off by its column.
   const bar = box(document.getElementById("tabs"));
   for (const e of named("#tabs > *")) {
