@@ -22,11 +22,12 @@ fi
 . scripts/studio-server.sh
 # Real time (not --virtual-time-budget, which would fast-forward the timers being measured):
 # Chromium is driven over its DevTools protocol by a small Node script that waits for the page's
-# figures.
-node --experimental-websocket scripts/studio-latency.mjs "$url#latency=$n" $((60 + n * 5)) >"$work/result.json"
+# figures in #latency.
+CHROMIUM_FLAGS="--disable-gpu --window-size=1400,800" \
+    node --experimental-websocket scripts/chromium-wait.mjs "$url#latency=$n" latency $((60 + n * 5)) >"$work/result.json"
 python3 - "$work/result.json" <<'PY'
 import json, sys
-r = json.load(open(sys.argv[1]))
+r = json.loads(json.load(open(sys.argv[1]))["result"])
 if "error" in r:
     print("failed:", r["error"]); sys.exit(1)
 def goal(ok):
