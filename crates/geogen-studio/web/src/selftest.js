@@ -387,6 +387,8 @@ export async function shot(studio, name) {
   const $ = (id) => document.getElementById(id);
   await until("the first render", () => window.__renders >= 1);
   if (name === "3d") {
+    // The dry plain of the mesa reads as one in the arid palette.
+    await studio.setPalette("arid");
     document.querySelector('#tabs button[data-tab="view3d"]').click();
     await until("the 3D mesh", () => studio.view3d.mesh);
     for (const [id, value] of [["view3d-relief", 1], ["view3d-azimuth", 200], ["view3d-elevation", 25]]) {
