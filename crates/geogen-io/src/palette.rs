@@ -57,6 +57,91 @@ fn ramp(anchors: &[(f32, Rgb)], h: f32) -> Rgb {
     out
 }
 
+/// A named palette of the studio and its tiles: anchors over [-1, 1], interpolated linearly as
+/// [`color`] does. The first is [`color`]'s own.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Palette {
+    pub name: &'static str,
+    pub anchors: Anchors,
+}
+
+/// How a palette's anchors cover the heights.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Anchors {
+    /// Water anchors from -1 to 0, land anchors from 0 to 1: heights at or below 0 are water, the
+    /// coastline a step.
+    Sea { water: &'static [(f32, Rgb)], land: &'static [(f32, Rgb)] },
+    /// One ramp from -1 to 1.
+    Ramp(&'static [(f32, Rgb)]),
+}
+
+/// Every named palette, the default first.
+pub const PALETTES: [Palette; 5] = [
+    Palette { name: "land and water", anchors: Anchors::Sea { water: &WATER, land: &LAND } },
+    Palette { name: "grayscale", anchors: Anchors::Ramp(&[(-1.0, [0, 0, 0]), (1.0, [255, 255, 255])]) },
+    Palette {
+        name: "arid",
+        anchors: Anchors::Sea {
+            water: &[(-1.0, [10, 30, 48]), (0.0, [70, 150, 170])],
+            land: &[
+                (0.0, [226, 204, 150]),
+                (0.2, [214, 170, 108]),
+                (0.45, [190, 128, 74]),
+                (0.7, [148, 88, 56]),
+                (0.9, [110, 74, 58]),
+                (1.0, [238, 222, 196]),
+            ],
+        },
+    },
+    Palette {
+        name: "alpine",
+        anchors: Anchors::Sea {
+            water: &[(-1.0, [8, 24, 60]), (-0.3, [30, 80, 140]), (0.0, [90, 160, 210])],
+            land: &[
+                (0.0, [70, 120, 60]),
+                (0.25, [40, 100, 50]),
+                (0.45, [110, 120, 80]),
+                (0.6, [128, 118, 108]),
+                (0.75, [150, 148, 146]),
+                (0.82, [235, 238, 242]),
+                (1.0, [255, 255, 255]),
+            ],
+        },
+    },
+    // Perceptually uniform, dark blue through teal and green to yellow (the viridis look).
+    Palette {
+        name: "viridis",
+        anchors: Anchors::Ramp(&[
+            (-1.0, [68, 1, 84]),
+            (-0.75, [71, 44, 122]),
+            (-0.5, [59, 81, 139]),
+            (-0.25, [44, 113, 142]),
+            (0.0, [33, 144, 141]),
+            (0.25, [39, 173, 129]),
+            (0.5, [92, 200, 99]),
+            (0.75, [170, 220, 50]),
+            (1.0, [253, 231, 37]),
+        ]),
+    },
+];
+
+impl Palette {
+    /// The palette of a name, if there is one.
+    pub fn named(name: &str) -> Option<&'static Palette> {
+        PALETTES.iter().find(|p| p.name == name)
+    }
+
+    /// The colour of a height (NaN is read as 0, values outside [-1, 1] are clamped).
+    pub fn color(&self, h: f32) -> Rgb {
+        let h = crate::quantize::sanitize(h);
+        match self.anchors {
+            Anchors::Sea { water, .. } if h <= 0.0 => ramp(water, h),
+            Anchors::Sea { land, .. } => ramp(land, h),
+            Anchors::Ramp(anchors) => ramp(anchors, h),
+        }
+    }
+}
+
 /// Writes the RGB bytes of a run of heights; `out.len()` must be `3 × heights.len()`.
 pub fn colors(heights: &[f32], out: &mut [u8]) {
     debug_assert_eq!(out.len(), heights.len() * 3);
@@ -71,6 +156,29 @@ mod tests {
 
     fn sweep(from: f32, to: f32, n: usize) -> impl Iterator<Item = f32> {
         (0..=n).map(move |i| from + (to - from) * i as f32 / n as f32)
+    }
+
+    #[test]
+    fn the_default_palette_is_the_preview_s() {
+        let default = &PALETTES[0];
+        for h in sweep(-1.2, 1.2, 5000).chain([f32::NAN, 0.0, -0.0, f32::MIN_POSITIVE]) {
+            assert_eq!(default.color(h), color(h), "at {h}");
+        }
+        assert_eq!(Palette::named("arid").map(|p| p.color(1.0)), Some([238, 222, 196]));
+        assert_eq!(Palette::named("viridis").map(|p| p.color(-1.0)), Some([68, 1, 84]));
+        assert!(Palette::named("sepia").is_none());
+        for palette in PALETTES {
+            let ends = |anchors: &[(f32, Rgb)], from: f32, to: f32| {
+                anchors.first().map(|a| a.0) == Some(from)
+                    && anchors.last().map(|a| a.0) == Some(to)
+                    && anchors.windows(2).all(|w| w[0].0 < w[1].0)
+            };
+            let covered = match palette.anchors {
+                Anchors::Sea { water, land } => ends(water, -1.0, 0.0) && ends(land, 0.0, 1.0),
+                Anchors::Ramp(anchors) => ends(anchors, -1.0, 1.0),
+            };
+            assert!(covered, "{} covers [-1, 1] in ascending anchors", palette.name);
+        }
     }
 
     #[test]

@@ -182,6 +182,7 @@ async fn session(AxState(state): AxState<Shared>) -> Json<Value> {
         "limits": { "max_side": MAX_RENDER_SIDE, "max_pixels": MAX_RENDER_PIXELS, "max_export_pixels": crate::MAX_EXPORT_PIXELS },
         "export": { "dir": state.options.export_dir.display().to_string(), "formats": crate::export::format_names() },
         "tiles": { "size": crate::tiles::TILE_SIZE, "zoom_scale_1": crate::tiles::ZOOM_SCALE_1, "max_zoom": crate::tiles::MAX_ZOOM },
+        "palettes": crate::tiles::palettes_json(),
     });
     if let (Some(answer), Value::Object(fields)) = (answer.as_object_mut(), fields) {
         answer.extend(fields);

@@ -103,7 +103,7 @@ enum Command {
     Step(StepRequest),
     Continue(ContinueRequest),
     RenderStep,
-    Image { step: usize, kind: Format },
+    Image { step: usize, kind: Format, palette: &'static geogen_io::palette::Palette },
 }
 
 enum Reply {
@@ -297,6 +297,8 @@ async fn render_step(AxState(state): AxState<Shared>, Path(id): Path<String>) ->
 struct ImageQuery {
     #[serde(default)]
     kind: Option<String>,
+    #[serde(default)]
+    palette: Option<String>,
 }
 
 async fn image(
@@ -304,7 +306,22 @@ async fn image(
     Path((id, file)): Path<(String, String)>,
     query: Result<Query<ImageQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
-    let kind = match query.ok().and_then(|q| q.0.kind).as_deref() {
+    let query = query.ok().map(|q| q.0);
+    let palette = match query.as_ref().and_then(|q| q.palette.as_deref()) {
+        None => &geogen_io::palette::PALETTES[0],
+        Some(name) => match geogen_io::palette::Palette::named(name) {
+            Some(palette) => palette,
+            None => {
+                return ApiError::bad_request(
+                    codes::GGE4000,
+                    format!("unknown palette `{}`", name.chars().take(40).collect::<String>()),
+                    Some(&crate::tiles::palette_names()),
+                )
+                .into_response()
+            }
+        },
+    };
+    let kind = match query.and_then(|q| q.kind).as_deref() {
         None | Some("hillshade") => Format::Hillshade,
         Some("gray") => Format::Png8,
         Some("colored") => Format::Colored,
@@ -321,7 +338,7 @@ async fn image(
         return ApiError::new(StatusCode::NOT_FOUND, codes::GGE4000, "a step picture is /image/{step}.png", None)
             .into_response();
     };
-    json_reply(call(&state, &id, Command::Image { step, kind }).await)
+    json_reply(call(&state, &id, Command::Image { step, kind, palette }).await)
 }
 
 async fn stop(AxState(state): AxState<Shared>, Path(id): Path<String>) -> Response {
@@ -416,7 +433,7 @@ impl Session {
                 state["last_step"] = self.step_json(&report);
                 Ok(Reply::Json(state))
             }
-            Command::Image { step, kind } => self.image(step, kind).map(Reply::Png),
+            Command::Image { step, kind, palette } => self.image(step, kind, palette).map(Reply::Png),
         }
     }
 
@@ -575,7 +592,7 @@ impl Session {
         json!(api::diagnostics_json(&self.script.failure(diagnostic)))
     }
 
-    fn image(&self, step: usize, kind: Format) -> Result<Vec<u8>, ApiError> {
+    fn image(&self, step: usize, kind: Format, palette: &geogen_io::palette::Palette) -> Result<Vec<u8>, ApiError> {
         let Some(picture) = self.images.iter().find(|p| p.step == step) else {
             return Err(ApiError::new(
                 StatusCode::NOT_FOUND,
@@ -589,10 +606,15 @@ impl Session {
         let encoded = match kind {
             Format::Hillshade => {
                 geogen_io::encode_hillshade(&field, &geogen_io::HillshadeOptions::for_render_scale(picture.scale))
+                    .map_err(|e| e.to_string())
             }
-            _ => geogen_io::encode(kind, &field),
+            Format::Colored => {
+                let rgb: Vec<u8> = picture.data.iter().flat_map(|&h| palette.color(h)).collect();
+                crate::tiles::encode_png(&rgb, (picture.width as u32, picture.height as u32), 3)
+            }
+            _ => geogen_io::encode(kind, &field).map_err(|e| e.to_string()),
         };
-        encoded.map_err(|e| api::internal(&e.to_string()))
+        encoded.map_err(|e| api::internal(&e))
     }
 
     fn step_json(&self, report: &StepReport) -> Value {

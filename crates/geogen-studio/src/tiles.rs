@@ -17,8 +17,9 @@
 //! Pixels outside a finite map are transparent; elevation tiles, which have no transparency, repeat
 //! the map's nearest edge pixel there.
 //!
-//! Query parameters: `kind` = `colored` (default), `hillshade`, `gray` (8-bit heights as
-//! `png8`), `terrarium` (Mapzen's Terrarium elevation encoding) or `terrain-rgb` (Mapbox's
+//! Query parameters: `kind` = `colored` (default; `palette` = one of
+//! [`geogen_io::palette::PALETTES`]' names, the first by default), `hillshade`, `gray` (8-bit
+//! heights as `png8`), `terrarium` (Mapzen's Terrarium elevation encoding) or `terrain-rgb` (Mapbox's
 //! Terrain-RGB), the elevations `h × height_scale` metres (1000 unless set; see
 //! [`geogen_io::dem`]); `seed`; `map` = `WxH`, the map size of a finite script (default: its
 //! declared default, or 1000 clamped to its range); `p.NAME=VALUE` for each script parameter;
@@ -37,6 +38,7 @@ use geogen::diag::codes;
 use geogen::{Dimension, RenderConfig, RunSettings, Script};
 use geogen_io::cog::GeoOrigin;
 use geogen_io::dem::DemEncoding;
+use geogen_io::palette::Palette;
 
 use crate::api::{check_render_size, ApiError};
 use crate::Shared;
@@ -324,6 +326,8 @@ pub struct TileRequest {
     /// Metres of the height 1.0 (the server's setting).
     pub height_scale: f64,
     pub kind: TileKind,
+    /// The colored kind's palette.
+    pub palette: &'static Palette,
     pub seed: u32,
     pub map_size: Option<(u32, u32)>,
     pub parameters: Vec<(String, String)>,
@@ -396,6 +400,7 @@ impl TileRequest {
             scheme: defaults.scheme,
             height_scale: defaults.height_scale,
             kind: TileKind::Colored,
+            palette: &geogen_io::palette::PALETTES[0],
             seed: defaults.seed,
             map_size: defaults.map_size,
             // The request's own values come later, so they win.
@@ -414,6 +419,14 @@ impl TileRequest {
                         )
                     })?
                 }
+                "palette" => {
+                    request.palette = Palette::named(&value).ok_or_else(|| {
+                        bad(
+                            format!("unknown palette `{}`", value.chars().take(40).collect::<String>()),
+                            &palette_names(),
+                        )
+                    })?
+                }
                 "seed" => request.seed = geogen_random::recognize_seed(&value),
                 "map" => {
                     let parsed = value
@@ -428,7 +441,7 @@ impl TileRequest {
                     None => {
                         return Err(bad(
                             format!("unknown query parameter `{other}`"),
-                            "known: kind, seed, map, p.NAME, token",
+                            "known: kind, palette, seed, map, p.NAME, token",
                         ))
                     }
                 },
@@ -448,6 +461,31 @@ impl TileRequest {
         let at = |t: i64, corner: i64| t.checked_mul(i64::from(TILE_SIZE))?.checked_add(corner);
         Some((at(self.x, cx)?, at(self.y, cy)?))
     }
+}
+
+/// The hint naming every palette.
+pub(crate) fn palette_names() -> String {
+    let names: Vec<String> = geogen_io::palette::PALETTES.iter().map(|p| format!("`{}`", p.name)).collect();
+    format!("palette is one of {}", names.join(", "))
+}
+
+/// The palettes as the page paints with them: `{name, sea, water, land}` or `{name, sea, ramp}`,
+/// anchors as `[height, [r, g, b]]`.
+pub(crate) fn palettes_json() -> serde_json::Value {
+    let anchors = |list: &[(f32, geogen_io::palette::Rgb)]| -> Vec<serde_json::Value> {
+        list.iter().map(|(h, rgb)| serde_json::json!([h, rgb])).collect()
+    };
+    geogen_io::palette::PALETTES
+        .iter()
+        .map(|p| match p.anchors {
+            geogen_io::palette::Anchors::Sea { water, land } => {
+                serde_json::json!({ "name": p.name, "sea": true, "water": anchors(water), "land": anchors(land) })
+            }
+            geogen_io::palette::Anchors::Ramp(ramp) => {
+                serde_json::json!({ "name": p.name, "sea": false, "ramp": anchors(ramp) })
+            }
+        })
+        .collect()
 }
 
 /// The map size a finite dimension gets without one asked for.
@@ -542,7 +580,7 @@ pub fn render_tile(
                 }
             }
         }
-        return encode_png(&pixels, TILE_SIZE, channels)
+        return encode_png(&pixels, (TILE_SIZE, TILE_SIZE), channels)
             .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, e, None));
     }
     for row in 0..h {
@@ -560,7 +598,7 @@ pub fn render_tile(
             let out = &mut pixels[at..at + channels];
             match request.kind {
                 TileKind::Colored => {
-                    let [r, g, b] = geogen_io::palette::color(height);
+                    let [r, g, b] = request.palette.color(height);
                     out.copy_from_slice(&[r, g, b, 255]);
                 }
                 TileKind::Gray => {
@@ -573,14 +611,15 @@ pub fn render_tile(
             }
         }
     }
-    encode_png(&pixels, TILE_SIZE, channels)
+    encode_png(&pixels, (TILE_SIZE, TILE_SIZE), channels)
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, codes::GGE5000, e, None))
 }
 
-fn encode_png(pixels: &[u8], side: u32, channels: usize) -> Result<Vec<u8>, String> {
+/// An 8-bit PNG of `width × height` pixels of `channels` (4 RGBA, 3 RGB, 2 gray + alpha).
+pub(crate) fn encode_png(pixels: &[u8], (width, height): (u32, u32), channels: usize) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     {
-        let mut encoder = png::Encoder::new(&mut out, side, side);
+        let mut encoder = png::Encoder::new(&mut out, width, height);
         encoder.set_color(match channels {
             4 => png::ColorType::Rgba,
             3 => png::ColorType::Rgb,

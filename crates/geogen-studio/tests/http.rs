@@ -1282,3 +1282,41 @@ fn georeferenced_tiles_lie_where_the_origin_puts_them() {
     assert_eq!(pixel(0, 0), pixel(ox, oy), "above and left of the map: its corner");
     assert_eq!(pixel(ox + 5, 0), pixel(ox + 5, oy), "above the map: its top row");
 }
+
+/// The palettes are the server's: the session lists them (the page paints the preview with them)
+/// and a colored tile or step picture takes one by name; an unknown name is refused with the list.
+#[test]
+fn tiles_are_drawn_in_the_palette_asked_for() {
+    let server = example();
+    let session = server.get("/api/session").json();
+    let names: Vec<&str> =
+        session["palettes"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["land and water", "grayscale", "arid", "alpine", "viridis"]);
+    assert_eq!(session["palettes"][0]["water"][0], json!([-1.0, [0, 18, 38]]));
+    let tile = |query: &str| server.get(&format!("/tiles/main/7/0/0.png?token={TOKEN}{query}"));
+    let (default, arid) = (tile(""), tile("&palette=arid"));
+    assert_eq!((default.status, arid.status), (200, 200));
+    let (_, _, _, default_rgba) = decode_png(&default.body);
+    let (_, _, _, arid_rgba) = decode_png(&arid.body);
+    assert_ne!(default_rgba, arid_rgba);
+    // The tile's pixels are the palette's colours of the render's heights.
+    let script = Script::compile("island.ggs", geogen::EXAMPLE_ISLAND, &CompileOptions::default()).unwrap();
+    let settings = RunSettings {
+        map_width: Some(1000),
+        map_height: Some(1000),
+        render_width: Some(256),
+        render_height: Some(256),
+        render_scale: 0.5,
+        ..RunSettings::default()
+    };
+    let heights = script.render(&settings, &RenderConfig::default(), None).unwrap().maps["main"].data().to_vec();
+    let arid_palette = geogen_io::palette::Palette::named("arid").unwrap();
+    for (i, &h) in heights.iter().enumerate().step_by(97) {
+        if arid_rgba[4 * i + 3] == 255 {
+            assert_eq!(arid_rgba[4 * i..4 * i + 3], arid_palette.color(h), "pixel {i}");
+        }
+    }
+    let refused = tile("&palette=sepia");
+    assert_eq!(refused.status, 400);
+    assert!(String::from_utf8_lossy(&refused.body).contains("`viridis`"), "{}", String::from_utf8_lossy(&refused.body));
+}

@@ -63,9 +63,9 @@ export class Debugger {
   // `token`: the page's; `editor()`: the CodeMirror view; `request()`: the render settings of the
   // preview (source, seed, parameters, size); `source()`: the editor's text; `logDiagnostics`:
   // the console; `kind()`: the picture the page's "show" selector asks for (colored, hillshade
-  // or gray), which the step's map is drawn as too.
-  constructor(root, { token, editor, request, source, logDiagnostics, kind = () => "hillshade" }) {
-    Object.assign(this, { root, token, editor, request, source, logDiagnostics, kind });
+  // or gray), which the step's map is drawn as too; `palette()`: the colored picture's palette.
+  constructor(root, { token, editor, request, source, logDiagnostics, kind = () => "hillshade", palette = () => null }) {
+    Object.assign(this, { root, token, editor, request, source, logDiagnostics, kind, palette });
     this.id = null;
     this.state = null;
     this.startedSource = null;
@@ -213,7 +213,8 @@ export class Debugger {
     if (this.stepImage) {
       const kind = ["colored", "hillshade", "gray"].includes(this.kind()) ? this.kind() : "hillshade";
       this.image.onload = () => { this.stepImages++; };
-      this.image.src = `${this.stepImage}?token=${encodeURIComponent(this.token)}&kind=${kind}`;
+      const palette = kind === "colored" && this.palette() ? `&palette=${encodeURIComponent(this.palette())}` : "";
+      this.image.src = `${this.stepImage}?token=${encodeURIComponent(this.token)}&kind=${kind}${palette}`;
       this.image.dataset.kind = kind;
     } else this.image.removeAttribute("src");
   }

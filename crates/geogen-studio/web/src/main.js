@@ -7,7 +7,7 @@ import { selftest, debugDemo, layoutCheck, shot, newFileWalk } from "./selftest.
 import { Debugger } from "./debugger.js";
 import { setupExport } from "./export.js";
 import { latency } from "./latency.js";
-import { decodePreview, paint, histogram, paletteGradient, PALETTES, DEFAULT_PALETTE } from "./picture.js";
+import { decodePreview, paint, histogram, paletteGradient, setPalettes, PALETTES, DEFAULT_PALETTE } from "./picture.js";
 import { setupFiles } from "./files.js";
 
 const token = new URLSearchParams(location.search).get("token") || "";
@@ -529,6 +529,9 @@ async function setPalette(name, stretch) {
   if ($("stretch")) $("stretch").checked = state.stretch;
   await drawPreview();
   if (activeTab === "view3d") await update3D();
+  // The server draws the Map tab's tiles and the step pictures in the palette too.
+  if (activeTab === "slippy" && state.kind === "colored") slippy.refresh();
+  if (debugView && state.kind === "colored") debugView.showStepImage();
 }
 
 // The histogram of the map's heights (bars in the palette's colours, the square root of the
@@ -656,6 +659,7 @@ window.addEventListener("resize", () => { placePreview(); if (activeTab === "vie
 
 function tileUrl(z, x, y) {
   const q = new URLSearchParams({ token, kind: state.kind, seed: state.seed, v: String(state.scriptVersion) });
+  if (state.kind === "colored") q.set("palette", state.palette);
   if (state.info && state.info.width.finite && state.info.height.finite) q.set("map", `${state.mapWidth}x${state.mapHeight}`);
   for (const [name, value] of Object.entries(state.values)) q.set(`p.${name}`, String(value));
   return `/tiles/${encodeURIComponent(state.selected || "main")}/${z}/${x}/${y}.png?${q}`;
@@ -781,6 +785,8 @@ async function start() {
   const answer = await api("/api/session");
   session = answer.json;
   if (!answer.ok) { logDiagnostics(session.diagnostics || []); status("not connected"); return; }
+  // The server's palettes, which its tiles and step pictures are drawn in too.
+  setPalettes(session.palettes);
   document.title = `${session.name} · geogen studio`;
   $("file-name").textContent = session.name;
   $("save").disabled = !session.savable;
@@ -808,7 +814,7 @@ async function start() {
   });
   const debug = new Debugger($("debugger"), {
     token, editor: () => editor, request: () => renderRequest(state.preview), source: () => state.source, logDiagnostics,
-    kind: () => state.kind,
+    kind: () => state.kind, palette: () => state.palette,
   });
   window.__studio.debugger = debug;
   debugView = debug;

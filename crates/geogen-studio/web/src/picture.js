@@ -29,32 +29,14 @@ export function decodePreview(buffer) {
 // ---- palettes ------------------------------------------------------------------------------------
 // A palette is a list of [height, [r, g, b]] anchors over [-1, 1], interpolated linearly. With
 // `sea`, heights at or below 0 take the water anchors and above 0 the land ones (the coastline is
-// a step, as in the server's palette); without, it is one sequential ramp.
-export const PALETTES = {
-  "land and water": {
-    sea: true,
-    // The anchors of geogen-io's palette (the colored preview of `geogen render`).
-    water: [[-1, [0, 18, 38]], [-0.5, [24, 92, 170]], [0, [108, 205, 255]]],
-    land: [[0, [31, 152, 69]], [0.25, [150, 184, 76]], [0.5, [238, 170, 70]], [0.7, [168, 118, 72]], [0.85, [178, 172, 164]], [1, [255, 255, 255]]],
-  },
-  grayscale: { sea: false, ramp: [[-1, [0, 0, 0]], [1, [255, 255, 255]]] },
-  arid: {
-    sea: true,
-    water: [[-1, [10, 30, 48]], [0, [70, 150, 170]]],
-    land: [[0, [226, 204, 150]], [0.2, [214, 170, 108]], [0.45, [190, 128, 74]], [0.7, [148, 88, 56]], [0.9, [110, 74, 58]], [1, [238, 222, 196]]],
-  },
-  alpine: {
-    sea: true,
-    water: [[-1, [8, 24, 60]], [-0.3, [30, 80, 140]], [0, [90, 160, 210]]],
-    land: [[0, [70, 120, 60]], [0.25, [40, 100, 50]], [0.45, [110, 120, 80]], [0.6, [128, 118, 108]], [0.75, [150, 148, 146]], [0.82, [235, 238, 242]], [1, [255, 255, 255]]],
-  },
-  // A perceptually uniform ramp, dark blue through teal and green to yellow (the viridis look).
-  viridis: {
-    sea: false,
-    ramp: [[-1, [68, 1, 84]], [-0.75, [71, 44, 122]], [-0.5, [59, 81, 139]], [-0.25, [44, 113, 142]], [0, [33, 144, 141]],
-      [0.25, [39, 173, 129]], [0.5, [92, 200, 99]], [0.75, [170, 220, 50]], [1, [253, 231, 37]]],
-  },
-};
+// a step); without, it is one sequential `ramp`. They are the server's (geogen-io's palettes, sent
+// with the session), so the Map tab's tiles and the debugger's pictures match the preview.
+export const PALETTES = {};
+export function setPalettes(list) {
+  for (const key of Object.keys(PALETTES)) delete PALETTES[key];
+  for (const { name, ...palette } of list || []) PALETTES[name] = palette;
+  lutCache.clear();
+}
 export const DEFAULT_PALETTE = "land and water";
 
 // A 4096-entry lookup of the palette over [-1, 1] (a colour per 1/2048 of height): fast enough to

@@ -158,6 +158,14 @@ export async function selftest(studio) {
     check("on a zoom the old tiles stay, scaled, under the new", slippy.zoom === 8 && kept && document.querySelector("#slippy .tiles.previous").style.transform.includes("scale(2)"), `zoom ${slippy.zoom}`);
     await until("the zoomed tiles to load", () => imgs().length > 0 && imgs().every((i) => i.complete) && !document.querySelector("#slippy .tiles.previous"));
     check("the scaled tiles go once the new ones loaded", names().every((n) => /^main\/8\/[0-3]\/[0-3]\.png$/.test(n)), names().join(" "));
+    // The tiles follow the palette: the server draws them in it.
+    const tilePixel = (img) => { const c = document.createElement("canvas"); c.width = c.height = 256; const g = c.getContext("2d"); g.drawImage(img, 0, 0); return [...g.getImageData(0, 0, 256, 256).data]; };
+    const tilesBefore = imgs().map(tilePixel);
+    await studio.setPalette("arid", false);
+    await until("the arid tiles to load", () => imgs().length > 0 && imgs().every((i) => i.complete && i.src.includes("palette=arid")));
+    const tilesAfter = imgs().map(tilePixel);
+    check("the Map tab's tiles are drawn in the chosen palette", tilesAfter.length === tilesBefore.length && tilesAfter.some((t, k) => t.some((v, i) => v !== tilesBefore[k][i])), imgs()[0].src.split("?")[1].split("&").filter((p) => p.startsWith("palette")).join());
+    await studio.setPalette("land and water", false);
     // Step the debugger: start, a few instructions, a line (a variable appears), continue to the
     // end, then step the renderer and see the step's map load.
     document.querySelector('#tabs button[data-tab="debugger"]').click();
