@@ -385,8 +385,8 @@ pub struct ServeCmd {
     /// OpenLayers), and the TileJSON gives the map's bounds and centre.
     #[arg(long = "geo-origin", value_name = "LON,LAT", allow_hyphen_values = true)]
     pub geo_origin: Option<String>,
-    /// Metres on the ground of one map unit at the --geo-origin: the zooms follow from it (the
-    /// deepest shows a map unit 8 tile pixels wide).
+    /// Metres on the ground of one map unit at the --geo-origin: the zooms follow from it (those
+    /// whose tile pixel spans from 256 map units down to an eighth of one).
     #[arg(long = "pixel-size", value_name = "M", default_value_t = 10.0, requires = "geo_origin")]
     pub pixel_size: f64,
     /// Metres of the height 1.0 in terrarium and terrain-rgb tiles (-1.0 is minus that) and, with
