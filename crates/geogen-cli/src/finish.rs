@@ -148,6 +148,20 @@ fn check(dir: &Path) -> Result<Check, CliError> {
     })
 }
 
+impl Check {
+    /// The grid of the region's source tiles, and how many columns it has.
+    fn grid(&self) -> (TileGrid, u64) {
+        let [x, y, width, height] = self.region;
+        let grid = TileGrid { x, y, width: width as u32, height: height as u32, side: self.tile.max(1) };
+        let columns = grid.count() / u64::from(grid.height).div_ceil(u64::from(grid.side)).max(1);
+        (grid, columns)
+    }
+}
+
+fn make_dir(path: &Path) -> Result<(), CliError> {
+    std::fs::create_dir_all(path).map_err(|e| CliError::Usage(format!("cannot create `{}`: {e}", path.display())))
+}
+
 /// Why a tile is not complete, or `None` when it is.
 fn tile_problem(dir: &Path, tile: &Tile, formats: &[String], maps: &[String]) -> Option<String> {
     let Some(marker) = read_marker(&dir.join(tile.marker_name())) else { return Some("no marker".into()) };
@@ -370,14 +384,24 @@ fn decode_rgba(path: &Path) -> Result<Rgba, CliError> {
 }
 
 fn encode_rgba(image: &Rgba, path: &Path) -> Result<(), CliError> {
+    encode_png(&image.data, (image.width, image.height), png::ColorType::Rgba, path)
+}
+
+/// Writes an 8-bit PNG of `width × height` pixels of `color`.
+fn encode_png(
+    pixels: &[u8],
+    (width, height): (usize, usize),
+    color: png::ColorType,
+    path: &Path,
+) -> Result<(), CliError> {
     let mut bytes = Vec::new();
     {
-        let mut encoder = png::Encoder::new(&mut bytes, image.width as u32, image.height as u32);
-        encoder.set_color(png::ColorType::Rgba);
+        let mut encoder = png::Encoder::new(&mut bytes, width as u32, height as u32);
+        encoder.set_color(color);
         encoder.set_depth(png::BitDepth::Eight);
         encoder.set_compression(png::Compression::Fast);
         let mut writer = encoder.write_header().map_err(|e| CliError::Usage(e.to_string()))?;
-        writer.write_image_data(&image.data).map_err(|e| CliError::Usage(e.to_string()))?;
+        writer.write_image_data(pixels).map_err(|e| CliError::Usage(e.to_string()))?;
     }
     geogen_io::write_bytes(path, &bytes).map_err(CliError::from)
 }
@@ -397,16 +421,8 @@ fn source_file(dir: &Path, grid: &TileGrid, index: u64, map: &str, format: Forma
 /// Writes the tile set; returns the number of zoom levels.
 fn write_xyz(dir: &Path, check: &Check, map: &str, format: Format, out: &Path) -> Result<u32, CliError> {
     let [rx, ry, rw, rh] = check.region;
-    let grid = TileGrid { x: rx, y: ry, width: rw as u32, height: rh as u32, side: check.tile };
-    let side = rw.max(rh) as u64;
-    let mut zmax = 0u32;
-    while (XYZ_TILE as u64) << zmax < side {
-        zmax += 1;
-    }
-    let columns = grid.count() / u64::from(grid.height).div_ceil(u64::from(grid.side)).max(1);
-    let mkdir = |p: &Path| {
-        std::fs::create_dir_all(p).map_err(|e| CliError::Usage(format!("cannot create `{}`: {e}", p.display())))
-    };
+    let (grid, columns) = check.grid();
+    let zmax = deepest_zoom(rw, rh);
     // Deepest zoom: cut from the source tiles, one band of source tiles at a time.
     let tiles_x = (rw as usize).div_ceil(XYZ_TILE);
     let tiles_y = (rh as usize).div_ceil(XYZ_TILE);
@@ -442,7 +458,7 @@ fn write_xyz(dir: &Path, check: &Check, map: &str, format: Format, out: &Path) -
                     }
                 }
             }
-            mkdir(&column_dir(tx))?;
+            make_dir(&column_dir(tx))?;
             encode_rgba(&image, &column_dir(tx).join(format!("{ty}.png")))
         })?;
     }
@@ -498,7 +514,7 @@ fn write_xyz(dir: &Path, check: &Check, map: &str, format: Format, out: &Path) -
                 }
             }
             let column = out.join(z.to_string()).join(tx.to_string());
-            mkdir(&column)?;
+            make_dir(&column)?;
             encode_rgba(&image, &column.join(format!("{ty}.png")))
         })?;
     }
@@ -603,10 +619,9 @@ fn heights_of_rows(
     source: Format,
     (y0, y1): (usize, usize),
 ) -> Result<Vec<f32>, CliError> {
-    let [rx, ry, rw, rh] = check.region;
-    let grid = TileGrid { x: rx, y: ry, width: rw as u32, height: rh as u32, side: check.tile };
-    let side = check.tile.max(1) as usize;
-    let columns = grid.count() / u64::from(grid.height).div_ceil(u64::from(grid.side)).max(1);
+    let [rx, ry, rw, _] = check.region;
+    let (grid, columns) = check.grid();
+    let side = grid.side as usize;
     let width = rw as usize;
     let indices: Vec<u64> = ((y0 / side) as u64..=((y1 - 1) / side) as u64)
         .flat_map(|row| (0..columns).map(move |col| row * columns + col))
@@ -647,19 +662,6 @@ fn deepest_zoom(width: i64, height: i64) -> u32 {
     zoom
 }
 
-fn encode_rgb(pixels: &[u8], path: &Path) -> Result<(), CliError> {
-    let mut bytes = Vec::new();
-    {
-        let mut encoder = png::Encoder::new(&mut bytes, XYZ_TILE as u32, XYZ_TILE as u32);
-        encoder.set_color(png::ColorType::Rgb);
-        encoder.set_depth(png::BitDepth::Eight);
-        encoder.set_compression(png::Compression::Fast);
-        let mut writer = encoder.write_header().map_err(|e| CliError::Usage(e.to_string()))?;
-        writer.write_image_data(pixels).map_err(|e| CliError::Usage(e.to_string()))?;
-    }
-    geogen_io::write_bytes(path, &bytes).map_err(CliError::from)
-}
-
 /// An elevation tile written above, read back as metres.
 fn decode_elevation(path: &Path, encoding: DemEncoding) -> Result<Vec<f64>, CliError> {
     let image = decode_rgba_any(path)?;
@@ -685,9 +687,6 @@ fn write_xyz_elevation(
     let [_, _, rw, rh] = check.region;
     let (width, height) = (rw as usize, rh as usize);
     let zmax = deepest_zoom(rw, rh);
-    let mkdir = |p: &Path| {
-        std::fs::create_dir_all(p).map_err(|e| CliError::Usage(format!("cannot create `{}`: {e}", p.display())))
-    };
     let tile_path = |z: u32, x: usize, y: usize| out.join(z.to_string()).join(x.to_string()).join(format!("{y}.png"));
     for ty in 0..height.div_ceil(XYZ_TILE) {
         let (y0, y1) = (ty * XYZ_TILE, ((ty + 1) * XYZ_TILE).min(height));
@@ -702,8 +701,8 @@ fn write_xyz_elevation(
                 }
             }
             let path = tile_path(zmax, tx, ty);
-            mkdir(path.parent().unwrap_or(out))?;
-            encode_rgb(&pixels, &path)
+            make_dir(path.parent().unwrap_or(out))?;
+            encode_png(&pixels, (XYZ_TILE, XYZ_TILE), png::ColorType::Rgb, &path)
         })?;
     }
     for z in (0..zmax).rev() {
@@ -743,8 +742,8 @@ fn write_xyz_elevation(
                 }
             }
             let path = tile_path(z, tx, ty);
-            mkdir(path.parent().unwrap_or(out))?;
-            encode_rgb(&pixels, &path)
+            make_dir(path.parent().unwrap_or(out))?;
+            encode_png(&pixels, (XYZ_TILE, XYZ_TILE), png::ColorType::Rgb, &path)
         })?;
     }
     Ok(zmax + 1)
