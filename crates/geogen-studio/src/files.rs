@@ -66,6 +66,13 @@ pub(crate) fn document_json(document: &Document) -> Value {
     })
 }
 
+/// Makes `document` the studio's, answering with it as the page takes it.
+fn make_current(state: &Shared, document: Document) -> Json<Value> {
+    let answer = document_json(&document);
+    *state.document.lock().unwrap_or_else(|e| e.into_inner()) = document;
+    Json(answer)
+}
+
 fn invalid_name(message: String) -> ApiError {
     ApiError::bad_request(
         codes::GGE4026,
@@ -193,9 +200,7 @@ async fn open(
             .map_err(|e| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, codes::GGE4024, e, None))?;
         // Shown by the name the user chose, a link's included.
         document.name = name;
-        let answer = document_json(&document);
-        *state.document.lock().unwrap_or_else(|e| e.into_inner()) = document;
-        Ok(Json(answer))
+        Ok(make_current(&state, document))
     })
     .await
     .map_err(|e| internal(&e.to_string()))?
@@ -243,11 +248,8 @@ async fn create(
             }
             Err(e) => return Err(cannot_write("create the script", &e)),
         }
-        let document =
-            Document { name, path: Some(path), version: crate::sha256_hex(source.as_bytes()), source: source.clone() };
-        let answer = document_json(&document);
-        *state.document.lock().unwrap_or_else(|e| e.into_inner()) = document;
-        Ok(Json(answer))
+        let version = crate::sha256_hex(source.as_bytes());
+        Ok(make_current(&state, Document { name, path: Some(path), version, source }))
     })
     .await
     .map_err(|e| internal(&e.to_string()))?
