@@ -15,9 +15,22 @@ async function until(what, test, timeout = 15000) {
   throw new Error(`timed out waiting for ${what}`);
 }
 
-export async function selftest(studio) {
+// The steps of a walk, and `check` to add one.
+function recorder() {
   const steps = [];
-  const check = (name, ok, detail = "") => { steps.push({ name, ok: !!ok, detail: String(detail) }); };
+  return { steps, check: (name, ok, detail = "") => { steps.push({ name, ok: !!ok, detail: String(detail) }); } };
+}
+
+// A walk's result, where scripts/studio-browser-test.sh reads it (<pre id="selftest">).
+function publish(steps) {
+  const pre = document.createElement("pre");
+  pre.id = "selftest";
+  pre.textContent = JSON.stringify({ passed: steps.every((s) => s.ok), steps });
+  document.body.appendChild(pre);
+}
+
+export async function selftest(studio) {
+  const { steps, check } = recorder();
   try {
     const view = await until("the editor", () => studio.view);
     await until("the first render", () => window.__renders >= 1);
@@ -230,10 +243,7 @@ export async function selftest(studio) {
   } catch (e) {
     check("no exception", false, e.message);
   }
-  const pre = document.createElement("pre");
-  pre.id = "selftest";
-  pre.textContent = JSON.stringify({ passed: steps.every((s) => s.ok), steps });
-  document.body.appendChild(pre);
+  publish(steps);
 }
 
 // The header's file actions on the walk's directory (a copy of the island example): Open lists
@@ -365,8 +375,7 @@ async function view3dSelftest(studio, check) {
 // holds the starter template, marked unsaved, which renders land and sea without an error, and
 // the first Save writes it (scripts/studio-browser-test.sh then reads the file).
 export async function newFileWalk(studio) {
-  const steps = [];
-  const check = (name, ok, detail = "") => { steps.push({ name, ok: !!ok, detail: String(detail) }); };
+  const { steps, check } = recorder();
   try {
     const view = await until("the editor", () => studio.view);
     await until("the first render", () => window.__renderedSource === view.state.doc.toString());
@@ -383,10 +392,7 @@ export async function newFileWalk(studio) {
   } catch (e) {
     check("no exception", false, e.message);
   }
-  const pre = document.createElement("pre");
-  pre.id = "selftest";
-  pre.textContent = JSON.stringify({ passed: steps.every((s) => s.ok), steps });
-  document.body.appendChild(pre);
+  publish(steps);
 }
 
 // A state to take a picture of (URL ending in #shot-3d, #shot-open, #shot-examples or
@@ -464,13 +470,7 @@ export async function layoutCheck() {
   const before = bar.height;
   document.getElementById("cursor").textContent = "x 1000.0  y 1000.0  height -0.1234";
   if (Math.abs(box(document.getElementById("tabs")).height - before) > 1) problems.push("the cursor readout moves the toolbar");
-  const pre = document.createElement("pre");
-  pre.id = "selftest";
-  pre.textContent = JSON.stringify({
-    passed: problems.length === 0,
-    steps: [{ name: `layout at ${width}×${height}: nothing overlaps or leaves the window`, ok: problems.length === 0, detail: problems.join("; ") }],
-  });
-  document.body.appendChild(pre);
+  publish([{ name: `layout at ${width}×${height}: nothing overlaps or leaves the window`, ok: problems.length === 0, detail: problems.join("; ") }]);
 }
 
 // The debugger as docs/pictures/studio_debugger.png shows it (URL ending in #debug-demo): stopped
